@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Shelf",
+    products: [
+        .library(name: "ShelfStore", targets: ["ShelfStore"]),
+        .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
+        .executable(name: "shelf", targets: ["shelf"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // Layers, bottom up; see DESIGN.md. Imports only point down.
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "ShelfReactive"),
+        .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
+        .target(
+            name: "ShelfStore",
+            dependencies: ["ShelfSQLite", "ShelfReactive"],
+            plugins: ["EmbedMigrations"]
+        ),
+        .executableTarget(
+            name: "shelf",
+            dependencies: [
+                "ShelfStore",
+                "ShelfReactive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Build tooling: Migrations/*.sql become Swift string literals at build time,
+        // so a copied `shelf` binary carries its schema with it.
+        .executableTarget(name: "EmbedMigrationsTool", path: "Plugins/EmbedMigrationsTool"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["EmbedMigrationsTool"]
+        ),
+
+        .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
+        .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
+        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"]),
+        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+// Strict settings for every Swift target, in one place.
+for target in package.targets where target.type != .system && target.type != .plugin {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}

@@ -1,0 +1,180 @@
+internal import CSQLite
+
+/// One SQLite connection with its prepared-statement cache.
+///
+/// A `Connection` is handed out by `Database` to one closure at a time; do not keep it
+/// beyond that closure. Use it only on the thread running the closure.
+//
+// @unchecked Sendable: a Connection is confined, not shared. `Database` owns every
+// connection and lends each to exactly one closure at a time (the writer behind its lock,
+// a reader checked out of the pool), so no two threads ever touch one concurrently.
+// Moving an idle handle between threads is allowed: the system library is built with
+// SQLITE_THREADSAFE=1, and handles are opened with SQLITE_OPEN_NOMUTEX (multi-thread mode),
+// whose single rule is "no concurrent use of one connection".
+package final class Connection: @unchecked Sendable {
+    package let handle: OpaquePointer
+    private var cache: [String: Statement] = [:]
+
+    /// Opens `path` (":memory:" for a private in-memory database).
+    package init(path: String, readOnly: Bool = false) throws {
+        var handle: OpaquePointer?
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = DatabaseError(handle: handle, code: code, sql: nil)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(
+                extendedCode: error.extendedCode, message: "cannot open database at \(path): \(error.message)")
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements separated by semicolons, with no parameters.
+    package func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql` from this connection's cache, reset and ready to bind.
+    /// When the cached statement is in use (a nested query with the same SQL), a fresh one
+    /// is prepared instead, so re-entrant use is safe.
+    package func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] {
+            if !statement.isBusy {
+                statement.reset()
+                return statement
+            }
+            return try Statement(connection: handle, sql: sql)
+        }
+        let statement = try Statement(connection: handle, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// A statement that is not cached: for SQL that runs once.
+    package func makeStatement(_ sql: String) throws -> Statement {
+        try Statement(connection: handle, sql: sql)
+    }
+
+    /// Runs `sql` with `values` bound to its parameters, to completion.
+    package func run<each Value: SQLBindable>(_ sql: String, _ values: repeat each Value) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each values)
+        try statement.run()
+    }
+
+    /// Runs `sql` with `arguments` bound to its parameters, to completion.
+    package func run(_ sql: String, arguments: [any SQLBindable]) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments: arguments)
+        try statement.run()
+    }
+
+    /// The rows of `sql`, each turned into a value by `transform`.
+    package func fetch<T, each Value: SQLBindable>(
+        _ sql: String, _ values: repeat each Value, row transform: (Row) throws -> T
+    ) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each values)
+        var result: [T] = []
+        try statement.forEachRow { result.append(try transform($0)) }
+        return result
+    }
+
+    /// The rows of `sql`, each turned into a value by `transform`.
+    package func fetch<T>(_ sql: String, arguments: [any SQLBindable], row transform: (Row) throws -> T) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments: arguments)
+        var result: [T] = []
+        try statement.forEachRow { result.append(try transform($0)) }
+        return result
+    }
+
+    /// The first row of `sql` turned into a value, or nil when there is none.
+    package func fetchOne<T, each Value: SQLBindable>(
+        _ sql: String, _ values: repeat each Value, row transform: (Row) throws -> T
+    ) throws -> T? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(repeat each values)
+        guard try statement.step() else { return nil }
+        return try transform(Row(statement: statement.handle, owner: statement))
+    }
+
+    /// The first row of `sql` turned into a value, or nil when there is none.
+    package func fetchOne<T>(_ sql: String, arguments: [any SQLBindable], row transform: (Row) throws -> T) throws -> T? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments: arguments)
+        guard try statement.step() else { return nil }
+        return try transform(Row(statement: statement.handle, owner: statement))
+    }
+
+    /// The rowid of the last inserted row on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// True while a transaction is open.
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE … COMMIT`), or in a savepoint when
+    /// a transaction is already open. Throwing from `body` rolls back everything it did.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try savepoint(body) }
+        try cachedStatement("BEGIN IMMEDIATE").run()
+        do {
+            let result = try body()
+            try cachedStatement("COMMIT").run()
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a read transaction so every statement sees one snapshot (WAL).
+    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        if isInTransaction { return try body() }
+        try cachedStatement("BEGIN DEFERRED").run()
+        defer { rollbackIfNeeded() }
+        return try body()
+    }
+
+    /// Runs `body` in a savepoint: throwing rolls back to where it started, and leaves the
+    /// enclosing transaction (if any) open.
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try cachedStatement("SAVEPOINT shelf").run()
+        do {
+            let result = try body()
+            try cachedStatement("RELEASE shelf").run()
+            return result
+        } catch {
+            // ROLLBACK TO keeps the savepoint open; RELEASE ends it. Either may fail if
+            // SQLite already rolled the whole transaction back (e.g. SQLITE_FULL).
+            if isInTransaction {
+                try? cachedStatement("ROLLBACK TO shelf").run()
+                try? cachedStatement("RELEASE shelf").run()
+            }
+            throw error
+        }
+    }
+
+    func rollbackIfNeeded() {
+        if isInTransaction { try? cachedStatement("ROLLBACK").run() }
+    }
+}

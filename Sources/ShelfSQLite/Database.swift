@@ -1,0 +1,170 @@
+internal import Dispatch
+internal import CSQLite
+internal import Foundation
+internal import Synchronization
+
+/// A SQLite database: one serialized writer connection and a pool of reader connections.
+///
+/// - The file is in WAL mode with `synchronous=NORMAL`, `foreign_keys=ON` and a busy timeout,
+///   so readers see the last committed snapshot while a write is in progress.
+/// - `write` runs its closure in `BEGIN IMMEDIATE … COMMIT` on the single writer, one
+///   closure at a time; a throw rolls back. Do not call `write` from inside `write` (it
+///   would wait for itself): use `Connection.savepoint` for nesting.
+/// - `read` runs its closure on one of the readers inside a read transaction: every
+///   statement in it sees the same snapshot. Up to `readerCount` reads run at once; more wait.
+///
+/// `Database` is thread-safe. The connections it lends are valid only inside the closure.
+package final class Database: Sendable {
+    /// The file path, or nil for an in-memory database.
+    package let path: String?
+    private let writer: Connection
+    private let writerLock = NSLock()
+    private let readers: ReaderPool?
+    private let writeQueue = DispatchQueue(label: "shelf.database.writer")
+    private let removesFileOnDeinit: Bool
+
+    /// Opens (creating when missing) the database file at `path`.
+    ///
+    /// - Parameters:
+    ///   - readerCount: reader connections; reads beyond that many at once wait.
+    ///   - busyTimeout: how long a connection waits for another process's lock before
+    ///     failing with `DatabaseError.busy`.
+    /// - Throws: `DatabaseError` when the file cannot be opened or is not a database.
+    package convenience init(path: String, readerCount: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
+        try self.init(path: path, readerCount: readerCount, busyTimeout: busyTimeout, removesFileOnDeinit: false)
+    }
+
+    private init(path: String?, readerCount: Int, busyTimeout: Duration, removesFileOnDeinit: Bool) throws {
+        precondition(readerCount >= 1, "a database needs at least one reader")
+        self.path = path
+        self.removesFileOnDeinit = removesFileOnDeinit
+        let milliseconds = Int(busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        writer = try Connection(path: path ?? ":memory:")
+        sqlite3_busy_timeout(writer.handle, Int32(clamping: milliseconds))
+        if path != nil {
+            // journal_mode returns a row; a database that cannot switch (e.g. on a
+            // filesystem without shared memory) says so here rather than later.
+            let mode = try writer.fetchOne("PRAGMA journal_mode=WAL") { try $0.get(0, as: String.self) }
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    extendedCode: SQLITE_ERROR,
+                    message: "cannot switch \(path!) to WAL mode (it reports '\(mode ?? "nothing")')")
+            }
+        }
+        try writer.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+        if let path {
+            readers = try ReaderPool(path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds))
+        } else {
+            readers = nil
+        }
+    }
+
+    deinit {
+        guard removesFileOnDeinit, let path else { return }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// A new database in a fresh temporary folder, removed when the `Database` is released.
+    /// It behaves exactly like a file database (WAL, readers in parallel with the writer).
+    package static func temporary(readerCount: Int = 4) throws -> Database {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("shelf-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try Database(
+            path: folder.appendingPathComponent("db.sqlite").path, readerCount: readerCount,
+            busyTimeout: .seconds(5), removesFileOnDeinit: true)
+    }
+
+    /// A private in-memory database. It has a single connection: reads wait for writes.
+    package static func inMemory() throws -> Database {
+        try Database(path: nil, readerCount: 1, busyTimeout: .seconds(5), removesFileOnDeinit: false)
+    }
+
+    // MARK: Writing
+
+    /// Runs `body` in a write transaction on the writer connection and commits.
+    /// Blocks while another write runs. Throwing from `body` rolls the transaction back.
+    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withWriter { connection in
+            try connection.transaction { try body(connection) }
+        }
+    }
+
+    /// Runs `body` with the writer connection outside any transaction: for statements that
+    /// cannot run in one (`VACUUM`, some `PRAGMA`s) or that manage their own.
+    package func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try body(writer)
+    }
+
+    /// Like `write(_:)`, without blocking the calling task: the transaction runs on a
+    /// dedicated thread, since a write can wait for another process's lock.
+    package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writeQueue.async {
+                continuation.resume(with: Result { try self.write(body) })
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on a reader in a read transaction: one consistent snapshot of the last
+    /// commit, taken while writes proceed. Blocks while all readers are busy.
+    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        guard let readers else { return try withWriter { try $0.readTransaction { try body(writer) } } }
+        let connection = readers.checkOut(wait: true)!
+        defer { readers.checkIn(connection) }
+        return try connection.readTransaction { try body(connection) }
+    }
+
+    /// Like `read(_:)` for async code. When a reader is free the read runs right away on the
+    /// calling task (reads are short CPU work over the page cache); otherwise it waits on a
+    /// separate thread so the task does not block a cooperative thread.
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if let readers, let connection = readers.checkOut(wait: false) {
+            defer { readers.checkIn(connection) }
+            return try connection.readTransaction { try body(connection) }
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.read(body) })
+            }
+        }
+    }
+}
+
+/// A fixed set of read-only connections; `checkOut` hands each to one caller at a time.
+private final class ReaderPool: Sendable {
+    private let available: DispatchSemaphore
+    private let idle: Mutex<[Connection]>
+
+    init(path: String, count: Int, busyTimeout: Int32) throws {
+        var connections: [Connection] = []
+        for _ in 0..<count {
+            let connection = try Connection(path: path, readOnly: true)
+            sqlite3_busy_timeout(connection.handle, busyTimeout)
+            connections.append(connection)
+        }
+        available = DispatchSemaphore(value: count)
+        idle = Mutex(connections)
+    }
+
+    func checkOut(wait: Bool) -> Connection? {
+        if wait {
+            available.wait()
+        } else if available.wait(timeout: .now()) == .timedOut {
+            return nil
+        }
+        return idle.withLock { $0.removeLast() }
+    }
+
+    func checkIn(_ connection: Connection) {
+        idle.withLock { $0.append(connection) }
+        available.signal()
+    }
+}

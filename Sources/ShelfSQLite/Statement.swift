@@ -1,0 +1,134 @@
+internal import CSQLite
+
+/// A prepared statement. Confined to its `Connection`: use it only inside the closure that
+/// handed out the connection, and only until the next call that uses the same statement.
+///
+/// Statements from `Connection.cachedStatement(_:)` are reused across calls; `reset()` runs
+/// before every hand-out, so bindings never leak from one use into the next.
+package final class Statement {
+    package let handle: OpaquePointer
+    package let sql: String
+    /// Column name → index, built once per statement on first use by name.
+    private var columnIndexes: [String: Int32]?
+
+    init(connection: OpaquePointer, sql: String) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw DatabaseError(handle: connection, code: code == SQLITE_OK ? SQLITE_MISUSE : code, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// The number of result columns.
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// True when the statement changes nothing (a SELECT, or BEGIN/COMMIT).
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// True while the statement has stepped but not been reset.
+    var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
+    /// The index of the result column named `name` (case-sensitive), or nil.
+    package func columnIndex(named name: String) -> Int32? {
+        if let columnIndexes { return columnIndexes[name] }
+        var map: [String: Int32] = [:]
+        for index in 0..<columnCount {
+            let name = String(cString: sqlite3_column_name(handle, index))
+            if map[name] == nil { map[name] = index }
+        }
+        columnIndexes = map
+        return map[name]
+    }
+
+    /// Binds `values` to parameters 1, 2, … in order.
+    package func bind<each Value: SQLBindable>(_ values: repeat each Value) throws {
+        var index: Int32 = 1
+        for value in repeat each values {
+            try value.bind(to: self, at: index)
+            index += 1
+        }
+    }
+
+    /// Binds `values` to parameters 1, 2, … in order.
+    package func bind(arguments values: [any SQLBindable]) throws {
+        for (offset, value) in values.enumerated() {
+            try value.bind(to: self, at: Int32(offset + 1))
+        }
+    }
+
+    /// Steps once. Returns true when a row is available, false when done.
+    /// On failure the statement is reset and a `DatabaseError` carrying the SQL is thrown.
+    @discardableResult
+    package func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let error = DatabaseError(handle: sqlite3_db_handle(handle), code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement and clears its bindings, ready for the next use.
+    package func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Steps through every row, calling `body` with each. Resets afterwards, even on error.
+    package func forEachRow(_ body: (Row) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        let row = Row(statement: handle, owner: self)
+        while try step() {
+            try body(row)
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows. Resets afterwards.
+    package func run() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+}
+
+/// The current row of a stepping statement. Valid only inside the closure it is passed to.
+///
+/// Access by index is a direct C call; access by name looks the index up in the statement's
+/// name map, built once per prepared statement (no dictionary per row).
+package struct Row {
+    let statement: OpaquePointer
+    private unowned(unsafe) let owner: Statement
+
+    init(statement: OpaquePointer, owner: Statement) {
+        self.statement = statement
+        self.owner = owner
+    }
+
+    package var sql: String { owner.sql }
+
+    package func columnName(_ index: Int32) -> String {
+        sqlite3_column_name(statement, index).map { String(cString: $0) } ?? "?"
+    }
+
+    /// The value of column `index` (0-based).
+    @inline(__always)
+    package func get<Value: SQLDecodable>(_ index: Int32, as type: Value.Type = Value.self) throws -> Value {
+        try Value.decode(from: self, at: index)
+    }
+
+    /// The value of the column named `name`. Throws when there is no such column.
+    package func get<Value: SQLDecodable>(_ name: String, as type: Value.Type = Value.self) throws -> Value {
+        guard let index = owner.columnIndex(named: name) else {
+            throw DatabaseError(extendedCode: SQLITE_RANGE, message: "no column named '\(name)' in the result", sql: sql)
+        }
+        return try Value.decode(from: self, at: index)
+    }
+
+    /// True when column `index` holds SQL NULL.
+    package func isNull(at index: Int32) -> Bool { isNull(index) }
+}

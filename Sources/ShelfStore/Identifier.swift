@@ -1,0 +1,28 @@
+internal import ShelfSQLite
+
+/// A typed row ID: `User.ID` and `Item.ID` are different types, so one cannot be passed
+/// where the other is expected. The raw value is the SQLite rowid.
+public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+    CustomStringConvertible
+{
+    public let rawValue: Int64
+
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { "#\(rawValue)" }
+}
+
+extension Identifier: SQLBindable, SQLDecodable {}

@@ -1,0 +1,51 @@
+/// Stores items.
+///
+/// Every method is safe to call from any task. Mutations are atomic: when one throws, the
+/// store is as it was. Errors are `StoreError`.
+///
+/// Lists are read a page at a time with keyset pagination: pass the cursor of the last item
+/// you hold to get the ones after it, or of the first to get the ones before it. A page
+/// costs the same at row 100,000 as at row 1.
+public protocol ItemRepository: Sendable {
+    /// Stores a new item (version 1) and returns its ID.
+    /// - Throws: `.unknownUser`, `.invalidValue` (empty title, priority out of 0…3).
+    func insert(_ item: NewItem) async throws -> Item.ID
+
+    /// Stores all `items` in one transaction and returns their IDs in order. When one fails,
+    /// none is stored and the error names its position.
+    func insert(contentsOf items: [NewItem]) async throws -> [Item.ID]
+
+    /// Saves `item`'s fields if it is still at `item.version`, and returns the stored item
+    /// (version + 1, new `updatedAt`).
+    /// - Throws: `.conflict` when the stored version differs (nothing is written), `.notFound`,
+    ///   `.unknownUser`, `.invalidValue`.
+    func update(_ item: Item) async throws -> Item
+
+    /// Deletes the item with `id`.
+    /// - Throws: `.notFound` when no such item exists.
+    func delete(id: Item.ID) async throws
+
+    /// Deletes every item in `ids` that exists, in one transaction; returns how many.
+    func deleteItems(ids: [Item.ID]) async throws -> Int
+
+    /// The item with `id`, or nil.
+    func item(id: Item.ID) async throws -> Item?
+
+    /// Up to `limit` items (all when nil) matching `query`, in its order, starting just after
+    /// `cursor` (from the first when nil).
+    func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item]
+
+    /// Up to `limit` items matching `query` that come just before `cursor` (the last ones
+    /// when nil), returned in the query's order.
+    func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item]
+
+    /// How many items match `query`.
+    func count(matching query: ItemQuery) async throws -> Int
+}
+
+extension ItemRepository {
+    /// Up to `limit` items matching `query` from the first, in its order.
+    public func items(matching query: ItemQuery, limit: Int? = nil) async throws -> [Item] {
+        try await items(matching: query, after: nil, limit: limit)
+    }
+}

@@ -1,0 +1,45 @@
+public import Foundation
+internal import ShelfSQLite
+
+/// One schema migration's state in a database file.
+public struct MigrationStatus: Hashable, Sendable {
+    public enum State: Hashable, Sendable {
+        /// Applied at that time, unchanged since.
+        case applied(Date)
+        /// Known to this version, not yet applied.
+        case pending
+        /// Applied at that time, but its SQL has been edited since: the store refuses to open.
+        case modified(Date)
+        /// Applied by a newer version of shelf that this one does not know: the store refuses
+        /// to open.
+        case unknown(Date)
+    }
+
+    /// The migration's name, e.g. `0001_create_users_and_items`.
+    public let name: String
+    public let state: State
+}
+
+extension Store {
+    /// The state of every migration in the file at `path`, without changing it. A missing
+    /// file reports every migration as pending and is not created.
+    /// - Throws: `StoreError` when the file exists but cannot be read.
+    public static func migrationStatus(path: String) throws -> [MigrationStatus] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            return migrator.migrations.map { MigrationStatus(name: $0.name, state: .pending) }
+        }
+        return try StoreError.translating {
+            let database = try Database(path: path, readerCount: 1)
+            return try migrator.status(database).map { status in
+                let state: MigrationStatus.State =
+                    switch status.state {
+                    case .applied(let date): .applied(date)
+                    case .pending: .pending
+                    case .modified(let date): .modified(date)
+                    case .unknown(let date): .unknown(date)
+                    }
+                return MigrationStatus(name: status.name, state: state)
+            }
+        }
+    }
+}

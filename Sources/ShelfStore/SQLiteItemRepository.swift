@@ -1,0 +1,128 @@
+internal import Foundation
+internal import ShelfSQLite
+
+/// `ItemRepository` over a SQLite `Store`: writes go through the single writer connection,
+/// reads through the reader pool, so reads proceed during a long write.
+public final class SQLiteItemRepository: ItemRepository {
+    let database: Database
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    private static let insertSQL = """
+        INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at, version)
+        VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+        """
+
+    public func insert(_ item: NewItem) async throws -> Item.ID {
+        try await insert(contentsOf: [item])[0]
+    }
+
+    public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
+        try await database.write { connection in
+            let now = Date().sqlMillisecondPrecision
+            var ids: [Item.ID] = []
+            ids.reserveCapacity(items.count)
+            for (offset, item) in items.enumerated() {
+                try StoreError.translating(subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)") {
+                    let created = item.createdAt ?? now
+                    try connection.run(
+                        Self.insertSQL, item.userID, item.title, item.notes, item.status, item.priority, created, created)
+                }
+                ids.append(Item.ID(connection.lastInsertRowID))
+            }
+            return ids
+        }
+    }
+
+    public func update(_ item: Item) async throws -> Item {
+        try await database.write { connection in
+            try StoreError.translating {
+                try connection.run(
+                    """
+                    UPDATE items SET user_id = ?, title = ?, notes = ?, status = ?, priority = ?,
+                        updated_at = max(?, updated_at), version = version + 1
+                    WHERE id = ? AND version = ?
+                    """,
+                    item.userID, item.title, item.notes, item.status, item.priority, Date(), item.id, item.version)
+                if connection.changes == 0 {
+                    guard let stored = try Self.item(id: item.id, connection) else {
+                        throw StoreError(.notFound, "item \(item.id) does not exist (it may have been deleted); reload the list")
+                    }
+                    throw StoreError(
+                        .conflict,
+                        "item \(item.id) was changed elsewhere (you edited version \(item.version), the store has "
+                            + "version \(stored.version)); reload it and apply your change again")
+                }
+                guard let updated = try Self.item(id: item.id, connection) else {
+                    throw StoreError(.notFound, "item \(item.id) vanished during its update")
+                }
+                return updated
+            }
+        }
+    }
+
+    public func delete(id: Item.ID) async throws {
+        let deleted = try await deleteItems(ids: [id])
+        if deleted == 0 {
+            throw StoreError(.notFound, "item \(id) does not exist (it may have been deleted already)")
+        }
+    }
+
+    public func deleteItems(ids: [Item.ID]) async throws -> Int {
+        try await database.write { connection in
+            try StoreError.translating {
+                var deleted = 0
+                for id in ids {
+                    try connection.run("DELETE FROM items WHERE id = ?", id)
+                    deleted += connection.changes
+                }
+                return deleted
+            }
+        }
+    }
+
+    public func item(id: Item.ID) async throws -> Item? {
+        try await database.read { connection in
+            try StoreError.translating { try Self.item(id: id, connection) }
+        }
+    }
+
+    public func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
+        try await database.read { connection in
+            try StoreError.translating { try Self.page(query, cursor: cursor, backward: false, limit: limit, connection) }
+        }
+    }
+
+    public func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
+        try await database.read { connection in
+            try StoreError.translating { try Self.page(query, cursor: cursor, backward: true, limit: limit, connection) }
+        }
+    }
+
+    public func count(matching query: ItemQuery) async throws -> Int {
+        try await database.read { connection in
+            try StoreError.translating { try Self.count(query, connection) }
+        }
+    }
+
+    // MARK: Reads on a connection (shared with live queries)
+
+    static func item(id: Item.ID, _ connection: Connection) throws -> Item? {
+        try connection.fetchOne("SELECT \(ItemQuery.itemColumns) FROM items WHERE id = ?", id, row: Item.init(row:))
+    }
+
+    static func page(
+        _ query: ItemQuery, cursor: ItemCursor?, backward: Bool, limit: Int?, _ connection: Connection
+    ) throws -> [Item] {
+        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit)
+        let items = try connection.fetch(sql.text, arguments: sql.arguments, row: Item.init(row:))
+        return backward ? items.reversed() : items
+    }
+
+    static func count(_ query: ItemQuery, _ connection: Connection) throws -> Int {
+        let sql = query.countSQL()
+        return try connection.fetchOne(sql.text, arguments: sql.arguments) { try $0.get(0, as: Int.self) } ?? 0
+    }
+}

@@ -1,0 +1,54 @@
+internal import Foundation
+internal import ShelfSQLite
+
+/// A shelf: one SQLite file holding users and items, migrated to this version's schema.
+///
+/// Open one per file and share it: `Store` and its repositories are thread-safe, and all
+/// their methods may be called from any task. The file stays open until the last reference
+/// to the store (or one of its repositories) goes away.
+///
+/// ```swift
+/// let store = try Store(path: "shelf.sqlite")
+/// let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+/// try await store.items.insert(NewItem(userID: ann, title: "Read Dune"))
+/// let open = try await store.items.items(matching: ItemQuery(status: .open), limit: 50)
+/// ```
+public final class Store: Sendable {
+    public let users: SQLiteUserRepository
+    public let items: SQLiteItemRepository
+    /// The migrations this open applied (empty when the file was up to date).
+    public let appliedMigrations: [String]
+    /// The database file, or nil for an in-memory store.
+    public var path: String? { database.path }
+
+    let database: Database
+
+    /// Opens the store at `path`, creating the file and its folder when missing, and applies
+    /// pending migrations.
+    /// - Throws: `StoreError` with `.newerDatabase` or `.modifiedMigration` (the file is left
+    ///   untouched), `.migrationFailed`, `.corrupt`, or `.database` when it cannot be opened.
+    public convenience init(path: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.database, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription)")
+        }
+        try self.init(database: StoreError.translating { try Database(path: path) })
+    }
+
+    /// A store in a fresh temporary file, deleted when the store is released. For tests and
+    /// demos; it behaves exactly like a file store.
+    public static func temporary() throws -> Store {
+        try Store(database: StoreError.translating { try Database.temporary() })
+    }
+
+    init(database: Database) throws {
+        self.database = database
+        appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
+        users = SQLiteUserRepository(database: database)
+        items = SQLiteItemRepository(database: database)
+    }
+
+    static let migrator = Migrator(migrations: EmbeddedMigrations.all)
+}

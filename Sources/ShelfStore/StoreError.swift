@@ -1,0 +1,105 @@
+internal import ShelfSQLite
+
+/// Why a store operation failed. The operation changed nothing.
+///
+/// Match the kind in a `catch` clause: `catch StoreError.Code.conflict { … }`.
+/// `description` says what happened, to what, and what to do.
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// No row with that ID.
+        case notFound
+        /// The item changed since it was read (its version is stale); re-read and retry.
+        case conflict
+        /// Another user already has that email (letter case ignored).
+        case duplicateEmail
+        /// The referenced user does not exist.
+        case unknownUser
+        /// A field breaks a rule (empty title, priority out of range, malformed email, …).
+        case invalidValue
+        /// Another process holds the database lock past the busy timeout.
+        case busy
+        /// The database was made by a newer version of shelf.
+        case newerDatabase
+        /// An applied migration was edited after it was applied.
+        case modifiedMigration
+        /// A migration failed and was rolled back.
+        case migrationFailed
+        /// The file is damaged or not a database.
+        case corrupt
+        /// Any other database failure.
+        case database
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension StoreError.Code {
+    /// Lets `catch StoreError.Code.conflict` match any `StoreError` of that kind.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? StoreError)?.code == code
+    }
+}
+
+extension StoreError {
+    /// Translates a SQLite failure into the store's terms. `subject` names what was being
+    /// written ("item 3 of 10"), for messages about batches.
+    init(_ error: DatabaseError, subject: String? = nil) {
+        let prefix = subject.map { "\($0): " } ?? ""
+        switch (error.code, error.extendedCode) {
+        case (_, DatabaseError.uniqueConstraint) where error.message.contains("users.email"):
+            self.init(.duplicateEmail, "\(prefix)a user with that email already exists; use another email or update that user")
+        case (_, DatabaseError.foreignKeyConstraint):
+            self.init(.unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
+        case (_, DatabaseError.checkConstraint):
+            self.init(.invalidValue, prefix + Self.ruleText(for: error.message))
+        case (_, DatabaseError.notNullConstraint):
+            self.init(.invalidValue, "\(prefix)a required field is missing (\(error.message))")
+        case (DatabaseError.busy, _), (DatabaseError.locked, _):
+            self.init(.busy, "\(prefix)the database is locked by another process; retry when it is done")
+        case (DatabaseError.corrupt, _), (DatabaseError.notADatabase, _):
+            self.init(.corrupt, "\(prefix)the database file is damaged or not a shelf database: \(error.message)")
+        default:
+            self.init(.database, "\(prefix)\(error.description)")
+        }
+    }
+
+    init(_ error: MigrationError) {
+        switch error {
+        case .newerDatabase: self.init(.newerDatabase, error.description)
+        case .modified: self.init(.modifiedMigration, error.description)
+        case .failed: self.init(.migrationFailed, error.description)
+        }
+    }
+
+    /// The rule a CHECK constraint (named in the schema) stands for.
+    private static func ruleText(for message: String) -> String {
+        let rules = [
+            "item_title_not_empty": "an item's title must not be empty",
+            "item_priority_valid": "an item's priority must be between 0 and 3",
+            "item_status_valid": "an item's status must be 'open' or 'done'",
+            "user_name_not_empty": "a user's name must not be empty",
+            "user_email_valid": "a user's email must look like name@host (at most 320 characters)",
+        ]
+        for (name, text) in rules where message.contains(name) { return text }
+        return "a value breaks a rule of the schema (\(message))"
+    }
+
+    /// Runs `body`, translating database failures into `StoreError`.
+    static func translating<T>(subject: @autoclosure () -> String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError(error, subject: subject())
+        } catch let error as MigrationError {
+            throw StoreError(error)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// Stores users.
+///
+/// Every method is safe to call from any task. Mutations are atomic: when one throws, the
+/// store is as it was. Errors are `StoreError`.
+public protocol UserRepository: Sendable {
+    /// Stores a new user and returns its ID.
+    /// - Throws: `.duplicateEmail`, `.invalidValue` (empty name, malformed email).
+    func insert(_ user: NewUser) async throws -> User.ID
+
+    /// Stores all `users` in one transaction and returns their IDs in order. When one fails,
+    /// none is stored and the error names its position.
+    func insert(contentsOf users: [NewUser]) async throws -> [User.ID]
+
+    /// Saves a changed name or email.
+    /// - Throws: `.notFound`, `.duplicateEmail`, `.invalidValue`.
+    func update(_ user: User) async throws
+
+    /// Deletes a user and, with it, all their items.
+    /// - Throws: `.notFound` when no such user exists.
+    func delete(id: User.ID) async throws
+
+    /// The user with `id`, or nil.
+    func user(id: User.ID) async throws -> User?
+
+    /// The user with `email` (letter case ignored), or nil.
+    func user(email: String) async throws -> User?
+
+    /// All users ordered by name, then ID.
+    func users() async throws -> [User]
+}

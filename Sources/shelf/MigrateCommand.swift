@@ -1,0 +1,28 @@
+import ArgumentParser
+import ShelfStore
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Bring the database schema up to date.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "List every migration and whether it is applied, without changing anything.")
+    var status = false
+
+    func run() async throws {
+        let path = try database.resolvedPath()
+        if status {
+            print("database: \(path)")
+            for migration in try Store.migrationStatus(path: path) {
+                print(migration.line)
+            }
+            return
+        }
+        let store = try Store(path: path)
+        if store.appliedMigrations.isEmpty {
+            print("\(path) is up to date")
+        } else {
+            for name in store.appliedMigrations { print("applied \(name)") }
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Shelf: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shelf",
+        abstract: "Users and their items in SQLite.",
+        subcommands: [MigrateCommand.self]
+    )
+}
