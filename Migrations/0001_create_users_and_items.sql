@@ -2,7 +2,7 @@
 
 CREATE TABLE users (
     id         INTEGER PRIMARY KEY,
-    name       TEXT    NOT NULL CONSTRAINT user_name_not_empty CHECK (length(trim(name)) > 0),
+    name       TEXT    NOT NULL CONSTRAINT user_name_not_empty CHECK (length(trim(name, char(32, 9, 10, 13))) > 0),
     email      TEXT    NOT NULL COLLATE NOCASE
                        CONSTRAINT user_email_valid CHECK (email LIKE '_%@_%' AND length(email) <= 320),
     created_at INTEGER NOT NULL,
@@ -13,7 +13,7 @@ CREATE TABLE items (
     id         INTEGER PRIMARY KEY,
     user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     title      TEXT    NOT NULL COLLATE NOCASE
-                       CONSTRAINT item_title_not_empty CHECK (length(trim(title)) > 0),
+                       CONSTRAINT item_title_not_empty CHECK (length(trim(title, char(32, 9, 10, 13))) > 0),
     notes      TEXT,
     status     TEXT    NOT NULL DEFAULT 'open'
                        CONSTRAINT item_status_valid CHECK (status IN ('open', 'done')),

@@ -97,7 +97,10 @@ private final class LatestInner<Value: Sendable>: Sendable {
     func switchTo(_ inner: Property<Value>, initial: Bool) {
         let (generation, previous) = state.withLock { state in
             state.generation += 1
-            defer { state.observation = nil; state.inner = inner }
+            defer {
+                state.observation = nil
+                state.inner = inner
+            }
             return (state.generation, state.observation)
         }
         previous?.cancel()
@@ -125,7 +128,10 @@ private final class LatestInner<Value: Sendable>: Sendable {
     func stop() {
         let observation = state.withLock { state in
             state.generation += 1
-            defer { state.observation = nil; state.inner = nil }
+            defer {
+                state.observation = nil
+                state.inner = nil
+            }
             return state.observation
         }
         observation?.cancel()

@@ -115,7 +115,8 @@ package final class Connection: @unchecked Sendable {
     }
 
     /// The first row of `sql` turned into a value, or nil when there is none.
-    package func fetchOne<T>(_ sql: String, arguments: [any SQLBindable], row transform: (Row) throws -> T) throws -> T? {
+    package func fetchOne<T>(_ sql: String, arguments: [any SQLBindable], row transform: (Row) throws -> T) throws -> T?
+    {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(arguments: arguments)

@@ -1,5 +1,5 @@
-internal import Dispatch
 internal import CSQLite
+internal import Dispatch
 internal import Foundation
 internal import Synchronization
 
@@ -38,7 +38,8 @@ package final class Database: Sendable {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
-        let milliseconds = Int(busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(
+            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         writer = try Connection(path: path ?? ":memory:")
         sqlite3_busy_timeout(writer.handle, Int32(clamping: milliseconds))
         if path != nil {

@@ -132,7 +132,9 @@ extension Data: SQLValue {
     package func bind(to statement: Statement, at index: Int32) throws {
         let code = withUnsafeBytes { buffer in
             // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
-            sqlite3_bind_blob(statement.handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), transient)
+            sqlite3_bind_blob(
+                statement.handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                transient)
         }
         try statement.check(code, binding: index)
     }

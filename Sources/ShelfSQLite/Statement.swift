@@ -124,7 +124,8 @@ package struct Row {
     /// The value of the column named `name`. Throws when there is no such column.
     package func get<Value: SQLDecodable>(_ name: String, as type: Value.Type = Value.self) throws -> Value {
         guard let index = owner.columnIndex(named: name) else {
-            throw DatabaseError(extendedCode: SQLITE_RANGE, message: "no column named '\(name)' in the result", sql: sql)
+            throw DatabaseError(
+                extendedCode: SQLITE_RANGE, message: "no column named '\(name)' in the result", sql: sql)
         }
         return try Value.decode(from: self, at: index)
     }

@@ -22,7 +22,9 @@ enum FullTextQuery {
         guard !words.isEmpty else { return nil }
         // Words hold no quote characters, so "…" needs no escaping; keep the doubling anyway
         // so the quoting stays correct if isWordScalar ever changes.
-        return words.map { "\"" + $0.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"*" }.joined(separator: " ")
+        return words.map {
+            "\"" + $0.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"*"
+        }.joined(separator: " ")
     }
 
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -28,7 +28,8 @@ public final class SQLiteItemRepository: ItemRepository {
                 try StoreError.translating(subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)") {
                     let created = item.createdAt ?? now
                     try connection.run(
-                        Self.insertSQL, item.userID, item.title, item.notes, item.status, item.priority, created, created)
+                        Self.insertSQL, item.userID, item.title, item.notes, item.status, item.priority, created,
+                        created)
                 }
                 ids.append(Item.ID(connection.lastInsertRowID))
             }
@@ -48,7 +49,8 @@ public final class SQLiteItemRepository: ItemRepository {
                     item.userID, item.title, item.notes, item.status, item.priority, Date(), item.id, item.version)
                 if connection.changes == 0 {
                     guard let stored = try Self.item(id: item.id, connection) else {
-                        throw StoreError(.notFound, "item \(item.id) does not exist (it may have been deleted); reload the list")
+                        throw StoreError(
+                            .notFound, "item \(item.id) does not exist (it may have been deleted); reload the list")
                     }
                     throw StoreError(
                         .conflict,
@@ -91,13 +93,17 @@ public final class SQLiteItemRepository: ItemRepository {
 
     public func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
         try await database.read { connection in
-            try StoreError.translating { try Self.page(query, cursor: cursor, backward: false, limit: limit, connection) }
+            try StoreError.translating {
+                try Self.page(query, cursor: cursor, backward: false, limit: limit, connection)
+            }
         }
     }
 
     public func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
         try await database.read { connection in
-            try StoreError.translating { try Self.page(query, cursor: cursor, backward: true, limit: limit, connection) }
+            try StoreError.translating {
+                try Self.page(query, cursor: cursor, backward: true, limit: limit, connection)
+            }
         }
     }
 

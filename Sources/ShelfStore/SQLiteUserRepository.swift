@@ -64,7 +64,8 @@ public final class SQLiteUserRepository: UserRepository {
     public func user(email: String) async throws -> User? {
         try await database.read { connection in
             try StoreError.translating {
-                try connection.fetchOne("SELECT \(Self.columns) FROM users WHERE email = ?", email, row: User.init(row:))
+                try connection.fetchOne(
+                    "SELECT \(Self.columns) FROM users WHERE email = ?", email, row: User.init(row:))
             }
         }
     }

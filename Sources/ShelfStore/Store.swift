@@ -32,7 +32,8 @@ public final class Store: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw StoreError(.database, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription)")
+            throw StoreError(
+                .database, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription)")
         }
         try self.init(database: StoreError.translating { try Database(path: path) })
     }

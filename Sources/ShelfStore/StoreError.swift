@@ -55,7 +55,9 @@ extension StoreError {
         let prefix = subject.map { "\($0): " } ?? ""
         switch (error.code, error.extendedCode) {
         case (_, DatabaseError.uniqueConstraint) where error.message.contains("users.email"):
-            self.init(.duplicateEmail, "\(prefix)a user with that email already exists; use another email or update that user")
+            self.init(
+                .duplicateEmail, "\(prefix)a user with that email already exists; use another email or update that user"
+            )
         case (_, DatabaseError.foreignKeyConstraint):
             self.init(.unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
         case (_, DatabaseError.checkConstraint):

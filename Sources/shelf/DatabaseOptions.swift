@@ -7,7 +7,8 @@ struct DatabaseOptions: ParsableArguments {
         name: .customLong("db"),
         help: ArgumentHelp(
             "The database file.",
-            discussion: "Default: $SHELF_DB, else $XDG_DATA_HOME/shelf/shelf.sqlite, else ~/.local/share/shelf/shelf.sqlite.",
+            discussion:
+                "Default: $SHELF_DB, else $XDG_DATA_HOME/shelf/shelf.sqlite, else ~/.local/share/shelf/shelf.sqlite.",
             valueName: "path"))
     var path: String?
 

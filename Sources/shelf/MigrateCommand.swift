@@ -2,7 +2,8 @@ import ArgumentParser
 import ShelfStore
 
 struct MigrateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Bring the database schema up to date.")
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Bring the database schema up to date.")
 
     @OptionGroup var database: DatabaseOptions
 

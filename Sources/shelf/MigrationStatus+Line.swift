@@ -8,7 +8,8 @@ extension MigrationStatus {
         switch state {
         case .applied(let date): return "\(padded)  applied   \(date.formatted(.iso8601))"
         case .pending: return "\(padded)  pending"
-        case .modified(let date): return "\(padded)  MODIFIED  \(date.formatted(.iso8601))  (edited after it was applied)"
+        case .modified(let date):
+            return "\(padded)  MODIFIED  \(date.formatted(.iso8601))  (edited after it was applied)"
         case .unknown(let date): return "\(padded)  UNKNOWN   \(date.formatted(.iso8601))  (from a newer shelf)"
         }
     }

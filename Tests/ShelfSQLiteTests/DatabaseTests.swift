@@ -1,0 +1,121 @@
+import Foundation
+import ShelfSQLite
+import Synchronization
+import Testing
+
+@Suite("Database")
+struct DatabaseTests {
+    let database: Database
+
+    init() throws {
+        database = try Database.temporary()
+        try database.write { try $0.execute("CREATE TABLE t (x INTEGER NOT NULL)") }
+    }
+
+    func count(_ database: Database? = nil) throws -> Int {
+        try (database ?? self.database).read {
+            try $0.fetchOne("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) }
+        } ?? -1
+    }
+
+    @Test func usesWALWithForeignKeys() throws {
+        let settings = try database.withWriter { connection in
+            (
+                try connection.fetchOne("PRAGMA journal_mode") { try $0.get(0, as: String.self) },
+                try connection.fetchOne("PRAGMA foreign_keys") { try $0.get(0, as: Int.self) },
+                try connection.fetchOne("PRAGMA synchronous") { try $0.get(0, as: Int.self) }
+            )
+        }
+        #expect(settings.0 == "wal")
+        #expect(settings.1 == 1)
+        #expect(settings.2 == 1, "synchronous=NORMAL")
+    }
+
+    @Test func throwingWriteRollsBack() throws {
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try database.write { connection in
+                try connection.run("INSERT INTO t VALUES (1)")
+                throw Stop()
+            }
+        }
+        #expect(try count() == 0)
+    }
+
+    @Test func savepointRollsBackOnlyTheInnerPart() throws {
+        struct Stop: Error {}
+        try database.write { connection in
+            try connection.run("INSERT INTO t VALUES (1)")
+            do {
+                try connection.transaction {
+                    try connection.run("INSERT INTO t VALUES (2)")
+                    throw Stop()
+                }
+            } catch is Stop {}
+            try connection.savepoint { try connection.run("INSERT INTO t VALUES (3)") }
+        }
+        let values = try database.read { try $0.fetch("SELECT x FROM t ORDER BY x") { try $0.get(0, as: Int.self) } }
+        #expect(values == [1, 3])
+    }
+
+    @Test func readsProceedDuringALongWrite() async throws {
+        try await database.write { try $0.run("INSERT INTO t VALUES (1)") }
+        let insideWrite = DispatchSemaphore(value: 0)
+        let finishWrite = DispatchSemaphore(value: 0)
+        let database = self.database
+        let writer = Thread {
+            try? database.write { connection in
+                try connection.run("INSERT INTO t VALUES (2)")
+                insideWrite.signal()
+                finishWrite.wait()
+            }
+        }
+        writer.start()
+        insideWrite.wait()
+        // The write is open and uncommitted: a read neither waits for it nor sees it.
+        let started = ContinuousClock.now
+        #expect(try count() == 1)
+        #expect(ContinuousClock.now - started < .seconds(1))
+        finishWrite.signal()
+        while try count() != 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try count() == 2)
+    }
+
+    @Test func asyncReadsAndWritesRunConcurrently() async throws {
+        let database = self.database
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 0..<50 {
+                group.addTask { try await database.write { try $0.run("INSERT INTO t VALUES (?)", value) } }
+                group.addTask {
+                    _ = try await database.read { try $0.fetch("SELECT x FROM t") { try $0.get(0, as: Int.self) } }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try count() == 50)
+    }
+
+    @Test func inMemoryDatabaseWorks() throws {
+        let memory = try Database.inMemory()
+        try memory.write { try $0.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1), (2);") }
+        #expect(try count(memory) == 2)
+    }
+
+    @Test func temporaryDatabaseIsRemovedWhenReleased() throws {
+        var temporary: Database? = try Database.temporary()
+        let path = try #require(temporary?.path)
+        try temporary?.write { try $0.execute("CREATE TABLE t (x)") }
+        #expect(FileManager.default.fileExists(atPath: path))
+        temporary = nil
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func refusesAFileThatIsNotADatabase() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: DatabaseError.self) { try Database(path: path) }
+        #expect(error?.code == DatabaseError.notADatabase)
+        #expect(error?.description.contains("backup") == true)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import ShelfSQLite
+import Testing
+
+@Suite("Migrator")
+struct MigratorTests {
+    let database: Database
+    let first = Migration(name: "0001_a", sql: "CREATE TABLE a (x INTEGER);")
+    let second = Migration(name: "0002_b", sql: "CREATE TABLE b (y INTEGER); INSERT INTO b VALUES (1);")
+
+    init() throws {
+        database = try Database.temporary()
+    }
+
+    func tables() throws -> [String] {
+        try database.read {
+            try $0.fetch("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") {
+                try $0.get(0, as: String.self)
+            }
+        }
+    }
+
+    @Test func appliesInOrderAndRecordsChecksums() throws {
+        let applied = try Migrator(migrations: [second, first]).migrate(database)
+        #expect(applied == ["0001_a", "0002_b"])
+        #expect(try tables() == ["a", "b", "shelf_migrations"])
+        let recorded = try database.read {
+            try $0.fetch("SELECT name, checksum FROM shelf_migrations ORDER BY name") {
+                "\(try $0.get(0, as: String.self)) \(try $0.get(1, as: String.self))"
+            }
+        }
+        #expect(recorded == ["0001_a \(first.checksum)", "0002_b \(second.checksum)"])
+    }
+
+    @Test func isIdempotent() throws {
+        try Migrator(migrations: [first, second]).migrate(database)
+        #expect(try Migrator(migrations: [first, second]).migrate(database) == [])
+        let rows = try database.read { try $0.fetchOne("SELECT count(*) FROM b") { try $0.get(0, as: Int.self) } }
+        #expect(rows == 1)
+    }
+
+    @Test func appliesOnlyNewMigrations() throws {
+        try Migrator(migrations: [first]).migrate(database)
+        #expect(try Migrator(migrations: [first, second]).migrate(database) == ["0002_b"])
+    }
+
+    @Test func refusesADatabaseFromANewerVersion() throws {
+        try Migrator(migrations: [first, second]).migrate(database)
+        let error = #expect(throws: MigrationError.self) { try Migrator(migrations: [first]).migrate(database) }
+        #expect(error?.description.contains("newer version of shelf") == true)
+        #expect(error?.description.contains("0002_b") == true)
+        let status = try Migrator(migrations: [first]).status(database)
+        #expect(status.map(\.name) == ["0001_a", "0002_b"])
+        if case .unknown = status[1].state {} else { Issue.record("0002_b should be unknown, got \(status[1].state)") }
+    }
+
+    @Test func refusesAnEditedMigrationAndChangesNothing() throws {
+        try Migrator(migrations: [first]).migrate(database)
+        let edited = Migration(name: "0001_a", sql: "CREATE TABLE a (x INTEGER, z TEXT);")
+        let error = #expect(throws: MigrationError.self) {
+            try Migrator(migrations: [edited, second]).migrate(database)
+        }
+        #expect(error?.description.contains("0001_a was changed") == true)
+        #expect(try tables() == ["a", "shelf_migrations"], "0002_b must not be applied after a refusal")
+    }
+
+    @Test func aFailingMigrationIsRolledBackAndNamed() throws {
+        let broken = Migration(name: "0002_broken", sql: "CREATE TABLE c (x); CREATE TABLE nonsense (;")
+        let error = #expect(throws: MigrationError.self) {
+            try Migrator(migrations: [first, broken]).migrate(database)
+        }
+        #expect(error?.description.contains("0002_broken") == true)
+        #expect(try tables() == ["a", "shelf_migrations"], "the half-run migration is rolled back")
+        let status = try Migrator(migrations: [first, broken]).status(database)
+        #expect(status.map(\.state) == [status[0].state, .pending])
+    }
+
+    @Test func statusOfAFreshDatabaseIsAllPending() throws {
+        let status = try Migrator(migrations: [first, second]).status(database)
+        #expect(status.map(\.state) == [.pending, .pending])
+        #expect(try tables() == [], "status changes nothing")
+    }
+
+    @Test func checksumDependsOnEveryByte() {
+        #expect(first.checksum != Migration(name: "0001_a", sql: first.sql + " ").checksum)
+        #expect(first.checksum.count == 16)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import ShelfSQLite
+import Testing
+
+@testable import ShelfStore
+
+@Suite("Keyset paging")
+struct PagingTests {
+    static let sorts: [(ItemQuery.SortField, ItemQuery.SortDirection)] = ItemQuery.SortField.allCases.flatMap {
+        [($0, .ascending), ($0, .descending)]
+    }
+
+    /// 10,000 items with many ties on every sort field, over two owners.
+    static func makeStore() async throws -> (Store, User.ID) {
+        let store = try Store.temporary()
+        let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+        let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
+        var generator = SeededGenerator(seed: 42)
+        let words = ["moth", "lamp", "Book", "apple", "zebra", "Ärger", "dune", "ant"]
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let items = (0..<10_000).map { index in
+            NewItem(
+                userID: index % 3 == 0 ? bob : ann,
+                title:
+                    "\(words[Int.random(in: 0..<words.count, using: &generator)]) \(Int.random(in: 0..<50, using: &generator))",
+                status: Bool.random(using: &generator) ? .open : .done,
+                priority: Int.random(in: 0...3, using: &generator),
+                createdAt: base.addingTimeInterval(Double(Int.random(in: 0..<500, using: &generator))))
+        }
+        _ = try await store.items.insert(contentsOf: items)
+        return (store, ann)
+    }
+
+    /// The same list read with LIMIT/OFFSET, the reference the keyset pages must equal.
+    func offsetPages(_ store: Store, _ query: ItemQuery, pageSize: Int) throws -> [Item] {
+        let order = query.sortDirection == .ascending ? "ASC" : "DESC"
+        let filter = query.filter()
+        var result: [Item] = []
+        var offset = 0
+        while true {
+            let sql =
+                "SELECT \(ItemQuery.itemColumns) FROM items" + (filter.text.isEmpty ? "" : " WHERE \(filter.text)")
+                + " ORDER BY \(query.sortColumn) \(order), id \(order) LIMIT \(pageSize) OFFSET \(offset)"
+            let page = try store.database.read { try $0.fetch(sql, arguments: filter.arguments, row: Item.init(row:)) }
+            result += page
+            offset += pageSize
+            if page.count < pageSize { return result }
+        }
+    }
+
+    @Test func forwardAndBackwardPagesEqualOffsetPagesForEverySort() async throws {
+        let (store, ann) = try await Self.makeStore()
+        for (field, direction) in Self.sorts {
+            for query in [
+                ItemQuery(sortField: field, sortDirection: direction),
+                ItemQuery(owner: ann, status: .open, sortField: field, sortDirection: direction),
+                ItemQuery(text: "mo", sortField: field, sortDirection: direction),
+            ] {
+                let expected = try offsetPages(store, query, pageSize: 333)
+                #expect(expected.count == (try await store.items.count(matching: query)))
+
+                var forward: [Item] = []
+                var cursor: ItemCursor?
+                while true {
+                    let page = try await store.items.items(matching: query, after: cursor, limit: 333)
+                    forward += page
+                    guard let last = page.last, page.count == 333 else { break }
+                    cursor = ItemCursor(last)
+                }
+                #expect(forward.map(\.id) == expected.map(\.id), "forward \(field) \(direction)")
+
+                var backward: [Item] = []
+                cursor = nil
+                while true {
+                    let page = try await store.items.items(matching: query, before: cursor, limit: 333)
+                    backward = page + backward
+                    guard let first = page.first, page.count == 333 else { break }
+                    cursor = ItemCursor(first)
+                }
+                #expect(backward.map(\.id) == expected.map(\.id), "backward \(field) \(direction)")
+            }
+        }
+    }
+
+    @Test func pagesAroundAMiddleCursorMeet() async throws {
+        let (store, _) = try await Self.makeStore()
+        let query = ItemQuery(sortField: .priority, sortDirection: .descending)
+        let all = try await store.items.items(matching: query)
+        let middle = ItemCursor(all[5000])
+        let before = try await store.items.items(matching: query, before: middle, limit: 50)
+        let after = try await store.items.items(matching: query, after: middle, limit: 50)
+        #expect(before.map(\.id) == all[4950..<5000].map(\.id))
+        #expect(after.map(\.id) == all[5001..<5051].map(\.id))
+    }
+
+    @Test func listOrderingsUseAnIndex() async throws {
+        let (store, ann) = try await Self.makeStore()
+        let cursor = ItemCursor(try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first))
+        for (field, direction) in Self.sorts {
+            for query in [
+                ItemQuery(sortField: field, sortDirection: direction),
+                ItemQuery(owner: ann, sortField: field, sortDirection: direction),
+            ] {
+                let plan = try await store.database.read {
+                    let sql = query.pageSQL(cursor: cursor, backward: false, limit: 50)
+                    return try $0.fetch("EXPLAIN QUERY PLAN " + sql.text, arguments: sql.arguments) {
+                        try $0.get(3, as: String.self)
+                    }
+                }
+                #expect(!plan.joined().contains("TEMP B-TREE"), "\(field) \(direction) sorts without an index: \(plan)")
+                #expect(plan.joined().contains("INDEX"), "\(field) \(direction): \(plan)")
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so paging data is the same every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
