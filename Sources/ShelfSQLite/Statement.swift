@@ -1,4 +1,5 @@
 internal import CSQLite
+package import Foundation
 
 /// A prepared statement. Confined to its `Connection`: use it only inside the closure that
 /// handed out the connection, and only until the next call that uses the same statement.
@@ -129,6 +130,23 @@ package struct Row {
         }
         return try Value.decode(from: self, at: index)
     }
+
+    // Non-generic accessors: hot decoding loops in other modules call these directly,
+    // without the generic dispatch `get` costs across a module boundary.
+
+    /// Column `index` as an integer; throws on NULL.
+    package func int64(_ index: Int32) throws -> Int64 { try Int64.decode(from: self, at: index) }
+
+    /// Column `index` as text; throws on NULL.
+    package func string(_ index: Int32) throws -> String { try String.decode(from: self, at: index) }
+
+    /// Column `index` as text, or nil for NULL.
+    package func optionalString(_ index: Int32) throws -> String? {
+        isNull(index) ? nil : try String.decode(from: self, at: index)
+    }
+
+    /// Column `index` as a date (see `Date: SQLValue`); throws on NULL.
+    package func date(_ index: Int32) throws -> Date { try Date.decode(from: self, at: index) }
 
     /// True when column `index` holds SQL NULL.
     package func isNull(at index: Int32) -> Bool { isNull(index) }

@@ -1,4 +1,5 @@
 internal import ShelfSQLite
+internal import Synchronization
 
 /// A SQL text with its arguments, in parameter order.
 struct BoundSQL {
@@ -10,14 +11,7 @@ extension ItemQuery {
     /// The columns every item read selects, in the order `Item(row:)` decodes them.
     static let itemColumns = "id, user_id, title, notes, status, priority, created_at, updated_at, version"
 
-    var sortColumn: String {
-        switch sortField {
-        case .created: "created_at"
-        case .updated: "updated_at"
-        case .priority: "priority"
-        case .title: "title"
-        }
-    }
+    var sortColumn: String { Self.sortColumn(sortField) }
 
     func sortValue(of cursor: ItemCursor) -> any SQLBindable {
         switch sortField {
@@ -28,54 +22,86 @@ extension ItemQuery {
         }
     }
 
-    /// The filter shared by lists and counts.
-    func filter() -> BoundSQL {
+    /// What decides a list statement's SQL text; its arguments vary, its text does not.
+    private struct Shape: Hashable {
+        var owner: Bool
+        var status: Bool
+        var text: Bool
+        var sortField: SortField
+        /// Reading towards larger sort keys.
+        var increasing: Bool
+        var cursor: Bool
+        var limit: Bool
+        var count: Bool
+        var columns: String
+    }
+
+    /// SQL texts by shape: at most a few hundred, built once each. Building the text on every
+    /// call would cost more than running a small page.
+    private static let sqlCache = Mutex<[Shape: String]>([:])
+
+    private static func sql(for shape: Shape) -> String {
+        if let text = sqlCache.withLock({ $0[shape] }) { return text }
         var clauses: [String] = []
+        if shape.owner { clauses.append("user_id = ?") }
+        if shape.status { clauses.append("status = ?") }
+        if shape.text { clauses.append("id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)") }
+        let column = sortColumn(shape.sortField)
+        if shape.cursor { clauses.append("(\(column), id) \(shape.increasing ? ">" : "<") (?, ?)") }
+        var text = shape.count ? "SELECT count(*) FROM items" : "SELECT \(shape.columns) FROM items"
+        if !clauses.isEmpty { text += " WHERE " + clauses.joined(separator: " AND ") }
+        if !shape.count {
+            let order = shape.increasing ? "ASC" : "DESC"
+            text += " ORDER BY \(column) \(order), id \(order)"
+        }
+        if shape.limit { text += " LIMIT ?" }
+        sqlCache.withLock { $0[shape] = text }
+        return text
+    }
+
+    private static func sortColumn(_ field: SortField) -> String {
+        switch field {
+        case .created: "created_at"
+        case .updated: "updated_at"
+        case .priority: "priority"
+        case .title: "title"
+        }
+    }
+
+    /// The filter's arguments, in the order of the shape's clauses.
+    private func filterArguments(match: String?) -> [any SQLBindable] {
         var arguments: [any SQLBindable] = []
-        if let owner {
-            clauses.append("user_id = ?")
-            arguments.append(owner)
-        }
-        if let status {
-            clauses.append("status = ?")
-            arguments.append(status)
-        }
-        if let match = FullTextQuery.matchExpression(for: text) {
-            clauses.append("id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
-            arguments.append(match)
-        }
-        return BoundSQL(text: clauses.joined(separator: " AND "), arguments: arguments)
+        if let owner { arguments.append(owner) }
+        if let status { arguments.append(status) }
+        if let match { arguments.append(match) }
+        return arguments
     }
 
     /// `SELECT … FROM items` for one keyset page. `backward` reads the rows before `cursor`
     /// in reverse order (the caller reverses them back).
     func pageSQL(columns: String = itemColumns, cursor: ItemCursor?, backward: Bool, limit: Int?) -> BoundSQL {
-        var bound = filter()
-        var clauses = bound.text.isEmpty ? [] : [bound.text]
+        let match = FullTextQuery.matchExpression(for: text)
         // Reading forward in ascending order, or backward in descending order, moves to
         // larger keys.
         let increasing = (sortDirection == .ascending) != backward
+        let shape = Shape(
+            owner: owner != nil, status: status != nil, text: match != nil, sortField: sortField,
+            increasing: increasing, cursor: cursor != nil, limit: limit != nil, count: false, columns: columns)
+        var arguments = filterArguments(match: match)
         if let cursor {
-            clauses.append("(\(sortColumn), id) \(increasing ? ">" : "<") (?, ?)")
-            bound.arguments.append(sortValue(of: cursor))
-            bound.arguments.append(cursor.id)
+            arguments.append(sortValue(of: cursor))
+            arguments.append(cursor.id)
         }
-        let order = increasing ? "ASC" : "DESC"
-        var sql = "SELECT \(columns) FROM items"
-        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        sql += " ORDER BY \(sortColumn) \(order), id \(order)"
-        if let limit {
-            sql += " LIMIT ?"
-            bound.arguments.append(limit)
-        }
-        bound.text = sql
-        return bound
+        if let limit { arguments.append(limit) }
+        return BoundSQL(text: Self.sql(for: shape), arguments: arguments)
     }
 
     func countSQL() -> BoundSQL {
-        var bound = filter()
-        bound.text = "SELECT count(*) FROM items" + (bound.text.isEmpty ? "" : " WHERE " + bound.text)
-        return bound
+        let match = FullTextQuery.matchExpression(for: text)
+        let shape = Shape(
+            owner: owner != nil, status: status != nil, text: match != nil, sortField: .created,
+            increasing: true, cursor: false, limit: false, count: true, columns: "")
+        return BoundSQL(text: Self.sql(for: shape), arguments: filterArguments(match: match))
     }
 }
 
@@ -84,16 +110,20 @@ extension Item.Status: SQLBindable, SQLDecodable {}
 extension Item {
     /// Decodes the columns of `ItemQuery.itemColumns`.
     init(row: Row) throws {
+        let status = try row.string(4)
+        guard let parsed = Status(rawValue: status) else {
+            throw StoreError(.corrupt, "item \(try row.int64(0)) has the unknown status '\(status)'")
+        }
         self.init(
-            id: try row.get(0),
-            userID: try row.get(1),
-            title: try row.get(2),
-            notes: try row.get(3),
-            status: try row.get(4),
-            priority: try row.get(5),
-            createdAt: try row.get(6),
-            updatedAt: try row.get(7),
-            version: try row.get(8)
+            id: ID(try row.int64(0)),
+            userID: User.ID(try row.int64(1)),
+            title: try row.string(2),
+            notes: try row.optionalString(3),
+            status: parsed,
+            priority: Int(try row.int64(5)),
+            createdAt: try row.date(6),
+            updatedAt: try row.date(7),
+            version: try row.int64(8)
         )
     }
 }

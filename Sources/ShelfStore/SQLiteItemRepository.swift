@@ -123,7 +123,13 @@ public final class SQLiteItemRepository: ItemRepository {
         _ query: ItemQuery, cursor: ItemCursor?, backward: Bool, limit: Int?, _ connection: Connection
     ) throws -> [Item] {
         let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit)
-        let items = try connection.fetch(sql.text, arguments: sql.arguments, row: Item.init(row:))
+        let statement = try connection.cachedStatement(sql.text)
+        try statement.bind(arguments: sql.arguments)
+        // The loop is written here rather than through the generic `Connection.fetch`, so the
+        // compiler specializes it for `Item` (this is the hot path of every list).
+        var items: [Item] = []
+        if let limit { items.reserveCapacity(limit) }
+        try statement.forEachRow { items.append(try Item(row: $0)) }
         return backward ? items.reversed() : items
     }
 

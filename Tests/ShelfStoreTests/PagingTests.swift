@@ -34,7 +34,22 @@ struct PagingTests {
     /// The same list read with LIMIT/OFFSET, the reference the keyset pages must equal.
     func offsetPages(_ store: Store, _ query: ItemQuery, pageSize: Int) throws -> [Item] {
         let order = query.sortDirection == .ascending ? "ASC" : "DESC"
-        let filter = query.filter()
+        // Written out here, independently of the store's SQL builder.
+        var clauses: [String] = []
+        var arguments: [any SQLBindable] = []
+        if let owner = query.owner {
+            clauses.append("user_id = ?")
+            arguments.append(owner.rawValue)
+        }
+        if let status = query.status {
+            clauses.append("status = ?")
+            arguments.append(status.rawValue)
+        }
+        if !query.text.isEmpty {
+            clauses.append("id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            arguments.append("\"\(query.text)\"*")
+        }
+        let filter = (text: clauses.joined(separator: " AND "), arguments: arguments)
         var result: [Item] = []
         var offset = 0
         while true {

@@ -1,0 +1,24 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Side-by-side figures: Shelf's public API against the raw SQLite C API (and the sqlite3
+// shell) on the same work, in one run. Not built by CI:
+//   swift run -c release --package-path Benchmarks shelf-benchmarks store [--json]
+let package = Package(
+    name: "ShelfBenchmarks",
+    dependencies: [
+        .package(name: "Shelf", path: "..")
+    ],
+    targets: [
+        .systemLibrary(name: "BaselineSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "shelf-benchmarks",
+            dependencies: [
+                .product(name: "ShelfStore", package: "Shelf"),
+                .product(name: "ShelfReactive", package: "Shelf"),
+                "BaselineSQLite",
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

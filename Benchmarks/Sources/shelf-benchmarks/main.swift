@@ -1,0 +1,29 @@
+import Foundation
+
+// shelf-benchmarks SUITE [--json] [--runs N] [--rows N]
+//   store   store.insert, store.fetch_all, store.page against the raw C API
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String, default value: Int, in arguments: [String]) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
+        let number = Int(arguments[index + 1])
+    else { return value }
+    return number
+}
+let json = arguments.contains("--json")
+let runs = option("--runs", default: 5, in: arguments)
+let rows = option("--rows", default: 200_000, in: arguments)
+let report = Report(json: json)
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
+
+guard !suites.isEmpty, suites.allSatisfy({ ["store"].contains($0) }) else {
+    FileHandle.standardError.write(
+        Data("usage: shelf-benchmarks store [--json] [--runs N] [--rows N] [--only BENCHMARK]\n".utf8))
+    exit(2)
+}
+for suite in suites {
+    switch suite {
+    case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
+    default: break
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@Suite("shelf migrate (end to end)")
+struct MigrateCommandTests {
+    @Test func migratesTheDatabaseNamedByDb() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let first = try shelf.run(["migrate", "--db", shelf.databasePath])
+        #expect(first.status == 0, "\(first.error)")
+        #expect(first.output.contains("applied 0001_create_users_and_items"))
+        let again = try shelf.run(["migrate", "--db", shelf.databasePath])
+        #expect(again.output.contains("up to date"))
+        let status = try shelf.run(["migrate", "--status", "--db", shelf.databasePath])
+        #expect(status.status == 0)
+        #expect(status.output.contains("0001_create_users_and_items"))
+        #expect(status.output.contains("applied"))
+    }
+
+    @Test func statusOfAMissingDatabaseCreatesNothing() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let status = try shelf.run(["migrate", "--status"], environment: ["SHELF_DB": shelf.databasePath])
+        #expect(status.status == 0, "\(status.error)")
+        #expect(status.output.contains("pending"))
+        #expect(!FileManager.default.fileExists(atPath: shelf.databasePath))
+    }
+
+    @Test func findsTheDatabaseThroughTheEnvironment() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        // SHELF_DB wins over XDG_DATA_HOME; --db wins over both.
+        let xdg = shelf.folder.appendingPathComponent("xdg").path
+        _ = try shelf.run(["migrate"], environment: ["SHELF_DB": shelf.databasePath, "XDG_DATA_HOME": xdg])
+        #expect(FileManager.default.fileExists(atPath: shelf.databasePath))
+        #expect(!FileManager.default.fileExists(atPath: xdg))
+
+        _ = try shelf.run(["migrate"], environment: ["XDG_DATA_HOME": xdg])
+        #expect(FileManager.default.fileExists(atPath: xdg + "/shelf/shelf.sqlite"), "the folder is created")
+
+        let result = try shelf.run(["migrate"])
+        #expect(result.status == 0, "\(result.error)")
+        let fallback = shelf.folder.appendingPathComponent("home/.local/share/shelf/shelf.sqlite").path
+        #expect(FileManager.default.fileExists(atPath: fallback))
+    }
+
+    @Test func refusesADatabaseFromANewerShelf() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        _ = try shelf.run(["migrate", "--db", shelf.databasePath])
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [shelf.databasePath, "INSERT INTO shelf_migrations VALUES ('9999_future', 'x', 0)"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let result = try shelf.run(["migrate", "--db", shelf.databasePath])
+        #expect(result.status != 0)
+        #expect(result.error.contains("newer version of shelf"))
+        #expect(result.error.contains("9999_future"))
+        let status = try shelf.run(["migrate", "--status", "--db", shelf.databasePath])
+        #expect(status.output.contains("9999_future"))
+    }
+
+    @Test func explainsAFileThatIsNotADatabase() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: shelf.databasePath))
+        let result = try shelf.run(["migrate", "--db", shelf.databasePath])
+        #expect(result.status != 0)
+        #expect(result.error.contains("not a shelf database") || result.error.contains("not a database"))
+    }
+}
