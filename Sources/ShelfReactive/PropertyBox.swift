@@ -60,12 +60,16 @@ final class PropertyBox<Value: Sendable>: Sendable {
     /// Changes the value under the lock, then delivers the result, unless `transform`
     /// returns false (nothing changed). Ignored once ended.
     func modify(_ transform: (inout Value) -> Bool) {
-        let start = state.withLock { state -> Bool in
-            guard !state.ended, transform(&state.value) else { return false }
+        // The replaced value is released after the lock: its deinit may run arbitrary code.
+        let (start, replaced) = state.withLock { state -> (Bool, Value?) in
+            guard !state.ended else { return (false, nil) }
+            let previous = state.value
+            guard transform(&state.value) else { return (false, nil) }
             state.sequence += 1
             state.queue.append(.set(state.value, sequence: state.sequence))
-            return Self.claimDelivery(&state)
+            return (Self.claimDelivery(&state), previous)
         }
+        withExtendedLifetime(replaced) {}
         if start { drain() }
     }
 
@@ -112,9 +116,14 @@ final class PropertyBox<Value: Sendable>: Sendable {
     }
 
     private func remove(_ observation: Observation) {
-        state.withLock { state in
+        // Released after the lock: dropping a sink may release the last reference to
+        // something whose deinit ends this very box.
+        let removed = state.withLock { state -> [Entry] in
+            let removed = state.observers.filter { $0.active === observation }
             state.observers.removeAll { $0.active === observation }
+            return removed
         }
+        withExtendedLifetime(removed) {}
     }
 
     /// Marks the box as delivering; returns true when the caller must drain.

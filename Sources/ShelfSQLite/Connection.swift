@@ -1,5 +1,9 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// One SQLite connection with its prepared-statement cache.
 ///
 /// A `Connection` is handed out by `Database` to one closure at a time; do not keep it
@@ -14,6 +18,10 @@ internal import CSQLite
 package final class Connection: @unchecked Sendable {
     package let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
+    /// Tables the authorizer reports while a statement is being prepared.
+    fileprivate var tablesBeingPrepared: Set<String>?
+    /// Tables read by the statements handed out inside `recordingTablesRead`.
+    private var tablesRead: Set<String>?
 
     /// Opens `path` (":memory:" for a private in-memory database).
     package init(path: String, readOnly: Bool = false) throws {
@@ -30,9 +38,12 @@ package final class Connection: @unchecked Sendable {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+        // The authorizer runs only while statements are prepared, never per row.
+        sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
+        sqlite3_set_authorizer(handle, nil, nil)
         cache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -55,19 +66,38 @@ package final class Connection: @unchecked Sendable {
         if let statement = cache[sql] {
             if !statement.isBusy {
                 statement.reset()
+                tablesRead?.formUnion(statement.readTables)
                 return statement
             }
-            return try Statement(connection: handle, sql: sql)
+            return try makeStatement(sql)
         }
-        let statement = try Statement(connection: handle, sql: sql)
+        let statement = try makeStatement(sql)
         cache[sql] = statement
         return statement
     }
 
     /// A statement that is not cached: for SQL that runs once.
     package func makeStatement(_ sql: String) throws -> Statement {
-        try Statement(connection: handle, sql: sql)
+        tablesBeingPrepared = []
+        defer { tablesBeingPrepared = nil }
+        let statement = try Statement(connection: handle, sql: sql)
+        statement.readTables = tablesBeingPrepared ?? []
+        tablesRead?.formUnion(statement.readTables)
+        return statement
     }
+
+    /// Runs `body` and returns, with its result, the tables read by the statements it ran,
+    /// as SQLite reported them while preparing each statement.
+    package func recordingTablesRead<T>(_ body: () throws -> T) throws -> (T, Set<String>) {
+        let outer = tablesRead
+        tablesRead = []
+        defer { tablesRead = outer.map { $0.union(tablesRead ?? []) } }
+        let result = try body()
+        return (result, tablesRead ?? [])
+    }
+
+    /// Total rows changed on this connection since it opened (triggers included).
+    package var totalChanges: Int64 { sqlite3_total_changes64(handle) }
 
     /// Runs `sql` with `values` bound to its parameters, to completion.
     package func run<each Value: SQLBindable>(_ sql: String, _ values: repeat each Value) throws {
@@ -178,4 +208,18 @@ package final class Connection: @unchecked Sendable {
     func rollbackIfNeeded() {
         if isInTransaction { try? cachedStatement("ROLLBACK").run() }
     }
+}
+
+/// The authorizer: records the tables a statement reads while it is prepared. Always allows.
+private func recordRead(
+    context: UnsafeMutableRawPointer?, action: Int32, table: UnsafePointer<CChar>?, column: UnsafePointer<CChar>?,
+    database: UnsafePointer<CChar>?, trigger: UnsafePointer<CChar>?
+) -> Int32 {
+    guard action == SQLITE_READ, let context, let table else { return SQLITE_OK }
+    let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+    // sqlite_schema reads come from SQLite loading the schema, not from the query.
+    if connection.tablesBeingPrepared != nil, strncmp(table, "sqlite_", 7) != 0 {
+        connection.tablesBeingPrepared?.insert(String(cString: table))
+    }
+    return SQLITE_OK
 }

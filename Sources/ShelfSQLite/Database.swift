@@ -22,6 +22,8 @@ package final class Database: Sendable {
     private let readers: ReaderPool?
     private let writeQueue = DispatchQueue(label: "shelf.database.writer")
     private let removesFileOnDeinit: Bool
+    /// Tells live queries which tables each commit changed.
+    package let changeTracker: ChangeTracker
 
     /// Opens (creating when missing) the database file at `path`.
     ///
@@ -38,6 +40,7 @@ package final class Database: Sendable {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
+        changeTracker = ChangeTracker(path: path)
         let milliseconds = Int(
             busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         writer = try Connection(path: path ?? ":memory:")
@@ -58,9 +61,11 @@ package final class Database: Sendable {
         } else {
             readers = nil
         }
+        changeTracker.attach(to: self)
     }
 
     deinit {
+        changeTracker.stop()
         guard removesFileOnDeinit, let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
@@ -93,10 +98,25 @@ package final class Database: Sendable {
 
     /// Runs `body` in a write transaction on the writer connection and commits.
     /// Blocks while another write runs. Throwing from `body` rolls the transaction back.
+    ///
+    /// After a commit that changed rows, the `changeTracker` learns which tables changed
+    /// (from counters read inside the transaction) and live queries over them re-run.
     package func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try withWriter { connection in
-            try connection.transaction { try body(connection) }
+        var changed = false
+        var counters: [String: Int64]?
+        let result = try withWriter { connection in
+            let before = connection.totalChanges
+            return try connection.transaction {
+                let result = try body(connection)
+                if connection.totalChanges != before {
+                    changed = true
+                    counters = try ChangeTracker.counters(on: connection)
+                }
+                return result
+            }
         }
+        if changed { changeTracker.didCommit(counters: counters) }
+        return result
     }
 
     /// Runs `body` with the writer connection outside any transaction: for statements that

@@ -9,6 +9,9 @@ package import Foundation
 package final class Statement {
     package let handle: OpaquePointer
     package let sql: String
+    /// The tables this statement reads, as SQLite's authorizer reported them when it was
+    /// prepared.
+    package internal(set) var readTables: Set<String> = []
     /// Column name → index, built once per statement on first use by name.
     private var columnIndexes: [String: Int32]?
 

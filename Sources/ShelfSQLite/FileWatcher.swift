@@ -1,0 +1,84 @@
+internal import Foundation
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Calls `onChange` when the database file or its WAL is written, by any process.
+///
+/// Uses inotify on the database's folder (the WAL file comes and goes) and a thread that
+/// blocks in `poll(2)`: no CPU while nothing happens. Events arriving together are reported
+/// once. `stop()` wakes and ends the thread.
+final class FileWatcher: Sendable {
+    private let stopPipe: (read: Int32, write: Int32)
+
+    init?(databasePath: String, onChange: @escaping @Sendable () -> Void) {
+        let url = URL(fileURLWithPath: databasePath)
+        let folder = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        let names: Set<String> = [name, name + "-wal", name + "-journal"]
+        let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard inotify >= 0 else { return nil }
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        guard inotify_add_watch(inotify, folder, mask) >= 0 else {
+            close(inotify)
+            return nil
+        }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            close(inotify)
+            return nil
+        }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        self.stopPipe = (fds[0], fds[1])
+        let stopRead = fds[0]
+        let thread = Thread {
+            Self.run(inotify: inotify, stop: stopRead, names: names, onChange: onChange)
+            close(inotify)
+            close(stopRead)
+        }
+        thread.name = "shelf.file-watcher"
+        thread.start()
+    }
+
+    func stop() {
+        var byte: UInt8 = 1
+        _ = write(stopPipe.write, &byte, 1)
+        close(stopPipe.write)
+    }
+
+    private static func run(inotify: Int32, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
+        var fds = [
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+        ]
+        let bufferSize = 64 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents != 0 else { continue }
+            var relevant = false
+            // Drain every queued event; report once.
+            while true {
+                let count = read(inotify, buffer, bufferSize)
+                if count <= 0 { break }
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    if event.len > 0 {
+                        let name = String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self))
+                        if names.contains(name) { relevant = true }
+                    }
+                    offset = nameStart + Int(event.len)
+                }
+            }
+            if relevant { onChange() }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+public import ShelfReactive
+internal import ShelfSQLite
+
+/// A window of a live item list: up to `limit` items after an anchor, and how many items
+/// match the query in all.
+public struct ItemWindow: Hashable, Sendable {
+    /// The items, in the query's order.
+    public let items: [Item]
+    /// How many items match the query (not only those in the window).
+    public let totalCount: Int
+
+    public init(items: [Item], totalCount: Int) {
+        self.items = items
+        self.totalCount = totalCount
+    }
+}
+
+extension Store {
+    /// A live window of the items matching `query`: up to `limit` items after `anchor` (from
+    /// the first when nil), with the total count.
+    ///
+    /// The first result is read now, on the calling thread. After that the property changes
+    /// whenever a commit (in this process or another) changes the items or their search
+    /// index and the window's content or the count differs; it never publishes the same
+    /// window twice. Changes arrive on the store's change-tracking queue; use
+    /// `observeOnMainActor` for UI code. The query runs as long as the property or an
+    /// observation of it exists.
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveItems(matching query: ItemQuery, after anchor: ItemCursor? = nil, limit: Int) throws -> Property<
+        ItemWindow
+    > {
+        try makeLiveItems(matching: query, after: anchor, limit: limit).property
+    }
+
+    /// The item with `id`, live: nil once it is deleted (or when it does not exist).
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveItem(id: Item.ID) throws -> Property<Item?> {
+        try makeLive { try SQLiteItemRepository.item(id: id, $0) }.property
+    }
+
+    /// All users ordered by name, live.
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveUsers() throws -> Property<[User]> {
+        try makeLive { try SQLiteUserRepository.users($0) }.property
+    }
+
+    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
+    {
+        try makeLive { connection in
+            ItemWindow(
+                items: try SQLiteItemRepository.page(query, cursor: anchor, backward: false, limit: limit, connection),
+                totalCount: try SQLiteItemRepository.count(query, connection))
+        }
+    }
+
+    func makeLive<Value: Equatable & Sendable>(
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) throws -> LiveValue<Value> {
+        let query = try StoreError.translating { try LiveQuery(database: database, fetch: fetch) }
+        return LiveValue(query: query)
+    }
+}
+
+/// A live query and the property it publishes to. The property retains this object, so
+/// the query runs while the property or an observation of it exists.
+final class LiveValue<Value: Equatable & Sendable>: Sendable {
+    let query: LiveQuery<Value>
+    private let mutable: MutableProperty<Value>
+
+    init(query: LiveQuery<Value>) {
+        self.query = query
+        let mutable = MutableProperty(query.value)
+        self.mutable = mutable
+        query.start { [weak mutable] value in
+            mutable?.modify { current in
+                guard current != value else { return false }
+                current = value
+                return true
+            }
+        }
+    }
+
+    var property: Property<Value> { Property(mutable, retaining: self) }
+}

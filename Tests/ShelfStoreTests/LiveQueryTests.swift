@@ -1,0 +1,203 @@
+import Foundation
+import ShelfReactive
+import ShelfSQLite
+import Synchronization
+import Testing
+
+@testable import ShelfStore
+
+@Suite("Live queries")
+struct LiveQueryTests {
+    /// Waits until everything the change tracker has been handed so far is done.
+    func settle(_ store: Store) async {
+        await withCheckedContinuation { continuation in
+            store.database.changeTracker.enqueue { continuation.resume() }
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes.
+    func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return try condition()
+    }
+
+    @Test func publishesTheWindowAndCountAfterACommit() async throws {
+        let fixture = try await Fixture()
+        let live = try fixture.store.liveItems(
+            matching: ItemQuery(sortField: .title, sortDirection: .ascending), limit: 2)
+        #expect(live.value == ItemWindow(items: [], totalCount: 0))
+        let token = Lifetime.Token()
+        let seen = Locked<[ItemWindow]>([])
+        live.observe(during: token.lifetime) { window in seen.withLock { $0.append(window) } }
+
+        _ = try await fixture.store.items.insert(
+            contentsOf: ["b", "a", "c"].map { NewItem(userID: fixture.ann, title: $0) })
+        await settle(fixture.store)
+        #expect(live.value.items.map(\.title) == ["a", "b"])
+        #expect(live.value.totalCount == 3)
+        #expect(seen.value.count == 2, "the initial window, then one for the one commit")
+    }
+
+    @Test func rerunsOnlyForTablesItReads() async throws {
+        let fixture = try await Fixture()
+        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let users = try fixture.store.makeLive { try SQLiteUserRepository.users($0) }
+        let itemRuns = items.query.runCount
+        let userRuns = users.query.runCount
+
+        // A table nobody reads.
+        try await fixture.store.database.write { connection in
+            try connection.execute("CREATE TABLE notes_elsewhere (x)")
+        }
+        try await fixture.store.database.write { try $0.run("INSERT INTO notes_elsewhere VALUES (1)") }
+        await settle(fixture.store)
+        #expect(items.query.runCount == itemRuns)
+        #expect(users.query.runCount == userRuns)
+
+        // A table only one of them reads.
+        _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "one"))
+        await settle(fixture.store)
+        #expect(items.query.runCount == itemRuns + 1)
+        #expect(users.query.runCount == userRuns)
+        #expect(items.query.observedTables?.contains("items") == true)
+    }
+
+    @Test func aRolledBackTransactionNotifiesNothing() async throws {
+        struct Abort: Error {}
+        let fixture = try await Fixture()
+        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let runs = items.query.runCount
+        let ann = fixture.ann
+        await #expect(throws: Abort.self) {
+            try await fixture.store.database.write { connection in
+                try connection.run(
+                    "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (?, 'x', 0, 0)", ann)
+                throw Abort()
+            }
+        }
+        await settle(fixture.store)
+        #expect(items.query.runCount == runs)
+    }
+
+    @Test func aThousandInsertsInOneTransactionRerunOnce() async throws {
+        let fixture = try await Fixture()
+        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let published = Locked(0)
+        let token = Lifetime.Token()
+        items.property.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
+        let runs = items.query.runCount
+        _ = try await fixture.store.items.insert(
+            contentsOf: (1...1000).map { NewItem(userID: fixture.ann, title: "item \($0)") })
+        await settle(fixture.store)
+        #expect(items.query.runCount == runs + 1)
+        #expect(published.value == 1)
+        #expect(items.property.value.totalCount == 1000)
+    }
+
+    @Test func aBurstOfCommitsCoalesces() async throws {
+        let fixture = try await Fixture()
+        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let runs = items.query.runCount
+        // Hold the tracker's queue while 50 commits land; they must cost one re-run.
+        let gate = DispatchSemaphore(value: 0)
+        fixture.store.database.changeTracker.enqueue { gate.wait() }
+        for index in 1...50 {
+            _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "burst \(index)"))
+        }
+        gate.signal()
+        await settle(fixture.store)
+        #expect(items.query.runCount == runs + 1)
+        #expect(items.property.value.totalCount == 50)
+    }
+
+    @Test func anEqualResultIsNotPublished() async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "done one", status: .done))
+        // Only open items are listed: changing a done item re-runs the query, same result.
+        let live = try fixture.store.liveItems(matching: ItemQuery(status: .open), limit: 10)
+        let published = Locked(0)
+        let token = Lifetime.Token()
+        live.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
+        var item = try #require(try await fixture.store.items.item(id: id))
+        item.title = "still done"
+        _ = try await fixture.store.items.update(item)
+        await settle(fixture.store)
+        #expect(published.value == 0)
+    }
+
+    @Test func liveItemBecomesNilWhenDeleted() async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "short-lived"))
+        let live = try fixture.store.liveItem(id: id)
+        #expect(live.value?.title == "short-lived")
+        try await fixture.store.items.delete(id: id)
+        await settle(fixture.store)
+        #expect(live.value == nil)
+    }
+
+    @Test func liveUsersFollowChanges() async throws {
+        let fixture = try await Fixture()
+        let live = try fixture.store.liveUsers()
+        _ = try await fixture.store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
+        await settle(fixture.store)
+        #expect(live.value.map(\.name) == ["Ann", "Bob"])
+    }
+
+    @Test func seesCommitsFromAnotherProcess() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let live = try fixture.store.liveItems(matching: ItemQuery(text: "shell"), limit: 10)
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [
+            path,
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'from the shell', 0, 0)",
+        ]
+        let started = ContinuousClock.now
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect(await eventually { live.value.totalCount == 1 })
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(live.value.items.first?.title == "from the shell")
+    }
+
+    @Test func theQueryStopsWhenNothingHoldsIt() async throws {
+        let fixture = try await Fixture()
+        weak var weakQuery: LiveQuery<ItemWindow>?
+        var token: Lifetime.Token? = Lifetime.Token()
+        do {
+            let live = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 5)
+            weakQuery = live.query
+            live.property.observe(during: token!.lifetime) { _ in }
+        }
+        #expect(weakQuery != nil, "observed: the query runs")
+        token = nil
+        #expect(weakQuery == nil, "unobserved and unreferenced: the query is gone")
+        // Later commits find no one to re-run.
+        _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "after"))
+        await settle(fixture.store)
+    }
+
+    @Test func tablesComeFromSQLite() async throws {
+        let fixture = try await Fixture()
+        let search = try fixture.store.makeLiveItems(matching: ItemQuery(text: "moth"), after: nil, limit: 5)
+        let tables = try #require(search.query.observedTables)
+        #expect(tables.isSuperset(of: ["items", "items_fts"]))
+        #expect(!tables.contains("users"))
+        let users = try fixture.store.makeLive { try SQLiteUserRepository.users($0) }
+        #expect(users.query.observedTables == ["users"])
+    }
+}
+
+/// Shared state for `@Sendable` test closures.
+final class Locked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
+    var value: Value { storage.withLock { $0 } }
+}
