@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfStore
 
 /// Where the database lives: `--db`, else `SHELF_DB`, else the XDG data folder.
 struct DatabaseOptions: ParsableArguments {
@@ -11,6 +12,19 @@ struct DatabaseOptions: ParsableArguments {
                 "Default: $SHELF_DB, else $XDG_DATA_HOME/shelf/shelf.sqlite, else ~/.local/share/shelf/shelf.sqlite.",
             valueName: "path"))
     var path: String?
+
+    @Flag(help: "Use a temporary demo database with sample users and items (deleted on exit).")
+    var demo = false
+
+    /// Opens the store the options name: the demo store, or the file, migrated.
+    func openStore() async throws -> Store {
+        if demo {
+            let store = try Store.temporary()
+            try await DemoData.fill(store)
+            return store
+        }
+        return try Store(path: try resolvedPath())
+    }
 
     func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         if let path, !path.isEmpty { return path }

@@ -5,6 +5,6 @@ struct Shelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shelf",
         abstract: "Users and their items in SQLite.",
-        subcommands: [MigrateCommand.self]
+        subcommands: [MigrateCommand.self, UsersCommand.self, ItemsCommand.self, WatchCommand.self]
     )
 }

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import ShelfReactive
+import ShelfStore
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch", abstract: "Print live results as JSON lines until interrupted.",
+        subcommands: [Items.self])
+
+    struct Items: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the matching items as one JSON line, then a line after every change.",
+            discussion: """
+                Each line is {"count": N, "items": [...]}: the total number of matching items and the \
+                first --limit of them. Changes made by any process (another shelf, the sqlite3 shell, \
+                a script) are seen. Runs until interrupted (Ctrl-C).
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Option(help: "Words to find in titles and notes (each a prefix).")
+        var query = ""
+
+        @Option(help: "Only open or done items.")
+        var status: Item.Status?
+
+        @Option(help: ArgumentHelp("Only this user's items.", valueName: "email"))
+        var user: String?
+
+        @Option(help: "How many items each line lists.")
+        var limit = 50
+
+        func validate() throws {
+            guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+        }
+
+        func run() async throws {
+            let store = try await database.openStore()
+            var owner: User.ID?
+            if let user { owner = try await store.users.requireUser(email: user).id }
+            let live = try store.liveItems(matching: ItemQuery(owner: owner, status: status, text: query), limit: limit)
+            let encoder = JSONEncoder.lines
+            live.observe(during: Lifetime.never) { window in
+                guard let data = try? encoder.encode(WindowLine(window)) else { return }
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
+            }
+            while true {
+                try await Task.sleep(for: .seconds(3600))
+                withExtendedLifetime(live) {}
+            }
+        }
+    }
+}
+
+/// One line of `shelf watch items`.
+struct WindowLine: Encodable {
+    let count: Int
+    let items: [Item]
+
+    init(_ window: ItemWindow) {
+        count = window.totalCount
+        items = window.items
+    }
+}
+
+extension JSONEncoder {
+    /// Compact, keys sorted and in snake case, dates as ISO 8601 with milliseconds.
+    static var lines: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+        }
+        return encoder
+    }
+}

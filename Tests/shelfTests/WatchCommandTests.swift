@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@Suite("shelf users/items add and watch (end to end)")
+struct WatchCommandTests {
+    @Test func addsUsersAndItems() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let user = try shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
+        ])
+        #expect(user.status == 0, "\(user.error)")
+        #expect(user.output == "1\n")
+        let item = try shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ANN@example.com", "--title", "Moth trap",
+            "--priority", "2",
+        ])
+        #expect(item.status == 0, "\(item.error)")
+        #expect(item.output == "1\n")
+
+        let duplicate = try shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "A", "--email", "Ann@Example.com",
+        ])
+        #expect(duplicate.status != 0)
+        #expect(duplicate.error.contains("already exists"))
+        let unknown = try shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "bob@example.com", "--title", "x",
+        ])
+        #expect(unknown.status != 0)
+        #expect(unknown.error.contains("shelf users add"))
+        let invalid = try shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", " ",
+        ])
+        #expect(invalid.status != 0)
+        #expect(invalid.error.contains("title must not be empty"))
+        let badStatus = try shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "x", "--status",
+            "later",
+        ])
+        #expect(badStatus.status != 0)
+    }
+
+    @Test func watchPrintsALinePerChangeFromAnyProcess() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        _ = try shelf.run(["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com"])
+        let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath, "--query", "mot", "--limit", "5"])
+        let first = await watch.waitForLines(1)
+        try #require(first.count == 1, "no first line from shelf watch")
+        #expect(try WatchLine(first[0]).count == 0)
+
+        // Another shelf process writes.
+        _ = try shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Moth trap",
+        ])
+        let second = await watch.waitForLines(2)
+        try #require(second.count == 2)
+        let line = try WatchLine(second[1])
+        #expect(line.count == 1)
+        #expect(line.items.map(\.title) == ["Moth trap"])
+
+        // An item that does not match changes nothing: no line.
+        _ = try shelf.run(["items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Lamp"])
+
+        // The sqlite3 shell writes.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = [
+            shelf.databasePath,
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, 'Mothball', 1, 1)",
+        ]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        let third = await watch.waitForLines(3)
+        try #require(third.count == 3)
+        #expect(try WatchLine(third[2]).count == 2)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(
+            await watch.waitForLines(4, timeout: .milliseconds(100)).count == 3, "the non-matching Lamp printed nothing"
+        )
+        #expect(watch.isRunning)
+    }
+
+    @Test func watchFiltersByUserAndStatus() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Bob", "--email", "bob@example.com"])
+        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "a", "--status", "done"])
+        _ = try shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "b", "--status", "done"])
+        _ = try shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "c"])
+        let watch = try RunningShelf(["watch", "items", "--db", db, "--user", "bob@example.com", "--status", "done"])
+        let lines = await watch.waitForLines(1)
+        try #require(lines.count == 1)
+        let line = try WatchLine(lines[0])
+        #expect(line.count == 1)
+        #expect(line.items.map(\.title) == ["b"])
+
+        let unknown = try shelf.run(["watch", "items", "--db", db, "--user", "zed@example.com"])
+        #expect(unknown.status != 0)
+        #expect(unknown.error.contains("no user has the email"))
+    }
+
+    @Test func demoDatabaseNeedsNoSetup() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let watch = try RunningShelf(["watch", "items", "--demo", "--limit", "3"])
+        let lines = await watch.waitForLines(1)
+        try #require(lines.count == 1)
+        let line = try WatchLine(lines[0])
+        #expect(line.count == 12)
+        #expect(line.items.count == 3)
+    }
+}
