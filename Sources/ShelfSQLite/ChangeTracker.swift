@@ -40,6 +40,9 @@ package final class ChangeTracker: Sendable {
         var snapshot: [String: Int64]?
         var unknown = false
         var external = false
+        /// How many times this external change was checked already without finding a moved
+        /// counter (the writer may not have finished its commit at the first look).
+        var externalAttempt = 0
         var isEmpty: Bool { snapshot == nil && !unknown && !external }
     }
 
@@ -135,8 +138,14 @@ package final class ChangeTracker: Sendable {
 
     /// Called by the file watcher when the database or WAL file changed.
     func externalChange() {
-        schedule { $0.external = true }
+        schedule {
+            $0.external = true
+            $0.externalAttempt = 0
+        }
     }
+
+    /// Delays before looking again at an external change that showed no moved counter.
+    private static let followUps: [DispatchTimeInterval] = [.milliseconds(10), .milliseconds(50)]
 
     func stop() {
         let watcher = state.withLock { state in
@@ -188,7 +197,18 @@ package final class ChangeTracker: Sendable {
             state.observers = state.observers.filter { $0.value.observer != nil }
             return (changed, state.observers.values.compactMap(\.observer))
         }
-        if changed?.isEmpty == true { return }
+        if changed?.isEmpty == true {
+            if pending.external, pending.externalAttempt < Self.followUps.count {
+                let attempt = pending.externalAttempt + 1
+                queue.asyncAfter(deadline: .now() + Self.followUps[attempt - 1]) { [weak self] in
+                    self?.schedule {
+                        $0.external = true
+                        $0.externalAttempt = max($0.externalAttempt, attempt)
+                    }
+                }
+            }
+            return
+        }
         for observer in observers {
             guard let changed, let tables = observer.observedTables else {
                 observer.tablesDidChange()

@@ -63,22 +63,41 @@ final class FileWatcher: Sendable {
             if fds[1].revents != 0 { return }
             guard fds[0].revents != 0 else { continue }
             var relevant = false
-            // Drain every queued event; report once.
-            while true {
-                let count = read(inotify, buffer, bufferSize)
-                if count <= 0 { break }
-                var offset = 0
-                while offset + MemoryLayout<inotify_event>.size <= count {
-                    let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                    let nameStart = offset + MemoryLayout<inotify_event>.size
-                    if event.len > 0 {
-                        let name = String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self))
-                        if names.contains(name) { relevant = true }
-                    }
-                    offset = nameStart + Int(event.len)
-                }
+            // A commit is several writes (WAL frames, then the commit frame). Wait until the
+            // file has been quiet for a moment (at most a few ms), so the check that follows
+            // sees the finished commit; then drain every queued event and report once.
+            var quietRounds = 0
+            while quietRounds < 5, poll(&fds, 2, 1) > 0, fds[1].revents == 0 {
+                quietRounds += 1
+                relevant = drain(inotify, buffer, bufferSize, names) || relevant
             }
+            if fds[1].revents != 0 { return }
+            relevant = drain(inotify, buffer, bufferSize, names) || relevant
             if relevant { onChange() }
         }
+    }
+
+    /// Reads every queued event; true when one concerns the database files.
+    private static func drain(
+        _ inotify: Int32, _ buffer: UnsafeMutableRawPointer, _ bufferSize: Int, _ names: Set<String>
+    )
+        -> Bool
+    {
+        var relevant = false
+        while true {
+            let count = read(inotify, buffer, bufferSize)
+            if count <= 0 { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                if event.len > 0 {
+                    let name = String(cString: buffer.advanced(by: nameStart).assumingMemoryBound(to: CChar.self))
+                    if names.contains(name) { relevant = true }
+                }
+                offset = nameStart + Int(event.len)
+            }
+        }
+        return relevant
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
-import ShelfStore
+import ShelfSQLite
 import Testing
+
+@testable import ShelfStore
 
 @Suite("SQLiteItemRepository")
 struct ItemRepositoryTests {
@@ -118,5 +120,24 @@ struct ItemRepositoryTests {
         let titles = try await items.items(
             matching: ItemQuery(text: "MOTH", sortField: .title, sortDirection: .ascending))
         #expect(titles.map(\.title) == ["Butterfly net", "Moth trap", "Mothball"])
+    }
+}
+
+@Suite("Item counts")
+struct ItemCountTests {
+    @Test func theKeptCountMatchesTheTableThroughEveryKindOfChange() async throws {
+        let fixture = try await Fixture()
+        let store = fixture.store
+        let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
+        let ids = try await store.items.insert(
+            contentsOf: (0..<30).map { NewItem(userID: $0 % 2 == 0 ? fixture.ann : bob, title: "n\($0)") })
+        try await store.items.delete(id: ids[0])
+        _ = try await store.items.deleteItems(ids: Array(ids[1...3]))
+        try await store.users.delete(id: bob)  // cascades to Bob's items
+        let scanned = try await store.database.read {
+            try $0.fetchOne("SELECT count(*) FROM items") { try $0.get(0, as: Int.self) }
+        }
+        #expect(try await store.items.count(matching: ItemQuery()) == scanned)
+        #expect(scanned == 13, "15 of Ann's, less the 2 deleted")
     }
 }
