@@ -24,6 +24,7 @@ package final class Database: Sendable {
     private let removesFileOnDeinit: Bool
     /// Tells live queries which tables each commit changed.
     package let changeTracker: ChangeTracker
+    private let checkpointer: Checkpointer?
 
     /// Opens (creating when missing) the database file at `path`.
     ///
@@ -55,17 +56,26 @@ package final class Database: Sendable {
                     message: "cannot switch \(path!) to WAL mode (it reports '\(mode ?? "nothing")')")
             }
         }
-        try writer.execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=\(Self.cacheSize);")
+        try writer.execute(
+            """
+            PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=\(Self.cacheSize);
+            PRAGMA journal_size_limit=\(64 << 20);
+            """)
         if let path {
             readers = try ReaderPool(path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds))
+            let checkpointer = Checkpointer(path: path)
+            checkpointer.install(on: writer)
+            self.checkpointer = checkpointer
         } else {
             readers = nil
+            checkpointer = nil
         }
         changeTracker.attach(to: self)
     }
 
     deinit {
         changeTracker.stop()
+        checkpointer?.uninstall(from: writer)
         guard removesFileOnDeinit, let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
@@ -92,6 +102,11 @@ package final class Database: Sendable {
     /// A private in-memory database. It has a single connection: reads wait for writes.
     package static func inMemory() throws -> Database {
         try Database(path: nil, readerCount: 1, busyTimeout: .seconds(5), removesFileOnDeinit: false)
+    }
+
+    /// Waits until a background WAL checkpoint in progress, if any, is done.
+    package func waitForBackgroundCheckpoint() {
+        checkpointer?.waitUntilIdle()
     }
 
     // MARK: Writing

@@ -9,10 +9,12 @@
 public protocol ItemRepository: Sendable {
     /// Stores a new item (version 1) and returns its ID.
     /// - Throws: `.unknownUser`, `.invalidValue` (empty title, priority out of 0…3).
+    @discardableResult
     func insert(_ item: NewItem) async throws -> Item.ID
 
     /// Stores all `items` in one transaction and returns their IDs in order. When one fails,
     /// none is stored and the error names its position.
+    @discardableResult
     func insert(contentsOf items: [NewItem]) async throws -> [Item.ID]
 
     /// Saves `item`'s fields if it is still at `item.version`, and returns the stored item

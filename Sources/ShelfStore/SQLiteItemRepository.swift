@@ -15,10 +15,12 @@ public final class SQLiteItemRepository: ItemRepository {
         VALUES (?, ?, ?, ?, ?, ?, ?, 1)
         """
 
+    @discardableResult
     public func insert(_ item: NewItem) async throws -> Item.ID {
         try await insert(contentsOf: [item])[0]
     }
 
+    @discardableResult
     public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
         try await database.write { connection in
             let now = Date().sqlMillisecondPrecision

@@ -11,10 +11,12 @@ public final class SQLiteUserRepository: UserRepository {
 
     static let columns = "id, name, email, created_at"
 
+    @discardableResult
     public func insert(_ user: NewUser) async throws -> User.ID {
         try await insert(contentsOf: [user])[0]
     }
 
+    @discardableResult
     public func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
         try await database.write { connection in
             let now = Date().sqlMillisecondPrecision

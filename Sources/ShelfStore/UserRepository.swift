@@ -5,10 +5,12 @@
 public protocol UserRepository: Sendable {
     /// Stores a new user and returns its ID.
     /// - Throws: `.duplicateEmail`, `.invalidValue` (empty name, malformed email).
+    @discardableResult
     func insert(_ user: NewUser) async throws -> User.ID
 
     /// Stores all `users` in one transaction and returns their IDs in order. When one fails,
     /// none is stored and the error names its position.
+    @discardableResult
     func insert(contentsOf users: [NewUser]) async throws -> [User.ID]
 
     /// Saves a changed name or email.

@@ -119,3 +119,23 @@ struct DatabaseTests {
         #expect(error?.description.contains("backup") == true)
     }
 }
+
+@Suite("Background checkpoints")
+struct CheckpointTests {
+    @Test func commitsDoNotCheckpointButTheBackgroundDoes() throws {
+        let database = try Database.temporary()
+        let path = try #require(database.path)
+        let autocheckpoint = try database.withWriter {
+            try $0.fetchOne("PRAGMA wal_autocheckpoint") { try $0.get(0, as: Int.self) }
+        }
+        try database.write { try $0.execute("CREATE TABLE t (x BLOB)") }
+        let blob = Data(repeating: 7, count: 3000)
+        for _ in 0..<1500 {
+            try database.write { try $0.run("INSERT INTO t VALUES (?)", blob) }
+        }
+        database.waitForBackgroundCheckpoint()
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(size > 2_000_000, "the rows reached the database file: a checkpoint ran (file is \(size) bytes)")
+        #expect(autocheckpoint == 0, "the WAL hook replaced SQLite's automatic checkpoint")
+    }
+}

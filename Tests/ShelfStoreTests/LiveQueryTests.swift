@@ -201,3 +201,20 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
     var value: Value { storage.withLock { $0 } }
 }
+
+@Suite("README")
+struct ReadmeExampleTests {
+    @Test func theFiveLinesWork() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Store(path: folder.appendingPathComponent("shelf.sqlite").path)
+        let ada = try await store.users.insert(NewUser(name: "Ada", email: "ada@example.com"))
+        try await store.items.insert(NewItem(userID: ada, title: "Read the Notes", priority: 2))
+        let open = try store.liveItems(matching: ItemQuery(status: .open), limit: 50)
+        for await window in open.values {
+            #expect(window.totalCount == 1)
+            #expect(window.items.map(\.title) == ["Read the Notes"])
+            break
+        }
+    }
+}

@@ -1,0 +1,78 @@
+internal import CSQLite
+internal import Dispatch
+internal import Synchronization
+
+/// Moves WAL checkpoints off the commit path.
+///
+/// SQLite's automatic checkpoint runs inside the COMMIT that crosses the threshold, on the
+/// writer, and includes an fsync: one commit in a thousand pays milliseconds. Shelf turns it
+/// off on the writer and watches the WAL size after each commit instead (`sqlite3_wal_hook`);
+/// past `thresholdPages` it runs a PASSIVE checkpoint on its own connection and queue, which
+/// neither blocks readers nor waits for the writer. Later commits reset the WAL to its start
+/// once every frame is checkpointed.
+final class Checkpointer: Sendable {
+    /// The same threshold as SQLite's default automatic checkpoint.
+    static let thresholdPages: Int32 = 1000
+
+    private let path: String
+    private let queue = DispatchQueue(label: "shelf.checkpointer", qos: .utility)
+    private let state = Mutex<(scheduled: Bool, connection: Connection?)>((false, nil))
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Installs the WAL hook on `writer`, replacing SQLite's automatic checkpoint.
+    func install(on writer: Connection) {
+        sqlite3_wal_hook(writer.handle, walHook, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Removes the hook; call before the checkpointer is released.
+    func uninstall(from writer: Connection) {
+        sqlite3_wal_hook(writer.handle, nil, nil)
+    }
+
+    fileprivate func walGrew(to pages: Int32) {
+        guard pages >= Self.thresholdPages else { return }
+        let start = state.withLock { state -> Bool in
+            guard !state.scheduled else { return false }
+            state.scheduled = true
+            return true
+        }
+        guard start else { return }
+        queue.async { [self] in
+            let connection = state.withLock { $0.connection } ?? Self.openConnection(path)
+            if let connection {
+                sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
+            state.withLock {
+                $0.connection = connection
+                $0.scheduled = false
+            }
+        }
+    }
+
+    /// A connection for checkpoints. It reads the schema once so that it has opened the WAL:
+    /// a connection that has not read anything yet reports "not in WAL mode" to a checkpoint.
+    private static func openConnection(_ path: String) -> Connection? {
+        guard let connection = try? Connection(path: path) else { return nil }
+        sqlite3_busy_timeout(connection.handle, 1000)
+        guard (try? connection.execute("SELECT count(*) FROM sqlite_schema")) != nil else { return nil }
+        return connection
+    }
+
+    /// Waits for a checkpoint in progress (for tests).
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+}
+
+/// Called by SQLite after every commit on the writer, with the WAL's size in pages.
+private func walHook(
+    context: UnsafeMutableRawPointer?, database: OpaquePointer?, name: UnsafePointer<CChar>?, pages: Int32
+) -> Int32 {
+    if let context {
+        Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
+    }
+    return SQLITE_OK
+}
