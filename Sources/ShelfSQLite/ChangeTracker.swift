@@ -100,15 +100,14 @@ package final class ChangeTracker: Sendable {
             return state.counters == nil
         }
         if needsStart {
-            // Baseline counters and the file watcher, once, on the tracker's queue.
-            queue.sync {
-                let counters = readCounters() ?? [:]
-                let path = self.path
-                state.withLock { state in
-                    if state.counters == nil { state.counters = counters }
-                    if state.watcher == nil, let path {
-                        state.watcher = FileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
-                    }
+            // Baseline counters and the file watcher, once. Read on the calling thread, not
+            // on the tracker's queue: a live query may be created from inside an observer
+            // that the queue is running (waiting for the queue there would deadlock).
+            let counters = readCounters() ?? [:]
+            state.withLock { state in
+                if state.counters == nil { state.counters = counters }
+                if state.watcher == nil, let path {
+                    state.watcher = FileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
                 }
             }
         }

@@ -144,8 +144,11 @@ package struct Row {
     package func string(_ index: Int32) throws -> String { try String.decode(from: self, at: index) }
 
     /// Column `index` as text, or nil for NULL.
-    package func optionalString(_ index: Int32) throws -> String? {
-        isNull(index) ? nil : try String.decode(from: self, at: index)
+    package func optionalString(_ index: Int32) -> String? {
+        // sqlite3_column_text returns a null pointer exactly for NULL: one call, not two.
+        guard let text = sqlite3_column_text(statement, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Column `index` as a date (see `Date: SQLValue`); throws on NULL.

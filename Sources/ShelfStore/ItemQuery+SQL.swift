@@ -122,7 +122,7 @@ extension Item {
             id: ID(try row.int64(0)),
             userID: User.ID(try row.int64(1)),
             title: try row.string(2),
-            notes: try row.optionalString(3),
+            notes: row.optionalString(3),
             status: parsed,
             priority: Int(try row.int64(5)),
             createdAt: try row.date(6),

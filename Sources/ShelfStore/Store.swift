@@ -35,7 +35,12 @@ public final class Store: Sendable {
             throw StoreError(
                 .database, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription)")
         }
-        try self.init(database: StoreError.translating { try Database(path: path) })
+        do {
+            try self.init(database: StoreError.translating { try Database(path: path) })
+        } catch let error as StoreError {
+            // Say which file: the same message is no help when --db and SHELF_DB disagree.
+            throw StoreError(error.code, "\(path): \(error.message)")
+        }
     }
 
     /// A store in a fresh temporary file, deleted when the store is released. For tests and

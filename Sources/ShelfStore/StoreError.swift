@@ -67,7 +67,10 @@ extension StoreError {
         case (DatabaseError.busy, _), (DatabaseError.locked, _):
             self.init(.busy, "\(prefix)the database is locked by another process; retry when it is done")
         case (DatabaseError.corrupt, _), (DatabaseError.notADatabase, _):
-            self.init(.corrupt, "\(prefix)the database file is damaged or not a shelf database: \(error.message)")
+            self.init(
+                .corrupt,
+                "\(prefix)the file is damaged or not a shelf database (\(error.message)); check the path "
+                    + "(--db, SHELF_DB) or restore the file from a backup")
         default:
             self.init(.database, "\(prefix)\(error.description)")
         }

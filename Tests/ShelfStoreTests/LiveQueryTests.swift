@@ -218,3 +218,26 @@ struct ReadmeExampleTests {
         }
     }
 }
+
+@Suite("Live queries made from change handlers")
+struct NestedLiveQueryTests {
+    @Test func aLiveQueryCreatedInsideAChangeHandlerDoesNotDeadlock() async throws {
+        let fixture = try await Fixture()
+        let store = fixture.store
+        // A search text selecting a live query, driven by a live property: the inner query
+        // is created on the tracker's queue.
+        let users = try store.liveUsers()
+        let selected = users.flatMapLatest { users -> Property<ItemWindow> in
+            let owner = users.last?.id
+            return (try? store.liveItems(matching: ItemQuery(owner: owner), limit: 10))
+                ?? Property(value: ItemWindow(items: [], totalCount: 0))
+        }
+        let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
+        try await store.items.insert(NewItem(userID: bob, title: "Bob's"))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while selected.value.items.first?.title != "Bob's", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(selected.value.items.map(\.title) == ["Bob's"])
+    }
+}

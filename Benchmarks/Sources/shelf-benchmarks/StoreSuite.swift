@@ -47,11 +47,12 @@ struct StoreSuite {
         var shelfInsert: [Double] = []
         var rawInsert: [Double] = []
         var shellInsert: [Double] = []
+        var rawInsertNoCounters: [Double] = []
         let script = folder.appendingPathComponent("insert.sql")
         try writeInsertScript(items, to: script)
         for run in 0..<runs where only == nil || only == "store.insert" {
             // Alternate who goes first, so drift on a shared machine hits both sides alike.
-            for side in run % 2 == 0 ? [0, 1, 2] : [1, 0, 2] {
+            for side in run % 2 == 0 ? [0, 1, 2, 3] : [1, 0, 3, 2] {
                 switch side {
                 case 0:
                     let store = try await makeStore(in: folder, name: "shelf-\(run).sqlite")
@@ -62,6 +63,15 @@ struct StoreSuite {
                     _ = try await makeStore(in: folder, name: "raw-\(run).sqlite")
                     let raw = RawConnection(path: path)
                     rawInsert.append(Double(rows) / time { rawInsertAll(items, raw) })
+                case 3:
+                    // The cost of the change counters: the same raw insert without their triggers.
+                    let path = folder.appendingPathComponent("raw-nocounters-\(run).sqlite").path
+                    _ = try await makeStore(in: folder, name: "raw-nocounters-\(run).sqlite")
+                    let raw = RawConnection(path: path)
+                    for event in ["insert", "update", "delete"] {
+                        raw.exec("DROP TRIGGER items_changes_after_\(event)")
+                    }
+                    rawInsertNoCounters.append(Double(rows) / time { rawInsertAll(items, raw) })
                 default:
                     let path = folder.appendingPathComponent("shell-\(run).sqlite").path
                     _ = try await makeStore(in: folder, name: "shell-\(run).sqlite")
@@ -78,6 +88,11 @@ struct StoreSuite {
                 Comparison(
                     name: "store.insert", unit: "rows/s", shelf: median(shelfInsert), baseline: median(shellInsert),
                     baselineName: "sqlite3-shell", target: "(for reference)"))
+            report.print(
+                Comparison(
+                    name: "store.insert", unit: "rows/s", shelf: median(shelfInsert),
+                    baseline: median(rawInsertNoCounters),
+                    baselineName: "raw-c-without-change-counters", target: "(what the counter triggers cost)"))
         }
 
         // store.fetch_all and store.page read the same populated file.
