@@ -18,9 +18,12 @@ struct LiveSuite {
             defer { try? FileManager.default.removeItem(at: folder) }
             let shelfPath = folder.appendingPathComponent("shelf.sqlite").path
             let rawPath = folder.appendingPathComponent("raw.sqlite").path
-            try await populate(shelfPath, rows: rows)
-            RawConnection(path: shelfPath).exec("PRAGMA wal_checkpoint(TRUNCATE)")
-            try FileManager.default.copyItem(atPath: shelfPath, toPath: rawPath)
+            // Both sides get an identical, compact copy of one seeded database.
+            let seedPath = folder.appendingPathComponent("seed.sqlite").path
+            try await populate(seedPath, rows: rows)
+            let seed = RawConnection(path: seedPath)
+            seed.exec("VACUUM INTO '\(shelfPath)'")
+            seed.exec("VACUUM INTO '\(rawPath)'")
 
             var shelf: [Double] = []
             var raw: [Double] = []
