@@ -74,6 +74,7 @@ public final class Lifetime: Sendable {
         /// The lifetime this token ends.
         public let lifetime = Lifetime()
 
+        /// A token whose lifetime has not ended.
         public init() {}
 
         /// Ends the lifetime now (idempotent).

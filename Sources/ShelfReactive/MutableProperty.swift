@@ -6,6 +6,7 @@
 public final class MutableProperty<Value: Sendable>: PropertyProtocol {
     let box: PropertyBox<Value>
 
+    /// A property holding `value` until it is set.
     public init(_ value: Value) {
         box = PropertyBox(value)
     }

@@ -51,6 +51,7 @@ public final class Property<Value: Sendable>: PropertyProtocol {
         upstream = owner
     }
 
+    /// `self`: a property is its own property to observe.
     public var property: Property<Value> { self }
 
     /// The current value.

@@ -5,16 +5,21 @@ internal import ShelfSQLite
 public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendable, Codable,
     CustomStringConvertible
 {
+    /// The rowid.
     public let rawValue: Int64
 
+    /// The ID with rowid `rawValue`.
     public init(rawValue: Int64) { self.rawValue = rawValue }
 
+    /// The ID with rowid `rawValue`.
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
+    /// Decodes a bare integer.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(Int64.self)
     }
 
+    /// Encodes a bare integer.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

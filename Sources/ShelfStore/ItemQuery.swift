@@ -24,9 +24,12 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     /// a prefix ("mot" finds "moth"). Punctuation and operators are plain text here: no input
     /// raises an error or changes the meaning of the query. Empty means no text filter.
     public var text: String
+    /// What the list is ordered by; ties are ordered by ID.
     public var sortField: SortField
+    /// Ascending or descending, for the sort field and its ID tie-break alike.
     public var sortDirection: SortDirection
 
+    /// A query; every argument left out does not filter.
     public init(
         owner: User.ID? = nil, status: Item.Status? = nil, text: String = "",
         sortField: SortField = .created, sortDirection: SortDirection = .descending
@@ -45,12 +48,15 @@ public struct ItemQuery: Hashable, Sendable, Codable {
 /// it. The cursor stays valid when that item changes or is deleted: it marks a place in the
 /// order, not a row.
 public struct ItemCursor: Hashable, Sendable, Codable {
+    /// The item's ID, the tie-break of every ordering.
     public let id: Item.ID
+    /// The item's sort values, one per `ItemQuery.SortField`.
     public let createdAt: Date
     public let updatedAt: Date
     public let priority: Int
     public let title: String
 
+    /// The position of `item` in any ordering.
     public init(_ item: Item) {
         id = item.id
         createdAt = item.createdAt

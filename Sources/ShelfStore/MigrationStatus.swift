@@ -3,6 +3,7 @@ internal import ShelfSQLite
 
 /// One schema migration's state in a database file.
 public struct MigrationStatus: Hashable, Sendable {
+    /// Applied, pending, or one of the two states that make the store refuse to open.
     public enum State: Hashable, Sendable {
         /// Applied at that time, unchanged since.
         case applied(Date)
@@ -17,6 +18,7 @@ public struct MigrationStatus: Hashable, Sendable {
 
     /// The migration's name, e.g. `0001_create_users_and_items`.
     public let name: String
+    /// Where the migration stands in this database.
     public let state: State
 }
 

@@ -9,6 +9,7 @@ public struct ItemWindow: Hashable, Sendable {
     /// How many items match the query (not only those in the window).
     public let totalCount: Int
 
+    /// A window of `items` out of `totalCount`.
     public init(items: [Item], totalCount: Int) {
         self.items = items
         self.totalCount = totalCount

@@ -14,7 +14,9 @@ internal import ShelfSQLite
 /// let open = try await store.items.items(matching: ItemQuery(status: .open), limit: 50)
 /// ```
 public final class Store: Sendable {
+    /// Users of this store.
     public let users: SQLiteUserRepository
+    /// Items of this store.
     public let items: SQLiteItemRepository
     /// The migrations this open applied (empty when the file was up to date).
     public let appliedMigrations: [String]

@@ -5,6 +5,7 @@ internal import ShelfSQLite
 /// Match the kind in a `catch` clause: `catch StoreError.Code.conflict { … }`.
 /// `description` says what happened, to what, and what to do.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure, for `catch` clauses and exit codes.
     public enum Code: String, Sendable, Hashable {
         /// No row with that ID.
         case notFound
@@ -30,9 +31,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case database
     }
 
+    /// What kind of failure this is.
     public let code: Code
+    /// What happened, to what, and what to do; fit to show to a person.
     public let message: String
 
+    /// An error of kind `code`; `message` should say what to do.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

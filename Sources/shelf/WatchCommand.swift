@@ -36,19 +36,29 @@ struct WatchCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            let termination = Termination()
+            let signal = try await watch(until: termination)
+            // The store is released by now (a --demo database is deleted); exit like a
+            // process ended by that signal, except for a closed pipe, which is a normal end.
+            if signal != SIGPIPE { throw ExitCode(128 + signal) }
+        }
+
+        private func watch(until termination: Termination) async throws -> Int32 {
             let store = try await database.openStore()
             var owner: User.ID?
             if let user { owner = try await store.users.requireUser(email: user).id }
             let live = try store.liveItems(matching: ItemQuery(owner: owner, status: status, text: query), limit: limit)
             let encoder = JSONEncoder.lines
-            live.observe(during: Lifetime.never) { window in
+            let token = Lifetime.Token()
+            live.observe(during: token.lifetime) { window in
                 guard let data = try? encoder.encode(WindowLine(window)) else { return }
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
+                } catch {
+                    termination.finish(SIGPIPE)  // the reader went away: stop quietly
+                }
             }
-            while true {
-                try await Task.sleep(for: .seconds(3600))
-                withExtendedLifetime(live) {}
-            }
+            return await termination.wait()
         }
     }
 }

@@ -54,6 +54,13 @@ final class RunningShelf {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// Sends SIGINT (Ctrl-C) and waits for the process to end; returns its exit status.
+    func interrupt() -> Int32 {
+        process.interrupt()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }
 
 /// One line of `shelf watch items`.

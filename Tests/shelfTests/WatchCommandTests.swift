@@ -112,4 +112,17 @@ struct WatchCommandTests {
         #expect(line.count == 12)
         #expect(line.items.count == 3)
     }
+
+    @Test func ctrlCEndsWatchAndDeletesTheDemoDatabase() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let temporary = shelf.folder.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        let watch = try RunningShelf(["watch", "items", "--demo"], environment: ["TMPDIR": temporary.path])
+        try #require(await watch.waitForLines(1).count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1, "the demo database")
+        #expect(watch.interrupt() == 130, "exits like a process ended by SIGINT")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "and cleans up after itself")
+    }
 }
