@@ -49,16 +49,23 @@ package struct Migrator: Sendable {
             var done: [String] = []
             for migration in migrations where applied[migration.name] == nil {
                 do {
-                    try connection.transaction {
+                    let ran = try connection.transaction { () -> Bool in
+                        // Look again under the write lock: another process opening the same
+                        // new database at the same moment may have applied it meanwhile.
+                        let already = try connection.fetchOne(
+                            "SELECT 1 FROM shelf_migrations WHERE name = ?", migration.name
+                        ) { _ in true }
+                        guard already == nil else { return false }
                         try connection.execute(migration.sql)
                         try connection.run(
                             "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES (?, ?, ?)",
                             migration.name, migration.checksum, Date())
+                        return true
                     }
+                    if ran { done.append(migration.name) }
                 } catch let error as DatabaseError {
                     throw MigrationError.failed(name: migration.name, error: error)
                 }
-                done.append(migration.name)
             }
             return done
         }

@@ -86,3 +86,22 @@ struct MigratorTests {
         #expect(first.checksum.count == 16)
     }
 }
+
+@Suite("Migrator across processes")
+struct ConcurrentMigrationTests {
+    @Test func twoOpenersOfANewDatabaseMigrateItOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("db.sqlite").path
+        let migrations = (1...20).map { Migration(name: String(format: "%04d_t", $0), sql: "CREATE TABLE t\($0) (x);") }
+        // Separate Database objects: separate connections, as two processes would have.
+        let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask { try Migrator(migrations: migrations).migrate(try Database(path: path, readerCount: 1)) }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(applied.sorted() == migrations.map(\.name), "each migration applied exactly once")
+    }
+}
