@@ -33,7 +33,6 @@ extension ItemQuery {
         var cursor: Bool
         var limit: Bool
         var count: Bool
-        var columns: String
     }
 
     /// SQL texts by shape: at most a few hundred, built once each. Building the text on every
@@ -48,7 +47,7 @@ extension ItemQuery {
         if shape.text { clauses.append("id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)") }
         let column = sortColumn(shape.sortField)
         if shape.cursor { clauses.append("(\(column), id) \(shape.increasing ? ">" : "<") (?, ?)") }
-        var text = shape.count ? "SELECT count(*) FROM items" : "SELECT \(shape.columns) FROM items"
+        var text = shape.count ? "SELECT count(*) FROM items" : "SELECT \(itemColumns) FROM items"
         if !clauses.isEmpty { text += " WHERE " + clauses.joined(separator: " AND ") }
         if !shape.count {
             let order = shape.increasing ? "ASC" : "DESC"
@@ -79,14 +78,14 @@ extension ItemQuery {
 
     /// `SELECT … FROM items` for one keyset page. `backward` reads the rows before `cursor`
     /// in reverse order (the caller reverses them back).
-    func pageSQL(columns: String = itemColumns, cursor: ItemCursor?, backward: Bool, limit: Int?) -> BoundSQL {
+    func pageSQL(cursor: ItemCursor?, backward: Bool, limit: Int?) -> BoundSQL {
         let match = FullTextQuery.matchExpression(for: text)
         // Reading forward in ascending order, or backward in descending order, moves to
         // larger keys.
         let increasing = (sortDirection == .ascending) != backward
         let shape = Shape(
             owner: owner != nil, status: status != nil, text: match != nil, sortField: sortField,
-            increasing: increasing, cursor: cursor != nil, limit: limit != nil, count: false, columns: columns)
+            increasing: increasing, cursor: cursor != nil, limit: limit != nil, count: false)
         var arguments = filterArguments(match: match)
         if let cursor {
             arguments.append(sortValue(of: cursor))
@@ -104,7 +103,7 @@ extension ItemQuery {
         }
         let shape = Shape(
             owner: owner != nil, status: status != nil, text: match != nil, sortField: .created,
-            increasing: true, cursor: false, limit: false, count: true, columns: "")
+            increasing: true, cursor: false, limit: false, count: true)
         return BoundSQL(text: Self.sql(for: shape), arguments: filterArguments(match: match))
     }
 }
