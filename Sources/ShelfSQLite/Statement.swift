@@ -1,6 +1,10 @@
 internal import CSQLite
 package import Foundation
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// A prepared statement. Confined to its `Connection`: use it only inside the closure that
 /// handed out the connection, and only until the next call that uses the same statement.
 ///
@@ -149,6 +153,15 @@ package struct Row {
         guard let text = sqlite3_column_text(statement, index) else { return nil }
         let count = Int(sqlite3_column_bytes(statement, index))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// True when column `index` holds exactly the UTF-8 text `literal`: compares the bytes in
+    /// place, without making a `String` (for enum-like columns read in hot loops).
+    package func textEquals(_ index: Int32, _ literal: StaticString) -> Bool {
+        guard let text = sqlite3_column_text(statement, index) else { return false }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count == literal.utf8CodeUnitCount else { return false }
+        return memcmp(text, literal.utf8Start, count) == 0
     }
 
     /// Column `index` as a date (see `Date: SQLValue`); throws on NULL.

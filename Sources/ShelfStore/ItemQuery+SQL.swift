@@ -113,8 +113,14 @@ extension Item.Status: SQLBindable, SQLDecodable {}
 extension Item {
     /// Decodes the columns of `ItemQuery.itemColumns`.
     init(row: Row) throws {
-        let status = try row.string(4)
-        guard let parsed = Status(rawValue: status) else {
+        // The status is compared in place: no String per row for a two-valued column.
+        let parsed: Status
+        if row.textEquals(4, "open") {
+            parsed = .open
+        } else if row.textEquals(4, "done") {
+            parsed = .done
+        } else {
+            let status = row.optionalString(4) ?? "NULL"
             throw StoreError(.corrupt, "item \(try row.int64(0)) has the unknown status '\(status)'")
         }
         self.init(

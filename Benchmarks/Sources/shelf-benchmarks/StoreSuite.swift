@@ -109,14 +109,25 @@ struct StoreSuite {
         var rawFetch: [Double] = []
         var shellFetch: [Double] = []
         let fetchSQL = "SELECT \(rawItemColumns) FROM items ORDER BY created_at DESC, id DESC"
-        for _ in 0..<runs where only == nil || only == "store.fetch_all" {
+        // Three samples a run, alternating which side goes first.
+        for sample in 0..<(runs * 3) where only == nil || only == "store.fetch_all" {
             var count = 0
-            shelfFetch.append(
-                Double(rows) / (try await time { count = try await store.items.items(matching: ItemQuery()).count }))
-            precondition(count == rows, "shelf fetched \(count) of \(rows)")
-            rawFetch.append(Double(rows) / time { count = rawFetchAll(fetchSQL, raw).count })
-            precondition(count == rows, "raw fetched \(count) of \(rows)")
-            shellFetch.append(Double(rows) / (try time { try runShell(path, sql: fetchSQL) }))
+            for side in sample % 2 == 0 ? [0, 1, 2] : [1, 0, 2] {
+                switch side {
+                case 0:
+                    shelfFetch.append(
+                        Double(rows)
+                            / (try await time { count = try await store.items.items(matching: ItemQuery()).count }))
+                    precondition(count == rows, "shelf fetched \(count) of \(rows)")
+                case 1:
+                    rawFetch.append(Double(rows) / time { count = rawFetchAll(fetchSQL, raw).count })
+                    precondition(count == rows, "raw fetched \(count) of \(rows)")
+                default:
+                    if sample < runs {
+                        shellFetch.append(Double(rows) / (try time { try runShell(path, sql: fetchSQL) }))
+                    }
+                }
+            }
         }
         if !shelfFetch.isEmpty {
             report.print(
