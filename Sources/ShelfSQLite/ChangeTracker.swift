@@ -113,6 +113,9 @@ package final class ChangeTracker: Sendable {
         }
     }
 
+    /// True once an observer has registered: until then commits need not read the counters.
+    var isWatching: Bool { state.withLock { $0.counters != nil } }
+
     /// Stops telling `observer`.
     package func unregister(_ observer: any TableObserver) {
         state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }

@@ -123,7 +123,9 @@ package final class Database: Sendable {
             let before = connection.totalChanges
             return try connection.transaction {
                 let result = try body(connection)
-                if connection.totalChanges != before {
+                // Read the counters only when live queries exist: the tracker takes its
+                // baseline when the first one registers.
+                if connection.totalChanges != before, changeTracker.isWatching {
                     changed = true
                     counters = try ChangeTracker.counters(on: connection)
                 }
