@@ -11,7 +11,8 @@ internal import CSQLite
 //
 // @unchecked Sendable: a Connection is confined, not shared. `Database` owns every
 // connection and lends each to exactly one closure at a time (the writer behind its lock,
-// a reader checked out of the pool), so no two threads ever touch one concurrently.
+// a reader checked out of the pool; the checkpointer's own connection is used only on its
+// serial queue), so no two threads ever touch one concurrently.
 // Moving an idle handle between threads is allowed: the system library is built with
 // SQLITE_THREADSAFE=1, and handles are opened with SQLITE_OPEN_NOMUTEX (multi-thread mode),
 // whose single rule is "no concurrent use of one connection".
