@@ -69,4 +69,26 @@ struct MigrateCommandTests {
         #expect(result.status != 0)
         #expect(result.error.contains("not a shelf database") || result.error.contains("not a database"))
     }
+
+    @Test func aCopiedBinaryCarriesItsMigrations() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        // Alone in a folder of its own, run from elsewhere: no Migrations/ beside it.
+        let copy = shelf.folder.appendingPathComponent("bin/shelf")
+        try FileManager.default.createDirectory(
+            at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: ShelfProcess.executable, to: copy)
+        let process = Process()
+        process.executableURL = copy
+        process.arguments = ["migrate", "--db", shelf.databasePath]
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("applied 0001_create_users_and_items"))
+        #expect(text.contains("applied 0002_change_counters"))
+    }
 }
