@@ -22,7 +22,8 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     public var status: Item.Status?
     /// Words typed by a person, matched against title and notes. Every word must match, as
     /// a prefix ("mot" finds "moth"). Punctuation and operators are plain text here: no input
-    /// raises an error or changes the meaning of the query. Empty means no text filter.
+    /// raises an error or changes the meaning of the query. Text without a single letter or
+    /// digit (empty, spaces, only punctuation) does not filter.
     public var text: String
     /// What the list is ordered by; ties are ordered by ID.
     public var sortField: SortField
