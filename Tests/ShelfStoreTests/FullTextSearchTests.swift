@@ -68,4 +68,12 @@ struct FullTextSearchTests {
         #expect(try await items.count(matching: ItemQuery(text: "lant")) == 0)
         #expect(try await items.count(matching: ItemQuery(text: "cand")) == 1)
     }
+
+    @Test(arguments: ["", "   ", "()", "--", "\"\"", "*"])
+    func textWithoutWordsDoesNotFilter(input: String) async throws {
+        let fixture = try await Fixture()
+        _ = try await fixture.store.items.insert(
+            contentsOf: Self.titles.map { NewItem(userID: fixture.ann, title: $0) })
+        #expect(try await fixture.store.items.count(matching: ItemQuery(text: input)) == Self.titles.count)
+    }
 }
