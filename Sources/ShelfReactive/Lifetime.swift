@@ -31,12 +31,6 @@ public final class Lifetime: Sendable {
     /// A lifetime that never ends.
     public static let never = Lifetime()
 
-    /// A lifetime that has already ended.
-    public static let ended: Lifetime = {
-        let lifetime = Lifetime()
-        lifetime.end()
-        return lifetime
-    }()
 
     /// True once the lifetime has ended.
     public var hasEnded: Bool { state.withLock { $0.ended } }

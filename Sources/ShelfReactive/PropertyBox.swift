@@ -50,8 +50,6 @@ final class PropertyBox<Value: Sendable>: Sendable {
 
     var value: Value { state.withLock { $0.value } }
 
-    var hasEnded: Bool { state.withLock { $0.ended } }
-
     /// Replaces the value and delivers it. Ignored once ended.
     func set(_ value: Value) {
         modify { $0 = value }

@@ -107,12 +107,6 @@ package final class Connection: @unchecked Sendable {
         try statement.run()
     }
 
-    /// Runs `sql` with `arguments` bound to its parameters, to completion.
-    package func run(_ sql: String, arguments: [any SQLBindable]) throws {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments: arguments)
-        try statement.run()
-    }
 
     /// The rows of `sql`, each turned into a value by `transform`.
     package func fetch<T, each Value: SQLBindable>(

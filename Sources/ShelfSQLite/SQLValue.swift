@@ -3,7 +3,7 @@ public import Foundation
 
 /// A value that can be bound to a statement parameter.
 ///
-/// Conforming types: `Int64`, `Int`, `Int32`, `Double`, `Bool`, `String`, `Data`, `Date`,
+/// Conforming types: `Int64`, `Int`, `Double`, `Bool`, `String`, `Data`, `Date`,
 /// `Optional` of any of them (`nil` binds SQL `NULL`), and any `RawRepresentable` whose raw
 /// value is bindable (typed IDs, string enums) once it declares the conformance.
 package protocol SQLBindable {
@@ -66,21 +66,6 @@ extension Int: SQLValue {
     }
     package static func decode(from row: Row, at index: Int32) throws -> Int {
         Int(try Int64.decode(from: row, at: index))
-    }
-}
-
-extension Int32: SQLValue {
-    package func bind(to statement: Statement, at index: Int32) throws {
-        try Int64(self).bind(to: statement, at: index)
-    }
-    package static func decode(from row: Row, at index: Int32) throws -> Int32 {
-        let value = try Int64.decode(from: row, at: index)
-        guard let narrow = Int32(exactly: value) else {
-            throw DatabaseError(
-                extendedCode: SQLITE_MISMATCH, message: "column \(index) holds \(value), out of range for Int32",
-                sql: row.sql)
-        }
-        return narrow
     }
 }
 

@@ -34,9 +34,6 @@ package final class Statement {
     /// The number of result columns.
     package var columnCount: Int32 { sqlite3_column_count(handle) }
 
-    /// True when the statement changes nothing (a SELECT, or BEGIN/COMMIT).
-    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
-
     /// True while the statement has stepped but not been reset.
     var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
 
@@ -166,7 +163,4 @@ package struct Row {
 
     /// Column `index` as a date (see `Date: SQLValue`); throws on NULL.
     package func date(_ index: Int32) throws -> Date { try Date.decode(from: self, at: index) }
-
-    /// True when column `index` holds SQL NULL.
-    package func isNull(at index: Int32) -> Bool { isNull(index) }
 }
