@@ -31,7 +31,6 @@ public final class Lifetime: Sendable {
     /// A lifetime that never ends.
     public static let never = Lifetime()
 
-
     /// True once the lifetime has ended.
     public var hasEnded: Bool { state.withLock { $0.ended } }
 

@@ -107,7 +107,6 @@ package final class Connection: @unchecked Sendable {
         try statement.run()
     }
 
-
     /// The rows of `sql`, each turned into a value by `transform`.
     package func fetch<T, each Value: SQLBindable>(
         _ sql: String, _ values: repeat each Value, row transform: (Row) throws -> T

@@ -46,14 +46,14 @@ package final class Database: Sendable {
             busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         writer = try Connection(path: path ?? ":memory:")
         sqlite3_busy_timeout(writer.handle, Int32(clamping: milliseconds))
-        if path != nil {
+        if let path {
             // journal_mode returns a row; a database that cannot switch (e.g. on a
             // filesystem without shared memory) says so here rather than later.
             let mode = try writer.fetchOne("PRAGMA journal_mode=WAL") { try $0.get(0, as: String.self) }
             guard mode?.lowercased() == "wal" else {
                 throw DatabaseError(
                     extendedCode: SQLITE_ERROR,
-                    message: "cannot switch \(path!) to WAL mode (it reports '\(mode ?? "nothing")')")
+                    message: "cannot switch \(path) to WAL mode (it reports '\(mode ?? "nothing")')")
             }
         }
         try writer.execute(

@@ -97,8 +97,10 @@ extension String: SQLValue {
             guard let base = buffer.baseAddress else {
                 return sqlite3_bind_text(statement.handle, index, "", 0, transient)
             }
+            // The 64-bit length never traps: past SQLite's limit it answers SQLITE_TOOBIG.
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(statement.handle, index, $0, Int32(buffer.count), transient)
+                sqlite3_bind_text64(
+                    statement.handle, index, $0, sqlite3_uint64(buffer.count), transient, UInt8(SQLITE_UTF8))
             }
         }
         try statement.check(code, binding: index)
@@ -117,9 +119,9 @@ extension Data: SQLValue {
     package func bind(to statement: Statement, at index: Int32) throws {
         let code = withUnsafeBytes { buffer in
             // A zero-length blob still needs a non-null pointer, or SQLite binds NULL.
-            sqlite3_bind_blob(
-                statement.handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
-                transient)
+            sqlite3_bind_blob64(
+                statement.handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                sqlite3_uint64(buffer.count), transient)
         }
         try statement.check(code, binding: index)
     }

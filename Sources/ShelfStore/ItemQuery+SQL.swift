@@ -121,7 +121,10 @@ extension Item {
             parsed = .done
         } else {
             let status = row.optionalString(4) ?? "NULL"
-            throw StoreError(.corrupt, "item \(try row.int64(0)) has the unknown status '\(status)'")
+            throw StoreError(
+                .corrupt,
+                "item \(try row.int64(0)) has the unknown status '\(status)', which shelf never writes; "
+                    + "set it to 'open' or 'done' with the sqlite3 shell")
         }
         self.init(
             id: ID(try row.int64(0)),

@@ -124,6 +124,10 @@ public final class SQLiteItemRepository: ItemRepository {
     static func page(
         _ query: ItemQuery, cursor: ItemCursor?, backward: Bool, limit: Int?, _ connection: Connection
     ) throws -> [Item] {
+        // SQLite reads a negative LIMIT as "no limit": refuse it rather than read everything.
+        if let limit, limit < 0 {
+            throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
+        }
         let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit)
         let statement = try connection.cachedStatement(sql.text)
         try statement.bind(arguments: sql.arguments)

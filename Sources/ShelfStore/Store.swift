@@ -35,7 +35,9 @@ public final class Store: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw StoreError(
-                .database, "cannot create the folder \(folder.path) for the database: \(error.localizedDescription)")
+                .database,
+                "cannot create the folder \(folder.path) for the database (\(error.localizedDescription)); "
+                    + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
         }
         do {
             try self.init(database: StoreError.translating { try Database(path: path) })

@@ -141,3 +141,34 @@ struct ItemCountTests {
         #expect(scanned == 13, "15 of Ann's, less the 2 deleted")
     }
 }
+
+@Suite("Page limits")
+struct PageLimitTests {
+    @Test func aNegativeLimitIsRefusedNotReadAsUnlimited() async throws {
+        let fixture = try await Fixture()
+        try await fixture.store.items.insert(contentsOf: (1...3).map { NewItem(userID: fixture.ann, title: "n\($0)") })
+        let error = await #expect(throws: StoreError.self) {
+            try await fixture.store.items.items(matching: ItemQuery(), after: nil, limit: -1)
+        }
+        #expect(error?.code == .invalidValue)
+        #expect(throws: StoreError.self) { try fixture.store.liveItems(matching: ItemQuery(), limit: -5) }
+        #expect(try await fixture.store.items.items(matching: ItemQuery(), limit: 0).isEmpty)
+    }
+}
+
+@Suite("Rows written outside shelf")
+struct ForeignRowTests {
+    @Test func anUnknownStatusFailsWithAFixNotACrash() async throws {
+        let fixture = try await Fixture()
+        let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "x"))
+        try fixture.store.database.withWriter { connection in
+            try connection.execute("PRAGMA ignore_check_constraints = ON")
+            try connection.run("UPDATE items SET status = 'later' WHERE id = ?", id)
+            try connection.execute("PRAGMA ignore_check_constraints = OFF")
+        }
+        let error = await #expect(throws: StoreError.self) { try await fixture.store.items.item(id: id) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.message.contains("'later'") == true)
+        #expect(error?.message.contains("'open' or 'done'") == true)
+    }
+}
