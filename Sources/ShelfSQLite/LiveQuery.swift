@@ -15,6 +15,8 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
         var value: Value?
         var tables: Set<String>?
         var publish: (@Sendable (Value) -> Void)?
+        /// The last result handed to `publish` (or the one its owner started from).
+        var delivered: Value?
         var runs = 0
     }
 
@@ -45,12 +47,22 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
     package var runCount: Int { state.withLock { $0.runs } }
 
     /// Delivers every later result that differs from the one before to `publish`, on the
-    /// tracker's queue; first the current one, if it changed since `value` was read.
-    package func start(_ publish: @escaping @Sendable (Value) -> Void) {
-        state.withLock { $0.publish = publish }
+    /// tracker's queue. `known` is the result the caller already holds (read from `value`):
+    /// if a re-run replaced it before `start`, the newer one is delivered first.
+    package func start(from known: Value, _ publish: @escaping @Sendable (Value) -> Void) {
+        state.withLock {
+            $0.publish = publish
+            $0.delivered = known
+        }
+        // On the tracker's queue, where re-runs publish too: deliveries stay in order.
         database.changeTracker.enqueue { [weak self] in
             guard let self else { return }
-            publish(self.value)
+            let newer = self.state.withLock { state -> Value? in
+                guard let value = state.value, value != state.delivered else { return nil }
+                state.delivered = value
+                return value
+            }
+            if let newer { publish(newer) }
         }
     }
 
@@ -73,9 +85,10 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
         let publish = state.withLock { state -> (@Sendable (Value) -> Void)? in
             state.runs += 1
             state.tables = result.1
-            guard state.value != result.0 else { return nil }
             state.value = result.0
-            return state.publish
+            guard let publish = state.publish, state.delivered != result.0 else { return nil }
+            state.delivered = result.0
+            return publish
         }
         publish?(result.0)
     }

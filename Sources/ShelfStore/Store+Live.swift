@@ -70,15 +70,11 @@ final class LiveValue<Value: Equatable & Sendable>: Sendable {
 
     init(query: LiveQuery<Value>) {
         self.query = query
-        let mutable = MutableProperty(query.value)
+        let initial = query.value
+        let mutable = MutableProperty(initial)
         self.mutable = mutable
-        query.start { [weak mutable] value in
-            mutable?.modify { current in
-                guard current != value else { return false }
-                current = value
-                return true
-            }
-        }
+        // The query publishes only results that differ from the last one.
+        query.start(from: initial) { [weak mutable] value in mutable?.value = value }
     }
 
     var property: Property<Value> { Property(mutable, retaining: self) }
