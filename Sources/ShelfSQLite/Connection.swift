@@ -9,7 +9,7 @@ internal import CSQLite
 /// A `Connection` is handed out by `Database` to one closure at a time; do not keep it
 /// beyond that closure. Use it only on the thread running the closure.
 //
-// @unchecked Sendable: a Connection is confined, not shared. `Database` owns every
+// Why unchecked Sendable is safe: a Connection is confined, not shared. `Database` owns every
 // connection and lends each to exactly one closure at a time (the writer behind its lock,
 // a reader checked out of the pool; the checkpointer's own connection is used only on its
 // serial queue), so no two threads ever touch one concurrently.

@@ -20,11 +20,8 @@ enum FullTextQuery {
         }
         if !current.isEmpty { words.append(String(current)) }
         guard !words.isEmpty else { return nil }
-        // Words hold no quote characters, so "…" needs no escaping; keep the doubling anyway
-        // so the quoting stays correct if isWordScalar ever changes.
-        return words.map {
-            "\"" + $0.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"*"
-        }.joined(separator: " ")
+        // Words are letters, digits and marks only, so none holds a quote to escape.
+        return words.map { "\"\($0)\"*" }.joined(separator: " ")
     }
 
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {

@@ -46,6 +46,19 @@ struct Report {
         fflush(nil)
     }
 
+    /// One line per baseline: the medians of `shelf` and of each baseline's samples.
+    func compare(
+        _ name: String, unit: String, shelf: [Double],
+        against baselines: [(name: String, samples: [Double], target: String)]
+    ) {
+        for baseline in baselines {
+            print(
+                Comparison(
+                    name: name, unit: unit, shelf: median(shelf), baseline: median(baseline.samples),
+                    baselineName: baseline.name, target: baseline.target))
+        }
+    }
+
     func print(_ figure: Figure) {
         if json {
             Swift.print(figure.json)

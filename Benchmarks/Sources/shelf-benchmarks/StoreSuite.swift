@@ -80,19 +80,12 @@ struct StoreSuite {
             }
         }
         if only == nil || only == "store.insert" {
-            report.print(
-                Comparison(
-                    name: "store.insert", unit: "rows/s", shelf: median(shelfInsert), baseline: median(rawInsert),
-                    baselineName: "raw-c", target: "ratio >= 0.9"))
-            report.print(
-                Comparison(
-                    name: "store.insert", unit: "rows/s", shelf: median(shelfInsert), baseline: median(shellInsert),
-                    baselineName: "sqlite3-shell", target: "(for reference)"))
-            report.print(
-                Comparison(
-                    name: "store.insert", unit: "rows/s", shelf: median(shelfInsert),
-                    baseline: median(rawInsertNoCounters),
-                    baselineName: "raw-c-without-change-counters", target: "(what the counter triggers cost)"))
+            report.compare(
+                "store.insert", unit: "rows/s", shelf: shelfInsert,
+                against: [
+                    ("raw-c", rawInsert, "ratio >= 0.9"), ("sqlite3-shell", shellInsert, "(for reference)"),
+                    ("raw-c-without-change-counters", rawInsertNoCounters, "(what the counter triggers cost)"),
+                ])
         }
 
         // store.fetch_all and store.page read the same populated file.
@@ -130,14 +123,9 @@ struct StoreSuite {
             }
         }
         if !shelfFetch.isEmpty {
-            report.print(
-                Comparison(
-                    name: "store.fetch_all", unit: "rows/s", shelf: median(shelfFetch), baseline: median(rawFetch),
-                    baselineName: "raw-c", target: "ratio >= 0.9"))
-            report.print(
-                Comparison(
-                    name: "store.fetch_all", unit: "rows/s", shelf: median(shelfFetch), baseline: median(shellFetch),
-                    baselineName: "sqlite3-shell", target: "(for reference)"))
+            report.compare(
+                "store.fetch_all", unit: "rows/s", shelf: shelfFetch,
+                against: [("raw-c", rawFetch, "ratio >= 0.9"), ("sqlite3-shell", shellFetch, "(for reference)")])
         }
 
         // store.page: 50 items after the item at row 100,000 (or the middle) of the default order.
