@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ShelfStore", targets: ["ShelfStore"]),
         .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
+        .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
         .executable(name: "shelf", targets: ["shelf"]),
     ],
     dependencies: [
@@ -19,6 +20,7 @@ let package = Package(
         ),
         .target(name: "ShelfReactive"),
         .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
+        .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(
             name: "ShelfStore",
             dependencies: ["ShelfSQLite", "ShelfReactive"],
@@ -43,6 +45,7 @@ let package = Package(
         ),
 
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
+        .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"]),
         .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore"]),

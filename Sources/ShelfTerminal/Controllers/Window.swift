@@ -1,0 +1,151 @@
+/// Hosts a root controller at a size: lays it out, draws it into a canvas and routes input
+/// to the focused controller. `Application` drives one with a real terminal, a
+/// `HeadlessScreen` drives one in tests. Main actor only.
+@MainActor
+public final class Window {
+    public let rootController: Controller
+    public private(set) var size: Size
+    /// Animation frame counter, advanced by the application while something animates.
+    var tick = 0
+    /// True when the tree changed since the last draw.
+    public private(set) var needsDisplay = true
+    /// Called (once per change burst) when `needsDisplay` becomes true.
+    var onNeedsDisplay: (@MainActor () -> Void)?
+    /// Called when a controller asks the application to quit.
+    var onQuit: (@MainActor () -> Void)?
+    private var isClosed = false
+
+    /// Shows `rootController` at `size`: loads its view and makes it appear.
+    public init(rootController: Controller, size: Size) {
+        self.rootController = rootController
+        self.size = size
+        precondition(rootController.parent == nil, "the root controller cannot have a parent")
+        rootController.window = self
+        rootController.view.onNeedsDisplay = { [unowned self] in setNeedsDisplay() }
+        rootController.beginAppearance()
+    }
+
+    func setNeedsDisplay() {
+        guard !needsDisplay else { return }
+        needsDisplay = true
+        onNeedsDisplay?()
+    }
+
+    /// Changes the size; the next draw lays out again.
+    public func resize(to newSize: Size) {
+        guard newSize != size else { return }
+        size = newSize
+        needsDisplay = true
+        onNeedsDisplay?()
+    }
+
+    /// Lays out and draws the whole tree into a new canvas.
+    public func draw() -> Canvas {
+        needsDisplay = false
+        var canvas = Canvas(size: size)
+        let root = rootController.view
+        root.frame = Rect(origin: .zero, size: size)
+        root.render(in: &canvas, tick: tick)
+        return canvas
+    }
+
+    /// True when a visible view animates.
+    var isAnimating: Bool { rootController.view.hasVisibleAnimation }
+
+    /// Routes one input event through the responder chain. Returns true when handled.
+    @discardableResult
+    public func send(_ event: InputEvent) -> Bool {
+        var responder: Controller? = rootController.firstResponder
+        while let current = responder {
+            let handled =
+                switch event {
+                case .key(let key): current.handle(key)
+                case .paste(let text): current.handlePaste(text)
+                case .mouse(let mouse): current.handleMouse(mouse)
+                }
+            if handled { return true }
+            responder = current.parent
+        }
+        return false
+    }
+
+    func quit() {
+        onQuit?()
+    }
+
+    /// Makes the tree disappear and ends every controller's lifetime. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        rootController.beginDisappearance()
+        rootController.endAppearance(disappearing: true)
+        rootController.endLifetime()
+    }
+}
+
+/// A screen without a terminal, for tests: drive a controller tree with events and a size,
+/// and read the screen back as text and styles.
+///
+/// ```swift
+/// let screen = HeadlessScreen(rootController: controller, size: Size(width: 40, height: 10))
+/// screen.send(.character("j"))
+/// #expect(screen.lines == ["…", …])
+/// ```
+@MainActor
+public final class HeadlessScreen {
+    public let window: Window
+    private var canvas: Canvas
+    /// Set once a controller asked the application to quit.
+    public private(set) var didQuit = false
+
+    public init(rootController: Controller, size: Size) {
+        window = Window(rootController: rootController, size: size)
+        canvas = Canvas(size: size)
+        window.onQuit = { [unowned self] in didQuit = true }
+    }
+
+    /// The current screen, redrawn if anything changed.
+    public var screen: Canvas {
+        if window.needsDisplay { canvas = window.draw() }
+        return canvas
+    }
+
+    /// The screen's rows as text.
+    public var lines: [String] { screen.lines }
+
+    /// The whole screen as one string, rows joined by "\n", trailing spaces removed.
+    public var text: String {
+        lines.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
+    }
+
+    /// Sends a key.
+    @discardableResult
+    public func send(_ key: KeyEvent) -> Bool { window.send(.key(key)) }
+
+    /// Sends any input event.
+    @discardableResult
+    public func send(_ event: InputEvent) -> Bool { window.send(event) }
+
+    /// Types each character of `text` as a key.
+    public func type(_ text: String) {
+        for character in text { window.send(.key(.character(character))) }
+    }
+
+    public func resize(to size: Size) { window.resize(to: size) }
+
+    /// Waits (yielding to the main actor, so property deliveries run) until `condition`
+    /// holds for the screen text, or `timeout` passes. Returns whether it held.
+    @discardableResult
+    public func waitUntil(timeout: Duration = .seconds(5), _ condition: (String) -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if condition(text) { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition(text)
+    }
+
+    /// Closes the window: controllers disappear and their lifetimes end.
+    public func close() { window.close() }
+}

@@ -1,0 +1,191 @@
+/// Turns canvases into terminal output, writing only what changed since the last frame.
+///
+/// Each frame is wrapped in synchronized output (DEC mode 2026) so the terminal shows it
+/// whole, and comes back as one byte buffer to write with a single `write`. Cursor moves
+/// and style changes are kept to the minimum: a style is sent only when it differs from the
+/// last one written, and the cursor moves only across cells that did not change. Not
+/// thread-safe; one renderer per terminal.
+public struct Renderer: Sendable {
+    /// How many colours the terminal shows.
+    public enum ColorMode: Hashable, Sendable {
+        /// No colours (`NO_COLOR`): attributes such as bold and reverse only.
+        case monochrome
+        case ansi16
+        case indexed256
+        case truecolor
+
+        /// The mode the environment asks for: `NO_COLOR` set and not empty wins, then
+        /// `COLORTERM=truecolor|24bit`, then a `TERM` containing `256color`, else 16 colours.
+        public static func detect(environment: [String: String]) -> ColorMode {
+            if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return .monochrome }
+            if let colorTerm = environment["COLORTERM"], colorTerm == "truecolor" || colorTerm == "24bit" {
+                return .truecolor
+            }
+            if environment["TERM"]?.contains("256color") == true { return .indexed256 }
+            return .ansi16
+        }
+    }
+
+    public var colorMode: ColorMode
+    private var previous: Canvas?
+    private var previousCursor: Point?
+    private var cursorShown = false
+
+    public init(colorMode: ColorMode) {
+        self.colorMode = colorMode
+    }
+
+    /// Forgets the last frame, so the next one is drawn in full (after a resize, or when
+    /// the screen may have been disturbed, e.g. after a suspend).
+    public mutating func invalidate() {
+        previous = nil
+    }
+
+    /// The bytes that bring the screen from the last frame to `canvas`; empty when nothing
+    /// changed.
+    public mutating func render(_ canvas: Canvas) -> [UInt8] {
+        var output = Output()
+        let base: Canvas
+        if let previous, previous.size == canvas.size {
+            base = previous
+        } else {
+            output.append("\u{1B}[0m\u{1B}[H\u{1B}[2J")
+            base = Canvas(size: canvas.size)
+        }
+        let pen = writeChanges(from: base, to: canvas, into: &output)
+        if output.bytes.isEmpty, canvas.cursor == previousCursor, previous != nil {
+            return []
+        }
+        if pen != .plain { output.append("\u{1B}[0m") }
+        if let cursor = canvas.cursor {
+            output.moveCursor(to: cursor)
+            if !cursorShown { output.append("\u{1B}[?25h") }
+            cursorShown = true
+        } else if cursorShown {
+            output.append("\u{1B}[?25l")
+            cursorShown = false
+        }
+        previous = canvas
+        previousCursor = canvas.cursor
+        return Array("\u{1B}[?2026h".utf8) + output.bytes + Array("\u{1B}[?2026l".utf8)
+    }
+
+    /// Writes the changed cells; returns the style left set on the terminal.
+    private func writeChanges(from old: Canvas, to new: Canvas, into output: inout Output) -> Style {
+        var pen = Style.plain
+        var cursor: Point? = nil
+        for y in 0..<new.size.height {
+            var x = 0
+            while x < new.size.width {
+                let cell = new[x, y]
+                if cell == old[x, y] || cell.isContinuation {
+                    x += 1
+                    continue
+                }
+                if let at = cursor, at.y == y, at.x < x {
+                    output.append("\u{1B}[\(x - at.x == 1 ? "" : String(x - at.x))C")
+                } else if cursor != Point(x: x, y: y) {
+                    output.moveCursor(to: Point(x: x, y: y))
+                }
+                if cell.style != pen {
+                    output.append(sgr(cell.style))
+                    pen = cell.style
+                }
+                output.append(cell.text)
+                let width = max(1, DisplayWidth.of(cell.text))
+                x += width
+                cursor = Point(x: x, y: y)
+            }
+        }
+        return pen
+    }
+
+    // MARK: - Styles
+
+    private func sgr(_ style: Style) -> String {
+        var codes = ["0"]
+        let attributes = style.attributes
+        if attributes.contains(.bold) { codes.append("1") }
+        if attributes.contains(.dim) { codes.append("2") }
+        if attributes.contains(.italic) { codes.append("3") }
+        if attributes.contains(.underline) { codes.append("4") }
+        if attributes.contains(.reverse) { codes.append("7") }
+        if let foreground = colorCodes(style.foreground, background: false) { codes.append(foreground) }
+        if let background = colorCodes(style.background, background: true) { codes.append(background) }
+        return "\u{1B}[" + codes.joined(separator: ";") + "m"
+    }
+
+    private func colorCodes(_ color: Color, background: Bool) -> String? {
+        let color = converted(color)
+        switch color {
+        case .default: return nil
+        case .ansi(let n):
+            let base = n < 8 ? (background ? 40 : 30) : (background ? 100 : 90)
+            return String(base + Int(n % 8))
+        case .indexed(let n): return (background ? "48;5;" : "38;5;") + String(n)
+        case .rgb(let r, let g, let b): return (background ? "48;2;" : "38;2;") + "\(r);\(g);\(b)"
+        }
+    }
+
+    /// `color` as the terminal can show it.
+    func converted(_ color: Color) -> Color {
+        switch (colorMode, color) {
+        case (.monochrome, _): return .default
+        case (_, .default), (_, .ansi): return color
+        case (.truecolor, _): return color
+        case (.indexed256, .indexed): return color
+        case (.indexed256, .rgb(let r, let g, let b)): return .indexed(Self.indexed(r, g, b))
+        case (.ansi16, .indexed(let n)): return .ansi(Self.ansi(fromIndexed: n))
+        case (.ansi16, .rgb(let r, let g, let b)): return .ansi(Self.ansi(r, g, b))
+        }
+    }
+
+    /// The nearest colour of the 6×6×6 cube or the grey ramp.
+    static func indexed(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        if r == g, g == b {
+            if r < 8 { return 16 }
+            if r > 248 { return 231 }
+            return UInt8(232 + (Int(r) - 8) * 24 / 241)
+        }
+        func level(_ v: UInt8) -> Int { v < 48 ? 0 : v < 115 ? 1 : (Int(v) - 35) / 40 }
+        return UInt8(16 + 36 * level(r) + 6 * level(g) + level(b))
+    }
+
+    static func ansi(fromIndexed n: UInt8) -> UInt8 {
+        switch n {
+        case 0..<16: return n
+        case 232...255:
+            let grey = Int(n - 232) * 10 + 8
+            return grey < 60 ? 0 : grey < 150 ? 8 : grey < 220 ? 7 : 15
+        default:
+            let value = Int(n) - 16
+            func channel(_ level: Int) -> UInt8 { level == 0 ? 0 : UInt8(55 + level * 40) }
+            return ansi(channel(value / 36), channel(value / 6 % 6), channel(value % 6))
+        }
+    }
+
+    /// The nearest of the 16 ANSI colours, by hue and brightness.
+    static func ansi(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let maximum = max(r, g, b)
+        let minimum = min(r, g, b)
+        if Int(maximum) - Int(minimum) < 40 {
+            return maximum < 60 ? 0 : maximum < 150 ? 8 : maximum < 220 ? 7 : 15
+        }
+        let threshold = (Int(maximum) + Int(minimum)) / 2
+        let bits = (Int(r) > threshold ? 1 : 0) | (Int(g) > threshold ? 2 : 0) | (Int(b) > threshold ? 4 : 0)
+        return UInt8(bits) + (maximum > 200 ? 8 : 0)
+    }
+}
+
+/// Bytes of one frame under construction.
+struct Output {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func moveCursor(to point: Point) {
+        append("\u{1B}[\(point.y + 1);\(point.x + 1)H")
+    }
+}

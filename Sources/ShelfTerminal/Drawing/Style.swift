@@ -1,0 +1,56 @@
+/// A terminal colour.
+public enum Color: Hashable, Sendable {
+    /// The terminal's own foreground or background.
+    case `default`
+    /// One of the 16 ANSI colours (0–7 normal, 8–15 bright); readable on every terminal.
+    case ansi(UInt8)
+    /// One of the 256 indexed colours.
+    case indexed(UInt8)
+    /// A 24-bit colour, shown as the nearest indexed or ANSI colour where unsupported.
+    case rgb(UInt8, UInt8, UInt8)
+
+    public static let black = Color.ansi(0)
+    public static let red = Color.ansi(1)
+    public static let green = Color.ansi(2)
+    public static let yellow = Color.ansi(3)
+    public static let blue = Color.ansi(4)
+    public static let magenta = Color.ansi(5)
+    public static let cyan = Color.ansi(6)
+    public static let white = Color.ansi(7)
+    public static let brightBlack = Color.ansi(8)
+    public static let brightWhite = Color.ansi(15)
+}
+
+/// How a cell looks: colours and text attributes.
+public struct Style: Hashable, Sendable {
+    /// Text attributes.
+    public struct Attributes: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let bold = Attributes(rawValue: 1)
+        public static let dim = Attributes(rawValue: 2)
+        public static let italic = Attributes(rawValue: 4)
+        public static let underline = Attributes(rawValue: 8)
+        public static let reverse = Attributes(rawValue: 16)
+    }
+
+    public var foreground: Color
+    public var background: Color
+    public var attributes: Attributes
+
+    public init(foreground: Color = .default, background: Color = .default, attributes: Attributes = []) {
+        self.foreground = foreground
+        self.background = background
+        self.attributes = attributes
+    }
+
+    /// The terminal's default look.
+    public static let plain = Style()
+
+    /// This style with `attributes` added.
+    public func with(_ attributes: Attributes) -> Style {
+        var copy = self
+        copy.attributes.formUnion(attributes)
+        return copy
+    }
+}

@@ -1,0 +1,216 @@
+internal import Dispatch
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Runs a controller tree full-screen in the terminal until it quits.
+///
+/// Input, resizes and redraw requests all arrive on the main actor. Each batch of input
+/// bytes is decoded and dispatched, then at most one frame is drawn; redraws asked for by
+/// property changes are coalesced to one per frame interval. Ctrl-Z (or SIGTSTP) suspends:
+/// the terminal is restored, and re-entered and redrawn on resume. SIGWINCH re-lays out.
+/// SIGINT, SIGTERM and SIGHUP end the run with the terminal restored. Main actor only.
+@MainActor
+public final class Application {
+    /// Why `run()` returned.
+    public enum Ending: Equatable, Sendable {
+        /// A controller called `quitApplication()`.
+        case quit
+        /// A signal ended the run (SIGINT, SIGTERM, SIGHUP); exit with 128 + the number.
+        case signal(Int32)
+        /// The terminal's input ended (it was closed).
+        case inputClosed
+    }
+
+    private let rootController: Controller
+    private let mouse: Bool
+    private let environment: [String: String]
+    /// Shortest time between frames drawn for property changes.
+    public var frameInterval: Duration = .milliseconds(8)
+    /// How long a lone Escape waits for the rest of a sequence.
+    public var escapeTimeout: Duration = .milliseconds(25)
+
+    private var terminal: Terminal?
+    private var window: Window?
+    private var renderer: Renderer
+    private var decoder = KeyDecoder()
+    private var sources: [any DispatchSourceProtocol] = []
+    private var continuation: CheckedContinuation<Ending, Never>?
+    private var renderScheduled = false
+    private var animationScheduled = false
+    private var escapeGeneration = 0
+
+    /// Prepares to run `rootController`. `environment` decides colours (`NO_COLOR`,
+    /// `COLORTERM`, `TERM`); `mouse` turns on mouse reporting.
+    public init(rootController: Controller, environment: [String: String], mouse: Bool = true) {
+        self.rootController = rootController
+        self.mouse = mouse
+        self.environment = environment
+        renderer = Renderer(colorMode: .detect(environment: environment))
+    }
+
+    /// Enters full-screen mode, runs until the tree quits or a signal ends it, restores the
+    /// terminal and closes the window (controllers' lifetimes end).
+    ///
+    /// - Throws: `TerminalError` when stdin or stdout is not a terminal, before anything
+    ///   on the screen changes.
+    public func run() async throws -> Ending {
+        let terminal = try Terminal(mouse: mouse)
+        try terminal.enter()
+        self.terminal = terminal
+        let window = Window(rootController: rootController, size: terminal.size)
+        self.window = window
+        window.onNeedsDisplay = { [unowned self] in scheduleRender() }
+        window.onQuit = { [unowned self] in finish(.quit) }
+        installSources()
+        render()
+        let ending = await withCheckedContinuation { self.continuation = $0 }
+        for source in sources { source.cancel() }
+        sources.removeAll()
+        window.close()
+        terminal.restore()
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGWINCH] { signal(number, SIG_DFL) }
+        return ending
+    }
+
+    private func finish(_ ending: Ending) {
+        continuation?.resume(returning: ending)
+        continuation = nil
+    }
+
+    // MARK: - Sources
+
+    private func installSources() {
+        guard let terminal else { return }
+        let read = DispatchSource.makeReadSource(fileDescriptor: terminal.input, queue: .main)
+        read.setEventHandler { [unowned self] in
+            MainActor.assumeIsolated {
+                let available = Int(read.data)
+                let bytes = terminal.read(upTo: max(1, min(available, 65_536)))
+                if bytes.isEmpty {
+                    finish(.inputClosed)
+                    return
+                }
+                handle(decoder.feed(bytes))
+                if decoder.isWaiting { scheduleEscapeFlush() }
+            }
+        }
+        read.resume()
+        sources.append(read)
+
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGWINCH] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { [unowned self] in
+                MainActor.assumeIsolated { handleSignal(number) }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private func handleSignal(_ number: Int32) {
+        switch number {
+        case SIGWINCH:
+            resize()
+        case SIGTSTP:
+            suspend()
+        case SIGCONT:
+            // Continued after a stop we did not make ourselves: the shell may have reset modes.
+            resume()
+        default:
+            finish(.signal(number))
+        }
+    }
+
+    private func handle(_ events: [InputEvent]) {
+        guard let window else { return }
+        for event in events {
+            if case .key(let key) = event, key == .control("z") {
+                suspend()
+                continue
+            }
+            window.send(event)
+        }
+        render()
+    }
+
+    private func scheduleEscapeFlush() {
+        escapeGeneration += 1
+        let generation = escapeGeneration
+        DispatchQueue.main.asyncAfter(deadline: .now() + escapeTimeout.timeInterval) { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self, generation == self.escapeGeneration, self.decoder.isWaiting else { return }
+                self.handle(self.decoder.flush())
+            }
+        }
+    }
+
+    // MARK: - Suspend, resume, resize
+
+    private func suspend() {
+        guard let terminal else { return }
+        terminal.restore()
+        signal(SIGTSTP, SIG_DFL)
+        kill(getpid(), SIGTSTP)
+        // Execution continues here after SIGCONT.
+        signal(SIGTSTP, SIG_IGN)
+        resume()
+    }
+
+    private func resume() {
+        guard let terminal else { return }
+        try? terminal.enter()
+        resize()
+        renderer.invalidate()
+        render()
+    }
+
+    private func resize() {
+        guard let terminal, let window else { return }
+        let size = terminal.size
+        if size != window.size {
+            renderer.invalidate()
+            window.resize(to: size)
+        }
+        render()
+    }
+
+    // MARK: - Rendering
+
+    private func scheduleRender() {
+        guard !renderScheduled else { return }
+        renderScheduled = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + frameInterval.timeInterval) { [weak self] in
+            MainActor.assumeIsolated { self?.render() }
+        }
+    }
+
+    private func render() {
+        renderScheduled = false
+        guard let window, let terminal, terminal.isActive, continuation != nil || !sources.isEmpty else { return }
+        let bytes = renderer.render(window.draw())
+        if !bytes.isEmpty { terminal.write(bytes) }
+        if window.isAnimating, !animationScheduled {
+            animationScheduled = true
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.1) { [weak self] in
+                MainActor.assumeIsolated {
+                    guard let self, let window = self.window else { return }
+                    self.animationScheduled = false
+                    window.tick += 1
+                    self.render()
+                }
+            }
+        }
+    }
+}
+
+extension Duration {
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,71 @@
+/// Text in a style: one line per "\n", or word-wrapped to the frame when `wraps` is set.
+/// Lines that do not fit are cut with an ellipsis; text is sanitized when drawn.
+@MainActor
+public final class Label: View {
+    public var text: String { didSet { if text != oldValue { setNeedsDisplay() } } }
+    public var style: Style { didSet { if style != oldValue { setNeedsDisplay() } } }
+    public var alignment: TextLayout.Alignment = .leading
+    /// Wrap long lines at word boundaries instead of cutting them.
+    public var wraps = false
+
+    public init(_ text: String = "", style: Style = .plain) {
+        self.text = text
+        self.style = style
+        super.init()
+        length = .fixed(1)
+    }
+
+    public override func draw(in canvas: inout Canvas) {
+        let lines = wraps ? TextLayout.wrap(text, to: frame.width) : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (row, line) in lines.prefix(frame.height).enumerated() {
+            let padded = TextLayout.pad(Sanitizer.sanitize(line), to: frame.width, alignment: alignment)
+            canvas.draw(padded, at: Point(x: frame.x, y: frame.y + row), style: style, width: frame.width)
+        }
+    }
+}
+
+extension TextLayout {
+    /// `text` broken into lines of at most `width` columns, at spaces where possible;
+    /// "\n" always breaks. A word longer than the width is split.
+    public static func wrap(_ text: String, to width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var lineWidth = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                var word = Substring(word)
+                var wordWidth = DisplayWidth.of(word)
+                let gap = line.isEmpty ? 0 : 1
+                if lineWidth + gap + wordWidth <= width {
+                    if gap == 1 { line += " " }
+                    line += word
+                    lineWidth += gap + wordWidth
+                    continue
+                }
+                if !line.isEmpty {
+                    lines.append(line)
+                    line = ""
+                    lineWidth = 0
+                }
+                // Split words wider than a line.
+                while wordWidth > width {
+                    var piece = ""
+                    var pieceWidth = 0
+                    while let next = word.first, pieceWidth + DisplayWidth.of(next) <= width {
+                        piece.append(next)
+                        pieceWidth += DisplayWidth.of(next)
+                        word = word.dropFirst()
+                    }
+                    if piece.isEmpty { word = word.dropFirst() }  // a character wider than the line
+                    lines.append(piece)
+                    wordWidth = DisplayWidth.of(word)
+                }
+                line = String(word)
+                lineWidth = wordWidth
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+}

@@ -1,0 +1,141 @@
+/// A column of a list: a title, a width and how it is dropped when the list is narrow.
+public struct ListColumn: Hashable, Sendable {
+    public var title: String
+    /// `fixed(n)` takes n cells, `minimum(n)` at least n plus a share, `flexible` a share.
+    public var width: Length
+    public var alignment: TextLayout.Alignment
+    /// When the columns do not fit, the lowest priorities are dropped first.
+    public var priority: Int
+
+    public init(_ title: String, width: Length, alignment: TextLayout.Alignment = .leading, priority: Int = 0) {
+        self.title = title
+        self.width = width
+        self.alignment = alignment
+        self.priority = priority
+    }
+}
+
+/// Where one column is drawn in a row; `index` is its position in `ListView.columns`.
+public struct ColumnFrame: Hashable, Sendable {
+    public var index: Int
+    public var x: Int
+    public var width: Int
+}
+
+/// A scrolling list of rows with an optional header row, a selection highlight and a
+/// scrollbar. Rows are drawn by the list's data source (see `ListDataSource`); the list
+/// itself knows only counts and indexes.
+///
+/// When the rows shown are a window of a longer list, set `scrollIndicator` so the
+/// scrollbar shows the position in the whole list.
+@MainActor
+public final class ListView: View {
+    public var columns: [ListColumn] = [] { didSet { setNeedsDisplay() } }
+    public var showsHeader = true { didSet { setNeedsDisplay() } }
+    public var headerStyle = Style(attributes: [.bold, .underline])
+    public var selectionStyle = Style(attributes: .reverse)
+    /// Whether the selection is drawn as focused (full highlight) or not (dim).
+    public var isFocused = true { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
+    /// The position to show in the scrollbar when the rows are a window of `total` rows.
+    public var scrollIndicator: (position: Int, total: Int)? { didSet { setNeedsDisplay() } }
+
+    /// Number of rows (set by the data source).
+    public internal(set) var rowCount = 0
+    /// The selected row, or nil.
+    public internal(set) var selectedIndex: Int?
+    /// The first row shown.
+    public internal(set) var topIndex = 0
+    /// Draws row `index` into `frame` (set by the data source).
+    var drawRow: (@MainActor (_ index: Int, _ frame: Rect, _ columns: [ColumnFrame], _ selected: Bool, inout Canvas) -> Void)?
+
+    public override init() {
+        super.init()
+    }
+
+    /// Rows that fit in the frame.
+    public var visibleRowCount: Int { max(0, frame.height - (showsHeader ? 1 : 0)) }
+
+    /// The row under a screen point, if any.
+    public func rowIndex(at point: Point) -> Int? {
+        let y = point.y - frame.y - (showsHeader ? 1 : 0)
+        guard frame.contains(point), y >= 0 else { return nil }
+        let index = topIndex + y
+        return index < rowCount ? index : nil
+    }
+
+    /// Scrolls the least needed so row `index` is visible.
+    func scrollToVisible(_ index: Int) {
+        let visible = max(1, visibleRowCount)
+        if index < topIndex { topIndex = index }
+        if index >= topIndex + visible { topIndex = index - visible + 1 }
+        clampTop()
+    }
+
+    func clampTop() {
+        topIndex = max(0, min(topIndex, rowCount - max(1, visibleRowCount)))
+    }
+
+    /// The columns that fit in `width`, dropping the lowest priorities first, with frames.
+    public func columnFrames(width: Int) -> [ColumnFrame] {
+        var kept = Array(columns.indices)
+        func minimum(_ indexes: [Int]) -> Int {
+            indexes.reduce(0) { total, index in
+                switch columns[index].width {
+                case .fixed(let n), .minimum(let n): total + n
+                case .flexible: total + 1
+                }
+            } + max(0, indexes.count - 1)
+        }
+        while kept.count > 1, minimum(kept) > width {
+            let drop = kept.min { columns[$0].priority < columns[$1].priority } ?? kept[kept.count - 1]
+            kept.removeAll { $0 == drop }
+        }
+        let sizes = StackView.distribute(width - max(0, kept.count - 1), among: kept.map { columns[$0].width })
+        var x = 0
+        return zip(kept, sizes).map { index, size in
+            defer { x += size + 1 }
+            return ColumnFrame(index: index, x: x, width: min(size, max(0, width - x)))
+        }
+    }
+
+    public override func draw(in canvas: inout Canvas) {
+        let needsScrollbar = (scrollIndicator?.total ?? rowCount) > visibleRowCount
+        let contentWidth = frame.width - (needsScrollbar ? 1 : 0)
+        let frames = columnFrames(width: contentWidth).map { ColumnFrame(index: $0.index, x: frame.x + $0.x, width: $0.width) }
+        var y = frame.y
+        if showsHeader {
+            canvas.fill(Rect(x: frame.x, y: y, width: contentWidth, height: 1), style: headerStyle)
+            for column in frames {
+                let title = TextLayout.pad(columns[column.index].title, to: column.width, alignment: columns[column.index].alignment)
+                canvas.draw(title, at: Point(x: column.x, y: y), style: headerStyle, width: column.width)
+            }
+            y += 1
+        }
+        clampTop()
+        for index in topIndex..<min(rowCount, topIndex + visibleRowCount) {
+            let rowFrame = Rect(x: frame.x, y: y, width: contentWidth, height: 1)
+            let selected = index == selectedIndex
+            drawRow?(index, rowFrame, frames, selected, &canvas)
+            if selected {
+                let style = isFocused ? selectionStyle : Style(attributes: .bold)
+                canvas.restyle(rowFrame) { $0.attributes.formUnion(style.attributes) }
+            }
+            y += 1
+        }
+        if needsScrollbar { drawScrollbar(in: &canvas, top: frame.y + (showsHeader ? 1 : 0)) }
+    }
+
+    private func drawScrollbar(in canvas: inout Canvas, top: Int) {
+        let height = visibleRowCount
+        guard height > 0 else { return }
+        let total = max(1, scrollIndicator?.total ?? rowCount)
+        let position = scrollIndicator?.position ?? topIndex
+        let thumb = max(1, height * height / total)
+        let thumbTop = total <= height ? 0 : (height - thumb) * min(position, total - height) / max(1, total - height)
+        let x = frame.maxX - 1
+        for row in 0..<height {
+            let inThumb = row >= thumbTop && row < thumbTop + thumb
+            canvas.draw(inThumb ? "█" : "│", at: Point(x: x, y: top + row), style: Style(attributes: inThumb ? [] : .dim), width: 1)
+        }
+    }
+}
