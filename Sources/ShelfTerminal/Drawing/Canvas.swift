@@ -43,6 +43,7 @@ public struct Canvas: Hashable, Sendable {
     }
 
     /// Runs `body` with drawing clipped to `rect` (within the current clip).
+    @discardableResult
     public mutating func withClip<T>(_ rect: Rect, _ body: (inout Canvas) throws -> T) rethrows -> T {
         let saved = clip
         clip = clip.intersection(rect)

@@ -36,7 +36,7 @@ public final class StackView: View {
     }
 
     /// The sizes for `lengths` in `total` cells.
-    static func distribute(_ total: Int, among lengths: [Length]) -> [Int] {
+    nonisolated static func distribute(_ total: Int, among lengths: [Length]) -> [Int] {
         var sizes = lengths.map { length -> Int in
             switch length {
             case .fixed(let n), .minimum(let n): max(0, n)
