@@ -31,6 +31,7 @@ let package = Package(
             dependencies: [
                 "ShelfStore",
                 "ShelfReactive",
+                "ShelfTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

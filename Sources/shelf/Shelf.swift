@@ -5,6 +5,8 @@ struct Shelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shelf",
         abstract: "Users and their items in SQLite.",
-        subcommands: [MigrateCommand.self, UsersCommand.self, ItemsCommand.self, WatchCommand.self]
+        subcommands: [
+            MigrateCommand.self, UsersCommand.self, ItemsCommand.self, WatchCommand.self, TerminalDemoCommand.self,
+        ]
     )
 }

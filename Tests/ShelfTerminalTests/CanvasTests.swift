@@ -4,10 +4,12 @@ import Testing
 
 @Suite("Canvas")
 struct CanvasTests {
-    @Test("display widths", arguments: [
-        ("a", 1), ("é", 1), ("e\u{301}", 1), ("日本", 4), ("한", 2), ("🙂", 2), ("👩‍💻", 2), ("🇫🇷", 2),
-        ("\u{200B}", 0), ("☺\u{FE0F}", 2), ("☺", 1), ("ｗ", 2), ("", 0),
-    ])
+    @Test(
+        "display widths",
+        arguments: [
+            ("a", 1), ("é", 1), ("e\u{301}", 1), ("日本", 4), ("한", 2), ("🙂", 2), ("👩‍💻", 2), ("🇫🇷", 2),
+            ("\u{200B}", 0), ("☺\u{FE0F}", 2), ("☺", 1), ("ｗ", 2), ("", 0),
+        ])
     func widths(_ text: String, _ width: Int) {
         #expect(DisplayWidth.of(text) == width)
     }
@@ -50,11 +52,13 @@ struct CanvasTests {
         #expect(canvas.line(0) == "  x")
     }
 
-    @Test("controls and escape sequences become visible placeholders", arguments: [
-        ("a\u{1B}[2Jb", "a␛[2Jb"), ("title\u{1B}]0;pwned\u{07}", "title␛]0;pwned␇"), ("tab\there", "tab␉here"),
-        ("line\nbreak", "line␊break"), ("del\u{7F}", "del␡"), ("c1\u{9B}31m", "c1�31m"), ("rtl\u{202E}x", "rtl�x"),
-        ("nul\u{0}", "nul␀"), ("plain", "plain"),
-    ])
+    @Test(
+        "controls and escape sequences become visible placeholders",
+        arguments: [
+            ("a\u{1B}[2Jb", "a␛[2Jb"), ("title\u{1B}]0;pwned\u{07}", "title␛]0;pwned␇"), ("tab\there", "tab␉here"),
+            ("line\nbreak", "line␊break"), ("del\u{7F}", "del␡"), ("c1\u{9B}31m", "c1�31m"), ("rtl\u{202E}x", "rtl�x"),
+            ("nul\u{0}", "nul␀"), ("plain", "plain"),
+        ])
     func sanitizes(_ input: String, _ shown: String) {
         var canvas = Canvas(size: Size(width: 30, height: 1))
         canvas.draw(input, at: .zero)

@@ -217,4 +217,3 @@ final class Locked<Value: Sendable>: Sendable {
     init(_ value: Value) { mutex = Mutex(value) }
     func withLock<T>(_ body: (inout sending Value) -> sending T) -> sending T { mutex.withLock(body) }
 }
-

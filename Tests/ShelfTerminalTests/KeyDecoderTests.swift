@@ -31,10 +31,12 @@ struct KeyDecoderTests {
         ("\u{1B}[1;5A", KeyEvent(.up, modifiers: .control)), ("\u{1B}[1;2B", KeyEvent(.down, modifiers: .shift)),
         ("\u{1B}[1;3C", KeyEvent(.right, modifiers: .alt)),
         ("\u{1B}[1;6D", KeyEvent(.left, modifiers: [.control, .shift])),
-        ("\u{1B}[3;5~", KeyEvent(.delete, modifiers: .control)), ("\u{1B}[1;2P", KeyEvent(.function(1), modifiers: .shift)),
+        ("\u{1B}[3;5~", KeyEvent(.delete, modifiers: .control)),
+        ("\u{1B}[1;2P", KeyEvent(.function(1), modifiers: .shift)),
         ("\u{1B}[5;3~", KeyEvent(.pageUp, modifiers: .alt)), ("\u{03}", .control("c")), ("\u{01}", .control("a")),
         ("\u{1A}", .control("z")), ("\u{00}", .control(" ")), ("\u{1F}", .control("_")),
-        ("\u{1B}x", KeyEvent(.character("x"), modifiers: .alt)), ("\u{1B}\u{7F}", KeyEvent(.backspace, modifiers: .alt)),
+        ("\u{1B}x", KeyEvent(.character("x"), modifiers: .alt)),
+        ("\u{1B}\u{7F}", KeyEvent(.backspace, modifiers: .alt)),
         ("\u{1B}\u{01}", KeyEvent(.character("a"), modifiers: [.control, .alt])),
         ("\u{1B}é", KeyEvent(.character("é"), modifiers: .alt)), ("\u{1B}[97;5u", .control("a")),
         ("\u{1B}[13u", KeyEvent(.enter)), ("\u{1B}", KeyEvent(.escape)),
@@ -91,9 +93,11 @@ struct KeyDecoderTests {
         #expect(decoder.flush() == [key(.character("["), .alt)])
     }
 
-    @Test("unknown sequences are dropped, never shown as text", arguments: [
-        "\u{1B}[99~", "\u{1B}[?1;2c", "\u{1B}[200;1;1t", "\u{1B}OX", "\u{1B}[1;5X", "\u{1B}[<1;2M", "\u{1B}[<64;1M",
-    ])
+    @Test(
+        "unknown sequences are dropped, never shown as text",
+        arguments: [
+            "\u{1B}[99~", "\u{1B}[?1;2c", "\u{1B}[200;1;1t", "\u{1B}OX", "\u{1B}[1;5X", "\u{1B}[<1;2M", "\u{1B}[<64;1M",
+        ])
     func unknownDropped(_ bytes: String) {
         #expect(decode(bytes + "a") == [key(.character("a"))])
     }
@@ -124,7 +128,9 @@ struct KeyDecoderTests {
         #expect(decode("\u{1B}[<0;3;7M") == [.mouse(MouseEvent(.press(button: 0), at: Point(x: 2, y: 6)))])
         #expect(decode("\u{1B}[<0;3;7m") == [.mouse(MouseEvent(.release(button: 0), at: Point(x: 2, y: 6)))])
         #expect(
-            decode("\u{1B}[<16;3;7M") == [.mouse(MouseEvent(.press(button: 0), at: Point(x: 2, y: 6), modifiers: .control))])
+            decode("\u{1B}[<16;3;7M") == [
+                .mouse(MouseEvent(.press(button: 0), at: Point(x: 2, y: 6), modifiers: .control))
+            ])
         #expect(decode("\u{1B}[<32;4;7M") == [.mouse(MouseEvent(.drag(button: 0), at: Point(x: 3, y: 6)))])
     }
 

@@ -105,7 +105,8 @@ open class Controller {
             child.containment == .detached && child.parent == nil,
             child.containment == .removed
                 ? "\(type(of: child)) was removed and its lifetime ended; make a new controller instead of adding it again"
-                : "\(type(of: child)) already has a parent; remove it first (willMove(toParent: nil), remove its view, removeFromParent())")
+                : "\(type(of: child)) already has a parent; remove it first (willMove(toParent: nil), remove its view, removeFromParent())"
+        )
         precondition(child !== self && !isDescendant(of: child), "a controller cannot contain itself")
         children.append(child)
         child.parent = self
@@ -131,7 +132,8 @@ open class Controller {
     open func willMove(toParent parent: Controller?) {
         guard parent == nil else { return }
         precondition(
-            containment == .attached, "\(type(of: self)).willMove(toParent: nil) on a controller that is not fully added")
+            containment == .attached,
+            "\(type(of: self)).willMove(toParent: nil) on a controller that is not fully added")
         containment = .removing
         if isAppearing { beginDisappearance() }
     }

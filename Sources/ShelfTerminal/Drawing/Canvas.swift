@@ -159,7 +159,8 @@ public enum TextLayout {
         switch alignment {
         case .leading: return fitted + String(repeating: " ", count: gap)
         case .trailing: return String(repeating: " ", count: gap) + fitted
-        case .center: return String(repeating: " ", count: gap / 2) + fitted + String(repeating: " ", count: gap - gap / 2)
+        case .center:
+            return String(repeating: " ", count: gap / 2) + fitted + String(repeating: " ", count: gap - gap / 2)
         }
     }
 

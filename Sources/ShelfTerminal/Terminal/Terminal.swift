@@ -39,7 +39,8 @@ final class Terminal {
             )
         }
         guard tcgetattr(input, &saved) == 0 else {
-            throw TerminalError(description: "cannot read the terminal's settings (\(String(cString: strerror(errno))))")
+            throw TerminalError(
+                description: "cannot read the terminal's settings (\(String(cString: strerror(errno))))")
         }
         self.mouse = mouse
     }
@@ -73,7 +74,8 @@ final class Terminal {
             cc[Int(VTIME)] = 0
         }
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
-            throw TerminalError(description: "cannot switch the terminal to raw mode (\(String(cString: strerror(errno))))")
+            throw TerminalError(
+                description: "cannot switch the terminal to raw mode (\(String(cString: strerror(errno))))")
         }
         CrashRestore.install(saved: saved, sequence: Self.restoreSequence)
         isActive = true
@@ -128,6 +130,9 @@ enum CrashRestore {
     nonisolated(unsafe) private static var sequence = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
     nonisolated(unsafe) private static var sequenceLength = 0
     nonisolated(unsafe) private static var isInstalled = false
+    /// The actions in place before ours (e.g. Swift's backtracer), one per signal, which
+    /// the handler puts back before raising the signal again.
+    nonisolated(unsafe) private static var previous = UnsafeMutableBufferPointer<sigaction>.allocate(capacity: 32)
 
     static let signals: [Int32] = [SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE]
 
@@ -144,12 +149,12 @@ enum CrashRestore {
             action.__sigaction_handler.sa_handler = { number in
                 _ = write(1, CrashRestore.sequence.baseAddress, CrashRestore.sequenceLength)
                 _ = tcsetattr(0, TCSANOW, CrashRestore.savedSettings)
-                Glibc.signal(number, SIG_DFL)
+                sigaction(number, CrashRestore.previous.baseAddress! + Int(number), nil)
                 raise(number)
             }
-            action.sa_flags = Int32(SA_RESETHAND)
+            action.sa_flags = 0
             sigemptyset(&action.sa_mask)
-            sigaction(signal, &action, nil)
+            sigaction(signal, &action, previous.baseAddress! + Int(signal))
         }
     }
 
@@ -158,6 +163,6 @@ enum CrashRestore {
     static func uninstall() {
         guard isInstalled else { return }
         isInstalled = false
-        for number in signals { signal(number, SIG_DFL) }
+        for number in signals { sigaction(number, previous.baseAddress! + Int(number), nil) }
     }
 }

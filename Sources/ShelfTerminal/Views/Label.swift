@@ -16,7 +16,10 @@ public final class Label: View {
     }
 
     public override func draw(in canvas: inout Canvas) {
-        let lines = wraps ? TextLayout.wrap(text, to: frame.width) : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines =
+            wraps
+            ? TextLayout.wrap(text, to: frame.width)
+            : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (row, line) in lines.prefix(frame.height).enumerated() {
             let padded = TextLayout.pad(Sanitizer.sanitize(line), to: frame.width, alignment: alignment)
             canvas.draw(padded, at: Point(x: frame.x, y: frame.y + row), style: style, width: frame.width)

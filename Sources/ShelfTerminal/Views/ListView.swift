@@ -46,7 +46,8 @@ public final class ListView: View {
     /// The first row shown.
     public internal(set) var topIndex = 0
     /// Draws row `index` into `frame` (set by the data source).
-    var drawRow: (@MainActor (_ index: Int, _ frame: Rect, _ columns: [ColumnFrame], _ selected: Bool, inout Canvas) -> Void)?
+    var drawRow:
+        (@MainActor (_ index: Int, _ frame: Rect, _ columns: [ColumnFrame], _ selected: Bool, inout Canvas) -> Void)?
 
     public override init() {
         super.init()
@@ -101,12 +102,15 @@ public final class ListView: View {
     public override func draw(in canvas: inout Canvas) {
         let needsScrollbar = (scrollIndicator?.total ?? rowCount) > visibleRowCount
         let contentWidth = frame.width - (needsScrollbar ? 1 : 0)
-        let frames = columnFrames(width: contentWidth).map { ColumnFrame(index: $0.index, x: frame.x + $0.x, width: $0.width) }
+        let frames = columnFrames(width: contentWidth).map {
+            ColumnFrame(index: $0.index, x: frame.x + $0.x, width: $0.width)
+        }
         var y = frame.y
         if showsHeader {
             canvas.fill(Rect(x: frame.x, y: y, width: contentWidth, height: 1), style: headerStyle)
             for column in frames {
-                let title = TextLayout.pad(columns[column.index].title, to: column.width, alignment: columns[column.index].alignment)
+                let title = TextLayout.pad(
+                    columns[column.index].title, to: column.width, alignment: columns[column.index].alignment)
                 canvas.draw(title, at: Point(x: column.x, y: y), style: headerStyle, width: column.width)
             }
             y += 1
@@ -135,7 +139,9 @@ public final class ListView: View {
         let x = frame.maxX - 1
         for row in 0..<height {
             let inThumb = row >= thumbTop && row < thumbTop + thumb
-            canvas.draw(inThumb ? "█" : "│", at: Point(x: x, y: top + row), style: Style(attributes: inThumb ? [] : .dim), width: 1)
+            canvas.draw(
+                inThumb ? "█" : "│", at: Point(x: x, y: top + row), style: Style(attributes: inThumb ? [] : .dim),
+                width: 1)
         }
     }
 }

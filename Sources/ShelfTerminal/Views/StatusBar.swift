@@ -115,7 +115,9 @@ public final class Box: View {
             canvas.draw("│", at: Point(x: frame.maxX - 1, y: y), style: borderStyle, width: 1)
         }
         if !title.isEmpty, inner > 4 {
-            canvas.draw(" " + title + " ", at: Point(x: frame.x + 2, y: frame.y), style: borderStyle.with(.bold), width: inner - 2)
+            canvas.draw(
+                " " + title + " ", at: Point(x: frame.x + 2, y: frame.y), style: borderStyle.with(.bold),
+                width: inner - 2)
         }
     }
 }
