@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ShelfStore", package: "Shelf"),
                 .product(name: "ShelfReactive", package: "Shelf"),
+                .product(name: "ShelfTerminal", package: "Shelf"),
                 "BaselineSQLite",
             ]
         ),

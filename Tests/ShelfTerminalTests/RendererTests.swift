@@ -103,3 +103,74 @@ struct RendererTests {
         #expect(!body.unicodeScalars.contains { $0.value < 0x20 })
     }
 }
+
+@Suite("Renderer on an emulated terminal")
+struct RendererEmulationTests {
+    /// Draws `rows[top...]` as a list of `height` lines with a status line below.
+    private func listFrame(_ rows: [String], top: Int, selected: Int, width: Int = 30, height: Int = 12) -> Canvas {
+        var canvas = Canvas(size: Size(width: width, height: height))
+        canvas.draw("Header", at: .zero, style: Style(attributes: .bold))
+        for line in 0..<height - 2 where top + line < rows.count {
+            let style = top + line == selected ? Style(attributes: .reverse) : .plain
+            canvas.draw(TextLayout.pad(rows[top + line], to: width), at: Point(x: 0, y: line + 1), style: style)
+        }
+        canvas.draw("row \(selected + 1) of \(rows.count)", at: Point(x: 0, y: height - 1))
+        return canvas
+    }
+
+    @Test func scrollingOneRowScrollsTheTerminalAndWritesLittle() {
+        let rows = (1...100).map { "Item number \($0) — 日本" }
+        var renderer = Renderer(colorMode: .ansi16)
+        var terminal = ScreenEmulator(width: 30, height: 12)
+        terminal.apply(renderer.render(listFrame(rows, top: 0, selected: 9)))
+        let full = Renderer(colorMode: .ansi16).rendered(listFrame(rows, top: 1, selected: 10)).count
+        let bytes = renderer.render(listFrame(rows, top: 1, selected: 10))
+        terminal.apply(bytes)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("\u{1B}[2;10r\u{1B}[1S\u{1B}[r"))
+        #expect(terminal.text == listFrame(rows, top: 1, selected: 10).lines)
+        #expect(Double(bytes.count) < Double(full) * 0.5)
+        #expect(terminal.unknown.isEmpty)
+    }
+
+    @Test func scrollingUpUsesScrollDown() {
+        let rows = (1...100).map { "Row \($0)" }
+        var renderer = Renderer(colorMode: .ansi16)
+        var terminal = ScreenEmulator(width: 30, height: 12)
+        terminal.apply(renderer.render(listFrame(rows, top: 50, selected: 50)))
+        let bytes = renderer.render(listFrame(rows, top: 47, selected: 47))
+        terminal.apply(bytes)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("3T"))
+        #expect(terminal.text == listFrame(rows, top: 47, selected: 47).lines)
+    }
+
+    @Test func randomFrameSequencesReproduceExactly() {
+        var generator = SeededGenerator(seed: 42)
+        let words = ["alpha", "日本語", "🙂 ok", "e\u{301}t\u{E9}", "wide ｗｉｄｅ", "", "x"]
+        var renderer = Renderer(colorMode: .indexed256)
+        var terminal = ScreenEmulator(width: 24, height: 10)
+        var rows = (0..<200).map { "\($0) " + words[$0 % words.count] }
+        var top = 0
+        for step in 0..<300 {
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0: top = max(0, top - Int.random(in: 1...4, using: &generator))
+            case 1, 2: top = min(rows.count - 1, top + Int.random(in: 1...3, using: &generator))
+            case 3: rows[Int.random(in: 0..<rows.count, using: &generator)] = words.randomElement(using: &generator)!
+            case 4: rows.insert("new \(step)", at: Int.random(in: 0..<rows.count, using: &generator))
+            default: top = Int.random(in: 0..<rows.count, using: &generator)
+            }
+            let frame = listFrame(rows, top: top, selected: top + step % 5, width: 24, height: 10)
+            terminal.apply(renderer.render(frame))
+            #expect(terminal.text == frame.lines, "step \(step)")
+            if terminal.text != frame.lines { break }
+        }
+        #expect(terminal.unknown.isEmpty)
+    }
+}
+
+extension Renderer {
+    /// The bytes of a full redraw of `canvas` by a fresh renderer.
+    func rendered(_ canvas: Canvas) -> [UInt8] {
+        var fresh = Renderer(colorMode: colorMode)
+        return fresh.render(canvas)
+    }
+}

@@ -41,7 +41,7 @@ struct Report {
             Swift.print(
                 pad(comparison.name, 28) + pad(format(comparison.shelf) + " " + comparison.unit, 20)
                     + pad(format(comparison.baseline) + " (" + comparison.baselineName + ")", 30)
-                    + pad(String(format: "%.3f", comparison.ratio), 8) + comparison.target)
+                    + pad(String(format: "%.4g", comparison.ratio), 10) + comparison.target)
         }
         fflush(nil)
     }
@@ -71,7 +71,8 @@ struct Report {
     func header() {
         guard !json else { return }
         Swift.print(
-            pad("benchmark", 28) + pad("shelf (median)", 20) + pad("baseline (median)", 30) + pad("ratio", 8) + "target"
+            pad("benchmark", 28) + pad("shelf (median)", 20) + pad("baseline (median)", 30) + pad("ratio", 10)
+                + "target"
         )
     }
 

@@ -1,20 +1,99 @@
+internal import Synchronization
+
 /// One cell of a canvas: a grapheme and its style.
 ///
 /// A wide grapheme occupies its cell and the next one, which holds an empty `text`
-/// (a continuation cell).
+/// (a continuation cell). A cell is plain data with no references: a grapheme of one Unicode
+/// scalar (nearly all text) is kept as that scalar, and a longer one (an emoji sequence, a
+/// letter with combining marks) as its number in a shared table. Copying, comparing and
+/// hashing cells, which the renderer does for every cell of every frame, is then cheap.
 public struct Cell: Hashable, Sendable {
-    public var text: String
+    /// The grapheme's only scalar; 0 for a continuation; `clusterFlag | n` for the n-th
+    /// grapheme of `GraphemeTable`.
+    private var code: UInt32
     public var style: Style
 
+    private static let clusterFlag: UInt32 = 0x8000_0000
+
     public init(_ text: String = " ", style: Style = .plain) {
-        self.text = text
+        self.style = style
+        let scalars = text.unicodeScalars
+        if scalars.isEmpty {
+            code = 0
+        } else if scalars.count == 1, let first = scalars.first {
+            code = first.value
+        } else {
+            code = Self.clusterFlag | GraphemeTable.shared.number(for: text)
+        }
+    }
+
+    /// A cell of one single-scalar character (0 for a continuation).
+    init(scalar: UInt32, style: Style) {
+        self.code = scalar
         self.style = style
     }
 
-    public static let blank = Cell()
+    public static let blank = Cell(scalar: 0x20, style: .plain)
+
+    /// The grapheme shown, or "" for the second cell of a wide grapheme.
+    public var text: String {
+        get {
+            if code & Self.clusterFlag != 0 { return GraphemeTable.shared.grapheme(code & ~Self.clusterFlag) }
+            if code == 0 { return "" }
+            return Unicode.Scalar(code).map { String(Character($0)) } ?? ""
+        }
+        set { self = Cell(newValue, style: style) }
+    }
 
     /// True for the second cell of a wide grapheme.
-    public var isContinuation: Bool { text.isEmpty }
+    public var isContinuation: Bool { code == 0 }
+
+    /// Columns the grapheme takes (1 or 2; 0 for a continuation).
+    var width: Int {
+        if code < 0x7F { return code == 0 ? 0 : 1 }
+        return max(1, DisplayWidth.of(Character(text)))
+    }
+
+    /// A cheap hash of the cell, for finding rows that moved.
+    var mixed: UInt64 {
+        UInt64(code) &* 0x9E37_79B9_7F4A_7C15 ^ style.packed
+    }
+
+    /// Appends the grapheme's UTF-8 bytes.
+    func appendUTF8(to bytes: inout [UInt8]) {
+        if code < 0x80 {
+            bytes.append(UInt8(code))
+        } else {
+            bytes.append(contentsOf: text.utf8)
+        }
+    }
+}
+
+/// Graphemes of several scalars, numbered so cells can hold them as plain numbers.
+/// Grows only with distinct graphemes drawn (a handful in practice). Thread-safe.
+final class GraphemeTable: Sendable {
+    static let shared = GraphemeTable()
+
+    private struct Storage {
+        var numbers: [String: UInt32] = [:]
+        var graphemes: [String] = []
+    }
+
+    private let storage = Mutex(Storage())
+
+    func number(for grapheme: String) -> UInt32 {
+        storage.withLock { storage in
+            if let number = storage.numbers[grapheme] { return number }
+            let number = UInt32(storage.graphemes.count)
+            storage.graphemes.append(grapheme)
+            storage.numbers[grapheme] = number
+            return number
+        }
+    }
+
+    func grapheme(_ number: UInt32) -> String {
+        storage.withLock { $0.graphemes[Int(number)] }
+    }
 }
 
 /// A grid of cells that views draw into; the renderer turns it into terminal output and
@@ -56,7 +135,7 @@ public struct Canvas: Hashable, Sendable {
         let area = rect.intersection(clip)
         guard !area.isEmpty else { return }
         for y in area.y..<area.maxY {
-            for x in area.x..<area.maxX { put(Cell(" ", style: style), x: x, y: y) }
+            for x in area.x..<area.maxX { put(Cell(scalar: 0x20, style: style), x: x, y: y) }
         }
     }
 
@@ -72,12 +151,21 @@ public struct Canvas: Hashable, Sendable {
     /// Draws `text` on one line from `point`, sanitized, cut to `width` columns (the clip's
     /// edge when nil) with an ellipsis when it does not fit. Returns the columns used.
     @discardableResult
-    public mutating func draw(_ text: some StringProtocol, at point: Point, style: Style = .plain, width: Int? = nil)
+    public mutating func draw(_ text: String, at point: Point, style: Style = .plain, width: Int? = nil)
         -> Int
     {
         let available = min(width ?? Int.max, clip.maxX - point.x)
         guard available > 0, point.y >= clip.y, point.y < clip.maxY else { return 0 }
         let fitted = TextLayout.truncate(Sanitizer.sanitize(text), to: available)
+        if fitted.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (already free of controls): one cell per byte.
+            var x = point.x
+            for byte in fitted.utf8 {
+                if x >= clip.x { put(Cell(scalar: UInt32(byte), style: style), x: x, y: point.y) }
+                x += 1
+            }
+            return x - point.x
+        }
         var x = point.x
         for character in fitted {
             let columns = DisplayWidth.of(character)
@@ -87,7 +175,7 @@ public struct Canvas: Hashable, Sendable {
             }
             if x >= clip.x, x + columns <= clip.maxX {
                 put(Cell(String(character), style: style), x: x, y: point.y)
-                if columns == 2 { put(Cell("", style: style), x: x + 1, y: point.y) }
+                if columns == 2 { put(Cell(scalar: 0, style: style), x: x + 1, y: point.y) }
             } else if x < clip.maxX, x + columns > clip.x {
                 // A wide character cut by the clip edge: show the visible half as blank.
                 for column in max(x, clip.x)..<min(x + columns, clip.maxX) {
@@ -113,10 +201,38 @@ public struct Canvas: Hashable, Sendable {
     private mutating func put(_ cell: Cell, x: Int, y: Int) {
         let index = y * size.width + x
         // Over the second half of a wide character: its first half becomes a blank.
-        if cells[index].isContinuation, !cell.isContinuation, x > 0 { cells[index - 1].text = " " }
+        if cells[index].isContinuation, !cell.isContinuation, x > 0 {
+            cells[index - 1] = Cell(scalar: 0x20, style: cells[index - 1].style)
+        }
         // Over the first half: its orphaned second half becomes a blank.
-        if x + 1 < size.width, cells[index + 1].isContinuation { cells[index + 1].text = " " }
+        if x + 1 < size.width, cells[index + 1].isContinuation {
+            cells[index + 1] = Cell(scalar: 0x20, style: cells[index + 1].style)
+        }
         cells[index] = cell
+    }
+
+    /// A hash of row `y`'s cells, to find lines that moved.
+    func rowHash(_ y: Int) -> Int {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for x in y * size.width..<(y + 1) * size.width {
+            hash = (hash ^ cells[x].mixed) &* 0x0000_0100_0000_01B3
+            hash ^= hash >> 29
+        }
+        return Int(truncatingIfNeeded: hash)
+    }
+
+    /// Moves rows `top...bottom` up by `shift` lines (down when negative), as a terminal
+    /// scroll region does: lines scrolled in are blank.
+    mutating func scrollRows(top: Int, bottom: Int, by shift: Int) {
+        let width = size.width
+        let region = Array(cells[top * width..<(bottom + 1) * width])
+        let rows = bottom - top + 1
+        for row in 0..<rows {
+            let source = row + shift
+            for x in 0..<width {
+                cells[(top + row) * width + x] = source >= 0 && source < rows ? region[source * width + x] : .blank
+            }
+        }
     }
 
     // MARK: - Reading back
@@ -139,6 +255,10 @@ public enum TextLayout {
     /// `text` cut to at most `width` columns, ending in "…" when it was cut.
     public static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            let count = text.utf8.count
+            return count <= width ? text : String(text.utf8.prefix(width - 1))! + "…"
+        }
         var used = 0
         var index = text.startIndex
         // Where the text is cut if it does not fit: the last point with room for "…".

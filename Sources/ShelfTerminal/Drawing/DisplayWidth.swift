@@ -6,6 +6,7 @@
 public enum DisplayWidth {
     /// The columns `character` takes.
     public static func of(_ character: Character) -> Int {
+        if let ascii = character.asciiValue { return ascii < 0x20 || ascii == 0x7F ? 0 : 1 }
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.count == 1, first.value < 0x7F { return first.value < 0x20 ? 0 : 1 }
@@ -21,6 +22,7 @@ public enum DisplayWidth {
 
     /// The columns `text` takes.
     public static func of(_ text: some StringProtocol) -> Int {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var total = 0
         for character in text { total += of(character) }
         return total

@@ -29,6 +29,8 @@ public struct Renderer: Sendable {
     public var colorMode: ColorMode
     private var previous: Canvas?
     private var previousCursor: Point?
+    /// `rowHash` of each row of `previous`, kept so each frame hashes only its own rows.
+    private var previousRowHashes: [Int] = []
     private var cursorShown = false
 
     public init(colorMode: ColorMode) {
@@ -45,13 +47,18 @@ public struct Renderer: Sendable {
     /// changed.
     public mutating func render(_ canvas: Canvas) -> [UInt8] {
         var output = Output()
-        let base: Canvas
+        var base: Canvas
         if let previous, previous.size == canvas.size {
             base = previous
         } else {
             output.append("\u{1B}[0m\u{1B}[H\u{1B}[2J")
             base = Canvas(size: canvas.size)
         }
+        let rowHashes = (0..<canvas.size.height).map { canvas.rowHash($0) }
+        if previous?.size == canvas.size {
+            scrollIfUseful(from: &base, to: canvas, oldHashes: previousRowHashes, newHashes: rowHashes, into: &output)
+        }
+        previousRowHashes = rowHashes
         let pen = writeChanges(from: base, to: canvas, into: &output)
         if output.bytes.isEmpty, canvas.cursor == previousCursor, previous != nil {
             return []
@@ -68,6 +75,43 @@ public struct Renderer: Sendable {
         previous = canvas
         previousCursor = canvas.cursor
         return Array("\u{1B}[?2026h".utf8) + output.bytes + Array("\u{1B}[?2026l".utf8)
+    }
+
+    /// When a block of lines moved up or down (a list scrolled), scrolls that block on the
+    /// terminal (a scroll region and SU/SD) and shifts `old` to match, so only the lines
+    /// that really changed are written afterwards.
+    private func scrollIfUseful(
+        from old: inout Canvas, to new: Canvas, oldHashes: [Int], newHashes: [Int], into output: inout Output
+    ) {
+        let height = new.size.height
+        guard height >= 4, oldHashes.count == height else { return }
+        // Nothing to gain unless several lines changed.
+        guard zip(oldHashes, newHashes).count(where: { $0 != $1 }) >= 3 else { return }
+        // The shift that lines up the most lines that changed; ties go to the smaller shift.
+        var best: (shift: Int, matches: Int, first: Int, last: Int)?
+        for distance in 1...min(height / 2, 32) {
+            for shift in [distance, -distance] {
+                var matches = 0
+                var first = Int.max
+                var last = Int.min
+                for y in max(0, -shift)..<min(height, height - shift)
+                where newHashes[y] == oldHashes[y + shift] && newHashes[y] != oldHashes[y] {
+                    matches += 1
+                    first = min(first, y)
+                    last = max(last, y)
+                }
+                if matches > (best?.matches ?? 2) { best = (shift, matches, first, last) }
+            }
+        }
+        guard let best else { return }
+        // Lines first...last of the new frame come from first+shift...last+shift of the old.
+        let top = min(best.first, best.first + best.shift)
+        let bottom = max(best.last, best.last + best.shift)
+        let amount = abs(best.shift)
+        output.append("\u{1B}[\(top + 1);\(bottom + 1)r")
+        output.append(best.shift > 0 ? "\u{1B}[\(amount)S" : "\u{1B}[\(amount)T")
+        output.append("\u{1B}[r")
+        old.scrollRows(top: top, bottom: bottom, by: best.shift)
     }
 
     /// Writes the changed cells; returns the style left set on the terminal.
@@ -91,9 +135,8 @@ public struct Renderer: Sendable {
                     output.append(sgr(cell.style))
                     pen = cell.style
                 }
-                output.append(cell.text)
-                let width = max(1, DisplayWidth.of(cell.text))
-                x += width
+                cell.appendUTF8(to: &output.bytes)
+                x += cell.width
                 cursor = Point(x: x, y: y)
             }
         }

@@ -6,8 +6,8 @@
 /// isolates, which would reorder what follows on screen, become `�`.
 public enum Sanitizer {
     /// `text` with every control replaced by a visible placeholder.
-    public static func sanitize(_ text: some StringProtocol) -> String {
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(text) }
+    public static func sanitize(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             result.append(placeholder(for: scalar) ?? scalar)

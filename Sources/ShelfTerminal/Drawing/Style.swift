@@ -9,6 +9,16 @@ public enum Color: Hashable, Sendable {
     /// A 24-bit colour, shown as the nearest indexed or ANSI colour where unsupported.
     case rgb(UInt8, UInt8, UInt8)
 
+    /// 27 bits: a 2-bit kind and 24 bits of value.
+    var packed: UInt64 {
+        switch self {
+        case .default: 0
+        case .ansi(let n): 1 << 24 | UInt64(n)
+        case .indexed(let n): 2 << 24 | UInt64(n)
+        case .rgb(let r, let g, let b): 3 << 24 | UInt64(r) << 16 | UInt64(g) << 8 | UInt64(b)
+        }
+    }
+
     public static let black = Color.ansi(0)
     public static let red = Color.ansi(1)
     public static let green = Color.ansi(2)
@@ -46,6 +56,11 @@ public struct Style: Hashable, Sendable {
 
     /// The terminal's default look.
     public static let plain = Style()
+
+    /// The style as one number (different styles give different numbers), for hashing.
+    var packed: UInt64 {
+        foreground.packed << 32 | background.packed << 5 | UInt64(attributes.rawValue)
+    }
 
     /// This style with `attributes` added.
     public func with(_ attributes: Attributes) -> Style {

@@ -21,13 +21,15 @@ public protocol ListCell: AnyObject {
 public final class ListDataSource<ID: Hashable & Sendable, Cell: ListCell> {
     public typealias Row = Cell.Row
 
-    private let listView: ListView
-    public private(set) var snapshot = ListSnapshot<ID>()
-    private var rows: [ID: Row] = [:]
+    @usableFromInline let listView: ListView
+    @usableFromInline var storedSnapshot = ListSnapshot<ID>()
+    @usableFromInline var rows: [ID: Row] = [:]
     /// One cell per visible line, with the identifier and row it shows.
     private var cells: [(cell: Cell, id: ID?, row: Row?)] = []
     /// Identifiers that appeared more than once in the last snapshot applied.
-    public private(set) var duplicateIDs: [ID] = []
+    @inlinable public var duplicateIDs: [ID] { storedSnapshot.duplicates }
+    /// The snapshot shown.
+    @inlinable public var snapshot: ListSnapshot<ID> { storedSnapshot }
     /// How many times a cell was configured; lets tests check that unchanged rows are not.
     public private(set) var configureCount = 0
 
@@ -41,54 +43,53 @@ public final class ListDataSource<ID: Hashable & Sendable, Cell: ListCell> {
 
     /// The selected identifier, or nil.
     public var selectedID: ID? {
-        listView.selectedIndex.map { snapshot.ids[$0] }
+        listView.selectedIndex.map { storedSnapshot.ids[$0] }
     }
 
     /// Shows `snapshot`, with `rows` giving each identifier's content. Returns what changed.
+    /// O(n) in the snapshot's size; inlinable so it is specialised for the identifier type.
+    @inlinable
     @discardableResult
     public func apply(_ newSnapshot: ListSnapshot<ID>, rows newRows: [ID: Row]) -> ListChanges<ID> {
-        let changes = ListChanges(from: snapshot, to: newSnapshot)
+        let changes = ListChanges(from: storedSnapshot, to: newSnapshot)
         let oldSelection = listView.selectedIndex
-        let selected = selectedID
-        let topID = listView.topIndex < snapshot.count ? snapshot.ids[listView.topIndex] : nil
         let oldTop = listView.topIndex
+        let selected = oldSelection.map { storedSnapshot.ids[$0] }
+        let topID = oldTop < storedSnapshot.count ? storedSnapshot.ids[oldTop] : nil
 
-        snapshot = newSnapshot
-        rows = newRows
-        duplicateIDs = newSnapshot.duplicates
-        listView.rowCount = newSnapshot.count
-
+        var selection: Int?
+        var top: Int
         if let selected, let index = newSnapshot.index(of: selected) {
-            listView.selectedIndex = index
+            selection = index
         } else if let oldSelection, newSnapshot.count > 0 {
-            listView.selectedIndex = min(oldSelection, newSnapshot.count - 1)
+            selection = min(oldSelection, newSnapshot.count - 1)
         } else {
-            listView.selectedIndex = newSnapshot.count > 0 ? 0 : nil
+            selection = newSnapshot.count > 0 ? 0 : nil
         }
         // Keep the selected row on the same screen line when it moved; else keep the top row.
         if let selected, let oldSelection, let newIndex = newSnapshot.index(of: selected) {
-            listView.topIndex = newIndex - (oldSelection - oldTop)
+            top = newIndex - (oldSelection - oldTop)
         } else {
-            listView.topIndex = topID.flatMap { newSnapshot.index(of: $0) } ?? oldTop
+            top = topID.flatMap { newSnapshot.index(of: $0) } ?? oldTop
         }
-        listView.clampTop()
-        if let index = listView.selectedIndex { listView.scrollToVisible(index) }
-        listView.setNeedsDisplay()
+        storedSnapshot = newSnapshot
+        rows = newRows
+        listView.show(rowCount: newSnapshot.count, selectedIndex: selection, topIndex: top)
         return changes
     }
 
     /// Selects the row with `id`, scrolling it into view; false when there is none.
     @discardableResult
     public func select(_ id: ID) -> Bool {
-        guard let index = snapshot.index(of: id) else { return false }
+        guard let index = storedSnapshot.index(of: id) else { return false }
         select(index: index)
         return true
     }
 
     /// Selects the row at `index` (clamped), scrolling it into view.
     public func select(index: Int) {
-        guard snapshot.count > 0 else { return }
-        let index = max(0, min(index, snapshot.count - 1))
+        guard storedSnapshot.count > 0 else { return }
+        let index = max(0, min(index, storedSnapshot.count - 1))
         listView.selectedIndex = index
         listView.scrollToVisible(index)
         listView.setNeedsDisplay()
@@ -105,7 +106,7 @@ public final class ListDataSource<ID: Hashable & Sendable, Cell: ListCell> {
     private func drawRow(_ index: Int, frame: Rect, columns: [ColumnFrame], selected: Bool, canvas: inout Canvas) {
         let line = index - listView.topIndex
         while cells.count <= line { cells.append((Cell(), nil, nil)) }
-        let id = snapshot.ids[index]
+        let id = storedSnapshot.ids[index]
         guard let row = rows[id] else { return }
         if cells[line].id != id || cells[line].row != row {
             cells[line].cell.configure(with: row)

@@ -3,34 +3,44 @@
 /// Duplicates are kept out: the first occurrence of an identifier wins and the others are
 /// listed in `duplicates`, so a bad data set shows as a diagnostic instead of a crash.
 public struct ListSnapshot<ID: Hashable & Sendable>: Sendable, Equatable {
-    public private(set) var ids: [ID] = []
-    private var positions: [ID: Int] = [:]
+    // Inlinable, with storage visible to inlined code, so that building and comparing
+    // snapshots is specialised for the caller's identifier type: unspecialised generic
+    // hashing made 100,000 identifiers take 40 ms instead of a few.
+    @usableFromInline var storedIDs: [ID] = []
+    @usableFromInline var positions: [ID: Int] = [:]
+    @usableFromInline var storedDuplicates: [ID] = []
+
+    /// The identifiers, in order, without duplicates.
+    @inlinable public var ids: [ID] { storedIDs }
     /// Identifiers that were appended more than once (each once).
-    public private(set) var duplicates: [ID] = []
+    @inlinable public var duplicates: [ID] { storedDuplicates }
 
-    public init() {}
+    @inlinable public init() {}
 
-    public init(_ ids: some Sequence<ID>) {
+    @inlinable public init(_ ids: some Sequence<ID>) {
         append(ids)
     }
 
-    public mutating func append(_ newIDs: some Sequence<ID>) {
+    @inlinable public mutating func append(_ newIDs: some Sequence<ID>) {
+        let expected = storedIDs.count + newIDs.underestimatedCount
+        storedIDs.reserveCapacity(expected)
+        positions.reserveCapacity(expected)
         for id in newIDs {
             if positions[id] != nil {
-                if !duplicates.contains(id) { duplicates.append(id) }
+                if !storedDuplicates.contains(id) { storedDuplicates.append(id) }
                 continue
             }
-            positions[id] = ids.count
-            ids.append(id)
+            positions[id] = storedIDs.count
+            storedIDs.append(id)
         }
     }
 
-    public var count: Int { ids.count }
+    @inlinable public var count: Int { storedIDs.count }
 
     /// The position of `id`, in O(1).
-    public func index(of id: ID) -> Int? { positions[id] }
+    @inlinable public func index(of id: ID) -> Int? { positions[id] }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.ids == rhs.ids }
+    @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storedIDs == rhs.storedIDs }
 }
 
 /// What changed between two snapshots, keyed by identifier. Computed in O(n).
@@ -42,27 +52,37 @@ public struct ListChanges<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Identifiers in both whose position among the kept identifiers changed.
     public var moved: [ID]
 
-    public var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && moved.isEmpty }
+    @inlinable public var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && moved.isEmpty }
 
-    /// The changes from `old` to `new`.
-    public init(from old: ListSnapshot<ID>, to new: ListSnapshot<ID>) {
-        inserted = new.ids.filter { old.index(of: $0) == nil }
-        removed = old.ids.filter { new.index(of: $0) == nil }
-        // Compare the order of the identifiers both share: rank them in each snapshot.
-        var oldRank: [ID: Int] = [:]
-        oldRank.reserveCapacity(old.count)
+    /// The changes from `old` to `new`: one lookup per identifier of `old`, then array work.
+    @inlinable public init(from old: ListSnapshot<ID>, to new: ListSnapshot<ID>) {
+        // For each position in `new`, the rank of that identifier among the identifiers
+        // both snapshots share, in `old`'s order; -1 when it is not in `old`.
+        var oldRank = [Int](repeating: -1, count: new.count)
+        var removed: [ID] = []
         var rank = 0
-        for id in old.ids where new.index(of: id) != nil {
-            oldRank[id] = rank
-            rank += 1
+        for id in old.ids {
+            if let position = new.index(of: id) {
+                oldRank[position] = rank
+                rank += 1
+            } else {
+                removed.append(id)
+            }
         }
-        rank = 0
+        var inserted: [ID] = []
         var moved: [ID] = []
-        for id in new.ids {
-            guard let previous = oldRank[id] else { continue }
+        rank = 0
+        for (position, id) in new.ids.enumerated() {
+            let previous = oldRank[position]
+            if previous < 0 {
+                inserted.append(id)
+                continue
+            }
             if previous != rank { moved.append(id) }
             rank += 1
         }
+        self.inserted = inserted
+        self.removed = removed
         self.moved = moved
     }
 }

@@ -64,6 +64,18 @@ public final class ListView: View {
         return index < rowCount ? index : nil
     }
 
+    /// Shows `rowCount` rows with `selectedIndex` selected, scrolled near `topIndex` and so
+    /// that the selection is visible.
+    @usableFromInline
+    func show(rowCount: Int, selectedIndex: Int?, topIndex: Int) {
+        self.rowCount = rowCount
+        self.selectedIndex = selectedIndex
+        self.topIndex = topIndex
+        clampTop()
+        if let selectedIndex { scrollToVisible(selectedIndex) }
+        setNeedsDisplay()
+    }
+
     /// Scrolls the least needed so row `index` is visible.
     func scrollToVisible(_ index: Int) {
         let visible = max(1, visibleRowCount)
