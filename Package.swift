@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ShelfStore", targets: ["ShelfStore"]),
         .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
         .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
+        .library(name: "ShelfPresentation", targets: ["ShelfPresentation"]),
         .executable(name: "shelf", targets: ["shelf"]),
     ],
     dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
         .target(name: "ShelfReactive"),
         .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
+        .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
         .target(
             name: "ShelfStore",
             dependencies: ["ShelfSQLite", "ShelfReactive"],
@@ -47,6 +49,8 @@ let package = Package(
 
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
         .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive"]),
+        .testTarget(
+            name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"]),
         .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore"]),

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
@@ -24,8 +25,12 @@ package final class Connection: @unchecked Sendable {
     /// Tables read by the statements handed out inside `recordingTablesRead`.
     private var tablesRead: Set<String>?
 
+    /// Counts the statements this connection runs, when set.
+    private let counter: StatementCounter?
+
     /// Opens `path` (":memory:" for a private in-memory database).
-    package init(path: String, readOnly: Bool = false) throws {
+    package init(path: String, readOnly: Bool = false, counter: StatementCounter? = nil) throws {
+        self.counter = counter
         var handle: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -51,6 +56,7 @@ package final class Connection: @unchecked Sendable {
 
     /// Runs one or more SQL statements separated by semicolons, with no parameters.
     package func execute(_ sql: String) throws {
+        counter?.increment()
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -64,6 +70,7 @@ package final class Connection: @unchecked Sendable {
     /// When the cached statement is in use (a nested query with the same SQL), a fresh one
     /// is prepared instead, so re-entrant use is safe.
     package func cachedStatement(_ sql: String) throws -> Statement {
+        counter?.increment()
         if let statement = cache[sql] {
             if !statement.isBusy {
                 statement.reset()
@@ -79,6 +86,7 @@ package final class Connection: @unchecked Sendable {
 
     /// A statement that is not cached: for SQL that runs once.
     package func makeStatement(_ sql: String) throws -> Statement {
+        counter?.increment()
         tablesBeingPrepared = []
         defer { tablesBeingPrepared = nil }
         let statement = try Statement(connection: handle, sql: sql)
@@ -216,4 +224,19 @@ private func recordRead(
         connection.tablesBeingPrepared?.insert(String(cString: table))
     }
     return SQLITE_OK
+}
+
+/// Counts the SQL statements run through a database's connections (each statement handed
+/// out to run counts once). Thread-safe; costs one relaxed atomic add per statement.
+package final class StatementCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    /// Statements run so far.
+    package var value: Int { count.load(ordering: .relaxed) }
+
+    func increment() {
+        count.add(1, ordering: .relaxed)
+    }
 }

@@ -24,6 +24,8 @@ package final class Database: Sendable {
     private let removesFileOnDeinit: Bool
     /// Tells live queries which tables each commit changed.
     package let changeTracker: ChangeTracker
+    /// Counts the statements run by this database's connections (not its checkpointer's).
+    package let statementCounter = StatementCounter()
     private let checkpointer: Checkpointer?
 
     /// Opens (creating when missing) the database file at `path`.
@@ -44,7 +46,7 @@ package final class Database: Sendable {
         changeTracker = ChangeTracker(path: path)
         let milliseconds = Int(
             busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
-        writer = try Connection(path: path ?? ":memory:")
+        writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
         sqlite3_busy_timeout(writer.handle, Int32(clamping: milliseconds))
         if let path {
             // journal_mode returns a row; a database that cannot switch (e.g. on a
@@ -62,7 +64,8 @@ package final class Database: Sendable {
             PRAGMA journal_size_limit=\(64 << 20);
             """)
         if let path {
-            readers = try ReaderPool(path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds))
+            readers = try ReaderPool(
+                path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds), counter: statementCounter)
             let checkpointer = Checkpointer(path: path)
             checkpointer.install(on: writer)
             self.checkpointer = checkpointer
@@ -186,10 +189,10 @@ private final class ReaderPool: Sendable {
     private let available: DispatchSemaphore
     private let idle: Mutex<[Connection]>
 
-    init(path: String, count: Int, busyTimeout: Int32) throws {
+    init(path: String, count: Int, busyTimeout: Int32, counter: StatementCounter) throws {
         var connections: [Connection] = []
         for _ in 0..<count {
-            let connection = try Connection(path: path, readOnly: true)
+            let connection = try Connection(path: path, readOnly: true, counter: counter)
             sqlite3_busy_timeout(connection.handle, busyTimeout)
             try connection.execute("PRAGMA cache_size=\(Database.cacheSize)")
             connections.append(connection)

@@ -45,6 +45,15 @@ extension Store {
         try makeLive { try SQLiteUserRepository.users($0) }.property
     }
 
+    /// Every user with their item counts, ordered by name, live.
+    ///
+    /// Re-read whenever users or items change; each read counts all items, so expect it to
+    /// cost a scan of the items' owner index on very large stores.
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveUserSummaries() throws -> Property<[UserSummary]> {
+        try makeLive { try SQLiteUserRepository.summaries($0) }.property
+    }
+
     func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
     {
         try makeLive { connection in

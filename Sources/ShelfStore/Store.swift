@@ -25,6 +25,9 @@ public final class Store: Sendable {
 
     let database: Database
 
+    /// How many SQL statements this store has run, for tests that check a path runs none.
+    package var statementCount: Int { database.statementCounter.value }
+
     /// Opens the store at `path`, creating the file and its folder when missing, and applies
     /// pending migrations.
     /// - Throws: `StoreError` with `.newerDatabase` or `.modifiedMigration` (the file is left

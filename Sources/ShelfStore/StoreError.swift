@@ -2,7 +2,7 @@ internal import ShelfSQLite
 
 /// Why a store operation failed. The operation changed nothing.
 ///
-/// Match the kind in a `catch` clause: `catch StoreError.Code.conflict { … }`.
+/// Match the kind in a `catch` clause: `catch let error as StoreError where error.code == .conflict`.
 /// `description` says what happened, to what, and what to do.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure, for `catch` clauses and exit codes.
@@ -46,7 +46,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StoreError.Code {
-    /// Lets `catch StoreError.Code.conflict` match any `StoreError` of that kind.
+    /// True when `error` is a `StoreError` of this kind: `if StoreError.Code.conflict ~= error`.
+    /// (In a `catch`, an enum case is read as a case pattern; bind and compare the code there.)
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? StoreError)?.code == code
     }

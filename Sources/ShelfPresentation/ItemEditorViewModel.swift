@@ -1,0 +1,237 @@
+internal import Foundation
+public import ShelfReactive
+public import ShelfStore
+
+/// A field of the item editor.
+public enum ItemEditorField: String, Hashable, Sendable, CaseIterable {
+    case title, notes, priority, owner
+}
+
+/// What the editor shows: the fields as typed, a message per invalid field, and where
+/// saving stands.
+public struct ItemEditorContent: Hashable, Sendable {
+    public enum Mode: Hashable, Sendable {
+        case create
+        case edit(Item.ID)
+    }
+
+    public enum Phase: Hashable, Sendable {
+        case editing
+        case saving
+        /// Saved; the item's ID.
+        case saved(Item.ID)
+        /// Someone else saved the item since it was opened. `theirs` is the stored item:
+        /// `reload()` takes it (dropping these edits), `overwrite()` saves these edits over it.
+        case conflict(theirs: Item)
+        /// Saving failed for another reason; the message says what to do. The fields are kept.
+        case failed(String)
+    }
+
+    public let mode: Mode
+    /// The text of each field as typed.
+    public let values: [ItemEditorField: String]
+    /// Why a field is invalid, for the fields that are.
+    public let errors: [ItemEditorField: String]
+    public let phase: Phase
+
+    public init(
+        mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase
+    ) {
+        self.mode = mode
+        self.values = values
+        self.errors = errors
+        self.phase = phase
+    }
+
+    /// The text of `field`.
+    public subscript(field: ItemEditorField) -> String { values[field] ?? "" }
+
+    /// True when no field has an error.
+    public var isValid: Bool { errors.isEmpty }
+}
+
+/// Creates or edits one item, with validation per field and optimistic concurrency.
+///
+/// Saving an edit writes only if the item is still at the version that was opened; when
+/// another edit got there first, the phase becomes `.conflict` and nothing is written until
+/// the user picks `reload()` or `overwrite()`: no edit is lost silently. Main actor.
+@MainActor
+public final class ItemEditorViewModel {
+    /// What the editor shows.
+    public let state: Property<ItemEditorContent>
+
+    /// Longest title accepted, in characters.
+    public nonisolated static let maximumTitleLength = 200
+
+    private let store: Store
+    private let mutableState: MutableProperty<ItemEditorContent>
+    /// The stored item the edit is based on (nil when creating).
+    private var base: Item?
+    /// True once saving was attempted: from then on every field shows its errors.
+    private var showsAllErrors = false
+
+    /// An editor for a new item; `ownerEmail` pre-fills the owner.
+    public init(store: Store, ownerEmail: String = "") {
+        self.store = store
+        let values: [ItemEditorField: String] = [.title: "", .notes: "", .priority: "0", .owner: ownerEmail]
+        mutableState = MutableProperty(ItemEditorContent(mode: .create, values: values, errors: [:], phase: .editing))
+        state = mutableState.property
+    }
+
+    /// An editor for `item`, owned by the user with `ownerEmail`.
+    public init(store: Store, editing item: Item, ownerEmail: String) {
+        self.store = store
+        base = item
+        mutableState = MutableProperty(
+            ItemEditorContent(
+                mode: .edit(item.id), values: Self.values(of: item, ownerEmail: ownerEmail), errors: [:],
+                phase: .editing))
+        state = mutableState.property
+    }
+
+    /// Sets a field's text and checks it again.
+    public func update(_ field: ItemEditorField, to text: String) {
+        var values = mutableState.value.values
+        values[field] = text
+        var errors = Self.validate(values)
+        if !showsAllErrors {
+            // Before the first save, only fields that were touched and are wrong complain.
+            errors = errors.filter { $0.key == field }
+        }
+        if errors[.owner] == nil, let ownerError = mutableState.value.errors[.owner], field != .owner {
+            errors[.owner] = ownerError  // keep "no such user" until the owner is edited
+        }
+        set(values: values, errors: errors, phase: .editing)
+    }
+
+    /// Validates and saves. On success the phase becomes `.saved`.
+    public func save() {
+        guard mutableState.value.phase != .saving else { return }
+        showsAllErrors = true
+        let values = mutableState.value.values
+        let errors = Self.validate(values)
+        guard errors.isEmpty else {
+            set(values: values, errors: errors, phase: .editing)
+            return
+        }
+        set(values: values, errors: [:], phase: .saving)
+        write(values, over: base)
+    }
+
+    /// After a conflict: drops these edits and shows the stored item.
+    public func reload() {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+        base = theirs
+        let store = self.store
+        let values = mutableState.value.values
+        Task.detached { [weak self] in
+            let email = (try? await store.users.user(id: theirs.userID))?.email ?? values[.owner] ?? ""
+            await self?.set(values: Self.values(of: theirs, ownerEmail: email), errors: [:], phase: .editing)
+        }
+    }
+
+    /// After a conflict: saves these edits over the stored item.
+    public func overwrite() {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+        base = theirs
+        let values = mutableState.value.values
+        set(values: values, errors: [:], phase: .saving)
+        write(values, over: theirs)
+    }
+
+    private func write(_ values: [ItemEditorField: String], over base: Item?) {
+        let store = self.store
+        Task.detached { [weak self] in
+            let email = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
+            do {
+                guard let owner = try await store.users.user(email: email) else {
+                    await self?.set(
+                        values: values, errors: [.owner: "No user has the email \(email); add the user first."],
+                        phase: .editing)
+                    return
+                }
+                let fields = Self.fields(values)
+                if var item = base {
+                    item.title = fields.title
+                    item.notes = fields.notes
+                    item.priority = fields.priority
+                    item.userID = owner.id
+                    let saved = try await store.items.update(item)
+                    await self?.saved(saved.id, values: values)
+                } else {
+                    let id = try await store.items.insert(
+                        NewItem(userID: owner.id, title: fields.title, notes: fields.notes, priority: fields.priority))
+                    await self?.saved(id, values: values)
+                }
+            } catch let error as StoreError where error.code == .conflict {
+                guard let id = base?.id else { return }
+                if let theirs = try? await store.items.item(id: id) {
+                    await self?.set(values: values, errors: [:], phase: .conflict(theirs: theirs))
+                } else {
+                    await self?.set(
+                        values: values, errors: [:],
+                        phase: .failed("The item was deleted by someone else; these edits were not saved."))
+                }
+            } catch let error as StoreError where error.code == .notFound {
+                await self?.set(
+                    values: values, errors: [:],
+                    phase: .failed("The item was deleted by someone else; these edits were not saved."))
+            } catch {
+                await self?.set(values: values, errors: [:], phase: .failed("Could not save: \(error)"))
+            }
+        }
+    }
+
+    private func saved(_ id: Item.ID, values: [ItemEditorField: String]) {
+        set(values: values, errors: [:], phase: .saved(id))
+    }
+
+    private func set(values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase)
+    {
+        mutableState.value = ItemEditorContent(
+            mode: mutableState.value.mode, values: values, errors: errors, phase: phase)
+    }
+
+    // MARK: - Pure rules
+
+    /// The message for each invalid field: title required and at most 200 characters,
+    /// priority a whole number from 0 to 3, owner an email. Whether the owner exists is
+    /// checked when saving.
+    public nonisolated static func validate(_ values: [ItemEditorField: String]) -> [ItemEditorField: String] {
+        var errors: [ItemEditorField: String] = [:]
+        let title = (values[.title] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if title.isEmpty {
+            errors[.title] = "A title is required."
+        } else if title.count > maximumTitleLength {
+            errors[.title] = "The title is \(title.count) characters; shorten it to \(maximumTitleLength) or fewer."
+        }
+        let priority = (values[.priority] ?? "").trimmingCharacters(in: .whitespaces)
+        let isValidPriority = priority.isEmpty || Int(priority).map(Item.priorities.contains) == true
+        if !isValidPriority {
+            errors[.priority] = "Priority is a number from 0 (none) to 3 (high)."
+        }
+        let owner = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
+        if owner.isEmpty {
+            errors[.owner] = "An owner is required: type their email."
+        } else if !owner.contains("@") {
+            errors[.owner] = "The owner is given by email, like ada@example.com."
+        }
+        return errors
+    }
+
+    /// The fields as values; call only when `validate` found no errors.
+    nonisolated static func fields(_ values: [ItemEditorField: String]) -> (
+        title: String, notes: String?, priority: Int
+    ) {
+        let notes = values[.notes] ?? ""
+        return (
+            (values[.title] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
+            notes.isEmpty ? nil : notes,
+            Int((values[.priority] ?? "").trimmingCharacters(in: .whitespaces)) ?? 0
+        )
+    }
+
+    nonisolated static func values(of item: Item, ownerEmail: String) -> [ItemEditorField: String] {
+        [.title: item.title, .notes: item.notes ?? "", .priority: String(item.priority), .owner: ownerEmail]
+    }
+}

@@ -1,0 +1,119 @@
+public import Foundation
+public import ShelfStore
+
+/// One row of the item list, ready to draw: every string already formatted.
+public struct ItemRowViewModel: Hashable, Sendable, Identifiable {
+    public let id: Item.ID
+    public let title: String
+    /// "✓" or " ".
+    public let doneMark: String
+    /// "" to "!!!".
+    public let priorityMark: String
+    /// The owner's name ("unknown owner" while users load).
+    public let owner: String
+    /// When it was last updated, relative to now: "5m ago".
+    public let updated: String
+    public let isDone: Bool
+    public let priority: Int
+
+    public init(
+        id: Item.ID, title: String, doneMark: String, priorityMark: String, owner: String, updated: String,
+        isDone: Bool, priority: Int
+    ) {
+        self.id = id
+        self.title = title
+        self.doneMark = doneMark
+        self.priorityMark = priorityMark
+        self.owner = owner
+        self.updated = updated
+        self.isDone = isDone
+        self.priority = priority
+    }
+
+    /// The row for `item`, with its owner's name from `owners`, dates relative to `now`.
+    public init(_ item: Item, owners: [User.ID: User], now: Date) {
+        self.init(
+            id: item.id, title: item.title, doneMark: Formatting.doneMark(item.status),
+            priorityMark: Formatting.priorityMark(item.priority), owner: owners[item.userID]?.name ?? "unknown owner",
+            updated: Formatting.relative(item.updatedAt, now: now), isDone: item.status == .done,
+            priority: item.priority)
+    }
+}
+
+/// What the item list shows: a window of rows out of the whole result.
+public struct ItemListContent: Hashable, Sendable {
+    /// The rows held: a few screens around the selection, whatever the table's size.
+    public let rows: [ItemRowViewModel]
+    /// How many items match the query in all.
+    public let totalCount: Int
+    /// The position of `rows[0]` in the whole result.
+    public let windowOffset: Int
+    public let selectedID: Item.ID?
+    /// The selected row's index in `rows`.
+    public let selectedIndex: Int?
+    /// The active query in words: `“moth” · open · newest first`.
+    public let queryDescription: String
+    /// True while a newer query or window is being read (the rows are the previous ones).
+    public let isRefreshing: Bool
+    /// Feedback about the last action, e.g. why a delete failed; nil when there is none.
+    public let message: String?
+
+    public init(
+        rows: [ItemRowViewModel], totalCount: Int, windowOffset: Int, selectedID: Item.ID?, selectedIndex: Int?,
+        queryDescription: String, isRefreshing: Bool, message: String?
+    ) {
+        self.rows = rows
+        self.totalCount = totalCount
+        self.windowOffset = windowOffset
+        self.selectedID = selectedID
+        self.selectedIndex = selectedIndex
+        self.queryDescription = queryDescription
+        self.isRefreshing = isRefreshing
+        self.message = message
+    }
+
+    /// The selected item's position in the whole result (for a scrollbar), or nil.
+    public var selectedPosition: Int? { selectedIndex.map { windowOffset + $0 } }
+}
+
+/// The pure mapping from store values to the item list's state.
+public enum ItemListMapping {
+    /// The state for a window of `items` out of `totalCount`.
+    ///
+    /// - Parameters:
+    ///   - selectedIndex: the row to select (clamped); nil selects none.
+    ///   - unfilteredCount: how many items exist without filters, to say whether filters
+    ///     hide items when nothing matches.
+    public static func state(
+        items: [Item], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
+        owners: [User.ID: User], now: Date, unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
+    ) -> ViewState<ItemListContent> {
+        guard totalCount > 0, !items.isEmpty else {
+            return .empty(emptyMessage(query: query, owners: owners, unfilteredCount: unfilteredCount))
+        }
+        let rows = items.map { ItemRowViewModel($0, owners: owners, now: now) }
+        let index = selectedIndex.map { max(0, min($0, rows.count - 1)) }
+        return .loaded(
+            ItemListContent(
+                rows: rows, totalCount: max(totalCount, windowOffset + rows.count), windowOffset: windowOffset,
+                selectedID: index.map { rows[$0].id }, selectedIndex: index,
+                queryDescription: Formatting.describe(query, ownerName: query.owner.flatMap { owners[$0]?.name }),
+                isRefreshing: isRefreshing, message: message))
+    }
+
+    /// Why the list is empty, and whether filters are the reason.
+    public static func emptyMessage(query: ItemQuery, owners: [User.ID: User], unfilteredCount: Int?) -> String {
+        guard isFiltered(query) else { return "No items yet." }
+        let what = Formatting.describe(query, ownerName: query.owner.flatMap { owners[$0]?.name })
+            .components(separatedBy: " · ").dropLast().joined(separator: " · ")
+        guard let unfilteredCount, unfilteredCount > 0 else {
+            return "No items match \(what), and there are no items at all yet."
+        }
+        return "No items match \(what). Clear the search and filters to see all \(Formatting.items(unfilteredCount))."
+    }
+
+    /// True when the query narrows the list (text with a word, a status or an owner).
+    public static func isFiltered(_ query: ItemQuery) -> Bool {
+        query.status != nil || query.owner != nil || query.text.contains { $0.isLetter || $0.isNumber }
+    }
+}

@@ -1,0 +1,70 @@
+public import ShelfReactive
+public import ShelfStore
+
+/// One user in the user list, formatted.
+public struct UserRowViewModel: Hashable, Sendable, Identifiable {
+    public let id: User.ID
+    public let name: String
+    public let email: String
+    /// "3 items", "1 item".
+    public let items: String
+    /// "2 open".
+    public let open: String
+
+    public init(_ summary: UserSummary) {
+        id = summary.user.id
+        name = summary.user.name
+        email = summary.user.email
+        items = Formatting.items(summary.itemCount)
+        open = "\(Formatting.count(summary.openCount)) open"
+    }
+}
+
+/// Every user with their item counts, live. Main actor.
+@MainActor
+public final class UserListViewModel {
+    /// What the list shows: `.empty` when there are no users.
+    public let state: Property<ViewState<[UserRowViewModel]>>
+
+    private let store: Store
+    private let mutableState = MutableProperty<ViewState<[UserRowViewModel]>>(.idle)
+    private let token = Lifetime.Token()
+    private var observation: Observation?
+
+    public init(store: Store) {
+        self.store = store
+        state = mutableState.property
+    }
+
+    /// Reads the users and follows changes to users and items.
+    public func load() {
+        guard observation == nil else { return }
+        mutableState.value = .loading
+        let store = self.store
+        Task.detached { [weak self] in
+            do {
+                let summaries = try store.liveUserSummaries()
+                await self?.follow(summaries)
+            } catch {
+                await self?.fail(error)
+            }
+        }
+    }
+
+    private func follow(_ summaries: Property<[UserSummary]>) {
+        observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] summaries in
+            self?.mutableState.value = Self.state(summaries)
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        mutableState.value = .failed(Failure("Could not read the users: \(error)", underlying: error))
+    }
+
+    /// The pure mapping from summaries to the list's state.
+    public nonisolated static func state(_ summaries: [UserSummary]) -> ViewState<[UserRowViewModel]> {
+        summaries.isEmpty
+            ? .empty("No users yet. Add one with: shelf users add --name NAME --email EMAIL")
+            : .loaded(summaries.map(UserRowViewModel.init))
+    }
+}
