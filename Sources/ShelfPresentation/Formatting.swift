@@ -32,7 +32,9 @@ public enum Formatting {
             zone)
     }
 
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// "!" per priority level: "" for 0, "!!!" for 3.
     public static func priorityMark(_ priority: Int) -> String {

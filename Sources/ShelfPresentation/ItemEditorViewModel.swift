@@ -186,8 +186,9 @@ public final class ItemEditorViewModel {
         set(values: values, errors: [:], phase: .saved(id))
     }
 
-    private func set(values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase)
-    {
+    private func set(
+        values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase
+    ) {
         mutableState.value = ItemEditorContent(
             mode: mutableState.value.mode, values: values, errors: errors, phase: phase)
     }

@@ -32,6 +32,9 @@ public final class ItemListViewModel {
     private var anchor: ItemCursor?
     private var selectedID: Item.ID?
     private var selectedIndex: Int?
+    /// Where the selection is going when it was moved beyond the window and the window that
+    /// holds it is still being read: further moves count from here, so no key is lost.
+    private var pendingPosition: Int?
     private var unfilteredCount: Int?
     private var message: String?
     private var isRefreshing = false
@@ -129,17 +132,16 @@ public final class ItemListViewModel {
     /// Moves the selection by `count` rows (negative: up), clamped to the list.
     public func moveSelection(by count: Int) {
         guard let window, !window.items.isEmpty else { return }
-        let target = (selectedIndex ?? 0) + count
         let total = max(window.totalCount, offset + window.items.count)
-        if target >= 0, target < window.items.count {
-            select(index: target)
+        let current = pendingPosition ?? (offset + (selectedIndex ?? 0))
+        let target = max(0, min(current + count, total - 1))
+        let relative = target - offset
+        if relative >= 0, relative < window.items.count {
+            select(index: relative)
             followSelection()
-        } else if target < 0 {
-            if offset == 0 { select(index: 0) } else { center(on: target) }
-        } else if offset + window.items.count >= total {
-            select(index: window.items.count - 1)
         } else {
-            center(on: target)
+            pendingPosition = target
+            center(on: relative)
         }
     }
 
@@ -230,6 +232,7 @@ public final class ItemListViewModel {
     private func select(index: Int) {
         guard let window, !window.items.isEmpty else { return }
         let index = max(0, min(index, window.items.count - 1))
+        pendingPosition = nil
         selectedIndex = index
         selectedID = window.items[index].id
         message = nil
@@ -309,7 +312,8 @@ public final class ItemListViewModel {
         do {
             let live = try store.liveItems(matching: query, after: anchor, limit: size)
             let unfiltered = live.value.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
-            await install(live, generation: generation, anchor: anchor, offset: offset, selection: selection,
+            await install(
+                live, generation: generation, anchor: anchor, offset: offset, selection: selection,
                 unfilteredCount: unfiltered)
         } catch {
             await fail(error, generation: generation)
@@ -325,8 +329,16 @@ public final class ItemListViewModel {
         self.anchor = anchor
         self.offset = offset
         self.unfilteredCount = unfilteredCount
+        pendingPosition = nil
         isRefreshing = false
         apply(live.value, selection: selection)
+        // A jump further than one window: this window is a step on the way; go on from it.
+        if case .index(let row) = selection, row >= live.value.items.count, !live.value.items.isEmpty,
+            offset + live.value.items.count < live.value.totalCount
+        {
+            pendingPosition = min(offset + row, live.value.totalCount - 1)
+            center(on: row)
+        }
         windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] window in
             // The first delivery is the value just applied.
             guard let self, generation == self.generation, window != self.window else { return }

@@ -47,7 +47,9 @@ struct MappingTests {
     }
 
     @Test func rowsAreFormatted() {
-        let owners = [User.ID(rawValue: 1): User(id: User.ID(rawValue: 1), name: "Ada", email: "a@x.io", createdAt: Self.now)]
+        let owners = [
+            User.ID(rawValue: 1): User(id: User.ID(rawValue: 1), name: "Ada", email: "a@x.io", createdAt: Self.now)
+        ]
         let row = ItemRowViewModel(item(7, status: .done, priority: 2), owners: owners, now: Self.now)
         #expect(row.title == "Item 7")
         #expect(row.doneMark == "✓")
@@ -105,17 +107,17 @@ struct MappingTests {
     }
 
     static let editorCases: [([ItemEditorField: String], [ItemEditorField])] = [
-            ([.title: "", .priority: "0", .owner: "a@x.io"], [.title]),
-            ([.title: "  \n", .priority: "0", .owner: "a@x.io"], [.title]),
-            ([.title: String(repeating: "x", count: 201), .priority: "0", .owner: "a@x.io"], [.title]),
-            ([.title: String(repeating: "x", count: 200), .priority: "", .owner: "a@x.io"], []),
-            ([.title: "ok", .priority: "4", .owner: "a@x.io"], [.priority]),
-            ([.title: "ok", .priority: "-1", .owner: "a@x.io"], [.priority]),
-            ([.title: "ok", .priority: "two", .owner: "a@x.io"], [.priority]),
-            ([.title: "ok", .priority: "3", .owner: ""], [.owner]),
-            ([.title: "ok", .priority: "3", .owner: "ada"], [.owner]),
-            ([.title: "ok", .priority: " 2 ", .owner: " a@x.io "], []),
-        ]
+        ([.title: "", .priority: "0", .owner: "a@x.io"], [.title]),
+        ([.title: "  \n", .priority: "0", .owner: "a@x.io"], [.title]),
+        ([.title: String(repeating: "x", count: 201), .priority: "0", .owner: "a@x.io"], [.title]),
+        ([.title: String(repeating: "x", count: 200), .priority: "", .owner: "a@x.io"], []),
+        ([.title: "ok", .priority: "4", .owner: "a@x.io"], [.priority]),
+        ([.title: "ok", .priority: "-1", .owner: "a@x.io"], [.priority]),
+        ([.title: "ok", .priority: "two", .owner: "a@x.io"], [.priority]),
+        ([.title: "ok", .priority: "3", .owner: ""], [.owner]),
+        ([.title: "ok", .priority: "3", .owner: "ada"], [.owner]),
+        ([.title: "ok", .priority: " 2 ", .owner: " a@x.io "], []),
+    ]
 
     @Test("editor validation", arguments: editorCases)
     func editorValidation(_ values: [ItemEditorField: String], _ invalid: [ItemEditorField]) {

@@ -1,0 +1,164 @@
+import Foundation
+import ShelfReactive
+import ShelfStore
+import Testing
+
+@testable import ShelfPresentation
+
+@MainActor
+@Suite("ItemDetailViewModel")
+struct ItemDetailViewModelTests {
+    @Test func showsTheItemLiveAndSaysWhenItIsDeleted() async throws {
+        let (store, users) = try await makeStore(items: 2)
+        let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        let model = ItemDetailViewModel(store: store, id: item.id)
+        let states = Recorder(model.state)
+        model.load()
+        let content = try #require(await states.next { $0.value != nil }?.value)
+        #expect(content.title == "Item 2")
+        #expect(content.notes == "even notes")
+        #expect(content.ownerName == users[0].name)
+        #expect(content.ownerEmail == users[0].email)
+        #expect(content.status == "open")
+        #expect(content.priority == "medium (2)")
+        #expect(content.created == "2023-11-14 22:13 UTC")
+
+        var edited = item
+        edited.title = "Edited elsewhere"
+        _ = try await store.items.update(edited)
+        #expect(await states.latest { $0.value?.title == "Edited elsewhere" } != nil)
+
+        try await store.items.delete(id: item.id)
+        #expect(await states.latest { $0.emptyMessage != nil }?.emptyMessage == "Item \(item.id) was deleted.")
+    }
+}
+
+@MainActor
+@Suite("ItemEditorViewModel")
+struct ItemEditorViewModelTests {
+    @Test func createsAValidItem() async throws {
+        let (store, users) = try await makeStore()
+        let model = ItemEditorViewModel(store: store, ownerEmail: users[1].email)
+        let states = Recorder(model.state)
+        model.update(.title, to: "Write the report")
+        model.update(.notes, to: "two pages")
+        model.update(.priority, to: "2")
+        model.save()
+        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        guard case .saved(let id) = saved.phase else { return }
+        let item = try #require(try await store.items.item(id: id))
+        #expect(item.title == "Write the report")
+        #expect(item.notes == "two pages")
+        #expect(item.priority == 2)
+        #expect(item.userID == users[1].id)
+    }
+
+    @Test func invalidFieldsSayWhyAndNothingIsWritten() async throws {
+        let (store, _) = try await makeStore()
+        let model = ItemEditorViewModel(store: store, ownerEmail: "")
+        model.update(.priority, to: "9")
+        #expect(Set(model.state.value.errors.keys) == [.priority])  // only touched fields before saving
+        model.save()
+        let content = model.state.value
+        #expect(Set(content.errors.keys) == [.title, .priority, .owner])
+        #expect(content.phase == .editing)
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
+        model.update(.priority, to: "1")
+        #expect(Set(model.state.value.errors.keys) == [.title, .owner])
+    }
+
+    @Test func anUnknownOwnerIsAFieldError() async throws {
+        let (store, _) = try await makeStore()
+        let model = ItemEditorViewModel(store: store, ownerEmail: "nobody@example.com")
+        let states = Recorder(model.state)
+        model.update(.title, to: "Orphan")
+        model.save()
+        let content = try #require(await states.next { $0.errors[.owner] != nil && $0.phase == .editing })
+        #expect(content.errors[.owner] == "No user has the email nobody@example.com; add the user first.")
+        #expect(content[.title] == "Orphan")
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
+    }
+
+    @Test func aConcurrentEditIsAConflictThenOverwriteWins() async throws {
+        let (store, users) = try await makeStore(items: 1)
+        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
+        let states = Recorder(model.state)
+        model.update(.title, to: "Mine")
+
+        var theirs = item
+        theirs.title = "Theirs"
+        _ = try await store.items.update(theirs)
+
+        model.save()
+        let conflict = try #require(await states.next { if case .conflict = $0.phase { true } else { false } })
+        guard case .conflict(let stored) = conflict.phase else { return }
+        #expect(stored.title == "Theirs")
+        #expect(conflict[.title] == "Mine")
+        #expect(try await store.items.item(id: item.id)?.title == "Theirs")  // nothing written
+
+        model.overwrite()
+        _ = await states.latest { if case .saved = $0.phase { true } else { false } }
+        #expect(try await store.items.item(id: item.id)?.title == "Mine")
+    }
+
+    @Test func aConflictCanReloadTheStoredItem() async throws {
+        let (store, users) = try await makeStore(items: 1)
+        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
+        let states = Recorder(model.state)
+        model.update(.title, to: "Mine")
+        var theirs = item
+        theirs.title = "Theirs"
+        theirs.priority = 3
+        _ = try await store.items.update(theirs)
+        model.save()
+        _ = await states.next { if case .conflict = $0.phase { true } else { false } }
+        model.reload()
+        let reloaded = try #require(await states.latest { $0.phase == .editing && $0[.title] == "Theirs" })
+        #expect(reloaded[.priority] == "3")
+        // Saving now writes over the version just loaded.
+        model.update(.title, to: "Mine after all")
+        model.save()
+        _ = await states.latest { if case .saved = $0.phase { true } else { false } }
+        #expect(try await store.items.item(id: item.id)?.title == "Mine after all")
+    }
+
+    @Test func savingAnItemDeletedMeanwhileFailsClearly() async throws {
+        let (store, users) = try await makeStore(items: 1)
+        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
+        let states = Recorder(model.state)
+        try await store.items.delete(id: item.id)
+        model.update(.title, to: "Too late")
+        model.save()
+        let failed = try #require(await states.next { if case .failed = $0.phase { true } else { false } })
+        #expect(failed.phase == .failed("The item was deleted by someone else; these edits were not saved."))
+        #expect(failed[.title] == "Too late")
+    }
+}
+
+@MainActor
+@Suite("UserListViewModel")
+struct UserListViewModelTests {
+    @Test func usersWithLiveItemCounts() async throws {
+        let (store, users) = try await makeStore(users: 2, items: 4)
+        let model = UserListViewModel(store: store)
+        let states = Recorder(model.state)
+        model.load()
+        let rows = try #require(await states.next { $0.value != nil }?.value)
+        #expect(rows.map(\.name) == [users[0].name, users[1].name].sorted())
+        #expect(rows.map(\.items) == ["2 items", "2 items"])
+        try await store.items.insert(NewItem(userID: users[0].id, title: "One more", status: .done))
+        let updated = try #require(await states.latest { $0.value?.contains { $0.items == "3 items" } == true }?.value)
+        #expect(updated.first { $0.id == users[0].id }?.open == "2 open")
+    }
+
+    @Test func noUsersIsEmpty() async throws {
+        let (store, _) = try await makeStore(users: 0)
+        let model = UserListViewModel(store: store)
+        let states = Recorder(model.state)
+        model.load()
+        #expect(await states.next { $0.emptyMessage != nil } != nil)
+    }
+}
