@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "ShelfStore", package: "Shelf"),
                 .product(name: "ShelfReactive", package: "Shelf"),
                 .product(name: "ShelfTerminal", package: "Shelf"),
+                .product(name: "ShelfPresentation", package: "Shelf"),
                 "BaselineSQLite",
             ]
         ),

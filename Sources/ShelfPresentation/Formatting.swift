@@ -6,7 +6,7 @@ public enum Formatting {
     /// How long ago `date` was, compactly: "just now", "5m ago", "3h ago", "2d ago", then
     /// "Mar 4" within the year of `now` and "2024-03-04" before. Dates in the future (a
     /// clock skew) read as "just now" up to a minute ahead, else as the date.
-    public static func relative(_ date: Date, now: Date, calendar: Calendar = .utc) -> String {
+    public static func relative(_ date: Date, now: Date) -> String {
         let seconds = now.timeIntervalSince(date)
         if seconds >= -60 && seconds < 60 { return "just now" }
         if seconds > 0 {
@@ -14,11 +14,10 @@ public enum Formatting {
             if seconds < 86_400 { return "\(Int(seconds / 3600))h ago" }
             if seconds < 7 * 86_400 { return "\(Int(seconds / 86_400))d ago" }
         }
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        let nowYear = calendar.component(.year, from: now)
-        let month = monthNames[(parts.month ?? 1) - 1]
-        if parts.year == nowYear { return "\(month) \(parts.day ?? 1)" }
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 1, parts.day ?? 1)
+        let day = CivilDate(date)
+        let month = monthNames[day.month - 1]
+        if day.year == CivilDate(now).year { return "\(month) \(day.day)" }
+        return pad4(day.year) + "-" + pad2(day.month) + "-" + pad2(day.day)
     }
 
     /// A date and time in full, for detail screens: "2026-11-22 14:05 UTC".
@@ -31,6 +30,9 @@ public enum Formatting {
             format: "%04d-%02d-%02d %02d:%02d %@", p.year ?? 0, p.month ?? 1, p.day ?? 1, p.hour ?? 0, p.minute ?? 0,
             zone)
     }
+
+    private static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+    private static func pad4(_ n: Int) -> String { String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n) }
 
     private static let monthNames = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
@@ -105,4 +107,26 @@ extension Calendar {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar
     }()
+}
+
+/// A day of the proleptic Gregorian calendar in UTC, computed arithmetically (Howard
+/// Hinnant's civil_from_days): list rows format hundreds of dates per frame, and
+/// `Calendar.dateComponents` costs microseconds each.
+struct CivilDate: Equatable {
+    let year: Int
+    let month: Int
+    let day: Int
+
+    init(_ date: Date) {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
 }

@@ -88,10 +88,21 @@ public enum ItemListMapping {
         items: [Item], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
         owners: [User.ID: User], now: Date, unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
     ) -> ViewState<ItemListContent> {
-        guard totalCount > 0, !items.isEmpty else {
+        state(
+            rows: items.map { ItemRowViewModel($0, owners: owners, now: now) }, totalCount: totalCount,
+            windowOffset: windowOffset, selectedIndex: selectedIndex, query: query, owners: owners,
+            unfilteredCount: unfilteredCount, isRefreshing: isRefreshing, message: message)
+    }
+
+    /// The state for rows already formatted (the view model keeps them between states that
+    /// differ only in selection or flags).
+    public static func state(
+        rows: [ItemRowViewModel], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
+        owners: [User.ID: User], unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
+    ) -> ViewState<ItemListContent> {
+        guard totalCount > 0, !rows.isEmpty else {
             return .empty(emptyMessage(query: query, owners: owners, unfilteredCount: unfilteredCount))
         }
-        let rows = items.map { ItemRowViewModel($0, owners: owners, now: now) }
         let index = selectedIndex.map { max(0, min($0, rows.count - 1)) }
         return .loaded(
             ItemListContent(

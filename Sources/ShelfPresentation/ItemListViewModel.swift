@@ -26,8 +26,22 @@ public final class ItemListViewModel {
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)
     private let token = Lifetime.Token()
 
-    private var owners: [User.ID: User] = [:]
-    private var window: ItemWindow?
+    private var owners: [User.ID: User] = [:] {
+        didSet {
+            formattedRows = nil
+            rowCache = [:]
+        }
+    }
+    private var window: ItemWindow? {
+        didSet { formattedRows = nil }
+    }
+    /// `window`'s rows formatted, kept until the window or the owners change.
+    private var formattedRows: [ItemRowViewModel]?
+    /// Rows formatted for earlier windows, by item, reused when the window moves (half of a
+    /// moved window is usually rows already formatted). Cleared when the owners change or
+    /// the minute changes (relative dates).
+    private var rowCache: [Item.ID: (item: Item, row: ItemRowViewModel)] = [:]
+    private var rowCacheMinute = 0
     private var offset = 0
     private var anchor: ItemCursor?
     private var selectedID: Item.ID?
@@ -171,6 +185,7 @@ public final class ItemListViewModel {
         let query = self.query
         let size = windowSize
         let generation = beginRequest()
+        let source = WindowSource(store: store, query: query, size: size)
         Task.detached { [weak self] in
             do {
                 // The last `size` items, and the one before them as the anchor.
@@ -178,7 +193,7 @@ public final class ItemListViewModel {
                 let total = try await store.items.count(matching: query)
                 let anchor = tail.count > size ? ItemCursor(tail[0]) : nil
                 let offset = tail.count > size ? max(0, total - size) : 0
-                await self?.read(generation, anchor: anchor, offset: offset, selection: .last)
+                await self?.read(generation, from: source, anchor: anchor, offset: offset, selection: .last)
             } catch {
                 await self?.fail(error, generation: generation)
             }
@@ -274,13 +289,14 @@ public final class ItemListViewModel {
         let back = -start
         let currentOffset = offset
         let generation = beginRequest()
+        let source = WindowSource(store: store, query: query, size: windowSize)
         Task.detached { [weak self] in
             do {
                 let before = try await store.items.items(matching: query, before: first, limit: back + 1)
                 let anchor = before.count > back ? ItemCursor(before[0]) : nil
                 let newOffset = before.count > back ? currentOffset - back : 0
                 let selection: Selection = inWindow ? .keep : .index(currentOffset + target - newOffset)
-                await self?.read(generation, anchor: anchor, offset: newOffset, selection: selection)
+                await self?.read(generation, from: source, anchor: anchor, offset: newOffset, selection: selection)
             } catch {
                 await self?.fail(error, generation: generation)
             }
@@ -301,14 +317,24 @@ public final class ItemListViewModel {
 
     private func request(anchor: ItemCursor?, offset: Int, selection: Selection) {
         let generation = beginRequest()
+        let source = WindowSource(store: store, query: query, size: windowSize)
         Task.detached { [weak self] in
-            await self?.read(generation, anchor: anchor, offset: offset, selection: selection)
+            await self?.read(generation, from: source, anchor: anchor, offset: offset, selection: selection)
         }
     }
 
+    /// What a window is read from, captured on the main actor when the request is made.
+    private struct WindowSource: Sendable {
+        let store: Store
+        let query: ItemQuery
+        let size: Int
+    }
+
     /// Opens the live window for `generation` off the main actor, then installs it.
-    nonisolated private func read(_ generation: Int, anchor: ItemCursor?, offset: Int, selection: Selection) async {
-        let (store, query, size) = await (self.store, self.query, self.windowSize)
+    nonisolated private func read(
+        _ generation: Int, from source: WindowSource, anchor: ItemCursor?, offset: Int, selection: Selection
+    ) async {
+        let (store, query, size) = (source.store, source.query, source.size)
         do {
             let live = try store.liveItems(matching: query, after: anchor, limit: size)
             let unfiltered = live.value.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
@@ -405,10 +431,40 @@ public final class ItemListViewModel {
 
     private func publish() {
         guard let window else { return }
+        let rows: [ItemRowViewModel]
+        if let formattedRows {
+            rows = formattedRows
+        } else {
+            rows = format(window.items)
+            formattedRows = rows
+        }
         mutableState.value = ItemListMapping.state(
-            items: window.items, totalCount: window.totalCount, windowOffset: offset, selectedIndex: selectedIndex,
-            query: query, owners: owners, now: now(), unfilteredCount: unfilteredCount, isRefreshing: isRefreshing,
+            rows: rows, totalCount: window.totalCount, windowOffset: offset, selectedIndex: selectedIndex,
+            query: query, owners: owners, unfilteredCount: unfilteredCount, isRefreshing: isRefreshing,
             message: message)
+    }
+
+    /// The rows for `items`, reusing the ones already formatted for the same item values.
+    private func format(_ items: [Item]) -> [ItemRowViewModel] {
+        let now = self.now()
+        let minute = Int(now.timeIntervalSince1970 / 60)
+        if minute != rowCacheMinute {
+            rowCache = [:]
+            rowCacheMinute = minute
+        }
+        var fresh: [Item.ID: (item: Item, row: ItemRowViewModel)] = [:]
+        fresh.reserveCapacity(items.count)
+        let rows = items.map { item in
+            if let cached = rowCache[item.id], cached.item == item {
+                fresh[item.id] = cached
+                return cached.row
+            }
+            let row = ItemRowViewModel(item, owners: owners, now: now)
+            fresh[item.id] = (item, row)
+            return row
+        }
+        rowCache = fresh
+        return rows
     }
 
     private func fail(_ error: any Error, generation: Int) {

@@ -19,6 +19,18 @@ struct MappingTests {
         #expect(Formatting.relative(Self.now.addingTimeInterval(-secondsAgo), now: Self.now) == expected)
     }
 
+    @Test func civilDatesAgreeWithTheCalendar() {
+        var seconds = -2_208_988_800.0  // 1900-01-01
+        while seconds < 7_258_118_400 {  // 2200-01-01
+            let date = Date(timeIntervalSince1970: seconds)
+            let parts = Calendar.utc.dateComponents([.year, .month, .day], from: date)
+            let civil = CivilDate(date)
+            #expect([civil.year, civil.month, civil.day] == [parts.year, parts.month, parts.day], "\(date)")
+            if civil.year != parts.year { break }
+            seconds += 86_400 * 13.37
+        }
+    }
+
     @Test func marksAndCounts() {
         #expect(Formatting.priorityMark(0) == "")
         #expect(Formatting.priorityMark(3) == "!!!")

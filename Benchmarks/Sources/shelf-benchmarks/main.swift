@@ -4,6 +4,8 @@ import Foundation
 //   store   store.insert, store.fetch_all, store.page against the raw C API
 //   live    live.latency_* against an update hook + re-query baseline; cross-process latency;
 //           idle CPU of a watching process
+//   presentation  presentation.search and presentation.page_down on 1,000,000 items against the
+//           same SQL through the C API (--items N; the database is built once and cached)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,9 +22,9 @@ let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
 
-guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal"].contains($0) }) else {
+guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation"].contains($0) }) else {
     FileHandle.standardError.write(
-        Data("usage: shelf-benchmarks store|live|terminal [--json] [--runs N] [--rows N] [--only BENCHMARK]\n".utf8))
+        Data("usage: shelf-benchmarks store|live|terminal|presentation [--json] [--runs N] [--rows N] [--only BENCHMARK]\n".utf8))
     exit(2)
 }
 for suite in suites {
@@ -30,6 +32,10 @@ for suite in suites {
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
+    case "presentation":
+        try await PresentationSuite(
+            items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only
+        ).run()
     default: break
     }
 }
