@@ -32,7 +32,9 @@ public enum Formatting {
     }
 
     private static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-    private static func pad4(_ n: Int) -> String { String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n) }
+    private static func pad4(_ n: Int) -> String {
+        String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n)
+    }
 
     private static let monthNames = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

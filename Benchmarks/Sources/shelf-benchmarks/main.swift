@@ -24,7 +24,9 @@ let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != o
 
 guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation"].contains($0) }) else {
     FileHandle.standardError.write(
-        Data("usage: shelf-benchmarks store|live|terminal|presentation [--json] [--runs N] [--rows N] [--only BENCHMARK]\n".utf8))
+        Data(
+            "usage: shelf-benchmarks store|live|terminal|presentation [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
+                .utf8))
     exit(2)
 }
 for suite in suites {
