@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
+        .target(name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         .target(
             name: "ShelfStore",
             dependencies: ["ShelfSQLite", "ShelfReactive"],
@@ -34,6 +35,8 @@ let package = Package(
                 "ShelfStore",
                 "ShelfReactive",
                 "ShelfTerminal",
+                "ShelfPresentation",
+                "ShelfBrowser",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +52,9 @@ let package = Package(
 
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
         .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive"]),
+        .testTarget(
+            name: "ShelfBrowserTests",
+            dependencies: ["ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         .testTarget(
             name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),

@@ -1,35 +1,111 @@
 import Foundation
 import ShelfStore
 
-/// A small shelf to try the commands on: `--demo` opens a temporary store filled with this.
+/// Realistic sample users and items, the same on every run (a seeded generator).
 enum DemoData {
-    static func fill(_ store: Store) async throws {
-        let users = try await store.users.insert(contentsOf: [
-            NewUser(name: "Ada Lovelace", email: "ada@example.com"),
-            NewUser(name: "Grace Hopper", email: "grace@example.com"),
-            NewUser(name: "Alan Turing", email: "alan@example.com"),
-        ])
-        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
-        let titles = [
-            ("Read \"Notes on the Analytical Engine\"", "Translate Menabrea first", 2),
-            ("Fix the moth in relay 70", "Panel F; tape it into the log", 3),
-            ("Write the compiler manual", nil, 1),
-            ("Bake bread for the team", "Sourdough, two loaves", 0),
-            ("Prove the halting problem undecidable", "Diagonal argument", 3),
-            ("Order punch cards", "Two boxes", 1),
-            ("Water the orchids", nil, 0),
-            ("Plan the 1843 lecture", "Bernoulli numbers example", 2),
-            ("Tidy the workshop", nil, 0),
-            ("Answer letters", "From Babbage, De Morgan", 1),
-            ("Calibrate the bombe", "Rotor order test", 2),
-            ("Buy a new bicycle chain", nil, 1),
-        ]
-        let items = titles.enumerated().map { index, entry in
-            NewItem(
-                userID: users[index % users.count], title: entry.0, notes: entry.1,
-                status: index % 4 == 3 ? .done : .open, priority: entry.2,
-                createdAt: start.addingTimeInterval(Double(index) * 86_400))
+    /// What `--demo` creates on first use.
+    static let defaultUsers = 40
+    static let defaultItems = 20_000
+
+    /// Adds `users` users and `items` items to `store`, reporting progress (items written so
+    /// far) after every batch. Items are created over the year before `now`, oldest first.
+    static func fill(
+        _ store: Store, users userCount: Int, items itemCount: Int, now: Date = Date(),
+        progress: (Int) -> Void = { _ in }
+    ) async throws {
+        var random = SplitMix64(seed: 2026)
+        var newUsers: [NewUser] = []
+        var emails = Set<String>()
+        for index in 0..<max(1, userCount) {
+            let first = firstNames[index % firstNames.count]
+            let last = lastNames[(index / firstNames.count + index * 7) % lastNames.count]
+            var email = "\(first).\(last)@example.com".lowercased().folding(options: .diacriticInsensitive, locale: nil)
+            if emails.contains(email) { email = email.replacingOccurrences(of: "@", with: "\(index)@") }
+            emails.insert(email)
+            newUsers.append(
+                NewUser(name: "\(first) \(last)", email: email, createdAt: now.addingTimeInterval(-400 * 86_400)))
         }
-        _ = try await store.items.insert(contentsOf: items)
+        let owners = try await store.users.insert(contentsOf: newUsers)
+        let span = 365.0 * 86_400
+        var written = 0
+        while written < itemCount {
+            let batch = min(2_000, itemCount - written)
+            var items: [NewItem] = []
+            items.reserveCapacity(batch)
+            for offset in 0..<batch {
+                let n = written + offset
+                let age = span * (1 - Double(n) / Double(max(1, itemCount)))
+                let title = makeTitle(&random)
+                let notes = random.next() % 3 == 0 ? makeNotes(&random) : nil
+                let doneChance = 0.15 + 0.6 * age / span  // older items are more often done
+                let status: Item.Status = Double(random.next() % 1000) / 1000 < doneChance ? .done : .open
+                let roll = random.next() % 10
+                let priority = roll < 4 ? 0 : roll < 7 ? 1 : roll < 9 ? 2 : 3
+                items.append(
+                    NewItem(
+                        userID: owners[Int(random.next() % UInt64(owners.count))], title: title, notes: notes,
+                        status: status, priority: priority, createdAt: now.addingTimeInterval(-age)))
+            }
+            try await store.items.insert(contentsOf: items)
+            written += batch
+            progress(written)
+        }
+    }
+
+    private static func makeTitle(_ random: inout SplitMix64) -> String {
+        let verb = verbs[Int(random.next() % UInt64(verbs.count))]
+        let object = objects[Int(random.next() % UInt64(objects.count))]
+        let suffix = suffixes[Int(random.next() % UInt64(suffixes.count))]
+        return "\(verb) \(object)\(suffix)"
+    }
+
+    private static func makeNotes(_ random: inout SplitMix64) -> String {
+        let count = 1 + Int(random.next() % 3)
+        return (0..<count).map { _ in sentences[Int(random.next() % UInt64(sentences.count))] }.joined(separator: " ")
+    }
+
+    static let firstNames = [
+        "Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Margaret", "Ken", "Frances", "Dennis", "Radia",
+        "Linus", "Hedy", "Tim", "Katherine", "John", "Sophie", "Guido", "Anita", "Yukihiro", "Chloé", "Zoë", "Søren",
+        "Priya", "Mateus", "Aiko", "Olu", "Ines", "Björn", "Mei",
+    ]
+    static let lastNames = [
+        "Lovelace", "Hopper", "Turing", "Dijkstra", "Liskov", "Knuth", "Hamilton", "Thompson", "Allen", "Ritchie",
+        "Perlman", "Torvalds", "Lamarr", "Berners-Lee", "Johnson", "McCarthy", "Wilson", "van Rossum", "Borg",
+        "Matsumoto", "Dupont", "Okafor", "Kjær", "Nair", "Silva", "Tanaka", "Müller", "García", "O'Brien", "Chen",
+    ]
+    static let verbs = [
+        "Review", "Write", "Fix", "Plan", "Call", "Order", "Update", "Draft", "Prepare", "Book", "Clean", "Test",
+        "Deploy", "Schedule", "Read", "Pay", "Renew", "Email", "Sketch", "Measure", "Archive", "Translate",
+    ]
+    static let objects = [
+        "the quarterly report", "the garden fence", "flights to Lisbon", "the dentist appointment",
+        "the budget spreadsheet", "the onboarding guide", "release notes", "the kitchen tap", "the team offsite",
+        "the insurance renewal", "the conference talk", "the database backup", "a birthday present for Sam",
+        "the tax return", "the bike brakes", "the API documentation", "customer feedback", "server certificates",
+        "library books", "the photo album", "the café menu", "日本語のドキュメント", "the moth in relay 70",
+        "punch cards", "the sourdough starter", "the lecture on Bernoulli numbers", "the 🎂 order", "invoices",
+    ]
+    static let suffixes = [
+        "", "", "", " before Friday", " for the Q3 review", " (again)", " with Priya", " — urgent", " next week",
+        " for the Berlin office",
+    ]
+    static let sentences = [
+        "Check with finance first.", "The old version is in the shared drive.", "Ask Grace about the deadline.",
+        "Two copies, one signed.", "Blocked until the vendor replies.", "Keep it under 500 words.",
+        "See the thread from Monday.", "Bring the receipts.", "Use the new template.", "Nothing urgent.",
+    ]
+}
+
+/// SplitMix64: a small, fast, seeded random generator.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

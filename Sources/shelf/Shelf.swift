@@ -6,7 +6,9 @@ struct Shelf: AsyncParsableCommand {
         commandName: "shelf",
         abstract: "Users and their items in SQLite.",
         subcommands: [
-            MigrateCommand.self, UsersCommand.self, ItemsCommand.self, WatchCommand.self, TerminalDemoCommand.self,
-        ]
+            BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
+            WatchCommand.self, TerminalDemoCommand.self,
+        ],
+        defaultSubcommand: BrowseCommand.self
     )
 }

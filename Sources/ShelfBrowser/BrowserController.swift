@@ -1,0 +1,198 @@
+public import ShelfPresentation
+internal import ShelfReactive
+internal import ShelfStore
+public import ShelfTerminal
+
+/// The browser's root: the item list with the selected item's detail beside it (or below,
+/// or hidden when the screen is small), a status bar, and modal dialogs for the editor,
+/// confirmations and help.
+///
+/// Children come and go by containment in the three steps. The detail pane follows the
+/// selection once it rests (a short pause), so scrolling fast reads nothing but the list.
+public final class BrowserController: Controller {
+    private let viewModel: BrowserViewModel
+
+    private let listController: ItemListController
+    private let detailContainer = View()
+    private let placeholder = Label("No item selected.", style: Theme.hint)
+    private let statusBar = StatusBar(style: Theme.status)
+    private let listContainer = View()
+    private lazy var split = SplitView(listContainer, detailContainer)
+    private let root = View()
+
+    private var detailController: ItemDetailController?
+    private var detailID: Item.ID?
+    private var pendingDetail: Task<Void, Never>?
+    private var modal: Controller?
+    private var modalObservation: Observation?
+
+    /// How long the selection must rest before the detail pane follows it.
+    static let detailDelay: Duration = .milliseconds(80)
+
+    public init(viewModel: BrowserViewModel) {
+        self.viewModel = viewModel
+        listController = ItemListController(viewModel: viewModel.list)
+        super.init()
+    }
+
+    public override func loadView() {
+        detailContainer.addSubview(placeholder)
+        let body = StackView(axis: .vertical, [split, statusBar])
+        split.length = .flexible()
+        root.addSubview(body)
+        view = root
+    }
+
+    public override func viewDidLoad() {
+        addChild(listController)
+        listContainer.addSubview(listController.view)
+        listController.didMove(toParent: self)
+        focusedChild = listController
+        viewModel.list.state.observeOnMainActor(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.list.load()
+    }
+
+    // MARK: - Rendering
+
+    private func render(_ state: ViewState<ItemListContent>) {
+        let hints = "? help  n new  q quit "
+        switch state {
+        case .idle, .loading:
+            statusBar.left = "Loading…"
+        case .loaded(let content):
+            var left = "\(Formatting.items(content.totalCount)) · \(content.queryDescription)"
+            if let position = content.selectedPosition {
+                left = "\(Formatting.count(position + 1))/\(Formatting.count(content.totalCount)) · " + left
+            }
+            if content.isRefreshing { left += " …" }
+            if let message = content.message { left = message }
+            statusBar.left = left
+        case .empty(let message):
+            statusBar.left = message
+        case .failed(let failure):
+            statusBar.left = failure.message
+        }
+        statusBar.right = hints
+        followSelection(state.value?.selectedID)
+    }
+
+    /// Shows the detail of `id` once the selection has rested.
+    private func followSelection(_ id: Item.ID?) {
+        guard id != detailID else {
+            pendingDetail?.cancel()
+            return
+        }
+        pendingDetail?.cancel()
+        let immediately = detailController == nil
+        pendingDetail = Task { [weak self] in
+            if !immediately { try? await Task.sleep(for: Self.detailDelay) }
+            guard !Task.isCancelled else { return }
+            self?.showDetail(id)
+        }
+    }
+
+    private func showDetail(_ id: Item.ID?) {
+        detailID = id
+        if let old = detailController {
+            old.willMove(toParent: nil)
+            old.view.removeFromSuperview()
+            old.removeFromParent()
+            detailController = nil
+        }
+        placeholder.isHidden = id != nil
+        guard let id else { return }
+        let detail = ItemDetailController(viewModel: viewModel.makeDetailViewModel(id: id))
+        addChild(detail)
+        detailContainer.addSubview(detail.view)
+        detail.didMove(toParent: self)
+        detailController = detail
+    }
+
+    // MARK: - Modals
+
+    private func present(_ controller: Controller) {
+        dismissModal()
+        addChild(controller)
+        root.addSubview(controller.view)
+        controller.didMove(toParent: self)
+        modal = controller
+        focusedChild = controller
+    }
+
+    private func dismissModal() {
+        modalObservation?.cancel()
+        modalObservation = nil
+        guard let modal else { return }
+        modal.willMove(toParent: nil)
+        modal.view.removeFromSuperview()
+        modal.removeFromParent()
+        self.modal = nil
+        focusedChild = listController
+    }
+
+    private func presentEditor(_ editor: ItemEditorViewModel) {
+        present(ItemEditorController(viewModel: editor))
+        modalObservation = editor.state.observeOnMainActor(during: lifetime) { [weak self] content in
+            guard case .saved(let id) = content.phase, let self else { return }
+            dismissModal()
+            viewModel.list.select(id: id)
+        }
+    }
+
+    private func confirmDelete(id: Item.ID, title: String) {
+        let confirmation = viewModel.makeDeleteConfirmation(id: id, title: title)
+        present(ConfirmController(viewModel: confirmation))
+        modalObservation = confirmation.decision.observeOnMainActor(during: lifetime) { [weak self] decision in
+            guard let decision, let self else { return }
+            dismissModal()
+            if decision { viewModel.list.delete(id: id) }
+        }
+    }
+
+    // MARK: - Keys
+
+    public override func handle(_ event: KeyEvent) -> Bool {
+        if modal != nil {
+            // Keys the dialog passed on: Esc, q and Ctrl-C close it; help closes on any key.
+            if modal is HelpController || event == KeyEvent(.escape) || event == .control("c") {
+                dismissModal()
+                return true
+            }
+            return false
+        }
+        let action = KeyBindings.action(for: event)
+        if split.mode == .secondOnly, action == .open || action == .clearSearch || action == .quit {
+            split.mode = .automatic  // back from the full-screen detail
+            return true
+        }
+        let selected = viewModel.list.state.value.value
+        let selectedRow = selected?.selectedIndex.map { selected!.rows[$0] }
+        switch action {
+        case .open:
+            guard selectedRow != nil else { return true }
+            if let id = selectedRow?.id, id != detailID { showDetail(id) }
+            split.mode = .secondOnly
+        case .new:
+            Task { [weak self] in
+                guard let self else { return }
+                presentEditor(await viewModel.makeNewItemEditor())
+            }
+        case .edit:
+            guard let id = selectedRow?.id else { return true }
+            Task { [weak self] in
+                guard let self, let editor = await viewModel.makeEditor(id: id) else { return }
+                presentEditor(editor)
+            }
+        case .delete:
+            guard let row = selectedRow else { return true }
+            confirmDelete(id: row.id, title: row.title)
+        case .help:
+            present(HelpController(viewModel: HelpViewModel()))
+        case .quit:
+            quitApplication()
+        default:
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,71 @@
+public import ShelfReactive
+public import ShelfStore
+
+/// The item browser as a whole: the list, and the view models of what it opens.
+///
+/// Makes each screen's view model from one store, so screens never see the store. Main actor.
+@MainActor
+public final class BrowserViewModel {
+    /// The item list, shared by the list and the status bar.
+    public let list: ItemListViewModel
+    private let store: Store
+
+    public init(store: Store, windowSize: Int = 200) {
+        self.store = store
+        list = ItemListViewModel(store: store, windowSize: windowSize)
+    }
+
+    /// Where the database is, for the status bar ("in memory" for a temporary store).
+    public var location: String { store.path ?? "in memory" }
+
+    /// The detail of one item.
+    public func makeDetailViewModel(id: Item.ID) -> ItemDetailViewModel {
+        ItemDetailViewModel(store: store, id: id)
+    }
+
+    /// An editor for a new item, owned by the first user unless another is typed.
+    public func makeNewItemEditor() async -> ItemEditorViewModel {
+        let email = (try? await store.users.users().first?.email) ?? ""
+        return ItemEditorViewModel(store: store, ownerEmail: email)
+    }
+
+    /// An editor for the item with `id`, or nil when it no longer exists.
+    public func makeEditor(id: Item.ID) async -> ItemEditorViewModel? {
+        guard let item = try? await store.items.item(id: id) else { return nil }
+        let email = (try? await store.users.user(id: item.userID))?.email ?? ""
+        return ItemEditorViewModel(store: store, editing: item, ownerEmail: email)
+    }
+
+    /// A question asking whether to delete the item with `id`, titled with its title.
+    public func makeDeleteConfirmation(id: Item.ID, title: String) -> ConfirmViewModel {
+        ConfirmViewModel(
+            title: "Delete item", message: "Delete “\(title)”? This cannot be undone.", confirmLabel: "delete")
+    }
+}
+
+/// A yes-or-no question. Main actor.
+@MainActor
+public final class ConfirmViewModel {
+    public let title: String
+    public let message: String
+    /// The verb on the confirming choice: "delete".
+    public let confirmLabel: String
+    /// nil while asking; true once confirmed, false once cancelled.
+    public let decision: Property<Bool?>
+    private let mutableDecision = MutableProperty<Bool?>(nil)
+
+    public init(title: String, message: String, confirmLabel: String) {
+        self.title = title
+        self.message = message
+        self.confirmLabel = confirmLabel
+        decision = mutableDecision.property
+    }
+
+    public func confirm() {
+        if mutableDecision.value == nil { mutableDecision.value = true }
+    }
+
+    public func cancel() {
+        if mutableDecision.value == nil { mutableDecision.value = false }
+    }
+}

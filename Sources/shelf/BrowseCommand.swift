@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import ShelfBrowser
+import ShelfPresentation
+import ShelfStore
+import ShelfTerminal
+
+/// `shelf browse` (and plain `shelf`): the full-screen item browser.
+struct BrowseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse", abstract: "Browse, search and edit items full-screen (the default command).",
+        discussion: "Press ? in the browser for the keys. Changes made meanwhile by other processes show at once.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Do not use colours (also when NO_COLOR is set).")
+    var noColor = false
+
+    @Flag(help: "Do not capture the mouse (lets the terminal select text).")
+    var noMouse = false
+
+    func run() async throws {
+        // Refuse early, before creating anything, when there is no terminal to draw on.
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw CommandError(
+                "the browser needs a terminal: run shelf in a terminal without redirecting input or output, "
+                    + "or use shelf watch items / shelf export for scripts")
+        }
+        let store = try await database.openStore()
+        var environment = ProcessInfo.processInfo.environment
+        if noColor { environment["NO_COLOR"] = "1" }
+        let ending = try await browse(store, environment: environment)
+        if case .signal(let number) = ending { throw ExitCode(128 + number) }
+    }
+
+    @MainActor
+    private func browse(_ store: Store, environment: [String: String]) async throws -> Application.Ending {
+        let controller = BrowserController(viewModel: BrowserViewModel(store: store))
+        do {
+            return try await Application(rootController: controller, environment: environment, mouse: !noMouse).run()
+        } catch let error as TerminalError {
+            throw CommandError(error.description)
+        }
+    }
+}
