@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
-        .target(name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
+        .target(
+            name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         .target(
             name: "ShelfStore",
             dependencies: ["ShelfSQLite", "ShelfReactive"],

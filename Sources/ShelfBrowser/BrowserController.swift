@@ -48,7 +48,7 @@ public final class BrowserController: Controller {
         listContainer.addSubview(listController.view)
         listController.didMove(toParent: self)
         focusedChild = listController
-        viewModel.list.state.observeOnMainActor(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         viewModel.list.load()
     }
 
@@ -132,7 +132,7 @@ public final class BrowserController: Controller {
 
     private func presentEditor(_ editor: ItemEditorViewModel) {
         present(ItemEditorController(viewModel: editor))
-        modalObservation = editor.state.observeOnMainActor(during: lifetime) { [weak self] content in
+        modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             dismissModal()
             viewModel.list.select(id: id)
@@ -142,7 +142,7 @@ public final class BrowserController: Controller {
     private func confirmDelete(id: Item.ID, title: String) {
         let confirmation = viewModel.makeDeleteConfirmation(id: id, title: title)
         present(ConfirmController(viewModel: confirmation))
-        modalObservation = confirmation.decision.observeOnMainActor(during: lifetime) { [weak self] decision in
+        modalObservation = confirmation.decision.bind(during: lifetime) { [weak self] decision in
             guard let decision, let self else { return }
             dismissModal()
             if decision { viewModel.list.delete(id: id) }

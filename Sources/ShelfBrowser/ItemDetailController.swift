@@ -35,7 +35,7 @@ public final class ItemDetailController: Controller {
     }
 
     public override func viewDidLoad() {
-        viewModel.state.observeOnMainActor(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         viewModel.load()
     }
 

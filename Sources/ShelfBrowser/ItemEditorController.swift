@@ -59,7 +59,7 @@ public final class ItemEditorController: Controller {
             entry.input.onChange = { [viewModel] text in viewModel.update(entry.field, to: text) }
         }
         focus(0)
-        viewModel.state.observeOnMainActor(during: lifetime) { [weak self] content in self?.render(content) }
+        viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
     }
 
     private func render(_ content: ItemEditorContent) {

@@ -52,7 +52,7 @@ public final class ItemListController: Controller {
 
     public override func viewDidLoad() {
         searchField.onChange = { [viewModel] text in viewModel.search(text) }
-        viewModel.state.observeOnMainActor(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
     }
 
     // MARK: - Rendering

@@ -1,3 +1,4 @@
+public import Foundation
 public import ShelfReactive
 public import ShelfStore
 
@@ -10,9 +11,10 @@ public final class BrowserViewModel {
     public let list: ItemListViewModel
     private let store: Store
 
-    public init(store: Store, windowSize: Int = 200) {
+    /// - Parameter now: the clock for relative dates.
+    public init(store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
-        list = ItemListViewModel(store: store, windowSize: windowSize)
+        list = ItemListViewModel(store: store, windowSize: windowSize, now: now)
     }
 
     /// Where the database is, for the status bar ("in memory" for a temporary store).

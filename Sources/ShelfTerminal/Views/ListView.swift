@@ -113,7 +113,9 @@ public final class ListView: View {
 
     public override func draw(in canvas: inout Canvas) {
         let needsScrollbar = (scrollIndicator?.total ?? rowCount) > visibleRowCount
-        let contentWidth = frame.width - (needsScrollbar ? 1 : 0)
+        // The scrollbar's column is kept even when it is not needed, so columns never shift
+        // when rows are added or removed.
+        let contentWidth = frame.width - 1
         let frames = columnFrames(width: contentWidth).map {
             ColumnFrame(index: $0.index, x: frame.x + $0.x, width: $0.width)
         }

@@ -23,7 +23,7 @@ public final class SplitView: View {
     public var firstShare: Int
 
     public init(
-        _ first: View, _ second: View, minimumWidthForColumns: Int = 110, minimumHeightForRows: Int = 24,
+        _ first: View, _ second: View, minimumWidthForColumns: Int = 110, minimumHeightForRows: Int = 20,
         firstShare: Int = 60
     ) {
         self.first = first

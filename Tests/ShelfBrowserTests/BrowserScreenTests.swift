@@ -1,0 +1,212 @@
+import Foundation
+import ShelfPresentation
+import ShelfStore
+import ShelfTerminal
+import Testing
+
+@testable import ShelfBrowser
+
+/// A store with three users and `items` items (item n: "Item n", created n hours after a
+/// fixed date, owned by user n % 3), and the clock the screens use: one day after item 1.
+func makeStore(items: Int) async throws -> (Store, [User]) {
+    let store = try Store.temporary()
+    var users: [User] = []
+    for (name, email) in [
+        ("Ada Lovelace", "ada@example.com"), ("Grace Hopper", "grace@example.com"), ("Alan Turing", "alan@example.com"),
+    ] {
+        let id = try await store.users.insert(NewUser(name: name, email: email, createdAt: start))
+        users.append(try await store.users.user(id: id)!)
+    }
+    if items > 0 {
+        var new: [NewItem] = []
+        for n in 1...items {
+            let status: Item.Status = n % 5 == 0 ? .done : .open
+            let created: Date = start.addingTimeInterval(Double(n) * 3600)
+            let notes: String? = n == 2 ? "Notes of item two" : nil
+            new.append(
+                NewItem(
+                    userID: users[n % 3].id, title: "Item \(n)", notes: notes, status: status, priority: n % 4,
+                    createdAt: created))
+        }
+        try await store.items.insert(contentsOf: new)
+    }
+    return (store, users)
+}
+
+let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00 UTC
+let clock: @Sendable () -> Date = { start.addingTimeInterval(86_400 * 2) }  // 2026-01-03
+
+@MainActor
+func browser(_ store: Store, width: Int = 100, height: Int = 12) -> HeadlessScreen {
+    HeadlessScreen(
+        rootController: BrowserController(viewModel: BrowserViewModel(store: store, now: clock)),
+        size: Size(width: width, height: height))
+}
+
+@MainActor
+@Suite("Browser screens")
+struct BrowserScreenTests {
+    @Test func listWithDetailBelow() async throws {
+        let (store, _) = try await makeStore(items: 5)
+        let screen = browser(store, width: 60, height: 24)
+        #expect(await screen.waitUntil { $0.contains("Item #5") })
+        #expect(
+            screen.text == """
+                /search (press /)
+                  Pri Title                    Owner                Updated
+                ✓ !   Item 5                   Alan Turing           1d ago
+                      Item 4                   Grace Hopper          1d ago
+                  !!! Item 3                   Ada Lovelace          1d ago
+                  !!  Item 2                   Alan Turing           1d ago
+                  !   Item 1                   Grace Hopper          1d ago
+
+
+
+
+
+
+                ┌─ Item #5 ────────────────────────────────────────────────┐
+                │Item 5                                                    │
+                │                                                          │
+                │Status    done                                            │
+                │Priority  low (1)                                         │
+                │Owner     Alan Turing <alan@example.com>                  │
+                │Created   2026-01-01 05:00 UTC                            │
+                │Updated   2026-01-01 05:00 UTC                            │
+                │                                                          │
+                └──────────────────────────────────────────────────────────┘
+                 1/5 · 5 items · newest first         ? help  n new  q quit
+                """)
+    }
+
+    @Test func emptyStoreSaysHowToAddAnItem() async throws {
+        let (store, _) = try await makeStore(items: 0)
+        let screen = browser(store, width: 70, height: 6)
+        #expect(await screen.waitUntil { $0.contains("No items yet") })
+        #expect(
+            screen.text == """
+                /search (press /)
+                No items yet.
+
+                Press n to add an item, or fill a demo: shelf demo --items 1000
+
+                 No items yet.                                  ? help  n new  q quit
+                """)
+    }
+
+    @Test func searchWithoutMatchesSaysFiltersHideItems() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let screen = browser(store, width: 70, height: 6)
+        #expect(await screen.waitUntil { $0.contains("Item 3") })
+        screen.type("/zebra")
+        #expect(await screen.waitUntil { $0.contains("No items match") })
+        #expect(
+            screen.text == """
+                /zebra
+                No items match “zebra”. Clear the search and filters to see all 3
+                items.
+                Press Esc to clear the search and filters.
+
+                 No items match “zebra”. Clear the search and … ? help  n new  q quit
+                """)
+        screen.send(KeyEvent(.escape))
+        #expect(await screen.waitUntil { $0.contains("Item 3") })
+    }
+
+    @Test func readFailureSaysHowToRetry() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let path = try #require(store.path)
+        try runSQLite(path, "DROP TABLE items;")
+        let screen = browser(store, width: 70, height: 6)
+        #expect(await screen.waitUntil { $0.contains("Press r to try again") })
+        let lines = screen.text.components(separatedBy: "\n")
+        #expect(lines[1].hasPrefix("Could not read the items: "))
+        #expect(lines[1...2].joined(separator: " ").contains("no such table: items"))
+        #expect(screen.text.contains("Press r to try again."))
+    }
+
+    @Test func loadingShowsASpinner() async throws {
+        let (store, _) = try await makeStore(items: 3_000)
+        let model = ItemListViewModel(store: store, query: ItemQuery(text: "item"), now: clock)
+        let screen = HeadlessScreen(
+            rootController: ItemListController(viewModel: model), size: Size(width: 40, height: 4))
+        model.load()
+        #expect(await screen.waitUntil { $0.contains("Loading items") })
+        #expect(screen.text == "/search (press /)\n⠋ Loading items…\n\n")
+        #expect(await screen.waitUntil { $0.contains("Item 3000") })
+    }
+
+    @Test func wideScreenPutsTheDetailBeside() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = browser(store, width: 120, height: 10)
+        #expect(await screen.waitUntil { $0.contains("Item #2") })
+        screen.send(.character("j"))
+        #expect(await screen.waitUntil { $0.contains("Item #1") })
+        #expect(
+            screen.text == """
+                /search (press /)                                                       ┌─ Item #1 ────────────────────────────────────┐
+                  Pri Title                                Owner                Updated │Item 1                                        │
+                  !!  Item 2                               Alan Turing           1d ago │                                              │
+                  !   Item 1                               Grace Hopper          1d ago │Status    open                                │
+                                                                                        │Priority  low (1)                             │
+                                                                                        │Owner     Grace Hopper <grace@example.com>    │
+                                                                                        │Created   2026-01-01 01:00 UTC                │
+                                                                                        │Updated   2026-01-01 01:00 UTC                │
+                                                                                        └──────────────────────────────────────────────┘
+                 2/2 · 2 items · newest first                                                                     ? help  n new  q quit
+                """)
+    }
+
+    @Test func enterOpensTheItemFullScreenAndEscReturns() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = browser(store, width: 50, height: 12)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("j"))
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("Notes of item two") == false && $0.contains("Item #1") })
+        #expect(screen.lines[0].hasPrefix("┌─ Item #1"))
+        screen.send(KeyEvent(.escape))
+        #expect(screen.lines[0].hasPrefix("/search"))
+    }
+
+    @Test func helpIsGeneratedFromTheKeyTable() async throws {
+        let (store, _) = try await makeStore(items: 1)
+        let screen = browser(store, width: 60, height: 34)
+        #expect(await screen.waitUntil { $0.contains("Item 1") })
+        screen.send(.character("?"))
+        let text = screen.text
+        for binding in KeyBindings.table {
+            #expect(text.contains(binding.summary), "\(binding.action)")
+            #expect(text.contains(binding.keys.map(\.description).joined(separator: " ")), "\(binding.action)")
+        }
+        #expect(text.contains("┌─ Keys"))
+        screen.send(.character("x"))
+        #expect(!screen.text.contains("┌─ Keys"))
+    }
+
+    @Test func deleteAsksFirst() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = browser(store, width: 70, height: 12)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("d"))
+        #expect(screen.text.contains("┌─ Delete item"))
+        #expect(screen.text.contains("y / Enter: delete    n / Esc: cancel"))
+        #expect(screen.text.contains("Delete “Item 2”? This cannot be undone."))
+        screen.send(.character("n"))
+        #expect(!screen.text.contains("Delete “Item 2”"))
+        #expect(try await store.items.count(matching: ItemQuery()) == 2)
+        screen.send(.character("d"))
+        screen.send(.character("y"))
+        #expect(await screen.waitUntil { $0.contains("1 item ·") })
+        #expect(try await store.items.count(matching: ItemQuery()) == 1)
+    }
+}
+
+func runSQLite(_ path: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+}
