@@ -49,6 +49,8 @@ public final class ItemListViewModel {
     /// Where the selection is going when it was moved beyond the window and the window that
     /// holds it is still being read: further moves count from here, so no key is lost.
     private var pendingPosition: Int?
+    /// An item to select when it shows up in the window (see `select(id:)`).
+    private var awaitedID: Item.ID?
     private var unfilteredCount: Int?
     private var message: String?
     private var isRefreshing = false
@@ -137,9 +139,14 @@ public final class ItemListViewModel {
         request(anchor: nil, offset: 0, selection: .index(0))
     }
 
-    /// Selects the item with `id` when it is in the window.
+    /// Selects the item with `id`: now when it is in the window, else as soon as a change
+    /// brings it in (an item just saved, before the store's change arrives), unless the
+    /// selection is moved meanwhile.
     public func select(id: Item.ID) {
-        guard let index = window?.items.firstIndex(where: { $0.id == id }) else { return }
+        guard let index = window?.items.firstIndex(where: { $0.id == id }) else {
+            awaitedID = id
+            return
+        }
         select(index: index)
     }
 
@@ -248,6 +255,7 @@ public final class ItemListViewModel {
         guard let window, !window.items.isEmpty else { return }
         let index = max(0, min(index, window.items.count - 1))
         pendingPosition = nil
+        awaitedID = nil
         selectedIndex = index
         selectedID = window.items[index].id
         message = nil
@@ -411,7 +419,10 @@ public final class ItemListViewModel {
         case .index(let row): index = row
         case .last: index = items.count - 1
         case .keep:
-            if let selectedID, let found = items.firstIndex(where: { $0.id == selectedID }) {
+            if let awaited = awaitedID, let found = items.firstIndex(where: { $0.id == awaited }) {
+                index = found
+                awaitedID = nil
+            } else if let selectedID, let found = items.firstIndex(where: { $0.id == selectedID }) {
                 index = found
             } else {
                 // The selected item went away: its neighbour takes the selection.

@@ -210,4 +210,18 @@ struct ItemListViewModelTests {
                 == content.rows.map(\.title).sorted { $0.localizedStandardCompare($1) == .orderedAscending } || true)
         #expect(content.queryDescription == "\(users[1].name) · title A–Z")
     }
+
+    @Test func selectingAnItemNotYetInTheWindowWaitsForIt() async throws {
+        let (store, users) = try await makeStore(items: 3)
+        let model = ItemListViewModel(store: store, windowSize: 10)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.next { $0.value != nil }
+        let id = try await store.items.insert(
+            NewItem(userID: users[0].id, title: "Just saved", createdAt: fixedDate.addingTimeInterval(-10)))
+        model.select(id: id)
+        let content = try #require(await states.latest { $0.value?.totalCount == 4 }?.value)
+        #expect(content.selectedID == id)
+        #expect(content.rows[content.selectedIndex!].title == "Just saved")
+    }
 }

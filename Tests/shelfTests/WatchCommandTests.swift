@@ -105,24 +105,28 @@ struct WatchCommandTests {
     @Test func demoDatabaseNeedsNoSetup() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let watch = try RunningShelf(["watch", "items", "--demo", "--limit", "3"])
-        let lines = await watch.waitForLines(1)
+        let watch = try RunningShelf(
+            ["watch", "items", "--demo", "--limit", "3"], environment: ["HOME": shelf.folder.path])
+        let lines = await watch.waitForLines(1, timeout: .seconds(60))
         try #require(lines.count == 1)
         let line = try WatchLine(lines[0])
-        #expect(line.count == 12)
+        #expect(line.count == 20_000)
         #expect(line.items.count == 3)
     }
 
-    @Test func ctrlCEndsWatchAndDeletesTheDemoDatabase() async throws {
+    @Test func ctrlCEndsWatchAndKeepsTheDemoDatabaseForNextTime() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let temporary = shelf.folder.appendingPathComponent("tmp")
-        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
-        let watch = try RunningShelf(["watch", "items", "--demo"], environment: ["TMPDIR": temporary.path])
-        try #require(await watch.waitForLines(1).count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).count == 1, "the demo database")
-        #expect(watch.interrupt() == 130, "exits like a process ended by SIGINT")
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "and cleans up after itself")
+        let demo = shelf.folder.appendingPathComponent(".local/share/shelf/demo.sqlite").path
+        let first = try RunningShelf(["watch", "items", "--demo"], environment: ["HOME": shelf.folder.path])
+        try #require(await first.waitForLines(1, timeout: .seconds(60)).count == 1)
+        #expect(first.interrupt() == 130, "exits like a process ended by SIGINT")
+        #expect(FileManager.default.fileExists(atPath: demo))
+        // The second run opens the same database instead of filling a new one.
+        let second = try RunningShelf(["watch", "items", "--demo"], environment: ["HOME": shelf.folder.path])
+        let lines = await second.waitForLines(1, timeout: .seconds(10))
+        try #require(lines.count == 1)
+        #expect(try WatchLine(lines[0]).count == 20_000)
+        #expect(second.interrupt() == 130)
     }
 }
