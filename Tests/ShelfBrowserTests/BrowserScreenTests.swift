@@ -210,3 +210,16 @@ func runSQLite(_ path: String, _ sql: String) throws {
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
 }
+
+@Suite("README")
+struct ReadmeTests {
+    @Test func theKeyTableListsEveryBinding() throws {
+        let readme = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        for binding in KeyBindings.table {
+            #expect(text.contains(" | \(binding.summary) |"), "README misses \(binding.action)")
+        }
+    }
+}
