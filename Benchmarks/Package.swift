@@ -18,6 +18,8 @@ let package = Package(
                 .product(name: "ShelfReactive", package: "Shelf"),
                 .product(name: "ShelfTerminal", package: "Shelf"),
                 .product(name: "ShelfPresentation", package: "Shelf"),
+                // Built so that `shelf-benchmarks browser` can run the release binary.
+                .product(name: "shelf", package: "Shelf"),
                 "BaselineSQLite",
             ]
         ),

@@ -141,7 +141,7 @@ struct PresentationSuite {
 
     /// A store of `items` items, built once (through the C API, in one transaction) and kept
     /// in ~/.cache/shelf-benchmarks for later runs.
-    private func cachedDatabase() async throws -> String {
+    func cachedDatabase() async throws -> String {
         let folder = FileManager.default.homeDirectoryForCurrentUser
             .appendingPathComponent(".cache/shelf-benchmarks", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

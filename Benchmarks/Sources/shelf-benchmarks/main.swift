@@ -6,6 +6,8 @@ import Foundation
 //           idle CPU of a watching process
 //   presentation  presentation.search and presentation.page_down on 1,000,000 items against the
 //           same SQL through the C API (--items N; the database is built once and cached)
+//   browser   browser.first_frame against a sqlite3 process running the first page; key to frame
+//           while scrolling and searching; peak RSS (the release shelf binary on a pseudo-terminal)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -22,10 +24,10 @@ let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
 
-guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation"].contains($0) }) else {
+guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser"].contains($0) }) else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|terminal|presentation [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
+            "usage: shelf-benchmarks store|live|terminal|presentation|browser [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
                 .utf8))
     exit(2)
 }
@@ -34,6 +36,13 @@ for suite in suites {
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
+    case "browser":
+        // The release shelf binary built by this package's dependency on Shelf.
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try await BrowserSuite(
+            items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, shelfPath: shelf
+        ).run()
     case "presentation":
         try await PresentationSuite(
             items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only
