@@ -92,6 +92,10 @@ package final class Database: Sendable {
     /// indexes of a few hundred thousand items hot during bulk writes; it is a ceiling,
     /// allocated only as pages are read.
     package static let cacheSize = -32768
+    /// Each reader's page cache (KiB, negative as SQLite wants): smaller than the writer's,
+    /// since four readers share the operating system's file cache and a process's memory
+    /// should stay flat whatever the table's size.
+    package static let readerCacheSize = -8192
 
     package static func temporary(readerCount: Int = 4) throws -> Database {
         let folder = FileManager.default.temporaryDirectory
@@ -194,7 +198,7 @@ private final class ReaderPool: Sendable {
         for _ in 0..<count {
             let connection = try Connection(path: path, readOnly: true, counter: counter)
             sqlite3_busy_timeout(connection.handle, busyTimeout)
-            try connection.execute("PRAGMA cache_size=\(Database.cacheSize)")
+            try connection.execute("PRAGMA cache_size=\(Database.readerCacheSize)")
             connections.append(connection)
         }
         available = DispatchSemaphore(value: count)

@@ -60,7 +60,8 @@ struct BrowserSuite {
             against: [("sqlite3 first page", baseline.map { $0 * 1000 }, "ratio ≤ 2.0")])
         for (name, samples) in [("scroll", scrolling), ("search", searching)] {
             report.print(
-                Figure(name: "browser.key_to_frame.\(name).median", unit: "ms", value: median(samples) * 1000, target: ""))
+                Figure(
+                    name: "browser.key_to_frame.\(name).median", unit: "ms", value: median(samples) * 1000, target: ""))
             report.print(
                 Figure(
                     name: "browser.key_to_frame.\(name).p99", unit: "ms", value: percentile(samples, 99) * 1000,
@@ -151,7 +152,8 @@ final class PseudoTerminal {
             do {
                 try readSome(until: deadline)
             } catch {
-                FileHandle.standardError.write(Data("no frame with \(text); output so far: ".utf8) + Data(output.suffix(600)) + Data("\n".utf8))
+                FileHandle.standardError.write(
+                    Data("no frame with \(text); output so far: ".utf8) + Data(output.suffix(600)) + Data("\n".utf8))
                 throw error
             }
         }

@@ -24,7 +24,8 @@ let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
 
-guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser"].contains($0) }) else {
+guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser"].contains($0) })
+else {
     FileHandle.standardError.write(
         Data(
             "usage: shelf-benchmarks store|live|terminal|presentation|browser [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
