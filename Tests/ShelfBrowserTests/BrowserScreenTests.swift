@@ -223,3 +223,24 @@ struct ReadmeTests {
         }
     }
 }
+
+@MainActor
+@Suite("Browser sizes")
+struct BrowserSizeTests {
+    @Test(arguments: [(40, 12), (80, 24), (120, 40), (300, 100)])
+    func drawsAtEverySize(_ width: Int, _ height: Int) async throws {
+        let (store, _) = try await makeStore(items: 30)
+        let screen = browser(store, width: width, height: height)
+        #expect(await screen.waitUntil { $0.contains("30 items") })
+        let lines = screen.lines
+        #expect(lines.count == height)
+        #expect(lines.allSatisfy { DisplayWidth.of($0) == width })
+        #expect(lines.contains { $0.contains("Item 30") })
+        // Narrow screens drop columns instead of wrapping: every row is one line.
+        #expect(lines[1].contains("Title"))
+        #expect(width >= 60 || !lines[1].contains("Updated"))
+        screen.resize(to: Size(width: max(40, width / 2), height: max(12, height / 2)))
+        #expect(screen.lines.count == max(12, height / 2))
+        #expect(screen.text.contains("items"))
+    }
+}
