@@ -20,15 +20,15 @@ public enum Formatting {
         return pad4(day.year) + "-" + pad2(day.month) + "-" + pad2(day.day)
     }
 
-    /// A date and time in full, for detail screens: "2026-11-22 14:05 UTC".
-    public static func timestamp(_ date: Date, calendar: Calendar = .utc) -> String {
-        let p = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        let zone =
-            calendar.timeZone.secondsFromGMT(for: date) == 0
-            ? "UTC" : calendar.timeZone.abbreviation(for: date) ?? calendar.timeZone.identifier
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d %@", p.year ?? 0, p.month ?? 1, p.day ?? 1, p.hour ?? 0, p.minute ?? 0,
-            zone)
+    /// A date and time in full, in UTC, for detail screens: "2026-11-22 14:05 UTC".
+    /// Computed arithmetically, like `relative`: loading a `Calendar` and its time zone data
+    /// costs milliseconds, on the path to the browser's first frame.
+    public static func timestamp(_ date: Date) -> String {
+        let day = CivilDate(date)
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
+        return pad4(day.year) + "-" + pad2(day.month) + "-" + pad2(day.day) + " " + pad2(secondOfDay / 3600) + ":"
+            + pad2(secondOfDay % 3600 / 60) + " UTC"
     }
 
     private static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
@@ -100,15 +100,6 @@ public enum Formatting {
         parts.append(sort(query.sortField, query.sortDirection))
         return parts.joined(separator: " · ")
     }
-}
-
-extension Calendar {
-    /// The Gregorian calendar in UTC: dates read the same on every machine.
-    public static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar
-    }()
 }
 
 /// A day of the proleptic Gregorian calendar in UTC, computed arithmetically (Howard

@@ -26,6 +26,10 @@ struct MappingTests {
             let parts = Calendar.utc.dateComponents([.year, .month, .day], from: date)
             let civil = CivilDate(date)
             #expect([civil.year, civil.month, civil.day] == [parts.year, parts.month, parts.day], "\(date)")
+            let time = Calendar.utc.dateComponents([.hour, .minute], from: date)
+            let expected = String(
+                format: "%04d-%02d-%02d %02d:%02d UTC", parts.year!, parts.month!, parts.day!, time.hour!, time.minute!)
+            #expect(Formatting.timestamp(date) == expected)
             if civil.year != parts.year { break }
             seconds += 86_400 * 13.37
         }
@@ -137,4 +141,13 @@ struct MappingTests {
         #expect(Set(errors.keys) == Set(invalid))
         #expect(errors.values.allSatisfy { $0.hasSuffix(".") })
     }
+}
+
+extension Calendar {
+    /// The Gregorian calendar in UTC, to check the arithmetic dates against.
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
 }

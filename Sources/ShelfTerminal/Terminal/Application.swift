@@ -40,6 +40,7 @@ public final class Application {
     private var sources: [any DispatchSourceProtocol] = []
     private var continuation: CheckedContinuation<Ending, Never>?
     private var renderScheduled = false
+    private var lastRender = ContinuousClock.now - .seconds(1)
     private var animationScheduled = false
     private var escapeGeneration = 0
 
@@ -181,10 +182,14 @@ public final class Application {
 
     // MARK: - Rendering
 
+    /// Draws soon: at once when the last frame is older than the frame interval, else when
+    /// the interval has passed, so a burst of changes costs one frame and a lone change waits
+    /// for nothing.
     private func scheduleRender() {
         guard !renderScheduled else { return }
         renderScheduled = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + frameInterval.timeInterval) { [weak self] in
+        let wait = max(.zero, frameInterval - (ContinuousClock.now - lastRender))
+        DispatchQueue.main.asyncAfter(deadline: .now() + wait.timeInterval) { [weak self] in
             MainActor.assumeIsolated { self?.render() }
         }
     }
@@ -194,6 +199,7 @@ public final class Application {
         guard let window, let terminal, terminal.isActive, continuation != nil || !sources.isEmpty else { return }
         let bytes = renderer.render(window.draw())
         if !bytes.isEmpty { terminal.write(bytes) }
+        lastRender = ContinuousClock.now
         if window.isAnimating, !animationScheduled {
             animationScheduled = true
             DispatchQueue.main.asyncAfter(deadline: .now() + 0.1) { [weak self] in
