@@ -72,8 +72,9 @@ struct BrowseCommandTests {
         ]
         try sqlite.run()
         sqlite.waitUntilExit()
-        screen = try await tmux.waitFor("From the sqlite3 shell")
-        #expect(screen.contains(line: "4 items"))
+        // tmux may show a frame half drawn: wait for the row and the status bar below it.
+        screen = try await tmux.waitFor { $0.contains(line: "From the sqlite3 shell") && $0.contains(line: "4 items") }
+        #expect(screen.contains(line: "From the sqlite3 shell") && screen.contains(line: "4 items"))
 
         // Quit: the terminal is as it was.
         try tmux.type("q")

@@ -26,6 +26,7 @@ struct TerminalDemoTests {
         try await tmux.waitFor("10000 lines")
         try tmux.type("q")
         screen = try await tmux.waitFor("[exit 0]")
+        #expect(screen.contains(line: "[exit 0]"))
         #expect(!screen.contains(line: "Line 1: amber"), "the alternate screen was left")
         expectRestored(try await tmux.waitFor("icanon"))
     }

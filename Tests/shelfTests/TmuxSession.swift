@@ -14,7 +14,7 @@ final class TmuxSession {
             .joined()
         try tmux([
             "new-session", "-d", "-x", String(width), "-y", String(height),
-            "bash --norc --noprofile -c \(Self.quote(exports + command + "; echo \"[exit $?]\"; stty -a; sleep 600"))",
+            "bash --norc --noprofile -c \(Self.quote(exports + command + "; " + Self.afterwards))",
         ])
     }
 
@@ -26,6 +26,13 @@ final class TmuxSession {
     deinit {
         _ = try? tmux(["kill-server"])
     }
+
+    /// Run after the command: one short line with the terminal modes that matter (as
+    /// `stty -a` names them, "-icanon" when off), then the exit status. Short, so that the
+    /// status never scrolls off a small window.
+    static let afterwards =
+        "status=$?; echo \"modes: $(stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig|icrnl|ixon)' | tr '\\n' ' ')\"; "
+        + "echo \"[exit $status]\"; sleep 600"
 
     static func quote(_ text: String) -> String {
         "'" + text.replacing("'", with: "'\\''") + "'"
