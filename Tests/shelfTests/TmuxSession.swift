@@ -24,7 +24,9 @@ final class TmuxSession {
     }
 
     deinit {
-        _ = try? tmux(["kill-server"])
+        // kill-session, not kill-server: this tmux answers kill-server and keeps running.
+        // With its only session gone, the server exits.
+        _ = try? tmux(["kill-session", "-t", "0"])
     }
 
     /// Run after the command: one short line with the terminal modes that matter (as
@@ -95,6 +97,13 @@ final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else of this process reaches tmux. The server it starts outlives the call,
+        // and would keep open whatever it inherited: a pipe or socket that Foundation's
+        // `Process` is using at that moment for another test's child, whose end that test then
+        // waits for until the server goes away (ten minutes, seen here).
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
         let environment = ["PATH=/usr/bin:/bin", "TERM=xterm-256color", "HOME=" + NSTemporaryDirectory()]
         var cArguments = argv.map { strdup($0) } + [nil]
@@ -109,6 +118,14 @@ final class TmuxSession {
         var exitStatus: Int32 = 0
         while waitpid(pid, &exitStatus, 0) < 0, errno == EINTR {}
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    }
+}
+
+extension TmuxSession {
+    /// The descriptors open in this process now.
+    static func openDescriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }.filter { fcntl($0, F_GETFD) != -1 }
     }
 }
 
