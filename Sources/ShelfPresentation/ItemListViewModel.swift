@@ -324,6 +324,8 @@ public final class ItemListViewModel {
     }
 
     private func request(anchor: ItemCursor?, offset: Int, selection: Selection) {
+        // A new query or a jump decides the selection; an item still awaited no longer does.
+        if case .index = selection { awaitedID = nil }
         let generation = beginRequest()
         let source = WindowSource(store: store, query: query, size: windowSize)
         Task.detached { [weak self] in
