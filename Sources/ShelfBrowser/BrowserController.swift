@@ -165,8 +165,9 @@ public final class BrowserController: Controller {
             split.mode = .automatic  // back from the full-screen detail
             return true
         }
-        let selected = viewModel.list.state.value.value
-        let selectedRow = selected?.selectedIndex.map { selected!.rows[$0] }
+        let selectedRow = viewModel.list.state.value.value.flatMap { content in
+            content.selectedIndex.map { content.rows[$0] }
+        }
         switch action {
         case .open:
             guard selectedRow != nil else { return true }

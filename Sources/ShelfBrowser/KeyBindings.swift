@@ -55,24 +55,6 @@ public enum KeyBindings {
 
     /// The action bound to `event`, if any.
     public static func action(for event: KeyEvent) -> BrowserAction? { byKey[event] }
-
-    /// The keys of `action` as help shows them: "j/↓".
-    public static func keys(for action: BrowserAction) -> String {
-        table.first { $0.action == action }?.keys.map(\.description).joined(separator: "/") ?? ""
-    }
-
-    /// The table grouped by section, in order.
-    public static var sections: [(title: String, bindings: [KeyBinding])] {
-        var sections: [(title: String, bindings: [KeyBinding])] = []
-        for binding in table {
-            if let index = sections.firstIndex(where: { $0.title == binding.section }) {
-                sections[index].bindings.append(binding)
-            } else {
-                sections.append((binding.section, [binding]))
-            }
-        }
-        return sections
-    }
 }
 
 /// The browser's look, readable in 16 colours; selection is reverse video, so it shows

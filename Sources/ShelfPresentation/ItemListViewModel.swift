@@ -22,14 +22,13 @@ public final class ItemListViewModel {
 
     private let store: Store
     private let windowSize: Int
-    private let now: @Sendable () -> Date
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)
     private let token = Lifetime.Token()
 
     private var owners: [User.ID: User] = [:] {
         didSet {
             formattedRows = nil
-            rowCache = [:]
+            formatter.forget()
         }
     }
     private var window: ItemWindow? {
@@ -37,11 +36,7 @@ public final class ItemListViewModel {
     }
     /// `window`'s rows formatted, kept until the window or the owners change.
     private var formattedRows: [ItemRowViewModel]?
-    /// Rows formatted for earlier windows, by item, reused when the window moves (half of a
-    /// moved window is usually rows already formatted). Cleared when the owners change or
-    /// the minute changes (relative dates).
-    private var rowCache: [Item.ID: (item: Item, row: ItemRowViewModel)] = [:]
-    private var rowCacheMinute = 0
+    private var formatter: ItemRowFormatter
     private var offset = 0
     private var anchor: ItemCursor?
     private var selectedID: Item.ID?
@@ -79,7 +74,7 @@ public final class ItemListViewModel {
         self.store = store
         self.query = query
         self.windowSize = max(4, windowSize)
-        self.now = now
+        formatter = ItemRowFormatter(now: now)
         state = mutableState.property
     }
 
@@ -385,9 +380,9 @@ public final class ItemListViewModel {
     /// A change in the store reached the window.
     private func liveChange(_ newWindow: ItemWindow) {
         if newWindow.items.isEmpty, newWindow.totalCount > 0 {
-            // Everything from the anchor on went away: show the end of the list instead.
+            // Everything from the anchor on went away: read the list again from its start.
             window = newWindow
-            jumpToBottomAfterLoss()
+            request(anchor: nil, offset: 0, selection: .keep)
             return
         }
         if newWindow.totalCount == 0, unfilteredCount == nil, ItemListMapping.isFiltered(query) {
@@ -399,12 +394,6 @@ public final class ItemListViewModel {
             }
         }
         apply(newWindow, selection: .keep)
-    }
-
-    private func jumpToBottomAfterLoss() {
-        offset = 0
-        anchor = nil
-        request(anchor: nil, offset: 0, selection: .keep)
     }
 
     private func setUnfilteredCount(_ count: Int?, generation: Int) {
@@ -448,36 +437,13 @@ public final class ItemListViewModel {
         if let formattedRows {
             rows = formattedRows
         } else {
-            rows = format(window.items)
+            rows = formatter.rows(for: window.items, owners: owners)
             formattedRows = rows
         }
         mutableState.value = ItemListMapping.state(
             rows: rows, totalCount: window.totalCount, windowOffset: offset, selectedIndex: selectedIndex,
             query: query, owners: owners, unfilteredCount: unfilteredCount, isRefreshing: isRefreshing,
             message: message)
-    }
-
-    /// The rows for `items`, reusing the ones already formatted for the same item values.
-    private func format(_ items: [Item]) -> [ItemRowViewModel] {
-        let now = self.now()
-        let minute = Int(now.timeIntervalSince1970 / 60)
-        if minute != rowCacheMinute {
-            rowCache = [:]
-            rowCacheMinute = minute
-        }
-        var fresh: [Item.ID: (item: Item, row: ItemRowViewModel)] = [:]
-        fresh.reserveCapacity(items.count)
-        let rows = items.map { item in
-            if let cached = rowCache[item.id], cached.item == item {
-                fresh[item.id] = cached
-                return cached.row
-            }
-            let row = ItemRowViewModel(item, owners: owners, now: now)
-            fresh[item.id] = (item, row)
-            return row
-        }
-        rowCache = fresh
-        return rows
     }
 
     private func fail(_ error: any Error, generation: Int) {

@@ -44,7 +44,7 @@ struct ItemEditorViewModelTests {
         model.update(.notes, to: "two pages")
         model.update(.priority, to: "2")
         model.save()
-        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        let saved = try #require(await states.next { $0.phase.isSaved })
         guard case .saved(let id) = saved.phase else { return }
         let item = try #require(try await store.items.item(id: id))
         #expect(item.title == "Write the report")
@@ -80,10 +80,7 @@ struct ItemEditorViewModelTests {
     }
 
     @Test func aConcurrentEditIsAConflictThenOverwriteWins() async throws {
-        let (store, users) = try await makeStore(items: 1)
-        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
-        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
-        let states = Recorder(model.state)
+        let (store, item, model, states) = try await editingTheOnlyItem()
         model.update(.title, to: "Mine")
 
         var theirs = item
@@ -91,48 +88,42 @@ struct ItemEditorViewModelTests {
         _ = try await store.items.update(theirs)
 
         model.save()
-        let conflict = try #require(await states.next { if case .conflict = $0.phase { true } else { false } })
+        let conflict = try #require(await states.next { $0.phase.isConflict })
         guard case .conflict(let stored) = conflict.phase else { return }
         #expect(stored.title == "Theirs")
         #expect(conflict[.title] == "Mine")
         #expect(try await store.items.item(id: item.id)?.title == "Theirs")  // nothing written
 
         model.overwrite()
-        _ = await states.latest { if case .saved = $0.phase { true } else { false } }
+        _ = await states.latest { $0.phase.isSaved }
         #expect(try await store.items.item(id: item.id)?.title == "Mine")
     }
 
     @Test func aConflictCanReloadTheStoredItem() async throws {
-        let (store, users) = try await makeStore(items: 1)
-        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
-        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
-        let states = Recorder(model.state)
+        let (store, item, model, states) = try await editingTheOnlyItem()
         model.update(.title, to: "Mine")
         var theirs = item
         theirs.title = "Theirs"
         theirs.priority = 3
         _ = try await store.items.update(theirs)
         model.save()
-        _ = await states.next { if case .conflict = $0.phase { true } else { false } }
+        _ = await states.next { $0.phase.isConflict }
         model.reload()
         let reloaded = try #require(await states.latest { $0.phase == .editing && $0[.title] == "Theirs" })
         #expect(reloaded[.priority] == "3")
         // Saving now writes over the version just loaded.
         model.update(.title, to: "Mine after all")
         model.save()
-        _ = await states.latest { if case .saved = $0.phase { true } else { false } }
+        _ = await states.latest { $0.phase.isSaved }
         #expect(try await store.items.item(id: item.id)?.title == "Mine after all")
     }
 
     @Test func savingAnItemDeletedMeanwhileFailsClearly() async throws {
-        let (store, users) = try await makeStore(items: 1)
-        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
-        let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
-        let states = Recorder(model.state)
+        let (store, item, model, states) = try await editingTheOnlyItem()
         try await store.items.delete(id: item.id)
         model.update(.title, to: "Too late")
         model.save()
-        let failed = try #require(await states.next { if case .failed = $0.phase { true } else { false } })
+        let failed = try #require(await states.next { $0.phase.isFailed })
         #expect(failed.phase == .failed("The item was deleted by someone else; these edits were not saved."))
         #expect(failed[.title] == "Too late")
     }
@@ -161,4 +152,19 @@ struct UserListViewModelTests {
         model.load()
         #expect(await states.next { $0.emptyMessage != nil } != nil)
     }
+}
+
+/// A store with one item, an editor opened on it, and the editor's states.
+@MainActor
+func editingTheOnlyItem() async throws -> (Store, Item, ItemEditorViewModel, Recorder<ItemEditorContent>) {
+    let (store, users) = try await makeStore(items: 1)
+    let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+    let model = ItemEditorViewModel(store: store, editing: item, ownerEmail: users[1].email)
+    return (store, item, model, Recorder(model.state))
+}
+
+extension ItemEditorContent.Phase {
+    var isSaved: Bool { if case .saved = self { true } else { false } }
+    var isConflict: Bool { if case .conflict = self { true } else { false } }
+    var isFailed: Bool { if case .failed = self { true } else { false } }
 }

@@ -32,6 +32,22 @@ final class LoggingController: Controller {
     }
 }
 
+/// The three steps of adding `child` to `parent`, for tests about something else.
+@MainActor
+func add(_ child: Controller, to parent: Controller) {
+    parent.addChild(child)
+    parent.view.addSubview(child.view)
+    child.didMove(toParent: parent)
+}
+
+/// The three steps of removing `child` from its parent.
+@MainActor
+func remove(_ child: Controller) {
+    child.willMove(toParent: nil)
+    child.view.removeFromSuperview()
+    child.removeFromParent()
+}
+
 @MainActor
 final class Log {
     var entries: [String] = []
@@ -93,14 +109,10 @@ struct ControllerTests {
         let root = LoggingController("root", log: log)
         let screen = HeadlessScreen(rootController: root, size: Size(width: 10, height: 2))
         let child = LoggingController("child", log: log)
-        root.addChild(child)
-        root.view.addSubview(child.view)
-        child.didMove(toParent: root)
+        add(child, to: root)
         property.observe(during: child.lifetime) { value in seen.withLock { $0.append(value) } }
         property.value = 1
-        child.willMove(toParent: nil)
-        child.view.removeFromSuperview()
-        child.removeFromParent()
+        remove(child)
         property.value = 2
         #expect(seen.withLock { $0 } == [0, 1])
         screen.close()
@@ -111,9 +123,7 @@ struct ControllerTests {
         let root = LoggingController("root", log: log)
         let screen = HeadlessScreen(rootController: root, size: Size(width: 10, height: 2))
         let child = LoggingController("child", log: log)
-        root.addChild(child)
-        root.view.addSubview(child.view)
-        child.didMove(toParent: root)
+        add(child, to: root)
         root.focusedChild = child
         root.handles = [.character("q")]
         child.handles = [.character("j")]
@@ -136,13 +146,9 @@ struct ControllerTests {
         let root = LoggingController("root", log: log)
         let screen = HeadlessScreen(rootController: root, size: Size(width: 10, height: 2))
         let child = LoggingController("child", log: log)
-        root.addChild(child)
-        root.view.addSubview(child.view)
-        child.didMove(toParent: root)
+        add(child, to: root)
         root.focusedChild = child
-        child.willMove(toParent: nil)
-        child.view.removeFromSuperview()
-        child.removeFromParent()
+        remove(child)
         #expect(root.focusedChild == nil)
         #expect(root.firstResponder === root)
         screen.close()
@@ -153,9 +159,7 @@ struct ControllerTests {
         let root = LoggingController("root", log: log)
         let screen = HeadlessScreen(rootController: root, size: Size(width: 10, height: 2))
         let child = LoggingController("child", log: log)
-        root.addChild(child)
-        root.view.addSubview(child.view)
-        child.didMove(toParent: root)
+        add(child, to: root)
         child.quitApplication()
         #expect(screen.didQuit)
     }

@@ -147,7 +147,7 @@ open class Controller {
         precondition(
             loadedView?.superview == nil,
             "\(type(of: self)).removeFromParent() while its view is still shown: call view.removeFromSuperview() first")
-        endAppearance(disappearing: true)
+        endDisappearance()
         parent.children.removeAll { $0 === self }
         if parent.focusedChild === self { parent.focusedChild = nil }
         self.parent = nil
@@ -184,10 +184,10 @@ open class Controller {
     }
 
     /// Finishes a disappearance begun by `beginDisappearance()`.
-    func endAppearance(disappearing: Bool) {
+    func endDisappearance() {
         guard disappeared else { return }
         disappeared = false
-        for child in children { child.endAppearance(disappearing: true) }
+        for child in children { child.endDisappearance() }
         viewDidDisappear()
     }
 

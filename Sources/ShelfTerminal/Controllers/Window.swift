@@ -78,7 +78,7 @@ public final class Window {
         guard !isClosed else { return }
         isClosed = true
         rootController.beginDisappearance()
-        rootController.endAppearance(disappearing: true)
+        rootController.endDisappearance()
         rootController.endLifetime()
     }
 }

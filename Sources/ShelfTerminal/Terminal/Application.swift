@@ -196,7 +196,7 @@ public final class Application {
 
     private func render() {
         renderScheduled = false
-        guard let window, let terminal, terminal.isActive, continuation != nil || !sources.isEmpty else { return }
+        guard let window, let terminal, terminal.isActive else { return }
         let bytes = renderer.render(window.draw())
         if !bytes.isEmpty { terminal.write(bytes) }
         lastRender = ContinuousClock.now

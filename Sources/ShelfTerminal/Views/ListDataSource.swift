@@ -30,8 +30,8 @@ public final class ListDataSource<ID: Hashable & Sendable, Cell: ListCell> {
     @inlinable public var duplicateIDs: [ID] { storedSnapshot.duplicates }
     /// The snapshot shown.
     @inlinable public var snapshot: ListSnapshot<ID> { storedSnapshot }
-    /// How many times a cell was configured; lets tests check that unchanged rows are not.
-    public private(set) var configureCount = 0
+    /// How many times a cell was configured (tests check that unchanged rows are not).
+    private(set) var configureCount = 0
 
     /// Makes `listView` show this data source's rows, drawn by cells of type `cell`.
     public init(listView: ListView, cell: Cell.Type) {

@@ -95,15 +95,6 @@ open class View {
         guard !isHidden else { return false }
         return isAnimating || subviews.contains { $0.hasVisibleAnimation }
     }
-
-    /// The deepest visible view at `point`, topmost first.
-    public func hitTest(_ point: Point) -> View? {
-        guard !isHidden, frame.contains(point) else { return nil }
-        for subview in subviews.reversed() {
-            if let hit = subview.hitTest(point) { return hit }
-        }
-        return self
-    }
 }
 
 /// A view whose look follows the window's animation tick.
