@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
         .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
         .library(name: "ShelfPresentation", targets: ["ShelfPresentation"]),
+        .library(name: "ShelfTransfer", targets: ["ShelfTransfer"]),
         .executable(name: "shelf", targets: ["shelf"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
+        .target(name: "ShelfTransfer", dependencies: ["ShelfStore"]),
         .target(
             name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         .target(
@@ -38,6 +40,7 @@ let package = Package(
                 "ShelfTerminal",
                 "ShelfPresentation",
                 "ShelfBrowser",
+                "ShelfTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,6 +63,7 @@ let package = Package(
             name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
         .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"]),
+        .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore"]),
         .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore"]),
     ],
     swiftLanguageModes: [.v6]

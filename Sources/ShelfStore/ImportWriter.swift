@@ -1,0 +1,252 @@
+internal import Foundation
+internal import ShelfSQLite
+
+/// How an import treats rows that already exist.
+public enum ImportMode: String, Sendable, CaseIterable {
+    /// Every row is new; an existing item ID or user email is an error.
+    case insert
+    /// Rows that exist (items by ID, users by email) are updated, the others inserted.
+    case upsert
+    /// Like `upsert`, and rows of the table that are not in the input are deleted, so the
+    /// table ends up holding exactly the input. Deleting a user deletes their items.
+    case replace
+}
+
+/// A user row read from an import, checked field by field. Times are milliseconds since 1970.
+package struct ImportedUser: Sendable {
+    package var id: Int64?
+    package var name: String
+    package var email: String
+    package var createdAt: Int64
+
+    package init(id: Int64?, name: String, email: String, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.email = email
+        self.createdAt = createdAt
+    }
+}
+
+/// An item row read from an import, checked field by field. Times are milliseconds since 1970.
+package struct ImportedItem: Sendable {
+    package var id: Int64?
+    package var userID: Int64
+    package var title: String
+    package var notes: String?
+    package var status: Item.Status
+    package var priority: Int
+    package var createdAt: Int64
+    package var updatedAt: Int64
+
+    package init(
+        id: Int64?, userID: Int64, title: String, notes: String?, status: Item.Status, priority: Int,
+        createdAt: Int64, updatedAt: Int64
+    ) {
+        self.id = id
+        self.userID = userID
+        self.title = title
+        self.notes = notes
+        self.status = status
+        self.priority = priority
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// A row the store refused, naming the field to blame (a column of the input).
+package struct ImportRowError: Error, Sendable {
+    package let field: String?
+    package let message: String
+}
+
+/// Writes the rows of one import inside one write transaction, with prepared statements.
+///
+/// Made only by `Store.importing`, and valid only inside its closure, on that thread. A row
+/// that fails leaves nothing behind (each statement is atomic), so the transaction may go on.
+package final class ImportWriter {
+    /// What happened to one row.
+    package enum Outcome: Sendable {
+        case inserted, updated, unchanged
+    }
+
+    let connection: Connection
+    let mode: ImportMode
+    private var ownerIDs: [String: Int64] = [:]
+
+    init(connection: Connection, mode: ImportMode) throws {
+        self.connection = connection
+        self.mode = mode
+        if mode == .replace {
+            try connection.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS shelf_import_seen (id INTEGER PRIMARY KEY); DELETE FROM shelf_import_seen"
+            )
+        }
+    }
+
+    /// The ID of the user with `email` (letter case ignored), or nil.
+    package func userID(email: String) throws -> Int64? {
+        if let id = ownerIDs[email] { return id }
+        let id = try StoreError.translating {
+            try connection.fetchOne("SELECT id FROM users WHERE email = ?", email) { try $0.get(0, as: Int64.self) }
+        }
+        if let id { ownerIDs[email] = id }
+        return id
+    }
+
+    // MARK: Users
+
+    /// Writes one user according to the mode.
+    package func write(_ user: ImportedUser) throws -> Outcome {
+        let existing = mode == .insert ? nil : try userID(email: user.email)
+        if let existing {
+            if let id = user.id, id != existing {
+                throw ImportRowError(
+                    field: "id",
+                    message: "the email \(user.email) belongs to user \(existing), not \(id); "
+                        + "fix the ID or leave it out")
+            }
+            try run(
+                """
+                UPDATE users SET name = ?, email = ?, created_at = ? WHERE id = ?
+                AND NOT (name IS ? COLLATE BINARY AND email IS ? COLLATE BINARY AND created_at IS ?)
+                """, field: nil,
+                user.name, user.email, user.createdAt, existing, user.name, user.email, user.createdAt)
+            try markSeen(existing)
+            return connection.changes == 0 ? .unchanged : .updated
+        }
+        do {
+            try connection.cachedStatement("INSERT INTO users (id, name, email, created_at) VALUES (?, ?, ?, ?)")
+                .bindAndRun(user.id, user.name, user.email, user.createdAt)
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.uniqueConstraint {
+            throw ImportRowError(
+                field: "email",
+                message: "a user with the email \(user.email) already exists; "
+                    + "use --mode upsert to update it, or remove the row")
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.primaryKeyConstraint {
+            throw ImportRowError(
+                field: "id",
+                message: "user ID \(user.id ?? 0) already belongs to another user; leave the ID out to get a new one")
+        } catch let error as DatabaseError {
+            throw ImportRowError(field: nil, message: StoreError(error).message)
+        }
+        let id = connection.lastInsertRowID
+        ownerIDs[user.email] = id
+        try markSeen(id)
+        return .inserted
+    }
+
+    // MARK: Items
+
+    /// Writes one item according to the mode.
+    package func write(_ item: ImportedItem) throws -> Outcome {
+        if mode != .insert, let id = item.id {
+            try run(
+                """
+                UPDATE items SET user_id = ?, title = ?, notes = ?, status = ?, priority = ?, created_at = ?,
+                    updated_at = ?, version = version + 1
+                WHERE id = ? AND NOT (user_id IS ? AND title IS ? COLLATE BINARY AND notes IS ? COLLATE BINARY
+                    AND status IS ? AND priority IS ? AND created_at IS ? AND updated_at IS ?)
+                """, field: "user",
+                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt, id,
+                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt)
+            if connection.changes > 0 {
+                try markSeen(id)
+                return .updated
+            }
+            let exists = try connection.fetchOne("SELECT 1 FROM items WHERE id = ?", id) { _ in true } ?? false
+            if exists {
+                try markSeen(id)
+                return .unchanged
+            }
+        }
+        do {
+            try connection.cachedStatement(
+                """
+                INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+                """
+            ).bindAndRun(
+                item.id, item.userID, item.title, item.notes, item.status, item.priority, item.createdAt,
+                item.updatedAt)
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.primaryKeyConstraint {
+            throw ImportRowError(
+                field: "id",
+                message: "an item with ID \(item.id ?? 0) already exists; use --mode upsert to update it, "
+                    + "or leave the ID out to add a new item")
+        } catch let error as DatabaseError {
+            throw ImportRowError(field: nil, message: StoreError(error).message)
+        }
+        try markSeen(connection.lastInsertRowID)
+        return .inserted
+    }
+
+    /// Ends the import. In `replace` mode, deletes the rows of `table` the import did not
+    /// write or match, and returns how many; 0 otherwise.
+    package func finish(table: ImportTable) throws -> Int {
+        guard mode == .replace else { return 0 }
+        try StoreError.translating {
+            try connection.execute(
+                "DELETE FROM \(table.rawValue) WHERE id NOT IN (SELECT id FROM temp.shelf_import_seen)")
+        }
+        let deleted = connection.changes
+        try connection.execute("DELETE FROM temp.shelf_import_seen")
+        return deleted
+    }
+
+    private func markSeen(_ id: Int64) throws {
+        guard mode == .replace else { return }
+        try connection.cachedStatement("INSERT OR IGNORE INTO temp.shelf_import_seen (id) VALUES (?)").bindAndRun(id)
+    }
+
+    private func run<each Value: SQLBindable>(_ sql: String, field: String?, _ values: repeat each Value) throws {
+        do {
+            try connection.cachedStatement(sql).bindAndRun(repeat each values)
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.foreignKeyConstraint {
+            throw ImportRowError(field: field, message: "the owner does not exist; import the users first")
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.uniqueConstraint {
+            throw ImportRowError(field: "email", message: "another user already has this email")
+        } catch let error as DatabaseError {
+            throw ImportRowError(field: nil, message: StoreError(error).message)
+        }
+    }
+}
+
+/// The tables an import writes.
+package enum ImportTable: String, Sendable {
+    case users, items
+}
+
+extension Statement {
+    fileprivate func bindAndRun<each Value: SQLBindable>(_ values: repeat each Value) throws {
+        defer { reset() }
+        try bind(repeat each values)
+        try run()
+    }
+}
+
+/// Signals a finished dry run, so the transaction rolls back; carries the result out.
+private struct DryRunFinished<T: Sendable>: Error {
+    let result: T
+}
+
+extension Store {
+    /// Runs `body` with an `ImportWriter` inside one write transaction on the writer's thread,
+    /// and commits when `commit` is true, else rolls back (a dry run) and still returns the
+    /// result. Throwing from `body` rolls everything back.
+    package func importing<T: Sendable>(
+        mode: ImportMode, commit: Bool, _ body: @escaping @Sendable (ImportWriter) throws -> T
+    ) async throws -> T {
+        do {
+            return try await database.write { connection in
+                let writer = try StoreError.translating { try ImportWriter(connection: connection, mode: mode) }
+                let result = try body(writer)
+                if !commit { throw DryRunFinished(result: result) }
+                return result
+            }
+        } catch let finished as DryRunFinished<T> {
+            return finished.result
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+internal import Foundation
+internal import ShelfSQLite
+
+/// A user as an export writes it. Times are milliseconds since 1970.
+package struct ExportedUser: Sendable {
+    package var id: Int64
+    package var name: String
+    package var email: String
+    package var createdAt: Int64
+}
+
+/// An item as an export writes it: its owner by email. Times are milliseconds since 1970.
+package struct ExportedItem: Sendable {
+    package var id: Int64
+    package var ownerEmail: String
+    package var title: String
+    package var notes: String?
+    package var status: String
+    package var priority: Int
+    package var createdAt: Int64
+    package var updatedAt: Int64
+}
+
+extension Store {
+    /// Calls `body` with every user, by ID, from one snapshot. Blocks the calling thread
+    /// for the whole read; writes proceed meanwhile. Errors are `StoreError`s, or what `body`
+    /// throws.
+    package func forEachUser(_ body: (ExportedUser) throws -> Void) throws {
+        try database.read { connection in
+            let statement = try StoreError.translating {
+                try connection.makeStatement("SELECT id, name, email, created_at FROM users ORDER BY id")
+            }
+            try StoreError.translating {
+                try statement.forEachRow { row in
+                    try body(
+                        ExportedUser(
+                            id: try row.int64(0), name: try row.string(1), email: try row.string(2),
+                            createdAt: try row.int64(3)))
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with every item that `query`'s owner, status and text select (its order
+    /// is ignored: items come by ID), from one snapshot. Blocks the calling thread for the
+    /// whole read; writes proceed meanwhile.
+    package func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
+        var clauses: [String] = []
+        var arguments: [any SQLBindable] = []
+        if let owner = query.owner {
+            clauses.append("i.user_id = ?")
+            arguments.append(owner)
+        }
+        if let status = query.status {
+            clauses.append("i.status = ?")
+            arguments.append(status)
+        }
+        if let match = FullTextQuery.matchExpression(for: query.text) {
+            clauses.append("i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            arguments.append(match)
+        }
+        let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+        let sql = """
+            SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+            FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
+            """
+        try database.read { connection in
+            let statement = try StoreError.translating { try connection.makeStatement(sql) }
+            try StoreError.translating {
+                try statement.bind(arguments: arguments)
+                try statement.forEachRow { row in
+                    try body(
+                        ExportedItem(
+                            id: try row.int64(0), ownerEmail: try row.string(1), title: try row.string(2),
+                            notes: row.optionalString(3), status: try row.string(4), priority: Int(try row.int64(5)),
+                            createdAt: try row.int64(6), updatedAt: try row.int64(7)))
+                }
+            }
+        }
+    }
+}

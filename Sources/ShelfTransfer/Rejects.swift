@@ -1,0 +1,52 @@
+/// The rows an import refused, each with its reason, in a file that can be fixed and
+/// imported again: CSV input gives CSV with the input's columns and an `error` column; JSON
+/// and NDJSON input give NDJSON objects with their fields and an `error` key (nested values
+/// are written as null).
+struct Rejects {
+    private let output: ByteOutput
+    private let csv: Bool
+
+    init(path: String, format: TransferFormat, columns: Columns) throws(TransferError) {
+        output = try ByteOutput(path: path)
+        csv = format == .csv
+        if csv {
+            for name in columns.names {
+                Encode.csv(name, into: &output.bytes)
+                output.bytes.append(0x2C)
+            }
+            Encode.ascii("error\r\n", into: &output.bytes)
+        }
+    }
+
+    func write(_ record: SourceRecord, columns: Columns, reason: String) throws(TransferError) {
+        if csv {
+            for value in record.values {
+                if let value, value.kind != .null { Encode.csv(record.display(value), into: &output.bytes) }
+                output.bytes.append(0x2C)
+            }
+            Encode.csv(reason, into: &output.bytes)
+            Encode.ascii("\r\n", into: &output.bytes)
+        } else {
+            output.bytes.append(UInt8(ascii: "{"))
+            for (column, value) in record.values.enumerated() {
+                guard let value else { continue }
+                Encode.json(columns.names[column], into: &output.bytes)
+                output.bytes.append(UInt8(ascii: ":"))
+                switch value.kind {
+                case .text: Encode.json(record.display(value), into: &output.bytes)
+                case .number, .bool: output.bytes.append(contentsOf: record.storage[value.start..<value.end])
+                case .null, .nested: Encode.ascii("null", into: &output.bytes)
+                }
+                output.bytes.append(UInt8(ascii: ","))
+            }
+            Encode.ascii("\"error\":", into: &output.bytes)
+            Encode.json(reason, into: &output.bytes)
+            Encode.ascii("}\n", into: &output.bytes)
+        }
+        try output.flushIfFull()
+    }
+
+    func commit() throws(TransferError) {
+        try output.commit()
+    }
+}

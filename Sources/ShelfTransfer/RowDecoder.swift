@@ -1,0 +1,143 @@
+internal import ShelfStore
+
+/// Turns records into checked user and item rows, naming the file, line, column, field and
+/// value of anything wrong.
+struct RowDecoder {
+    let fileName: String
+    let plan: ColumnPlan
+    let columns: Columns
+    /// Milliseconds since 1970 for rows without `created_at`: one time for the whole import.
+    let now: Int64
+    let defaultOwner: Int64?
+
+    /// A problem with the value of `field` in `record`.
+    func problem(_ reason: String, field: Field, in record: SourceRecord) -> TransferError {
+        guard let column = plan[field], let value = record.value(at: column) else {
+            return TransferError(file: fileName, position: record.position, field: field.name, reason: reason)
+        }
+        return TransferError(
+            file: fileName, position: value.position, field: columns.names[column],
+            value: value.kind == .null ? nil : record.display(value), reason: reason)
+    }
+
+    /// The value of `field`, or nil when the record has no value for it.
+    private func value(_ field: Field, _ record: SourceRecord) -> SourceValue? {
+        guard let column = plan[field], let value = record.value(at: column), value.kind != .null else { return nil }
+        return value
+    }
+
+    func text(_ field: Field, _ record: SourceRecord) throws(TransferError) -> String? {
+        guard let value = value(field, record) else { return nil }
+        switch value.kind {
+        case .text: break
+        case .nested: throw problem("a nested object or array; this column takes one string", field: field, in: record)
+        default: throw problem("a string in double quotes is needed here", field: field, in: record)
+        }
+        do {
+            return try record.string(value)
+        } catch {
+            throw problem(error.reason, field: field, in: record)
+        }
+    }
+
+    func integer(_ field: Field, _ record: SourceRecord, in range: ClosedRange<Int64>, rule: String)
+        throws(TransferError) -> Int64?
+    {
+        guard let value = value(field, record) else { return nil }
+        guard value.kind == .text || value.kind == .number else {
+            throw problem("\(rule) is needed here", field: field, in: record)
+        }
+        var number: Int64 = 0
+        var digits = 0
+        for byte in record.storage[value.start..<value.end] {
+            guard (0x30...0x39).contains(byte), digits < 18 else {
+                throw problem("it is not \(rule)", field: field, in: record)
+            }
+            number = number * 10 + Int64(byte - 0x30)
+            digits += 1
+        }
+        guard digits > 0, range.contains(number) else { throw problem("it is not \(rule)", field: field, in: record) }
+        return number
+    }
+
+    func time(_ field: Field, _ record: SourceRecord) throws(TransferError) -> Int64? {
+        guard let text = try text(field, record) else { return nil }
+        do {
+            return try Timestamp.parse(text)
+        } catch {
+            throw problem(error.reason, field: field, in: record)
+        }
+    }
+
+    func required(_ field: Field, _ record: SourceRecord, what: String) throws(TransferError) -> String {
+        guard let text = try text(field, record) else {
+            throw problem(
+                plan[field] == nil
+                    ? "the row has no '\(field.name)'; \(what)"
+                    : "it is empty; \(what)", field: field, in: record)
+        }
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw problem("it is blank; \(what)", field: field, in: record)
+        }
+        return text
+    }
+
+    // MARK: Rows
+
+    func user(_ record: SourceRecord) throws(TransferError) -> ImportedUser {
+        let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
+        let name = try required(.name, record, what: "every user needs a name")
+        let email = try required(.email, record, what: "every user needs an email")
+        let at = email.firstIndex(of: "@")
+        guard let at, at != email.startIndex, email.index(after: at) != email.endIndex, email.utf8.count <= 320 else {
+            throw problem("it is not an email (name@host, at most 320 bytes)", field: .email, in: record)
+        }
+        let created = try time(.createdAt, record) ?? now
+        return ImportedUser(id: id, name: name, email: email, createdAt: created)
+    }
+
+    func item(_ record: SourceRecord, owner: (String) throws -> Int64?) throws(TransferError) -> ImportedItem {
+        let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
+        let userID: Int64
+        if let ownerID = try integer(.userID, record, in: 1...Int64.max, rule: "a user ID (a whole number)") {
+            userID = ownerID
+        } else if let email = try text(.user, record) {
+            let found: Int64?
+            do {
+                found = try owner(email)
+            } catch {
+                throw problem("cannot look the owner up: \(error)", field: .user, in: record)
+            }
+            guard let found else {
+                throw problem(
+                    "no user has this email; import the users first (shelf import users FILE) "
+                        + "or add this one (shelf users add --name NAME --email EMAIL)", field: .user, in: record)
+            }
+            userID = found
+        } else if let defaultOwner {
+            userID = defaultOwner
+        } else {
+            throw problem(
+                "the row has no owner; fill its 'user' column, or pass --user EMAIL", field: .user, in: record)
+        }
+        let title = try required(.title, record, what: "every item needs a title")
+        let notes = try text(.notes, record)
+        let status: Item.Status
+        switch try text(.status, record) {
+        case nil: status = .open
+        case let text?:
+            guard let parsed = Item.Status(rawValue: text.lowercased()) else {
+                throw problem("it is not a status; write open or done", field: .status, in: record)
+            }
+            status = parsed
+        }
+        let priority =
+            try integer(.priority, record, in: 0...3, rule: "a priority, a whole number from 0 (lowest) to 3 (highest)")
+            ?? 0
+        let created = try time(.createdAt, record) ?? now
+        let updated = try time(.updatedAt, record) ?? created
+        return ImportedItem(
+            id: id, userID: userID, title: title, notes: notes, status: status, priority: Int(priority),
+            createdAt: created, updatedAt: updated)
+    }
+}

@@ -1,0 +1,35 @@
+/// The file formats of imports and exports.
+public enum TransferFormat: String, Sendable, CaseIterable {
+    /// RFC 4180 CSV with a header row, CRLF line ends.
+    case csv
+    /// One array of objects.
+    case json
+    /// One object per line (JSON Lines).
+    case ndjson
+
+    /// The format a file name's extension names (`.csv`, `.json`, `.ndjson` or `.jsonl`), or nil.
+    public init?(fileName: String) {
+        let lowered = fileName.lowercased()
+        if lowered.hasSuffix(".csv") {
+            self = .csv
+        } else if lowered.hasSuffix(".json") {
+            self = .json
+        } else if lowered.hasSuffix(".ndjson") || lowered.hasSuffix(".jsonl") {
+            self = .ndjson
+        } else {
+            return nil
+        }
+    }
+
+    /// The format the first bytes of an input suggest: `[` is JSON, `{` NDJSON, anything
+    /// else CSV. A byte order mark and white space are skipped.
+    static func sniff(_ prefix: [UInt8]) -> TransferFormat {
+        var bytes = prefix[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        switch bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+        case UInt8(ascii: "["): return .json
+        case UInt8(ascii: "{"): return .ndjson
+        default: return .csv
+        }
+    }
+}
