@@ -1,31 +1,62 @@
 import Foundation
+import Synchronization
 
 /// A progress bar on stderr, redrawn in place, shown only when stderr is a terminal.
-final class ProgressLine {
+final class ProgressLine: Sendable {
     private let total: Int
     private let label: String
-    private let isTerminal = isatty(2) == 1
+    private let isTerminal: Bool
     private let start = ContinuousClock.now
-    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private let lastDraw = Mutex(ContinuousClock.now - .seconds(1))
 
-    init(total: Int, label: String) {
+    init(total: Int, label: String, enabled: Bool = true) {
         self.total = max(1, total)
         self.label = label
+        isTerminal = enabled && isatty(2) == 1
     }
 
     /// Shows `done` of the total (at most every 50 ms).
     func update(_ done: Int) {
+        let elapsed = (ContinuousClock.now - start).seconds
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        draw(fraction: Double(done) / Double(total), detail: "\(done)/\(total)  \(Int(rate)) rows/s", force: done >= total)
+    }
+
+    /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time
+    /// left; without a size (a pipe), rows and rate only.
+    func update(rows: Int, bytes: Int, totalBytes: Int?) {
+        let elapsed = (ContinuousClock.now - start).seconds
+        let rate = elapsed > 0 ? Double(rows) / elapsed : 0
+        var detail = "\(rows) rows  \(Int(rate)) rows/s"
+        guard let totalBytes, totalBytes > 0 else {
+            draw(fraction: nil, detail: detail, force: false)
+            return
+        }
+        let fraction = min(1, Double(bytes) / Double(totalBytes))
+        if fraction > 0.01, fraction < 1 {
+            let left = Int(elapsed / fraction * (1 - fraction))
+            detail += String(format: "  ETA %d:%02d", left / 60, left % 60)
+        }
+        draw(fraction: fraction, detail: detail, force: false)
+    }
+
+    private func draw(fraction: Double?, detail: String, force: Bool) {
         guard isTerminal else { return }
         let now = ContinuousClock.now
-        guard now - lastDraw >= .milliseconds(50) || done >= total else { return }
-        lastDraw = now
-        let fraction = Double(done) / Double(total)
-        let elapsed = (now - start).seconds
-        let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = "\r\(label) \(bar) \(Int(fraction * 100))%  \(done)/\(total)  \(Int(rate)) rows/s\u{1B}[K"
+        let due = lastDraw.withLock { last in
+            guard now - last >= .milliseconds(50) || force else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        var line = "\r\(label) "
+        if let fraction {
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            line += String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            line += " \(Int(fraction * 100))%  "
+        }
+        line += detail + "\u{1B}[K"
         FileHandle.standardError.write(Data(line.utf8))
     }
 

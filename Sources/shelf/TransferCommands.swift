@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import ShelfStore
+import ShelfTransfer
+
+/// `users` or `items`, as a command argument.
+enum TableArgument: String, ExpressibleByArgument, CaseIterable {
+    case users, items
+}
+
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import users or items from CSV, JSON or NDJSON.",
+        discussion: """
+            The import is one transaction: by default the first bad row stops it with FILE:LINE:COLUMN, \
+            the field, the value and the reason, and the database is left unchanged. Items name their \
+            owner by email (user) or ID (user_id); import the users first.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "users or items.")
+    var table: TableArgument
+
+    @Argument(help: ArgumentHelp("The file to read, or - for stdin.", valueName: "file"))
+    var file: String
+
+    @Option(help: "csv, json or ndjson. Default: from the file's extension, else from its first bytes.")
+    var format: TransferFormat?
+
+    @Option(help: "insert (existing IDs or emails are errors), upsert (update them) or replace (also delete rows the file lacks).")
+    var mode: ImportMode = .insert
+
+    @Flag(help: "Write the valid rows and skip the bad ones (see --rejects).")
+    var skipInvalid = false
+
+    @Option(help: ArgumentHelp("Write skipped rows, each with its reason, to this file.", valueName: "file"))
+    var rejects: String?
+
+    @Flag(help: "Check every row and report every problem; write nothing.")
+    var dryRun = false
+
+    @Option(
+        name: .customLong("map"),
+        help: ArgumentHelp("Read a field from a differently named column (repeatable).", valueName: "field=column"))
+    var maps: [String] = []
+
+    @Flag(help: "Ignore columns that are no field, instead of refusing the file.")
+    var ignoreUnknown = false
+
+    @Option(help: ArgumentHelp("Items only: the owner of rows without one.", valueName: "email"))
+    var user: String?
+
+    @Flag(help: "No progress bar and no summary.")
+    var quiet = false
+
+    var columnMap: [String: String] {
+        Dictionary(maps.compactMap { pair in
+            pair.firstIndex(of: "=").map { (String(pair[..<$0]), String(pair[pair.index(after: $0)...])) }
+        }) { $1 }
+    }
+
+    func validate() throws {
+        for pair in maps {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex
+            else { throw ValidationError("--map \(pair): write it as FIELD=COLUMN, e.g. --map title=Name") }
+        }
+        if rejects != nil, !skipInvalid, !dryRun {
+            throw ValidationError("--rejects needs --skip-invalid (or --dry-run)")
+        }
+        if user != nil, table == .users { throw ValidationError("--user applies to items only") }
+    }
+
+    func run() async throws {
+        let store = try await database.openStore()
+        let options = ImportOptions(
+            format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,
+            columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user)
+        let source: ImportSource = file == "-" ? .standardInput : .file(file)
+        let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
+        let importer = Importer(store: store)
+        let summary: ImportSummary
+        do {
+            switch table {
+            case .users:
+                summary = try await importer.importUsers(from: source, options: options) {
+                    progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
+                }
+            case .items:
+                summary = try await importer.importItems(from: source, options: options) {
+                    progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
+                }
+            }
+        } catch let error as TransferError {
+            progress.finish()
+            throw CommandError("\(error)\nNothing was imported; the database is unchanged.")
+        } catch {
+            progress.finish()
+            throw error
+        }
+        progress.finish()
+        for problem in summary.problems { printError(problem.description) }
+        if summary.skipped > summary.problems.count {
+            printError("… and \(summary.skipped - summary.problems.count) more problems")
+        }
+        if !quiet { printError(summaryLine(summary)) }
+        if summary.dryRun, summary.skipped > 0 { throw ExitCode.failure }
+    }
+
+    private func summaryLine(_ summary: ImportSummary) -> String {
+        let source = file == "-" ? "stdin" : file
+        var parts = ["\(summary.inserted) inserted", "\(summary.updated) updated"]
+        if summary.unchanged > 0 { parts.append("\(summary.unchanged) unchanged") }
+        if mode == .replace { parts.append("\(summary.deleted) deleted") }
+        parts.append("\(summary.skipped) skipped")
+        let time = String(format: "%.2f s", summary.duration.seconds)
+        let verb = summary.dryRun ? "Checked" : "Imported"
+        var line = "\(verb) \(summary.rows) rows of \(table.rawValue) from \(source) (\(summary.format.rawValue)) in \(time): "
+        line += parts.joined(separator: ", ") + "."
+        if summary.dryRun { line += " Dry run: nothing was written." }
+        if let rejects, summary.skipped > 0 { line += " Skipped rows are in \(rejects)." }
+        return line
+    }
+}
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Export users or items as CSV, JSON or NDJSON.",
+        discussion: """
+            Rows come by ID from one snapshot. Importing the output into an empty database and \
+            exporting again gives the same bytes.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "users or items.")
+    var table: TableArgument
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write, or - for stdout (default).", valueName: "file"))
+    var output = "-"
+
+    @Option(help: "csv (default), json or ndjson.")
+    var format: TransferFormat = .csv
+
+    @Option(help: "Items only: words to find in titles and notes (each a prefix).")
+    var query = ""
+
+    @Option(help: "Items only: open or done.")
+    var status: Item.Status?
+
+    @Option(help: ArgumentHelp("Items only: only this user's items.", valueName: "email"))
+    var user: String?
+
+    func validate() throws {
+        if table == .users, !query.isEmpty || status != nil || user != nil {
+            throw ValidationError("--query, --status and --user filter items only")
+        }
+    }
+
+    func run() async throws {
+        let store = try await database.openStore()
+        let exporter = Exporter(store: store)
+        let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
+        do {
+            switch table {
+            case .users:
+                try await exporter.exportUsers(format: format, to: destination)
+            case .items:
+                var query = ItemQuery(status: status, text: query)
+                if let user { query.owner = try await store.users.requireUser(email: user).id }
+                try await exporter.exportItems(matching: query, format: format, to: destination)
+            }
+        } catch let error as TransferError {
+            throw CommandError(error.description)
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
