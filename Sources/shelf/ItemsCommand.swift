@@ -1,9 +1,13 @@
 import ArgumentParser
+import Foundation
 import ShelfStore
+import ShelfTerminal
+import ShelfTransfer
 
 struct ItemsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "items", abstract: "Manage items.", subcommands: [Add.self])
+        commandName: "items", abstract: "Manage items.",
+        subcommands: [Add.self, List.self, Show.self, Done.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an item and print its ID.")
@@ -33,6 +37,169 @@ struct ItemsCommand: AsyncParsableCommand {
             print(id.rawValue)
         }
     }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List items by ID.",
+            discussion: """
+                A table on a terminal; tab-separated ID, status, priority, owner, title and update time \
+                otherwise, with tabs, line breaks and control characters escaped.
+                """)
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Option(help: "Words to find in titles and notes (each a prefix).")
+        var query = ""
+
+        @Option(help: "Only open or done items.")
+        var status: Item.Status?
+
+        @Option(help: ArgumentHelp("Only this user's items.", valueName: "email"))
+        var user: String?
+
+        @Flag(help: "Print a JSON array, as `shelf export items --format json` does.")
+        var json = false
+
+        func run() async throws {
+            let store = try await database.openStore()
+            var query = ItemQuery(status: status, text: query, sortField: .created, sortDirection: .ascending)
+            if let user { query.owner = try await store.users.requireUser(email: user).id }
+            if json {
+                try await Exporter(store: store).exportItems(matching: query, format: .json, to: .standardOutput)
+                return
+            }
+            let emails = Dictionary(try await store.users.users().map { ($0.id, $0.email) }) { first, _ in first }
+            var table = TextTable(headers: ["ID", "STATUS", "P", "OWNER", "TITLE", "UPDATED"], flexibleColumn: 4)
+            for item in try await store.items.items(matching: query).sorted(by: { $0.id < $1.id }) {
+                table.rows.append([
+                    String(item.id.rawValue), item.status.rawValue, String(item.priority), emails[item.userID] ?? "?",
+                    item.title, item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                ])
+            }
+            FileHandle.standardOutput.write(Data(table.render().utf8))
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one item.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: "The item's ID.")
+        var id: ItemID
+
+        @Flag(help: "Print one JSON object, with the fields of an export and the version.")
+        var json = false
+
+        func run() async throws {
+            let store = try await database.openStore()
+            let item = try await store.items.requireItem(id: id.value)
+            let owner = try await store.users.user(id: item.userID)?.email ?? "?"
+            if json {
+                var object = "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owner)),\"title\":\(jsonString(item.title))"
+                object += ",\"notes\":\(item.notes.map(jsonString) ?? "null"),\"status\":\"\(item.status.rawValue)\""
+                object += ",\"priority\":\(item.priority),\"created_at\":\"\(item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\""
+                object += ",\"updated_at\":\"\(item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\",\"version\":\(item.version)}"
+                print(object)
+                return
+            }
+            let lines = [
+                ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
+                ("Status", item.status.rawValue), ("Priority", String(item.priority)),
+                ("Created", item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))), ("Updated", item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                ("Version", String(item.version)),
+            ]
+            var text = lines.map { "\($0.0 + ":")\(String(repeating: " ", count: 10 - $0.0.count))\(Sanitized($0.1))" }
+            if let notes = item.notes {
+                text.append("Notes:")
+                text += notes.split(separator: "\n", omittingEmptySubsequences: false).map { "  \(Sanitized(String($0)))" }
+            }
+            print(text.joined(separator: "\n"))
+        }
+    }
+
+    struct Done: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark an item done.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: "The item's ID.")
+        var id: ItemID
+
+        func run() async throws {
+            let store = try await database.openStore()
+            // Another writer may change the item between the read and the update: retry then.
+            for attempt in 1...3 {
+                var item = try await store.items.requireItem(id: id.value)
+                guard item.status != .done else { return }
+                item.status = .done
+                do {
+                    _ = try await store.items.update(item)
+                    return
+                } catch let error as StoreError where error.code == .conflict && attempt < 3 {
+                    continue
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an item.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: "The item's ID.")
+        var id: ItemID
+
+        func run() async throws {
+            let store = try await database.openStore()
+            do {
+                try await store.items.delete(id: id.value)
+            } catch let error as StoreError where error.code == .notFound {
+                throw CommandError("no item has the ID \(id.value.rawValue); list them with `shelf items list`")
+            }
+        }
+    }
+}
+
+/// An item ID on the command line: `42` or `#42`.
+struct ItemID: ExpressibleByArgument {
+    let value: Item.ID
+
+    init?(argument: String) {
+        let digits = argument.hasPrefix("#") ? argument.dropFirst() : Substring(argument)
+        guard let raw = Int64(digits), raw > 0 else { return nil }
+        value = Item.ID(raw)
+    }
+}
+
+/// Text from data made safe for a terminal: control characters become visible.
+struct Sanitized: CustomStringConvertible {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    var description: String { TextTable.isTerminal ? Sanitizer.sanitize(text) : TextTable.escapeForTSV(text) }
+}
+
+/// A JSON string literal.
+private func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\r": result += "\\r"
+        case "\t": result += "\\t"
+        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            result += String(format: "\\u%04x", scalar.value)
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
 }
 
 extension UserRepository {
@@ -43,5 +210,15 @@ extension UserRepository {
                 "no user has the email '\(email)'; add one with `shelf users add --name NAME --email \(email)`")
         }
         return user
+    }
+}
+
+extension ItemRepository {
+    /// The item with `id`, or an error that says how to find one.
+    func requireItem(id: Item.ID) async throws -> Item {
+        guard let item = try await item(id: id) else {
+            throw CommandError("no item has the ID \(id.rawValue); list them with `shelf items list`")
+        }
+        return item
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
+import Foundation
 import ShelfStore
+import ShelfTransfer
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "Manage users.", subcommands: [Add.self])
+        commandName: "users", abstract: "Manage users.", subcommands: [Add.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user and print its ID.")
@@ -20,6 +22,51 @@ struct UsersCommand: AsyncParsableCommand {
             let store = try await database.openStore()
             let id = try await store.users.insert(NewUser(name: name, email: email))
             print(id.rawValue)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List users by name.",
+            discussion: "A table on a terminal; tab-separated ID, name, email and creation time otherwise.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Flag(help: "Print a JSON array, as `shelf export users --format json` does.")
+        var json = false
+
+        func run() async throws {
+            let store = try await database.openStore()
+            if json {
+                try await Exporter(store: store).exportUsers(format: .json, to: .standardOutput)
+                return
+            }
+            var table = TextTable(headers: ["ID", "NAME", "EMAIL", "CREATED"], flexibleColumn: 1)
+            for user in try await store.users.users() {
+                table.rows.append([
+                    String(user.id.rawValue), user.name, user.email, user.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                ])
+            }
+            FileHandle.standardOutput.write(Data(table.render().utf8))
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user and all their items.")
+
+        @OptionGroup var database: DatabaseOptions
+
+        @Argument(help: ArgumentHelp("The user's email.", valueName: "email"))
+        var email: String
+
+        func run() async throws {
+            let store = try await database.openStore()
+            let user = try await store.users.requireUser(email: email)
+            let items = try await store.items.count(matching: ItemQuery(owner: user.id))
+            try await store.users.delete(id: user.id)
+            if TextTable.isTerminal {
+                print("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
+            }
         }
     }
 }
