@@ -173,6 +173,8 @@ package final class ImportWriter {
                 field: "id",
                 message: "an item with ID \(item.id ?? 0) already exists; use --mode upsert to update it, "
                     + "or leave the ID out to add a new item")
+        } catch let error as DatabaseError where error.extendedCode == DatabaseError.foreignKeyConstraint {
+            throw ImportRowError(field: "user", message: "the owner does not exist; import the users first")
         } catch let error as DatabaseError {
             throw ImportRowError(field: nil, message: StoreError(error).message)
         }

@@ -3,9 +3,10 @@
 ///
 /// Lines end with CRLF or LF; a UTF-8 byte order mark is skipped; blank lines are skipped.
 /// An empty unquoted field is no value (`null`), while `""` is an empty text: this is how an
-/// export tells missing notes from empty ones. Malformed input (an unclosed quote, text
-/// after a closing quote, a quote inside an unquoted field, a wrong number of fields, a
-/// field over `maximumFieldBytes`) is a `TransferError` with the line and column.
+/// export tells missing notes from empty ones. A quote inside an unquoted field is text
+/// (`12" ruler`), as in most readers. Malformed input (an unclosed quote, text after a
+/// closing quote, a field over `maximumFieldBytes`) is a `TransferError` with the line and
+/// column; a wrong number of fields is reported per record by `fieldCountProblem`.
 struct CSVReader: RecordReader {
     let input: ByteInput
     private(set) var columns = Columns()
@@ -106,11 +107,6 @@ struct CSVReader: RecordReader {
                 _ = try input.next()
                 if try input.peek() == 0x0A { _ = try input.next() }
                 return true
-            case 0x22:
-                throw TransferError(
-                    file: input.name, position: input.position,
-                    reason: "a quote inside an unquoted field; put the whole field in quotes and double "
-                        + "each quote inside it (\"\")")
             default:
                 _ = try input.next()
                 try append(byte, to: &record, start: start)

@@ -171,7 +171,11 @@ private final class Transfer: @unchecked Sendable {
             case .items: return try writer.write(try decoder.item(record) { try writer.userID(email: $0) })
             }
         } catch let error as ImportRowError {
-            let field = error.field.flatMap { name in Field.allCases.first { $0.name == name } }
+            var field = error.field.flatMap { name in Field.allCases.first { $0.name == name } }
+            // The owner may come from user_id rather than user.
+            if field == .user, let column = plan[.userID], record.value(at: column)?.kind ?? .null != .null {
+                field = .userID
+            }
             if let field { throw decoder.problem(error.message, field: field, in: record) }
             throw TransferError(file: input.name, position: record.position, reason: error.message)
         }

@@ -96,23 +96,29 @@ struct ItemsCommand: AsyncParsableCommand {
             let item = try await store.items.requireItem(id: id.value)
             let owner = try await store.users.user(id: item.userID)?.email ?? "?"
             if json {
-                var object = "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owner)),\"title\":\(jsonString(item.title))"
+                var object =
+                    "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owner)),\"title\":\(jsonString(item.title))"
                 object += ",\"notes\":\(item.notes.map(jsonString) ?? "null"),\"status\":\"\(item.status.rawValue)\""
-                object += ",\"priority\":\(item.priority),\"created_at\":\"\(item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\""
-                object += ",\"updated_at\":\"\(item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\",\"version\":\(item.version)}"
+                object +=
+                    ",\"priority\":\(item.priority),\"created_at\":\"\(item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\""
+                object +=
+                    ",\"updated_at\":\"\(item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\",\"version\":\(item.version)}"
                 print(object)
                 return
             }
             let lines = [
                 ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
                 ("Status", item.status.rawValue), ("Priority", String(item.priority)),
-                ("Created", item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))), ("Updated", item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                ("Created", item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                ("Updated", item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
                 ("Version", String(item.version)),
             ]
             var text = lines.map { "\($0.0 + ":")\(String(repeating: " ", count: 10 - $0.0.count))\(Sanitized($0.1))" }
             if let notes = item.notes {
                 text.append("Notes:")
-                text += notes.split(separator: "\n", omittingEmptySubsequences: false).map { "  \(Sanitized(String($0)))" }
+                text += notes.split(separator: "\n", omittingEmptySubsequences: false).map {
+                    "  \(Sanitized(String($0)))"
+                }
             }
             print(text.joined(separator: "\n"))
         }

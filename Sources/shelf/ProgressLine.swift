@@ -19,7 +19,9 @@ final class ProgressLine: Sendable {
     func update(_ done: Int) {
         let elapsed = (ContinuousClock.now - start).seconds
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        draw(fraction: Double(done) / Double(total), detail: "\(done)/\(total)  \(Int(rate)) rows/s", force: done >= total)
+        draw(
+            fraction: Double(done) / Double(total), detail: "\(done)/\(total)  \(Int(rate)) rows/s",
+            force: done >= total)
     }
 
     /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time

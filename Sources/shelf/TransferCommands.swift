@@ -8,7 +8,6 @@ enum TableArgument: String, ExpressibleByArgument, CaseIterable {
     case users, items
 }
 
-
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import", abstract: "Import users or items from CSV, JSON or NDJSON.",
@@ -29,7 +28,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "csv, json or ndjson. Default: from the file's extension, else from its first bytes.")
     var format: TransferFormat?
 
-    @Option(help: "insert (existing IDs or emails are errors), upsert (update them) or replace (also delete rows the file lacks).")
+    @Option(
+        help:
+            "insert (existing IDs or emails are errors), upsert (update them) or replace (also delete rows the file lacks)."
+    )
     var mode: ImportMode = .insert
 
     @Flag(help: "Write the valid rows and skip the bad ones (see --rejects).")
@@ -56,14 +58,17 @@ struct ImportCommand: AsyncParsableCommand {
     var quiet = false
 
     var columnMap: [String: String] {
-        Dictionary(maps.compactMap { pair in
-            pair.firstIndex(of: "=").map { (String(pair[..<$0]), String(pair[pair.index(after: $0)...])) }
-        }) { $1 }
+        Dictionary(
+            maps.compactMap { pair in
+                pair.firstIndex(of: "=").map { (String(pair[..<$0]), String(pair[pair.index(after: $0)...])) }
+            }
+        ) { $1 }
     }
 
     func validate() throws {
         for pair in maps {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
+                pair.index(after: equals) != pair.endIndex
             else { throw ValidationError("--map \(pair): write it as FIELD=COLUMN, e.g. --map title=Name") }
         }
         if rejects != nil, !skipInvalid, !dryRun {
@@ -116,7 +121,8 @@ struct ImportCommand: AsyncParsableCommand {
         parts.append("\(summary.skipped) skipped")
         let time = String(format: "%.2f s", summary.duration.seconds)
         let verb = summary.dryRun ? "Checked" : "Imported"
-        var line = "\(verb) \(summary.rows) rows of \(table.rawValue) from \(source) (\(summary.format.rawValue)) in \(time): "
+        var line =
+            "\(verb) \(summary.rows) rows of \(table.rawValue) from \(source) (\(summary.format.rawValue)) in \(time): "
         line += parts.joined(separator: ", ") + "."
         if summary.dryRun { line += " Dry run: nothing was written." }
         if let rejects, summary.skipped > 0 { line += " Skipped rows are in \(rejects)." }

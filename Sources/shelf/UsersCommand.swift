@@ -44,7 +44,8 @@ struct UsersCommand: AsyncParsableCommand {
             var table = TextTable(headers: ["ID", "NAME", "EMAIL", "CREATED"], flexibleColumn: 1)
             for user in try await store.users.users() {
                 table.rows.append([
-                    String(user.id.rawValue), user.name, user.email, user.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                    String(user.id.rawValue), user.name, user.email,
+                    user.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
                 ])
             }
             FileHandle.standardOutput.write(Data(table.render().utf8))
