@@ -69,11 +69,12 @@ struct ItemsCommand: AsyncParsableCommand {
                 return
             }
             let emails = Dictionary(try await store.users.users().map { ($0.id, $0.email) }) { first, _ in first }
-            var table = TextTable(headers: ["ID", "STATUS", "P", "OWNER", "TITLE", "UPDATED"], flexibleColumn: 4)
+            let terminal = TextTable.isTerminal
+            var table = TextTable(headers: ["ID", "STATUS", "P", "OWNER", "TITLE", "UPDATED (UTC)"], flexibleColumn: 4)
             for item in try await store.items.items(matching: query).sorted(by: { $0.id < $1.id }) {
                 table.rows.append([
                     String(item.id.rawValue), item.status.rawValue, String(item.priority), emails[item.userID] ?? "?",
-                    item.title, item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                    item.title, terminal ? TextTable.minutes(item.updatedAt) : iso(item.updatedAt),
                 ])
             }
             FileHandle.standardOutput.write(Data(table.render().utf8))
@@ -100,17 +101,17 @@ struct ItemsCommand: AsyncParsableCommand {
                     "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owner)),\"title\":\(jsonString(item.title))"
                 object += ",\"notes\":\(item.notes.map(jsonString) ?? "null"),\"status\":\"\(item.status.rawValue)\""
                 object +=
-                    ",\"priority\":\(item.priority),\"created_at\":\"\(item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\""
+                    ",\"priority\":\(item.priority),\"created_at\":\"\(iso(item.createdAt))\""
                 object +=
-                    ",\"updated_at\":\"\(item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))\",\"version\":\(item.version)}"
+                    ",\"updated_at\":\"\(iso(item.updatedAt))\",\"version\":\(item.version)}"
                 print(object)
                 return
             }
             let lines = [
                 ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
                 ("Status", item.status.rawValue), ("Priority", String(item.priority)),
-                ("Created", item.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
-                ("Updated", item.updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                ("Created", iso(item.createdAt)),
+                ("Updated", iso(item.updatedAt)),
                 ("Version", String(item.version)),
             ]
             var text = lines.map { "\($0.0 + ":")\(String(repeating: " ", count: 10 - $0.0.count))\(Sanitized($0.1))" }
@@ -188,6 +189,11 @@ struct Sanitized: CustomStringConvertible {
     }
 
     var description: String { TextTable.isTerminal ? Sanitizer.sanitize(text) : TextTable.escapeForTSV(text) }
+}
+
+/// A time as exports write it: UTC with milliseconds.
+func iso(_ date: Date) -> String {
+    date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
 }
 
 /// A JSON string literal.

@@ -32,6 +32,8 @@ struct TextTable {
                     line += String(repeating: " ", count: widths[column] - DisplayWidth.of(fitted) + 2)
                 }
             }
+            // Narrower than its fixed columns, the terminal still gets whole lines.
+            line = Self.fit(line, width)
             text += (index == 0 ? "\u{1B}[1m" + line + "\u{1B}[0m" : line) + "\n"
         }
         return text
@@ -41,6 +43,12 @@ struct TextTable {
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return 80
+    }
+
+    /// A time for people in a table: `2026-11-22 14:37` (UTC).
+    static func minutes(_ date: Date) -> String {
+        let text = date.formatted(Date.ISO8601FormatStyle())
+        return String(text.prefix(16)).replacingOccurrences(of: "T", with: " ")
     }
 
     private static func fit(_ text: String, _ width: Int) -> String {

@@ -41,11 +41,12 @@ struct UsersCommand: AsyncParsableCommand {
                 try await Exporter(store: store).exportUsers(format: .json, to: .standardOutput)
                 return
             }
-            var table = TextTable(headers: ["ID", "NAME", "EMAIL", "CREATED"], flexibleColumn: 1)
+            let terminal = TextTable.isTerminal
+            var table = TextTable(headers: ["ID", "NAME", "EMAIL", "CREATED (UTC)"], flexibleColumn: 1)
             for user in try await store.users.users() {
                 table.rows.append([
                     String(user.id.rawValue), user.name, user.email,
-                    user.createdAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+                    terminal ? TextTable.minutes(user.createdAt) : iso(user.createdAt),
                 ])
             }
             FileHandle.standardOutput.write(Data(table.render().utf8))

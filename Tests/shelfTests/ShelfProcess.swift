@@ -34,7 +34,8 @@ struct ShelfProcess {
     var databasePath: String { folder.appendingPathComponent("shelf.sqlite").path }
 
     /// Runs `shelf arguments` with a minimal environment plus `environment`, and waits.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// `input` is given as stdin (through a file), else stdin is empty.
+    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
@@ -45,7 +46,13 @@ struct ShelfProcess {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            let path = folder.appendingPathComponent("stdin-\(UUID().uuidString)").path
+            try Data(input.utf8).write(to: URL(fileURLWithPath: path))
+            process.standardInput = FileHandle(forReadingAtPath: path)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         try process.run()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         let errorData = error.fileHandleForReading.readDataToEndOfFile()
