@@ -8,6 +8,8 @@ import Foundation
 //           same SQL through the C API (--items N; the database is built once and cached)
 //   browser   browser.first_frame against a sqlite3 process running the first page; key to frame
 //           while scrolling and searching; peak RSS (the release shelf binary on a pseudo-terminal)
+//   transfer  transfer.import_csv against the sqlite3 shell's .import --csv, transfer.export_csv
+//           against sqlite3 -csv, 1,000,000 items (--items N), each a process; peak RSS of both
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,11 +26,11 @@ let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
 
-guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser"].contains($0) })
+guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser", "transfer"].contains($0) })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|terminal|presentation|browser [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
+            "usage: shelf-benchmarks store|live|terminal|presentation|browser|transfer [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
                 .utf8))
     exit(2)
 }
@@ -43,6 +45,13 @@ for suite in suites {
             .appendingPathComponent("shelf").path
         try await BrowserSuite(
             items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, shelfPath: shelf
+        ).run()
+    case "transfer":
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try await TransferSuite(
+            items: option("--items", default: 1_000_000, in: arguments), runs: option("--runs", default: 3, in: arguments),
+            report: report, shelfPath: shelf
         ).run()
     case "presentation":
         try await PresentationSuite(
