@@ -33,7 +33,8 @@ import Testing
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.contains("Imported 3 rows of items from \(items) (ndjson)"))
         #expect(result.error.contains("3 inserted, 0 updated, 0 skipped."))
-        #expect(!result.error.contains("█") && !result.error.contains("\r"), "no progress bar when stderr is no terminal")
+        #expect(
+            !result.error.contains("█") && !result.error.contains("\r"), "no progress bar when stderr is no terminal")
     }
 
     @Test func exportImportExportThroughPipesIsByteIdentical() throws {

@@ -24,7 +24,8 @@ struct TransferSuite {
         // An empty store holding the source's users, copied per import run.
         let template = path("template.sqlite")
         try check(run(shelfPath, ["migrate", "--db", template]))
-        try check(run("/usr/bin/sqlite3", [template, "ATTACH '\(source)' AS s; INSERT INTO users SELECT * FROM s.users"]))
+        try check(
+            run("/usr/bin/sqlite3", [template, "ATTACH '\(source)' AS s; INSERT INTO users SELECT * FROM s.users"]))
         try check(run("/usr/bin/sqlite3", [template, "PRAGMA wal_checkpoint(TRUNCATE)"]))
 
         // Export.
@@ -50,10 +51,13 @@ struct TransferSuite {
             "transfer.export_csv", unit: "rows/s", shelf: shelfExport,
             against: [("sqlite3 -csv", shellExport, "ratio ≥ 1.0")])
         report.print(
-            Figure(name: "transfer.export_peak_rss", unit: "MB", value: Double(exportPeaks.shelf) / 1024, target: "≤ 64 MB"))
+            Figure(
+                name: "transfer.export_peak_rss", unit: "MB", value: Double(exportPeaks.shelf) / 1024, target: "≤ 64 MB"
+            ))
         report.print(
             Figure(
-                name: "transfer.export_peak_rss.sqlite3", unit: "MB", value: Double(exportPeaks.shell) / 1024, target: ""))
+                name: "transfer.export_peak_rss.sqlite3", unit: "MB", value: Double(exportPeaks.shell) / 1024,
+                target: ""))
 
         // Import: the same rows in the table's own columns for the shell.
         try check(
@@ -85,10 +89,13 @@ struct TransferSuite {
             "transfer.import_csv", unit: "rows/s", shelf: shelfImport,
             against: [("sqlite3 .import --csv", shellImport, "ratio ≥ 1.0")])
         report.print(
-            Figure(name: "transfer.import_peak_rss", unit: "MB", value: Double(importPeaks.shelf) / 1024, target: "≤ 64 MB"))
+            Figure(
+                name: "transfer.import_peak_rss", unit: "MB", value: Double(importPeaks.shelf) / 1024, target: "≤ 64 MB"
+            ))
         report.print(
             Figure(
-                name: "transfer.import_peak_rss.sqlite3", unit: "MB", value: Double(importPeaks.shell) / 1024, target: ""))
+                name: "transfer.import_peak_rss.sqlite3", unit: "MB", value: Double(importPeaks.shell) / 1024,
+                target: ""))
     }
 
     private func copy(_ template: String, to path: String) throws -> String {
@@ -117,7 +124,7 @@ struct TransferSuite {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let start = ContinuousClock.now
         guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {

@@ -26,7 +26,8 @@ let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
 
-guard !suites.isEmpty, suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser", "transfer"].contains($0) })
+guard !suites.isEmpty,
+    suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser", "transfer"].contains($0) })
 else {
     FileHandle.standardError.write(
         Data(
@@ -50,7 +51,8 @@ for suite in suites {
         let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("shelf").path
         try await TransferSuite(
-            items: option("--items", default: 1_000_000, in: arguments), runs: option("--runs", default: 3, in: arguments),
+            items: option("--items", default: 1_000_000, in: arguments),
+            runs: option("--runs", default: 3, in: arguments),
             report: report, shelfPath: shelf
         ).run()
     case "presentation":
