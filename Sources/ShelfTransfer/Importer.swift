@@ -11,7 +11,7 @@ public import ShelfStore
 /// that cannot be read past (an unclosed quote, broken JSON) stops every kind of import.
 ///
 /// The methods may be called from any task; the import runs on the store's writer thread
-/// and blocks no task. `progress` is called on that thread, every few thousand rows. Errors
+/// and blocks no task. Other writes to the same store wait until it ends; reads do not. `progress` is called on that thread, every few thousand rows. Errors
 /// are `TransferError` (input and options) or `StoreError` (the database).
 public struct Importer: Sendable {
     private let store: Store
