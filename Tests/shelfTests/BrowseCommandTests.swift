@@ -63,15 +63,10 @@ struct BrowseCommandTests {
         #expect(!screen.contains(line: "Edited in tmux"))
 
         // Another process writes: it shows up.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [
+        try ChildProcess.sqlite3(
             shelf.databasePath,
             "INSERT INTO items (user_id, title, status, priority, created_at, updated_at) "
-                + "VALUES (1, 'From the sqlite3 shell', 'open', 3, 4102444800000, 4102444800000);",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+                + "VALUES (1, 'From the sqlite3 shell', 'open', 3, 4102444800000, 4102444800000);")
         // tmux may show a frame half drawn: wait for the row and the status bar below it.
         screen = try await tmux.waitFor { $0.contains(line: "From the sqlite3 shell") && $0.contains(line: "4 items") }
         #expect(screen.contains(line: "From the sqlite3 shell") && screen.contains(line: "4 items"))

@@ -48,11 +48,7 @@ struct MigrateCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         _ = try shelf.run(["migrate", "--db", shelf.databasePath])
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [shelf.databasePath, "INSERT INTO shelf_migrations VALUES ('9999_future', 'x', 0)"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+        try ChildProcess.sqlite3(shelf.databasePath, "INSERT INTO shelf_migrations VALUES ('9999_future', 'x', 0)")
         let result = try shelf.run(["migrate", "--db", shelf.databasePath])
         #expect(result.status != 0)
         #expect(result.error.contains("newer version of shelf"))

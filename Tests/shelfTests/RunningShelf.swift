@@ -1,65 +1,59 @@
 import Foundation
-import Synchronization
 
 /// A `shelf` process left running (like `shelf watch`), whose output lines are collected.
+///
+/// Its stdout goes to a file, read as it grows: no pipe and no dispatch source to tear down.
 final class RunningShelf {
-    /// Output received so far: complete lines, and the start of the next one.
-    private final class LineBuffer: Sendable {
-        let lines = Mutex<[String]>([])
-        let partial = Mutex(Data())
-    }
-
-    private let process: Process
-    private let buffer = LineBuffer()
+    private let child: ChildProcess
+    private let outputPath: String
+    private var lines: [String] = []
+    private var readOffset = 0
+    private var partial = Data()
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process = Process()
-        process.executableURL = ShelfProcess.executable
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let lineBuffer = buffer
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            let complete = lineBuffer.partial.withLock { buffer -> [String] in
-                buffer.append(data)
-                var found: [String] = []
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    found.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-                return found
-            }
-            lineBuffer.lines.withLock { $0.append(contentsOf: complete) }
-        }
-        try process.run()
+        outputPath = NSTemporaryDirectory() + "shelf-running-\(UUID().uuidString).out"
+        child = try ChildProcess(
+            ShelfProcess.executable.path, arguments,
+            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }, stdout: outputPath)
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if child.isRunning { child.signal(SIGTERM) }
+        child.wait()
+        unlink(outputPath)
     }
 
     /// Waits until at least `count` lines have arrived, or `timeout` passes; returns them all.
     func waitForLines(_ count: Int, timeout: Duration = .seconds(10)) async -> [String] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let current = buffer.lines.withLock { $0 }
-            if current.count >= count { return current }
+            readNewLines()
+            if lines.count >= count { return lines }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return buffer.lines.withLock { $0 }
+        readNewLines()
+        return lines
     }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
 
     /// Sends SIGINT (Ctrl-C) and waits for the process to end; returns its exit status.
     func interrupt() -> Int32 {
-        process.interrupt()
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.signal(SIGINT)
+        return child.wait()
+    }
+
+    private func readNewLines() {
+        guard let handle = FileHandle(forReadingAtPath: outputPath) else { return }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: UInt64(readOffset))
+        let data = handle.readDataToEndOfFile()
+        readOffset += data.count
+        partial.append(data)
+        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
+            partial.removeSubrange(partial.startIndex...newline)
+        }
     }
 }
 

@@ -36,30 +36,22 @@ struct ShelfProcess {
     /// Runs `shelf arguments` with a minimal environment plus `environment`, and waits.
     /// `input` is given as stdin (through a file), else stdin is empty.
     func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
         var base = ["PATH": "/usr/bin:/bin", "HOME": folder.appendingPathComponent("home").path]
         base.merge(environment) { $1 }
-        process.environment = base
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let files = folder.appendingPathComponent("run-\(UUID().uuidString)").path
+        var stdin = "/dev/null"
         if let input {
-            let path = folder.appendingPathComponent("stdin-\(UUID().uuidString)").path
-            try Data(input.utf8).write(to: URL(fileURLWithPath: path))
-            process.standardInput = FileHandle(forReadingAtPath: path)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            stdin = files + ".in"
+            try Data(input.utf8).write(to: URL(fileURLWithPath: stdin))
         }
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        defer { for suffix in [".in", ".out", ".err"] { unlink(files + suffix) } }
+        let status = try ChildProcess(
+            Self.executable.path, arguments, environment: base, stdin: stdin, stdout: files + ".out",
+            stderr: files + ".err"
+        ).wait()
         return Result(
-            status: process.terminationStatus,
-            output: String(decoding: outputData, as: UTF8.self),
-            error: String(decoding: errorData, as: UTF8.self))
+            status: status,
+            output: (try? String(contentsOfFile: files + ".out", encoding: .utf8)) ?? "",
+            error: (try? String(contentsOfFile: files + ".err", encoding: .utf8)) ?? "")
     }
 }

@@ -83,49 +83,18 @@ final class TmuxSession {
         try await waitFor(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    /// Runs tmux and returns what it printed. Spawned with posix_spawn and waited for with
-    /// waitpid, not with Foundation's `Process`: on Linux `Process` learns that a child ended
-    /// when a descriptor the child inherited closes, and the tmux server that `new-session`
-    /// leaves running keeps that descriptor open forever.
+    /// Runs tmux and returns what it printed. Nothing else of this process reaches tmux: the
+    /// server it starts outlives the call and would keep open whatever it inherited.
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
         let outputPath = NSTemporaryDirectory() + "\(socket)-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else of this process reaches tmux. The server it starts outlives the call,
-        // and would keep open whatever it inherited: a pipe or socket that Foundation's
-        // `Process` is using at that moment for another test's child, whose end that test then
-        // waits for until the server goes away (ten minutes, seen here).
-        for descriptor in Self.openDescriptors() where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
-        let environment = ["PATH=/usr/bin:/bin", "TERM=xterm-256color", "HOME=" + NSTemporaryDirectory()]
-        var cArguments = argv.map { strdup($0) } + [nil]
-        var cEnvironment = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in cArguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
-        }
-        var pid = pid_t()
-        let status = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, &cEnvironment)
-        guard status == 0 else { throw CocoaError(.executableLoad) }
-        var exitStatus: Int32 = 0
-        while waitpid(pid, &exitStatus, 0) < 0, errno == EINTR {}
+        try ChildProcess(
+            "/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "HOME": NSTemporaryDirectory()],
+            stdout: outputPath, closingInherited: true
+        ).wait()
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    }
-}
-
-extension TmuxSession {
-    /// The descriptors open in this process now.
-    static func openDescriptors() -> [Int32] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.compactMap { Int32($0) }.filter { fcntl($0, F_GETFD) != -1 }
     }
 }
 

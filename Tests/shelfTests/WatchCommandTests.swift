@@ -63,14 +63,9 @@ struct WatchCommandTests {
         _ = try shelf.run(["items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Lamp"])
 
         // The sqlite3 shell writes.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [
+        try ChildProcess.sqlite3(
             shelf.databasePath,
-            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, 'Mothball', 1, 1)",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, 'Mothball', 1, 1)")
         let third = await watch.waitForLines(3)
         try #require(third.count == 3)
         #expect(try WatchLine(third[2]).count == 2)

@@ -1,0 +1,91 @@
+import Foundation
+
+/// A child process started with posix_spawn and reaped with waitpid, its standard streams
+/// connected to files.
+///
+/// Not Foundation's `Process`: on Linux it watches children and pipes with dispatch sources,
+/// and with many tests spawning at once that crashed this suite in libdispatch's event loop,
+/// and made a test wait ten minutes for a pipe a tmux server had inherited.
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    /// Starts `executable` with `arguments` and exactly `environment`. `closingInherited`
+    /// closes every other descriptor of this process in the child (for children that outlive
+    /// the test, like a tmux server).
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
+        stdout: String = "/dev/null", stderr: String = "/dev/null", closingInherited: Bool = false
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if closingInherited {
+            for descriptor in Self.openDescriptors() where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+        }
+        var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
+        var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in cArguments { free(pointer) }
+            for pointer in cEnvironment { free(pointer) }
+        }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        guard status == 0 else {
+            throw CocoaError(
+                .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(status)"])
+        }
+        self.pid = pid
+    }
+
+    deinit {
+        if isRunning {
+            kill(pid, SIGKILL)
+            _ = wait()
+        }
+    }
+
+    /// Waits for the end; the exit status, or 128 + the signal that ended it.
+    @discardableResult
+    func wait() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let decoded = Self.decode(status)
+        exitStatus = decoded
+        return decoded
+    }
+
+    var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        exitStatus = Self.decode(status)
+        return false
+    }
+
+    func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    private static func decode(_ status: Int32) -> Int32 {
+        status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
+    /// Runs the sqlite3 shell on `database` with `sql`; its exit status.
+    @discardableResult
+    static func sqlite3(_ database: String, _ sql: String) throws -> Int32 {
+        try ChildProcess("/usr/bin/sqlite3", [database, sql], environment: ["PATH": "/usr/bin:/bin"]).wait()
+    }
+
+    /// The descriptors open in this process now.
+    static func openDescriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }.filter { fcntl($0, F_GETFD) != -1 }
+    }
+}
