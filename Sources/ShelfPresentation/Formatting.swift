@@ -101,25 +101,3 @@ public enum Formatting {
         return parts.joined(separator: " · ")
     }
 }
-
-/// A day of the proleptic Gregorian calendar in UTC, computed arithmetically (Howard
-/// Hinnant's civil_from_days): list rows format hundreds of dates per frame, and
-/// `Calendar.dateComponents` costs microseconds each.
-struct CivilDate: Equatable {
-    let year: Int
-    let month: Int
-    let day: Int
-
-    init(_ date: Date) {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    }
-}

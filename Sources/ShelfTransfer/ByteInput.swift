@@ -34,7 +34,7 @@ final class ByteInput {
 
     /// Opens the file at `path`.
     /// - Throws: `TransferError` when it cannot be opened or is a folder.
-    convenience init(path: String) throws {
+    convenience init(path: String) throws(TransferError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw TransferError(
@@ -107,6 +107,13 @@ final class ByteInput {
             count += read
         }
         return Array(UnsafeBufferPointer(start: buffer + index, count: min(length, count - index)))
+    }
+
+    /// Skips a UTF-8 byte order mark at the current position.
+    func skipByteOrderMark() throws(TransferError) {
+        if try peekPrefix(3) == [0xEF, 0xBB, 0xBF] {
+            for _ in 0..<3 { _ = try next() }
+        }
     }
 
     private func refill() throws(TransferError) -> Bool {

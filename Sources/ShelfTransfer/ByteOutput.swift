@@ -141,27 +141,18 @@ enum Encode {
     /// A whole number in decimal.
     @inline(__always)
     static func integer(_ value: Int64, into bytes: inout [UInt8]) {
-        if value >= 0, value < 10 {
-            bytes.append(UInt8(0x30 + value))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-        )
-        if value < 0 || value >= 10_000_000_000 {
+        guard value >= 0 else {
             bytes.append(contentsOf: String(value).utf8)
             return
         }
+        // Digits from the last, then reversed in place: no String per number.
+        let start = bytes.count
         var rest = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(0x30 + rest % 10)
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
+        repeat {
+            bytes.append(UInt8(truncatingIfNeeded: 0x30 + rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     /// Appends an ASCII literal.

@@ -19,16 +19,14 @@ struct CSVReader: RecordReader {
     /// - Throws: `TransferError` for an empty input or a malformed header.
     init(input: ByteInput) throws(TransferError) {
         self.input = input
-        if try input.peekPrefix(3) == [0xEF, 0xBB, 0xBF] {
-            for _ in 0..<3 { _ = try input.next() }
-        }
+        try input.skipByteOrderMark()
         var header = SourceRecord()
         guard try readFields(into: &header) else {
             throw TransferError(
                 file: input.name, position: nil,
                 reason: "the file is empty; a CSV import needs a header row naming its columns (e.g. title,notes)")
         }
-        for value in header.values.compactMap({ $0 }) {
+        for case let value? in header.values {
             let name: String
             do {
                 name = try header.string(value).trimmingSpaces
@@ -47,11 +45,6 @@ struct CSVReader: RecordReader {
             }
             _ = columns.intern(name)
             headerPositions.append(value.position)
-        }
-        if header.values.contains(where: { $0 == nil }) || header.values.count != columns.count {
-            throw TransferError(
-                file: input.name, position: header.position,
-                reason: "the header has an empty column name; name every column")
         }
     }
 
@@ -96,23 +89,30 @@ struct CSVReader: RecordReader {
     /// Reads an unquoted field and its delimiter; true when the record ended.
     private func readUnquoted(into record: inout SourceRecord, start: Int) throws(TransferError) -> Bool {
         while let byte = try input.peek() {
-            switch byte {
-            case 0x2C:
-                _ = try input.next()
-                return false
-            case 0x0A:
-                _ = try input.next()
-                return true
-            case 0x0D:
-                _ = try input.next()
-                if try input.peek() == 0x0A { _ = try input.next() }
-                return true
-            default:
-                _ = try input.next()
-                try append(byte, to: &record, start: start)
-            }
+            if let ended = try consumeDelimiter(byte) { return ended }
+            _ = try input.next()
+            try append(byte, to: &record, start: start)
         }
         return true
+    }
+
+    /// Consumes a field's end when `byte` is one: false after a comma (a field follows), true
+    /// after a line end (CRLF, LF or a lone CR); nil, consuming nothing, for any other byte.
+    private func consumeDelimiter(_ byte: UInt8) throws(TransferError) -> Bool? {
+        switch byte {
+        case 0x2C:
+            _ = try input.next()
+            return false
+        case 0x0A:
+            _ = try input.next()
+            return true
+        case 0x0D:
+            _ = try input.next()
+            if try input.peek() == 0x0A { _ = try input.next() }
+            return true
+        default:
+            return nil
+        }
     }
 
     /// Reads a quoted field and its delimiter; true when the record ended.
@@ -133,25 +133,12 @@ struct CSVReader: RecordReader {
             }
             try append(byte, to: &record, start: start)
         }
-        switch try input.peek() {
-        case nil:
-            return true
-        case 0x2C:
-            _ = try input.next()
-            return false
-        case 0x0A:
-            _ = try input.next()
-            return true
-        case 0x0D:
-            _ = try input.next()
-            if try input.peek() == 0x0A { _ = try input.next() }
-            return true
-        default:
-            throw TransferError(
-                file: input.name, position: input.position,
-                reason: "text after the closing quote of a quoted field; a field is either all inside "
-                    + "quotes or not quoted, and a quote inside quotes is written twice (\"\")")
-        }
+        guard let byte = try input.peek() else { return true }
+        if let ended = try consumeDelimiter(byte) { return ended }
+        throw TransferError(
+            file: input.name, position: input.position,
+            reason: "text after the closing quote of a quoted field; a field is either all inside "
+                + "quotes or not quoted, and a quote inside quotes is written twice (\"\")")
     }
 
     @inline(__always)

@@ -38,26 +38,11 @@ public struct Exporter: Sendable {
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,name,email,created_at")
             try store.forEachUser { user in
-                try writer.row { bytes, format in
-                    if format == .csv {
-                        Encode.integer(user.id, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(user.name, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(user.email, into: &bytes)
-                        bytes.append(0x2C)
-                        Timestamp.format(user.createdAt, into: &bytes)
-                    } else {
-                        Encode.ascii("{\"id\":", into: &bytes)
-                        Encode.integer(user.id, into: &bytes)
-                        Encode.ascii(",\"name\":", into: &bytes)
-                        Encode.json(user.name, into: &bytes)
-                        Encode.ascii(",\"email\":", into: &bytes)
-                        Encode.json(user.email, into: &bytes)
-                        Encode.ascii(",\"created_at\":\"", into: &bytes)
-                        Timestamp.format(user.createdAt, into: &bytes)
-                        Encode.ascii("\"}", into: &bytes)
-                    }
+                try writer.row { fields in
+                    fields.integer("id", user.id)
+                    fields.text("name", user.name)
+                    fields.text("email", user.email)
+                    fields.time("created_at", user.createdAt)
                 }
             }
             return try writer.end()
@@ -75,42 +60,15 @@ public struct Exporter: Sendable {
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
             try store.forEachItem(matching: query) { item in
-                try writer.row { bytes, format in
-                    if format == .csv {
-                        Encode.integer(item.id, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(item.ownerEmail, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(item.title, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(item.notes, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.csv(item.status, into: &bytes)
-                        bytes.append(0x2C)
-                        Encode.integer(Int64(item.priority), into: &bytes)
-                        bytes.append(0x2C)
-                        Timestamp.format(item.createdAt, into: &bytes)
-                        bytes.append(0x2C)
-                        Timestamp.format(item.updatedAt, into: &bytes)
-                    } else {
-                        Encode.ascii("{\"id\":", into: &bytes)
-                        Encode.integer(item.id, into: &bytes)
-                        Encode.ascii(",\"user\":", into: &bytes)
-                        Encode.json(item.ownerEmail, into: &bytes)
-                        Encode.ascii(",\"title\":", into: &bytes)
-                        Encode.json(item.title, into: &bytes)
-                        Encode.ascii(",\"notes\":", into: &bytes)
-                        Encode.json(item.notes, into: &bytes)
-                        Encode.ascii(",\"status\":", into: &bytes)
-                        Encode.json(item.status, into: &bytes)
-                        Encode.ascii(",\"priority\":", into: &bytes)
-                        Encode.integer(Int64(item.priority), into: &bytes)
-                        Encode.ascii(",\"created_at\":\"", into: &bytes)
-                        Timestamp.format(item.createdAt, into: &bytes)
-                        Encode.ascii("\",\"updated_at\":\"", into: &bytes)
-                        Timestamp.format(item.updatedAt, into: &bytes)
-                        Encode.ascii("\"}", into: &bytes)
-                    }
+                try writer.row { fields in
+                    fields.integer("id", item.id)
+                    fields.text("user", item.ownerEmail)
+                    fields.text("title", item.title)
+                    fields.text("notes", item.notes)
+                    fields.text("status", item.status)
+                    fields.integer("priority", Int64(item.priority))
+                    fields.time("created_at", item.createdAt)
+                    fields.time("updated_at", item.updatedAt)
                 }
             }
             return try writer.end()
@@ -154,11 +112,16 @@ struct RowWriter {
         }
     }
 
-    /// Writes one row, whose fields `body` appends.
+    /// Writes one row, whose fields `body` appends in column order.
     @inline(__always)
-    mutating func row(_ body: (inout [UInt8], TransferFormat) -> Void) throws(TransferError) {
+    mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
-        body(&output.bytes, format)
+        var fields = RowFields(json: format != .csv)
+        // The buffer moves into the row and back: one exclusive access per row, not per field.
+        swap(&fields.bytes, &output.bytes)
+        body(&fields)
+        fields.close()
+        swap(&fields.bytes, &output.bytes)
         switch format {
         case .csv: Encode.ascii("\r\n", into: &output.bytes)
         case .ndjson: output.bytes.append(0x0A)
@@ -173,5 +136,60 @@ struct RowWriter {
         if format == .json { Encode.ascii(count == 0 ? "]\n" : "\n]\n", into: &output.bytes) }
         try output.commit()
         return count
+    }
+}
+
+/// The fields of one row, appended in column order: `1,Ann,…` for CSV, or
+/// `{"id":1,"name":"Ann",…}` for JSON and NDJSON. One list of calls serves every format, so
+/// the columns cannot drift apart between them.
+struct RowFields {
+    let json: Bool
+    var bytes: [UInt8] = []
+    private var first = true
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    @inline(__always)
+    mutating func integer(_ name: StaticString, _ value: Int64) {
+        separate(name)
+        Encode.integer(value, into: &bytes)
+    }
+
+    /// Text, or no value: an empty CSV field or JSON `null`.
+    @inline(__always)
+    mutating func text(_ name: StaticString, _ value: String?) {
+        separate(name)
+        if json { Encode.json(value, into: &bytes) } else { Encode.csv(value, into: &bytes) }
+    }
+
+    /// Milliseconds since 1970 as UTC ISO 8601.
+    @inline(__always)
+    mutating func time(_ name: StaticString, _ milliseconds: Int64) {
+        separate(name)
+        if json { bytes.append(0x22) }
+        Timestamp.format(milliseconds, into: &bytes)
+        if json { bytes.append(0x22) }
+    }
+
+    /// Ends a JSON object.
+    mutating func close() {
+        guard json else { return }
+        if first { bytes.append(UInt8(ascii: "{")) }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    @inline(__always)
+    private mutating func separate(_ name: StaticString) {
+        if json {
+            bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            bytes.append(0x22)
+            Encode.ascii(name, into: &bytes)
+            Encode.ascii("\":", into: &bytes)
+        } else if !first {
+            bytes.append(0x2C)
+        }
+        first = false
     }
 }

@@ -50,34 +50,31 @@ public struct Importer: Sendable {
         }
         let clock = ContinuousClock()
         let start = clock.now
-        let input: ByteInput
-        switch source {
-        case .file(let path): input = try ByteInput(path: path)
-        case .standardInput: input = ByteInput(descriptor: 0, name: "stdin", closes: false)
-        }
-        // The input moves to the writer's thread; nothing else touches it from here on.
-        let transfer = Transfer(table: table, input: input, options: options, progress: progress)
+        // The input is opened and read on the writer's thread, inside the transaction.
         var summary = try await store.importing(mode: options.mode, commit: !options.dryRun) { writer in
-            try transfer.run(writer)
+            try Transfer(table: table, source: source, options: options, progress: progress).run(writer)
         }
         summary.duration = clock.now - start
         return summary
     }
 }
 
-/// One import's work on the writer's thread.
-private final class Transfer: @unchecked Sendable {
-    // Why unchecked Sendable is safe: a Transfer is made by `Importer.run`, handed once to the
-    // store's writer thread, and used only there; the caller keeps no reference to it or its input.
+/// One import's work, made and run on the writer's thread.
+private struct Transfer {
     let table: ImportTable
     let input: ByteInput
     let options: ImportOptions
     let progress: (@Sendable (ImportProgress) -> Void)?
 
-    init(table: ImportTable, input: ByteInput, options: ImportOptions, progress: (@Sendable (ImportProgress) -> Void)?)
-    {
+    init(
+        table: ImportTable, source: ImportSource, options: ImportOptions,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) throws(TransferError) {
         self.table = table
-        self.input = input
+        switch source {
+        case .file(let path): input = try ByteInput(path: path)
+        case .standardInput: input = ByteInput(descriptor: 0, name: "stdin", closes: false)
+        }
         self.options = options
         self.progress = progress
     }

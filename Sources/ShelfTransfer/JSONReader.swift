@@ -26,7 +26,7 @@ struct JSONReader: RecordReader {
         if finished { return false }
         if !started {
             started = true
-            try skipByteOrderMark()
+            try input.skipByteOrderMark()
             if !lines {
                 try skipWhitespace()
                 guard try input.peek() == UInt8(ascii: "[") else {
@@ -88,7 +88,7 @@ struct JSONReader: RecordReader {
     /// Reads a whole document holding any JSON value, and nothing after it. For conformance
     /// tests of the reader.
     mutating func readDocument() throws(TransferError) {
-        try skipByteOrderMark()
+        try input.skipByteOrderMark()
         try skipWhitespace()
         var record = SourceRecord()
         _ = try readValue(into: &record)
@@ -367,12 +367,6 @@ struct JSONReader: RecordReader {
     private func skipWhitespace() throws(TransferError) {
         while let byte = try input.peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
             _ = try input.next()
-        }
-    }
-
-    private func skipByteOrderMark() throws(TransferError) {
-        if try input.peekPrefix(3) == [0xEF, 0xBB, 0xBF] {
-            for _ in 0..<3 { _ = try input.next() }
         }
     }
 

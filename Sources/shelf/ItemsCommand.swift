@@ -48,22 +48,14 @@ struct ItemsCommand: AsyncParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        @Option(help: "Words to find in titles and notes (each a prefix).")
-        var query = ""
-
-        @Option(help: "Only open or done items.")
-        var status: Item.Status?
-
-        @Option(help: ArgumentHelp("Only this user's items.", valueName: "email"))
-        var user: String?
+        @OptionGroup var filter: ItemFilterOptions
 
         @Flag(help: "Print a JSON array, as `shelf export items --format json` does.")
         var json = false
 
         func run() async throws {
             let store = try await database.openStore()
-            var query = ItemQuery(status: status, text: query, sortField: .created, sortDirection: .ascending)
-            if let user { query.owner = try await store.users.requireUser(email: user).id }
+            let query = try await filter.itemQuery(in: store, sortDirection: .ascending)
             if json {
                 try await Exporter(store: store).exportItems(matching: query, format: .json, to: .standardOutput)
                 return
@@ -89,7 +81,7 @@ struct ItemsCommand: AsyncParsableCommand {
         @Argument(help: "The item's ID.")
         var id: ItemID
 
-        @Flag(help: "Print one JSON object, with the fields of an export and the version.")
+        @Flag(help: "Print one JSON object, as `shelf watch` writes items, with the owner's email as user.")
         var json = false
 
         func run() async throws {
@@ -97,14 +89,8 @@ struct ItemsCommand: AsyncParsableCommand {
             let item = try await store.items.requireItem(id: id.value)
             let owner = try await store.users.user(id: item.userID)?.email ?? "?"
             if json {
-                var object =
-                    "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owner)),\"title\":\(jsonString(item.title))"
-                object += ",\"notes\":\(item.notes.map(jsonString) ?? "null"),\"status\":\"\(item.status.rawValue)\""
-                object +=
-                    ",\"priority\":\(item.priority),\"created_at\":\"\(iso(item.createdAt))\""
-                object +=
-                    ",\"updated_at\":\"\(iso(item.updatedAt))\",\"version\":\(item.version)}"
-                print(object)
+                let data = try JSONEncoder.lines.encode(ShownItem(item: item, user: owner))
+                FileHandle.standardOutput.write(data + Data("\n".utf8))
                 return
             }
             let lines = [
@@ -196,22 +182,18 @@ func iso(_ date: Date) -> String {
     date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
 }
 
-/// A JSON string literal.
-private func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\r": result += "\\r"
-        case "\t": result += "\\t"
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-            result += String(format: "\\u%04x", scalar.value)
-        default: result.unicodeScalars.append(scalar)
-        }
+/// `shelf items show --json`: the item as `shelf watch` writes it, plus its owner's email.
+struct ShownItem: Encodable {
+    let item: Item
+    let user: String
+
+    private enum Key: CodingKey { case user }
+
+    func encode(to encoder: any Encoder) throws {
+        try item.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(user, forKey: .user)
     }
-    return result + "\""
 }
 
 extension UserRepository {

@@ -85,17 +85,11 @@ struct ImportCommand: AsyncParsableCommand {
         let source: ImportSource = file == "-" ? .standardInput : .file(file)
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
         let importer = Importer(store: store)
+        let run = table == .users ? importer.importUsers : importer.importItems
         let summary: ImportSummary
         do {
-            switch table {
-            case .users:
-                summary = try await importer.importUsers(from: source, options: options) {
-                    progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
-                }
-            case .items:
-                summary = try await importer.importItems(from: source, options: options) {
-                    progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
-                }
+            summary = try await run(source, options) {
+                progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
             }
         } catch let error as TransferError {
             progress.finish()
@@ -149,17 +143,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "csv (default), json or ndjson.")
     var format: TransferFormat = .csv
 
-    @Option(help: "Items only: words to find in titles and notes (each a prefix).")
-    var query = ""
-
-    @Option(help: "Items only: open or done.")
-    var status: Item.Status?
-
-    @Option(help: ArgumentHelp("Items only: only this user's items.", valueName: "email"))
-    var user: String?
+    @OptionGroup(title: "Items only") var filter: ItemFilterOptions
 
     func validate() throws {
-        if table == .users, !query.isEmpty || status != nil || user != nil {
+        if table == .users, filter.isFiltering {
             throw ValidationError("--query, --status and --user filter items only")
         }
     }
@@ -173,9 +160,8 @@ struct ExportCommand: AsyncParsableCommand {
             case .users:
                 try await exporter.exportUsers(format: format, to: destination)
             case .items:
-                var query = ItemQuery(status: status, text: query)
-                if let user { query.owner = try await store.users.requireUser(email: user).id }
-                try await exporter.exportItems(matching: query, format: format, to: destination)
+                try await exporter.exportItems(
+                    matching: try await filter.itemQuery(in: store), format: format, to: destination)
             }
         } catch let error as TransferError {
             throw CommandError(error.description)

@@ -19,14 +19,7 @@ struct WatchCommand: AsyncParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        @Option(help: "Words to find in titles and notes (each a prefix).")
-        var query = ""
-
-        @Option(help: "Only open or done items.")
-        var status: Item.Status?
-
-        @Option(help: ArgumentHelp("Only this user's items.", valueName: "email"))
-        var user: String?
+        @OptionGroup var filter: ItemFilterOptions
 
         @Option(help: "How many items each line lists.")
         var limit = 50
@@ -45,9 +38,7 @@ struct WatchCommand: AsyncParsableCommand {
 
         private func watch(until termination: Termination) async throws -> Int32 {
             let store = try await database.openStore()
-            var owner: User.ID?
-            if let user { owner = try await store.users.requireUser(email: user).id }
-            let live = try store.liveItems(matching: ItemQuery(owner: owner, status: status, text: query), limit: limit)
+            let live = try store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
             let encoder = JSONEncoder.lines
             let token = Lifetime.Token()
             live.observe(during: token.lifetime) { window in
