@@ -12,14 +12,15 @@ public enum ImportMode: String, Sendable, CaseIterable {
     case replace
 }
 
-/// A user row read from an import, checked field by field. Times are milliseconds since 1970.
+/// A user row read from an import, checked field by field. Times are milliseconds since 1970;
+/// nil when the row has none (a new row gets the import's time, an existing one keeps its own).
 package struct ImportedUser: Sendable {
     package var id: Int64?
     package var name: String
     package var email: String
-    package var createdAt: Int64
+    package var createdAt: Int64?
 
-    package init(id: Int64?, name: String, email: String, createdAt: Int64) {
+    package init(id: Int64?, name: String, email: String, createdAt: Int64?) {
         self.id = id
         self.name = name
         self.email = email
@@ -27,7 +28,9 @@ package struct ImportedUser: Sendable {
     }
 }
 
-/// An item row read from an import, checked field by field. Times are milliseconds since 1970.
+/// An item row read from an import, checked field by field. Times are milliseconds since 1970;
+/// nil when the row has none: a new item gets the import's time (updated as created), an
+/// existing one keeps its creation time and, when it changes, is updated now.
 package struct ImportedItem: Sendable {
     package var id: Int64?
     package var userID: Int64
@@ -35,12 +38,12 @@ package struct ImportedItem: Sendable {
     package var notes: String?
     package var status: Item.Status
     package var priority: Int
-    package var createdAt: Int64
-    package var updatedAt: Int64
+    package var createdAt: Int64?
+    package var updatedAt: Int64?
 
     package init(
         id: Int64?, userID: Int64, title: String, notes: String?, status: Item.Status, priority: Int,
-        createdAt: Int64, updatedAt: Int64
+        createdAt: Int64?, updatedAt: Int64?
     ) {
         self.id = id
         self.userID = userID
@@ -71,6 +74,8 @@ package final class ImportWriter {
 
     let connection: Connection
     let mode: ImportMode
+    /// The time of rows without one: one time for the whole import.
+    let now = Date().sqlMilliseconds
     private var ownerIDs: [String: Int64] = [:]
 
     init(connection: Connection, mode: ImportMode) throws {
@@ -107,16 +112,17 @@ package final class ImportWriter {
             }
             try run(
                 """
-                UPDATE users SET name = ?, email = ?, created_at = ? WHERE id = ?
-                AND NOT (name IS ? COLLATE BINARY AND email IS ? COLLATE BINARY AND created_at IS ?)
-                """, field: nil,
-                user.name, user.email, user.createdAt, existing, user.name, user.email, user.createdAt)
+                UPDATE users SET name = ?1, email = ?2, created_at = coalesce(?3, created_at) WHERE id = ?4
+                AND NOT (name IS ?1 COLLATE BINARY AND email IS ?2 COLLATE BINARY
+                    AND created_at IS coalesce(?3, created_at))
+                """, field: nil, user.name, user.email, user.createdAt, existing)
+            let outcome: Outcome = connection.changes == 0 ? .unchanged : .updated
             try markSeen(existing)
-            return connection.changes == 0 ? .unchanged : .updated
+            return outcome
         }
         do {
             try connection.cachedStatement("INSERT INTO users (id, name, email, created_at) VALUES (?, ?, ?, ?)")
-                .bindAndRun(user.id, user.name, user.email, user.createdAt)
+                .bindAndRun(user.id, user.name, user.email, user.createdAt ?? now)
         } catch let error as DatabaseError where error.extendedCode == DatabaseError.uniqueConstraint {
             throw ImportRowError(
                 field: "email",
@@ -142,13 +148,15 @@ package final class ImportWriter {
         if mode != .insert, let id = item.id {
             try run(
                 """
-                UPDATE items SET user_id = ?, title = ?, notes = ?, status = ?, priority = ?, created_at = ?,
-                    updated_at = ?, version = version + 1
-                WHERE id = ? AND NOT (user_id IS ? AND title IS ? COLLATE BINARY AND notes IS ? COLLATE BINARY
-                    AND status IS ? AND priority IS ? AND created_at IS ? AND updated_at IS ?)
+                UPDATE items SET user_id = ?1, title = ?2, notes = ?3, status = ?4, priority = ?5,
+                    created_at = coalesce(?6, created_at), updated_at = coalesce(?7, max(?9, updated_at)),
+                    version = version + 1
+                WHERE id = ?8 AND NOT (user_id IS ?1 AND title IS ?2 COLLATE BINARY AND notes IS ?3 COLLATE BINARY
+                    AND status IS ?4 AND priority IS ?5 AND created_at IS coalesce(?6, created_at)
+                    AND updated_at IS coalesce(?7, updated_at))
                 """, field: "user",
-                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt, id,
-                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt)
+                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt, id, now
+            )
             if connection.changes > 0 {
                 try markSeen(id)
                 return .updated
@@ -166,8 +174,8 @@ package final class ImportWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
                 """
             ).bindAndRun(
-                item.id, item.userID, item.title, item.notes, item.status, item.priority, item.createdAt,
-                item.updatedAt)
+                item.id, item.userID, item.title, item.notes, item.status, item.priority, item.createdAt ?? now,
+                item.updatedAt ?? item.createdAt ?? now)
         } catch let error as DatabaseError where error.extendedCode == DatabaseError.primaryKeyConstraint {
             throw ImportRowError(
                 field: "id",

@@ -114,7 +114,6 @@ private struct Transfer {
         var summary = ImportSummary(format: format)
         summary.dryRun = options.dryRun
         let continues = options.skipInvalid || options.dryRun
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         let totalBytes = input.size
         var record = SourceRecord()
         while try reader.next(into: &record) {
@@ -127,7 +126,7 @@ private struct Transfer {
             }
             do {
                 let outcome = try write(
-                    record, reader: reader, plan: plan, writer: writer, defaultOwner: defaultOwner, now: now)
+                    record, reader: reader, plan: plan, writer: writer, defaultOwner: defaultOwner)
                 switch outcome {
                 case .inserted: summary.inserted += 1
                 case .updated: summary.updated += 1
@@ -148,7 +147,7 @@ private struct Transfer {
 
     private func write(
         _ record: SourceRecord, reader: any RecordReader, plan: ColumnPlan, writer: ImportWriter,
-        defaultOwner: Int64?, now: Int64
+        defaultOwner: Int64?
     ) throws -> ImportWriter.Outcome {
         if let csv = reader as? CSVReader, let problem = csv.fieldCountProblem(record) { throw problem }
         if !options.ignoreUnknownColumns, let column = plan.unknownColumns.first(where: { record.value(at: $0) != nil })
@@ -161,7 +160,7 @@ private struct Transfer {
             )
         }
         let decoder = RowDecoder(
-            fileName: input.name, plan: plan, columns: reader.columns, now: now, defaultOwner: defaultOwner)
+            fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         do {
             switch table {
             case .users: return try writer.write(try decoder.user(record))

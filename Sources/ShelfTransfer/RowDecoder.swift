@@ -6,8 +6,6 @@ struct RowDecoder {
     let fileName: String
     let plan: ColumnPlan
     let columns: Columns
-    /// Milliseconds since 1970 for rows without `created_at`: one time for the whole import.
-    let now: Int64
     let defaultOwner: Int64?
 
     /// A problem with the value of `field` in `record`.
@@ -92,8 +90,7 @@ struct RowDecoder {
         guard let at, at != email.startIndex, email.index(after: at) != email.endIndex, email.utf8.count <= 320 else {
             throw problem("it is not an email (name@host, at most 320 bytes)", field: .email, in: record)
         }
-        let created = try time(.createdAt, record) ?? now
-        return ImportedUser(id: id, name: name, email: email, createdAt: created)
+        return ImportedUser(id: id, name: name, email: email, createdAt: try time(.createdAt, record))
     }
 
     func item(_ record: SourceRecord, owner: (String) throws -> Int64?) throws(TransferError) -> ImportedItem {
@@ -134,10 +131,8 @@ struct RowDecoder {
         let priority =
             try integer(.priority, record, in: 0...3, rule: "a priority, a whole number from 0 (lowest) to 3 (highest)")
             ?? 0
-        let created = try time(.createdAt, record) ?? now
-        let updated = try time(.updatedAt, record) ?? created
         return ImportedItem(
             id: id, userID: userID, title: title, notes: notes, status: status, priority: Int(priority),
-            createdAt: created, updatedAt: updated)
+            createdAt: try time(.createdAt, record), updatedAt: try time(.updatedAt, record))
     }
 }

@@ -159,9 +159,12 @@ import Testing
             "b.csv",
             "id,title,user,created_at,updated_at\n1,One,ann@example.com,,\n2,TWO,bob@example.com,,\n3,Three,ann@example.com,,\n",
             ImportOptions(mode: .upsert))
-        #expect(summary.inserted == 1 && summary.updated == 2)
+        // Row 1 lacks its times: it keeps the stored ones, so it is unchanged.
+        #expect(summary.inserted == 1 && summary.updated == 1 && summary.unchanged == 1)
+        let one = try #require(try await store.items.item(id: Item.ID(1)))
         let two = try #require(try await store.items.item(id: Item.ID(2)))
-        #expect(two.title == "TWO" && two.version == 2)
+        #expect(one.version == 1 && two.title == "TWO" && two.version == 2)
+        #expect(two.createdAt == one.createdAt && two.updatedAt >= two.createdAt)
         let exported = scratch.path("now.csv")
         try await Exporter(store: store).exportItems(format: .csv, to: .file(exported))
         let again = try await Importer(store: store).importItems(
@@ -193,6 +196,15 @@ import Testing
         let summary = try await importer.importUsers(from: .file(path), options: ImportOptions(mode: .upsert))
         #expect(summary.updated == 1 && summary.inserted == 1)
         #expect(try await store.users.user(email: "ann@example.com")?.name == "Ann Again")
+    }
+
+    @Test func replaceUsersCountsAndDeletesWithTheirItems() async throws {
+        _ = try await importItems("a.csv", "title,user\nBob's,bob@example.com\n")
+        let path = try scratch.file("u.csv", "name,email\nAnn,ann@example.com\nCid,cid@example.com\n")
+        let summary = try await Importer(store: store).importUsers(from: .file(path), options: ImportOptions(mode: .replace))
+        #expect(summary.unchanged == 1 && summary.inserted == 1 && summary.deleted == 1 && summary.updated == 0)
+        #expect(try await store.users.users().map(\.email) == ["ann@example.com", "cid@example.com"])
+        #expect(try await count() == 0)
     }
 
     @Test(.enabled(if: corpora != nil, "../shared/corpora is absent"))
