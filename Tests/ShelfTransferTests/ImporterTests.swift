@@ -201,7 +201,8 @@ import Testing
     @Test func replaceUsersCountsAndDeletesWithTheirItems() async throws {
         _ = try await importItems("a.csv", "title,user\nBob's,bob@example.com\n")
         let path = try scratch.file("u.csv", "name,email\nAnn,ann@example.com\nCid,cid@example.com\n")
-        let summary = try await Importer(store: store).importUsers(from: .file(path), options: ImportOptions(mode: .replace))
+        let summary = try await Importer(store: store).importUsers(
+            from: .file(path), options: ImportOptions(mode: .replace))
         #expect(summary.unchanged == 1 && summary.inserted == 1 && summary.deleted == 1 && summary.updated == 0)
         #expect(try await store.users.users().map(\.email) == ["ann@example.com", "cid@example.com"])
         #expect(try await count() == 0)
