@@ -10,12 +10,13 @@ final class ChildProcess {
     let pid: pid_t
     private var exitStatus: Int32?
 
-    /// Starts `executable` with `arguments` and exactly `environment`. `closingInherited`
-    /// closes every other descriptor of this process in the child (for children that outlive
-    /// the test, like a tmux server).
+    /// Starts `executable` with `arguments` and exactly `environment`. No other descriptor of
+    /// this process reaches the child: one that outlives the test (a tmux server) would keep
+    /// another test's pipe open, and one holding a file another test is writing makes that
+    /// file fail to run ("Text file busy").
     init(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
-        stdout: String = "/dev/null", stderr: String = "/dev/null", closingInherited: Bool = false
+        stdout: String = "/dev/null", stderr: String = "/dev/null"
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -23,10 +24,8 @@ final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        if closingInherited {
-            for descriptor in Self.openDescriptors() where descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
+        for descriptor in Self.openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
         }
         var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
         var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]

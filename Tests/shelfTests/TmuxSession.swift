@@ -92,7 +92,7 @@ final class TmuxSession {
         try ChildProcess(
             "/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments,
             environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm-256color", "HOME": NSTemporaryDirectory()],
-            stdout: outputPath, closingInherited: true
+            stdout: outputPath
         ).wait()
         return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     }
