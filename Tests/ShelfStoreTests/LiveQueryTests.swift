@@ -157,12 +157,11 @@ struct LiveQueryTests {
             path,
             "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'from the shell', 0, 0)",
         ]
-        let started = ContinuousClock.now
         try sqlite.run()
         sqlite.waitUntilExit()
         #expect(sqlite.terminationStatus == 0)
+        // How soon is measured by `shelf-benchmarks live`, not here: a timed bound fails on a busy machine.
         #expect(await eventually { live.value.totalCount == 1 })
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(live.value.items.first?.title == "from the shell")
     }
 
