@@ -51,7 +51,7 @@ package final class Database: Sendable {
         if let path {
             // journal_mode returns a row; a database that cannot switch (e.g. on a
             // filesystem without shared memory) says so here rather than later.
-            let mode = try writer.fetchOne("PRAGMA journal_mode=WAL") { try $0.get(0, as: String.self) }
+            let mode = try Self.switchToWAL(writer, timeout: busyTimeout)
             guard mode?.lowercased() == "wal" else {
                 throw DatabaseError(
                     extendedCode: SQLITE_ERROR,
@@ -74,6 +74,22 @@ package final class Database: Sendable {
             checkpointer = nil
         }
         changeTracker.attach(to: self)
+    }
+
+    /// Switches `connection` to WAL and returns the mode it reports. Two connections opening a
+    /// new file at once can each hold a read lock while wanting the write lock the switch
+    /// needs; SQLite then answers BUSY at once, without waiting, to break the deadlock. So the
+    /// switch is retried (once another opener has switched, there is nothing left to do) until
+    /// `timeout`.
+    private static func switchToWAL(_ connection: Connection, timeout: Duration) throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return try connection.fetchOne("PRAGMA journal_mode=WAL") { try $0.get(0, as: String.self) }
+            } catch let error as DatabaseError where error.code == DatabaseError.busy && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
     }
 
     deinit {
