@@ -86,7 +86,8 @@ package final class Database: Sendable {
         while true {
             do {
                 return try connection.fetchOne("PRAGMA journal_mode=WAL") { try $0.get(0, as: String.self) }
-            } catch let error as DatabaseError where error.code == DatabaseError.busy && ContinuousClock.now < deadline {
+            } catch let error as DatabaseError where error.code == DatabaseError.busy && ContinuousClock.now < deadline
+            {
                 Thread.sleep(forTimeInterval: 0.005)
             }
         }
