@@ -61,6 +61,16 @@ final class Checkpointer: Sendable {
         return connection
     }
 
+    /// Waits for a checkpoint in progress, then closes the checkpointer's connection.
+    func closeConnection() {
+        queue.sync {
+            state.withLock { state in
+                state.connection?.close()
+                state.connection = nil
+            }
+        }
+    }
+
     /// Waits for a checkpoint in progress (for tests).
     func waitUntilIdle() {
         queue.sync {}

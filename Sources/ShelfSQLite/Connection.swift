@@ -48,7 +48,20 @@ package final class Connection: @unchecked Sendable {
         sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Set once `close()` has run; the handle is then invalid.
+    private var isClosed = false
+
     deinit {
+        close()
+    }
+
+    /// Finalizes the cached statements and closes the handle; later calls do nothing.
+    /// When this is the last connection to the file, SQLite checkpoints the WAL into the
+    /// database and deletes it (a writable connection only). The connection must not be
+    /// used afterwards.
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
         sqlite3_set_authorizer(handle, nil, nil)
         cache.removeAll()
         sqlite3_close_v2(handle)

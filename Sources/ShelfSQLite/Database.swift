@@ -96,6 +96,13 @@ package final class Database: Sendable {
     deinit {
         changeTracker.stop()
         checkpointer?.uninstall(from: writer)
+        checkpointer?.closeConnection()
+        // The last connection to close checkpoints the WAL and deletes it, but only if it
+        // can write: so the read-only readers close first and the writer last. Without this
+        // order the data of every command stayed in the -wal file, and a copy of the main
+        // file alone was an old database.
+        readers?.close()
+        writer.close()
         guard removesFileOnDeinit, let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
@@ -234,5 +241,12 @@ private final class ReaderPool: Sendable {
     func checkIn(_ connection: Connection) {
         idle.withLock { $0.append(connection) }
         available.signal()
+    }
+
+    /// Closes every connection; only when no read is running (the database is going away).
+    func close() {
+        idle.withLock { connections in
+            for connection in connections { connection.close() }
+        }
     }
 }
