@@ -80,10 +80,15 @@ public final class ItemDetailViewModel {
         load()
     }
 
-    private func follow(_ values: Property<(Item?, [User])>) {
+    private func follow(_ values: Property<(LiveResult<Item?>, LiveResult<[User]>)>) {
         observation = values.observeOnMainActor(during: token.lifetime) { [weak self] item, users in
             guard let self else { return }
-            mutableState.value = Self.state(item: item, users: users, id: id)
+            switch (item, users) {
+            case (.success(let item), .success(let users)):
+                mutableState.value = Self.state(item: item, users: users, id: id)
+            case (.failure(let error), _), (_, .failure(let error)):
+                fail(error)  // the queries retry by themselves
+            }
         }
     }
 

@@ -53,6 +53,8 @@ public final class ItemListViewModel {
     private var generation = 0
     private var windowObservation: Observation?
     private var usersObservation: Observation?
+    /// True while the live window's last run failed (the failure is on screen).
+    private var liveFailed = false
 
     /// Where the selection goes in a newly read window.
     private enum Selection {
@@ -342,9 +344,10 @@ public final class ItemListViewModel {
         let (store, query, size) = (source.store, source.query, source.size)
         do {
             let live = try store.liveItems(matching: query, after: anchor, limit: size)
-            let unfiltered = live.value.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
+            let first = try live.value.get()
+            let unfiltered = first.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
             await install(
-                live, generation: generation, anchor: anchor, offset: offset, selection: selection,
+                live, first: first, generation: generation, anchor: anchor, offset: offset, selection: selection,
                 unfilteredCount: unfiltered)
         } catch {
             await fail(error, generation: generation)
@@ -352,8 +355,8 @@ public final class ItemListViewModel {
     }
 
     private func install(
-        _ live: Property<ItemWindow>, generation: Int, anchor: ItemCursor?, offset: Int, selection: Selection,
-        unfilteredCount: Int?
+        _ live: Property<LiveResult<ItemWindow>>, first: ItemWindow, generation: Int, anchor: ItemCursor?,
+        offset: Int, selection: Selection, unfilteredCount: Int?
     ) {
         guard generation == self.generation else { return }
         windowObservation?.cancel()
@@ -362,18 +365,29 @@ public final class ItemListViewModel {
         self.unfilteredCount = unfilteredCount
         pendingPosition = nil
         isRefreshing = false
-        apply(live.value, selection: selection)
+        liveFailed = false
+        apply(first, selection: selection)
         // A jump further than one window: this window is a step on the way; go on from it.
-        if case .index(let row) = selection, row >= live.value.items.count, !live.value.items.isEmpty,
-            offset + live.value.items.count < live.value.totalCount
+        if case .index(let row) = selection, row >= first.items.count, !first.items.isEmpty,
+            offset + first.items.count < first.totalCount
         {
-            pendingPosition = min(offset + row, live.value.totalCount - 1)
+            pendingPosition = min(offset + row, first.totalCount - 1)
             center(on: row)
         }
-        windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] window in
-            // The first delivery is the value just applied.
-            guard let self, generation == self.generation, window != self.window else { return }
-            self.liveChange(window)
+        windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+            guard let self, generation == self.generation else { return }
+            switch result {
+            case .success(let window):
+                // The first delivery is the value just applied; after a failure, the same
+                // window is news too (the failure is over).
+                guard window != self.window || self.liveFailed else { return }
+                self.liveFailed = false
+                self.liveChange(window)
+            case .failure(let error):
+                // The query retries by itself; the next success replaces this state.
+                self.liveFailed = true
+                self.fail(error, generation: generation)
+            }
         }
     }
 
@@ -457,9 +471,10 @@ public final class ItemListViewModel {
         publish()
     }
 
-    private func follow(_ users: Property<[User]>) {
-        usersObservation = users.observeOnMainActor(during: token.lifetime) { [weak self] users in
-            guard let self else { return }
+    private func follow(_ users: Property<LiveResult<[User]>>) {
+        usersObservation = users.observeOnMainActor(during: token.lifetime) { [weak self] result in
+            // A failure keeps the last names; the items' own live query reports it.
+            guard let self, case .success(let users) = result else { return }
             owners = Dictionary(users.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             publish()
         }

@@ -51,9 +51,12 @@ public final class UserListViewModel {
         }
     }
 
-    private func follow(_ summaries: Property<[UserSummary]>) {
-        observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] summaries in
-            self?.mutableState.value = Self.state(summaries)
+    private func follow(_ summaries: Property<LiveResult<[UserSummary]>>) {
+        observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] result in
+            switch result {
+            case .success(let summaries): self?.mutableState.value = Self.state(summaries)
+            case .failure(let error): self?.fail(error)  // the query retries by itself
+            }
         }
     }
 

@@ -2,12 +2,19 @@ internal import Dispatch
 internal import Foundation
 internal import Synchronization
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Something that depends on tables and wants to know when a commit changed one of them.
 package protocol TableObserver: AnyObject, Sendable {
     /// The tables it reads, or nil when not known yet (then every change concerns it).
     var observedTables: Set<String>? { get }
     /// Called on the tracker's queue, serially, after a commit changed an observed table.
     func tablesDidChange()
+    /// Called on the tracker's queue when the database can no longer be read through this
+    /// process's connections (its file was deleted or replaced); nothing is called after it.
+    func databaseDidFail(_ error: any Error)
 }
 
 /// Learns which tables each commit changed, in this process and in others, and tells the
@@ -29,11 +36,16 @@ package protocol TableObserver: AnyObject, Sendable {
 package final class ChangeTracker: Sendable {
     private struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
+        var nextRegistration: UInt64 = 0
         /// The counters as of the last pass; nil until the first observer registers.
         var counters: [String: Int64]?
         var pending = Pending()
         var scheduled = false
         var watcher: FileWatcher?
+        var safetyTimer: (any DispatchSourceTimer)?
+        /// Set once the file was deleted or replaced; every run fails with it from then on.
+        var terminalFailure: DatabaseError?
+        var stopped = false
     }
 
     private struct Pending {
@@ -46,8 +58,15 @@ package final class ChangeTracker: Sendable {
         var isEmpty: Bool { snapshot == nil && !unknown && !external }
     }
 
+    /// A registration. Only ever copied under the lock, never loaded there: loading a weak
+    /// reference makes a strong one, and if that became the last reference (its owner
+    /// released it on another thread meanwhile) the observer's deinit would run inside the
+    /// lock and call `unregister`, which takes the same lock (a crash seen in a benchmark:
+    /// "Recursive call to lock Mutex"). `registration` tells a re-registration at a reused
+    /// address apart from the dead one it replaces.
     private struct WeakObserver {
         weak var observer: (any TableObserver)?
+        let registration: UInt64
     }
 
     private struct WeakDatabase {
@@ -60,9 +79,30 @@ package final class ChangeTracker: Sendable {
     /// The database this tracker belongs to; weak, since the database owns the tracker.
     private let owner = Mutex(WeakDatabase())
 
-    init(path: String?) {
+    /// The file's device and inode when the database was opened.
+    private let identity: FileIdentity?
+    /// A connection of the tracker's own for `PRAGMA data_version`, opened on first use.
+    private let versionConnection = Mutex<(connection: Connection?, version: Int64?)>((nil, nil))
+    /// Whether commits by other processes are learned from file events (tests turn it off to
+    /// prove that the safety check alone finds them).
+    private let watchesFiles: Bool
+
+    /// How often, while observers exist, the tracker checks `PRAGMA data_version` and the
+    /// file's identity, in case a file event was missed or coalesced away.
+    static let safetyInterval: DispatchTimeInterval = .seconds(1)
+
+    init(path: String?, watchesFiles: Bool = true) {
         self.path = path
+        self.watchesFiles = watchesFiles
+        identity = path.flatMap(FileIdentity.init(path:))
     }
+
+    /// Why the database can no longer be read through this process's connections, if it
+    /// cannot: its file was deleted or replaced while open.
+    package var terminalFailure: DatabaseError? { state.withLock { $0.terminalFailure } }
+
+    /// True once the database is closing.
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     func attach(to database: Database) {
         owner.withLock { $0.database = database }
@@ -96,7 +136,9 @@ package final class ChangeTracker: Sendable {
     /// observer is dropped on its own.
     package func register(_ observer: any TableObserver) {
         let needsStart = state.withLock { state -> Bool in
-            state.observers[ObjectIdentifier(observer)] = WeakObserver(observer: observer)
+            state.nextRegistration += 1
+            state.observers[ObjectIdentifier(observer)] = WeakObserver(
+                observer: observer, registration: state.nextRegistration)
             return state.counters == nil
         }
         if needsStart {
@@ -106,8 +148,16 @@ package final class ChangeTracker: Sendable {
             let counters = readCounters() ?? [:]
             state.withLock { state in
                 if state.counters == nil { state.counters = counters }
-                if state.watcher == nil, let path {
+                guard !state.stopped, path != nil else { return }
+                if state.watcher == nil, watchesFiles, let path {
                     state.watcher = FileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
+                }
+                if state.safetyTimer == nil {
+                    let timer = DispatchSource.makeTimerSource(queue: queue)
+                    timer.schedule(deadline: .now() + Self.safetyInterval, repeating: Self.safetyInterval)
+                    timer.setEventHandler { [weak self] in self?.safetyCheck() }
+                    timer.resume()
+                    state.safetyTimer = timer
                 }
             }
         }
@@ -150,11 +200,91 @@ package final class ChangeTracker: Sendable {
     private static let followUps: [DispatchTimeInterval] = [.milliseconds(10), .milliseconds(50)]
 
     func stop() {
-        let watcher = state.withLock { state in
-            defer { state.watcher = nil }
-            return state.watcher
+        let (watcher, timer) = state.withLock { state in
+            defer {
+                state.watcher = nil
+                state.safetyTimer = nil
+                state.stopped = true
+            }
+            return (state.watcher, state.safetyTimer)
         }
         watcher?.stop()
+        timer?.cancel()
+        versionConnection.withLock { state in
+            state.connection?.close()
+            state.connection = nil
+        }
+    }
+
+    /// The periodic cross-check, on the tracker's queue: a commit whose file event was
+    /// missed (inotify coalesces, and a WAL reset followed by a commit of the same size looks
+    /// like nothing happened) still moves `PRAGMA data_version`; and a file deleted or
+    /// replaced under the process is found even if its event was lost.
+    private func safetyCheck() {
+        guard !isStopped else { return }
+        if checkIdentity() { return }
+        guard let path else { return }
+        let moved = versionConnection.withLock { state -> Bool in
+            if state.connection == nil {
+                state.connection = try? Connection(path: path, readOnly: true)
+            }
+            guard let connection = state.connection,
+                let version = try? connection.fetchOne("PRAGMA data_version", row: { try $0.int64(0) })
+            else { return false }
+            defer { state.version = version }
+            return state.version != nil && state.version != version
+        }
+        if moved {
+            // Commits by this process move it too; those were handled already, so look once,
+            // without the follow-ups an inotify event gets.
+            schedule {
+                $0.external = true
+                $0.externalAttempt = Self.followUps.count
+            }
+        }
+    }
+
+    /// Compares the file at the path with the one opened. When it is gone or another file,
+    /// records the terminal failure, tells every observer, and returns true.
+    @discardableResult
+    private func checkIdentity() -> Bool {
+        guard let path, let identity, terminalFailure == nil else { return terminalFailure != nil }
+        let now = FileIdentity(path: path)
+        guard now != identity else { return false }
+        let what = now == nil ? "was deleted" : "was replaced by another file (moved or copied over it)"
+        let failure = DatabaseError(
+            extendedCode: DatabaseError.databaseMoved,
+            message: "the database file \(path) \(what) while this process had it open; its data can no longer "
+                + "be shown. Quit and start again to open the file now at that path. (To restore a live store "
+                + "from a copy, stop every shelf process first.)")
+        let registrations = state.withLock { state in
+            state.terminalFailure = failure
+            return state.observers
+        }
+        for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
+        return true
+    }
+
+    /// The observers still alive among `registrations`, loaded outside the lock; drops the
+    /// dead ones from the state (by registration, so a new observer at a reused address stays).
+    private func liveObservers(_ registrations: [ObjectIdentifier: WeakObserver]) -> [any TableObserver] {
+        var alive: [any TableObserver] = []
+        var dead: [(ObjectIdentifier, UInt64)] = []
+        for (id, box) in registrations {
+            if let observer = box.observer {
+                alive.append(observer)
+            } else {
+                dead.append((id, box.registration))
+            }
+        }
+        if !dead.isEmpty {
+            state.withLock { state in
+                for (id, registration) in dead where state.observers[id]?.registration == registration {
+                    state.observers[id] = nil
+                }
+            }
+        }
+        return alive
     }
 
     private func schedule(_ update: (inout Pending) -> Void) {
@@ -178,6 +308,7 @@ package final class ChangeTracker: Sendable {
             return state.pending
         }
         guard !pending.isEmpty else { return }
+        if pending.external, checkIdentity() { return }
         var snapshot = pending.snapshot
         var unknown = pending.unknown
         if pending.external {
@@ -187,7 +318,7 @@ package final class ChangeTracker: Sendable {
                 unknown = true
             }
         }
-        let (changed, observers) = state.withLock { state -> (Set<String>?, [any TableObserver]) in
+        let (changed, registrations) = state.withLock { state -> (Set<String>?, [ObjectIdentifier: WeakObserver]) in
             var changed: Set<String>? = []
             if let snapshot, let previous = state.counters {
                 for (table, counter) in snapshot where counter > previous[table, default: 0] {
@@ -196,9 +327,9 @@ package final class ChangeTracker: Sendable {
                 state.counters = previous.merging(snapshot, uniquingKeysWith: max)
             }
             if unknown { changed = nil }
-            state.observers = state.observers.filter { $0.value.observer != nil }
-            return (changed, state.observers.values.compactMap(\.observer))
+            return (changed, state.observers)  // weak boxes copied, none loaded
         }
+        let observers = liveObservers(registrations)
         if changed?.isEmpty == true {
             if pending.external, pending.externalAttempt < Self.followUps.count {
                 let attempt = pending.externalAttempt + 1
@@ -218,5 +349,20 @@ package final class ChangeTracker: Sendable {
             }
             if !tables.isDisjoint(with: changed) { observer.tablesDidChange() }
         }
+    }
+}
+
+/// A file's device and inode: what stays the same while a file is written, and changes when
+/// another file is moved over its path.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path`, or nil when there is none.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

@@ -10,16 +10,37 @@ internal import Synchronization
 /// past `thresholdPages` it runs a PASSIVE checkpoint on its own connection and queue, which
 /// neither blocks readers nor waits for the writer. Later commits reset the WAL to its start
 /// once every frame is checkpointed.
+///
+/// A passive checkpoint cannot always catch up: under back-to-back commits, with readers
+/// holding snapshots, the WAL never gets back to its start and grows without bound (67 MB
+/// after 1,000 one-row commits was seen). So past `hardLimitPages` the writer itself runs a
+/// TRUNCATE checkpoint right after its commit, waiting at most `truncateWait` for readers;
+/// the WAL then starts over from zero bytes. If readers hold on longer, the next commits try
+/// again, every `retrySpacing` frames. `journalSizeLimit` trims a WAL left larger than that
+/// whenever it is reset.
 final class Checkpointer: Sendable {
     /// The same threshold as SQLite's default automatic checkpoint.
     static let thresholdPages: Int32 = 1000
+    /// The WAL size (in frames) at which the writer checkpoints it to zero itself.
+    static let hardLimitPages: Int32 = 4000
+    /// Frames between two attempts at the hard limit when readers kept the first from finishing.
+    static let retrySpacing: Int32 = 256
+    /// The longest a commit past the hard limit waits for readers to leave the WAL.
+    static let truncateWait: Int32 = 100
+    /// Bytes a reset WAL is truncated to.
+    static let journalSizeLimit = 16 << 20
 
     private let path: String
+    /// The writer's busy timeout, restored after a truncate's shorter wait.
+    private let writerTimeout: Int32
     private let queue = DispatchQueue(label: "shelf.checkpointer", qos: .utility)
     private let state = Mutex<(scheduled: Bool, connection: Connection?)>((false, nil))
+    /// The WAL size at the last failed truncate attempt, for the spacing of the next one.
+    private let lastAttempt = Mutex<Int32>(0)
 
-    init(path: String) {
+    init(path: String, writerTimeout: Int32) {
         self.path = path
+        self.writerTimeout = writerTimeout
     }
 
     /// Installs the WAL hook on `writer`, replacing SQLite's automatic checkpoint.
@@ -32,8 +53,20 @@ final class Checkpointer: Sendable {
         sqlite3_wal_hook(writer.handle, nil, nil)
     }
 
-    fileprivate func walGrew(to pages: Int32) {
+    fileprivate func walGrew(to pages: Int32, writer: OpaquePointer) {
         guard pages >= Self.thresholdPages else { return }
+        if pages >= Self.hardLimitPages {
+            let due = lastAttempt.withLock { last in
+                pages < last || pages - last >= Self.retrySpacing || last == 0
+            }
+            if due {
+                sqlite3_busy_timeout(writer, Self.truncateWait)
+                let code = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+                sqlite3_busy_timeout(writer, writerTimeout)
+                lastAttempt.withLock { $0 = code == SQLITE_OK ? 0 : pages }
+                if code == SQLITE_OK { return }
+            }
+        }
         let start = state.withLock { state -> Bool in
             guard !state.scheduled else { return false }
             state.scheduled = true
@@ -81,8 +114,8 @@ final class Checkpointer: Sendable {
 private func walHook(
     context: UnsafeMutableRawPointer?, database: OpaquePointer?, name: UnsafePointer<CChar>?, pages: Int32
 ) -> Int32 {
-    if let context {
-        Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
+    if let context, let database {
+        Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages, writer: database)
     }
     return SQLITE_OK
 }

@@ -35,23 +35,38 @@ package final class Database: Sendable {
     ///   - busyTimeout: how long a connection waits for another process's lock before
     ///     failing with `DatabaseError.busy`.
     /// - Throws: `DatabaseError` when the file cannot be opened or is not a database.
-    package convenience init(path: String, readerCount: Int = 4, busyTimeout: Duration = .seconds(5)) throws {
-        try self.init(path: path, readerCount: readerCount, busyTimeout: busyTimeout, removesFileOnDeinit: false)
+    ///   - writeTimeout: how long a write waits for another process's write lock (an import
+    ///     applying its rows, say) before failing; longer than `busyTimeout`, since a write
+    ///     that fails loses the user's work while a read can simply be retried.
+    ///   - watchesFiles: learn of other processes' commits from file events (as well as from
+    ///     the periodic `data_version` check); tests turn it off.
+    package convenience init(
+        path: String, readerCount: Int = 4, busyTimeout: Duration = .seconds(5),
+        writeTimeout: Duration = Database.defaultWriteTimeout, watchesFiles: Bool = true
+    ) throws {
+        try self.init(
+            path: path, readerCount: readerCount, busyTimeout: busyTimeout, writeTimeout: writeTimeout,
+            watchesFiles: watchesFiles, removesFileOnDeinit: false)
     }
 
-    private init(path: String?, readerCount: Int, busyTimeout: Duration, removesFileOnDeinit: Bool) throws {
+    /// How long Shelf's writes wait for another process's write lock.
+    package static let defaultWriteTimeout: Duration = .seconds(60)
+
+    private init(
+        path: String?, readerCount: Int, busyTimeout: Duration, writeTimeout: Duration = defaultWriteTimeout,
+        watchesFiles: Bool = true, removesFileOnDeinit: Bool
+    ) throws {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
-        changeTracker = ChangeTracker(path: path)
-        let milliseconds = Int(
-            busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        changeTracker = ChangeTracker(path: path, watchesFiles: watchesFiles)
+        let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
-        sqlite3_busy_timeout(writer.handle, Int32(clamping: milliseconds))
+        sqlite3_busy_timeout(writer.handle, Int32(clamping: Self.milliseconds(writeTimeout)))
         if let path {
             // journal_mode returns a row; a database that cannot switch (e.g. on a
             // filesystem without shared memory) says so here rather than later.
-            let mode = try Self.switchToWAL(writer, timeout: busyTimeout)
+            let mode = try Self.switchToWAL(writer, timeout: writeTimeout)
             guard mode?.lowercased() == "wal" else {
                 throw DatabaseError(
                     extendedCode: SQLITE_ERROR,
@@ -61,12 +76,12 @@ package final class Database: Sendable {
         try writer.execute(
             """
             PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=\(Self.cacheSize);
-            PRAGMA journal_size_limit=\(64 << 20);
+            PRAGMA journal_size_limit=\(Checkpointer.journalSizeLimit);
             """)
         if let path {
             readers = try ReaderPool(
                 path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds), counter: statementCounter)
-            let checkpointer = Checkpointer(path: path)
+            let checkpointer = Checkpointer(path: path, writerTimeout: Int32(clamping: Self.milliseconds(writeTimeout)))
             checkpointer.install(on: writer)
             self.checkpointer = checkpointer
         } else {
@@ -74,6 +89,10 @@ package final class Database: Sendable {
             checkpointer = nil
         }
         changeTracker.attach(to: self)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Switches `connection` to WAL and returns the mode it reports. Two connections opening a
@@ -150,7 +169,7 @@ package final class Database: Sendable {
     package func write<T>(_ body: (Connection) throws -> T) throws -> T {
         var changed = false
         var counters: [String: Int64]?
-        let result = try withWriter { connection in
+        let result = try explainingBusy { try withWriter { connection in
             let before = connection.totalChanges
             return try connection.transaction {
                 let result = try body(connection)
@@ -162,9 +181,25 @@ package final class Database: Sendable {
                 }
                 return result
             }
-        }
+        } }
         if changed { changeTracker.didCommit(counters: counters) }
         return result
+    }
+
+    /// Runs `body`; a busy failure gains which process holds the write lock and what to do.
+    private func explainingBusy<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.code == DatabaseError.busy {
+            guard let path else { throw error }
+            let holder = LockHolder.writeLockHolder(databasePath: path)
+            throw DatabaseError(
+                extendedCode: error.extendedCode,
+                message: "\(error.message): \(holder.map { "\($0) holds" } ?? "another process held") the write lock "
+                    + "of \(path) for longer than \(Self.defaultWriteTimeout.components.seconds) s; wait for it to "
+                    + "finish, or stop it\(holder.map { " (kill \($0.pid))" } ?? ""), then retry",
+                sql: error.sql)
+        }
     }
 
     /// Runs `body` with the writer connection outside any transaction: for statements that

@@ -84,6 +84,8 @@ package struct DatabaseError: Error, Sendable, CustomStringConvertible {
     package static let foreignKeyConstraint: Int32 = 787  // SQLITE_CONSTRAINT_FOREIGNKEY
     package static let checkConstraint: Int32 = 275  // SQLITE_CONSTRAINT_CHECK
     package static let notNullConstraint: Int32 = 1299  // SQLITE_CONSTRAINT_NOTNULL
+    /// The database file was deleted or replaced while open (SQLITE_READONLY_DBMOVED).
+    package static let databaseMoved: Int32 = 1032
 
 }
 

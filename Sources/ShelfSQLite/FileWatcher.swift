@@ -19,7 +19,9 @@ final class FileWatcher: Sendable {
         let names: Set<String> = [name, name + "-wal", name + "-journal"]
         let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard inotify >= 0 else { return nil }
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)
+        // Deletions and moves matter too: the tracker then checks that the path still names
+        // the file it opened.
+        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
         guard inotify_add_watch(inotify, folder, mask) >= 0 else {
             close(inotify)
             return nil

@@ -26,31 +26,39 @@ extension Store {
     /// window twice. Changes arrive on the store's change-tracking queue; use
     /// `observeOnMainActor` for UI code. The query runs as long as the property or an
     /// observation of it exists.
+    ///
+    /// When a re-run fails (the database busy past the timeout, damaged, a table dropped by
+    /// another process), the property becomes `.failure` once; the query retries by itself
+    /// and on every change, and becomes `.success` again as soon as a run succeeds. A
+    /// failure with code `.fileReplaced` is final: the file was deleted or replaced while
+    /// open, and the store must be opened again.
     /// - Throws: `StoreError` when the first read fails.
     public func liveItems(matching query: ItemQuery, after anchor: ItemCursor? = nil, limit: Int) throws -> Property<
-        ItemWindow
+        LiveResult<ItemWindow>
     > {
         try makeLiveItems(matching: query, after: anchor, limit: limit).property
     }
 
-    /// The item with `id`, live: nil once it is deleted (or when it does not exist).
+    /// The item with `id`, live: nil once it is deleted (or when it does not exist). Failures
+    /// as for `liveItems(matching:after:limit:)`.
     /// - Throws: `StoreError` when the first read fails.
-    public func liveItem(id: Item.ID) throws -> Property<Item?> {
+    public func liveItem(id: Item.ID) throws -> Property<LiveResult<Item?>> {
         try makeLive { try SQLiteItemRepository.item(id: id, $0) }.property
     }
 
-    /// All users ordered by name, live.
+    /// All users ordered by name, live. Failures as for `liveItems(matching:after:limit:)`.
     /// - Throws: `StoreError` when the first read fails.
-    public func liveUsers() throws -> Property<[User]> {
+    public func liveUsers() throws -> Property<LiveResult<[User]>> {
         try makeLive { try SQLiteUserRepository.users($0) }.property
     }
 
-    /// Every user with their item counts, ordered by name, live.
+    /// Every user with their item counts, ordered by name, live. Failures as for
+    /// `liveItems(matching:after:limit:)`.
     ///
     /// Re-read whenever users or items change; each read counts all items, so expect it to
     /// cost a scan of the items' owner index on very large stores.
     /// - Throws: `StoreError` when the first read fails.
-    public func liveUserSummaries() throws -> Property<[UserSummary]> {
+    public func liveUserSummaries() throws -> Property<LiveResult<[UserSummary]>> {
         try makeLive { try SQLiteUserRepository.summaries($0) }.property
     }
 
@@ -71,20 +79,28 @@ extension Store {
     }
 }
 
+/// What a live property holds: the latest result of its query, or why its latest run failed.
+public typealias LiveResult<Value> = Result<Value, StoreError>
+
 /// A live query and the property it publishes to. The property retains this object, so
 /// the query runs while the property or an observation of it exists.
 final class LiveValue<Value: Equatable & Sendable>: Sendable {
     let query: LiveQuery<Value>
-    private let mutable: MutableProperty<Value>
+    private let mutable: MutableProperty<LiveResult<Value>>
 
     init(query: LiveQuery<Value>) {
         self.query = query
         let initial = query.value
-        let mutable = MutableProperty(initial)
+        let mutable = MutableProperty(LiveResult<Value>.success(initial))
         self.mutable = mutable
-        // The query publishes only results that differ from the last one.
-        query.start(from: initial) { [weak mutable] value in mutable?.value = value }
+        // The query publishes only outcomes that differ from the last one.
+        query.start(from: initial) { [weak mutable] outcome in
+            switch outcome {
+            case .value(let value): mutable?.value = .success(value)
+            case .failure(let error): mutable?.value = .failure(StoreError.translatingAny(error))
+            }
+        }
     }
 
-    var property: Property<Value> { Property(mutable, retaining: self) }
+    var property: Property<LiveResult<Value>> { Property(mutable, retaining: self) }
 }

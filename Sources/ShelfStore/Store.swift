@@ -43,6 +43,7 @@ public final class Store: Sendable {
                     + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
         }
         do {
+            try Self.refuseForeignDatabase(at: path)
             try self.init(database: StoreError.translating { try Database(path: path) })
         } catch let error as StoreError {
             // Say which file: the same message is no help when --db and SHELF_DB disagree.
@@ -64,4 +65,28 @@ public final class Store: Sendable {
     }
 
     static let migrator = Migrator(migrations: EmbeddedMigrations.all)
+
+    /// Throws, changing nothing, when `path` holds something other than a shelf: a file that
+    /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody
+    /// else's database, which migrating would fill with shelf's tables and switch to WAL).
+    /// A missing or empty file, and an empty database, are fine: they become a new shelf.
+    static func refuseForeignDatabase(at path: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = attributes[.size] as? Int, size > 0
+        else { return }
+        let tables = try StoreError.translating { () -> [String] in
+            let connection = try Connection(path: path, readOnly: true)
+            defer { connection.close() }
+            return try connection.fetch(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            ) { try $0.string(0) }
+        }
+        guard !tables.isEmpty, !tables.contains("shelf_migrations") else { return }
+        let shown = tables.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+        let more = tables.count > 5 ? " and \(tables.count - 5) more" : ""
+        throw StoreError(
+            .foreignDatabase,
+            "this SQLite database is not a shelf (it has the tables \(shown)\(more), and no shelf_migrations); "
+                + "shelf changed nothing in it. Choose another file with --db or SHELF_DB, or a new path to create a shelf")
+    }
 }

@@ -27,6 +27,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case migrationFailed
         /// The file is damaged or not a database.
         case corrupt
+        /// The database file was deleted or replaced while open; open the store again.
+        case fileReplaced
+        /// The file is a SQLite database, but not a shelf's; nothing was changed in it.
+        case foreignDatabase
         /// Any other database failure.
         case database
     }
@@ -69,8 +73,10 @@ extension StoreError {
             self.init(.invalidValue, prefix + Self.ruleText(for: error.message))
         case (_, DatabaseError.notNullConstraint):
             self.init(.invalidValue, "\(prefix)a required field is missing (\(error.message))")
+        case (_, DatabaseError.databaseMoved):
+            self.init(.fileReplaced, prefix + error.message)
         case (DatabaseError.busy, _), (DatabaseError.locked, _):
-            self.init(.busy, "\(prefix)the database is locked by another process; retry when it is done")
+            self.init(.busy, "\(prefix)the database is locked by another process (\(error.message))")
         case (DatabaseError.corrupt, _), (DatabaseError.notADatabase, _):
             self.init(
                 .corrupt,
@@ -100,6 +106,16 @@ extension StoreError {
         ]
         for (name, text) in rules where message.contains(name) { return text }
         return "a value breaks a rule of the schema (\(message))"
+    }
+
+    /// `error` in the store's terms, whatever it is.
+    static func translatingAny(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as DatabaseError: StoreError(error)
+        case let error as MigrationError: StoreError(error)
+        default: StoreError(.database, String(describing: error))
+        }
     }
 
     /// Runs `body`, translating database failures into `StoreError`.

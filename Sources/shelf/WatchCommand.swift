@@ -41,7 +41,16 @@ struct WatchCommand: AsyncParsableCommand {
             let live = try store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
             let encoder = JSONEncoder.lines
             let token = Lifetime.Token()
-            live.observe(during: token.lifetime) { window in
+            live.observe(during: token.lifetime) { result in
+                let window: ItemWindow
+                switch result {
+                case .success(let value): window = value
+                case .failure(let error):
+                    // Said once per failure; the query retries by itself, unless the file is gone.
+                    printError("Error: \(error.message)")
+                    if error.code == .fileReplaced { termination.finish(SIGHUP) }
+                    return
+                }
                 guard let data = try? encoder.encode(WindowLine(window)) else { return }
                 do {
                     try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))

@@ -15,3 +15,8 @@ struct Fixture {
         try await store.items.count(matching: ItemQuery())
     }
 }
+
+extension Result {
+    /// The value, or nil for a failure.
+    var success: Success? { try? get() }
+}

@@ -1,0 +1,97 @@
+internal import Foundation
+internal import ShelfSQLite
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+extension Store {
+    /// Writes a consistent copy of the whole store to `path`: one snapshot, taken while other
+    /// connections and processes go on reading and writing (SQLite's `VACUUM INTO`, on a
+    /// reader). The copy is a complete single file, with no `-wal` beside it, and opens as a
+    /// store of its own.
+    ///
+    /// The copy is written beside `path`, flushed to disk, then renamed over it, so `path`
+    /// is either the old file or the whole new copy, never half of one. An existing `path`
+    /// is replaced only when it is a shelf database (an older backup, say).
+    /// - Throws: `StoreError` with `.invalidValue` when `path` is this store's own file (or
+    ///   its `-wal`, `-shm`, `-journal`), is not a regular file, or holds something other
+    ///   than a shelf; `.database` when the copy cannot be written (the folder is missing or
+    ///   read-only, the disk is full). Nothing at `path` changes then.
+    public func backup(to path: String) async throws {
+        guard let source = self.path else {
+            throw StoreError(.invalidValue, "an in-memory store has no file to back up")
+        }
+        try Self.checkBackupDestination(path, source: source)
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary =
+            (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).backup-\(UUID().uuidString)"
+        do {
+            try await database.read { connection in
+                try connection.run("VACUUM INTO ?", temporary)
+            }
+            try Self.makeDurable(temporary)
+            guard rename(temporary, path) == 0 else {
+                throw StoreError(.database, "cannot move the backup into place at \(path): \(Self.errnoText())")
+            }
+            try? Self.makeDurable(folder.isEmpty ? "." : folder)
+        } catch {
+            unlink(temporary)
+            if let error = error as? StoreError { throw error }
+            if let error = error as? DatabaseError {
+                throw StoreError(
+                    .database,
+                    "cannot write the backup \(path): \(error.message); check that its folder exists, is writable "
+                        + "and has room")
+            }
+            throw error
+        }
+    }
+
+    private static func checkBackupDestination(_ path: String, source: String) throws {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return }  // a new file
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            var own = stat()
+            if stat(source + suffix, &own) == 0, own.st_dev == target.st_dev, own.st_ino == target.st_ino {
+                throw StoreError(
+                    .invalidValue,
+                    "\(path) is this store's own \(suffix.isEmpty ? "database file" : "\(suffix) file"); "
+                        + "back up to another file")
+            }
+        }
+        guard target.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(.invalidValue, "\(path) is not a regular file; back up to a file")
+        }
+        guard target.st_size > 0 else { return }
+        do {
+            try refuseForeignDatabase(at: path)
+        } catch let error as StoreError {
+            throw StoreError(
+                .invalidValue,
+                "\(path) exists and is not a shelf backup (\(error.message)); a backup replaces only an older backup, "
+                    + "so choose another file")
+        }
+        let isShelf = try StoreError.translating { () -> Bool in
+            let connection = try Connection(path: path, readOnly: true)
+            defer { connection.close() }
+            return try connection.fetchOne(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
+            ) { _ in true } ?? false
+        }
+        guard isShelf else {
+            throw StoreError(
+                .invalidValue,
+                "\(path) exists and is not a shelf backup; a backup replaces only an older backup, so choose another file")
+        }
+    }
+
+    private static func makeDurable(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError(.database, "cannot open \(path): \(errnoText())") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreError(.database, "cannot flush \(path): \(errnoText())") }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}
