@@ -169,19 +169,21 @@ package final class Database: Sendable {
     package func write<T>(_ body: (Connection) throws -> T) throws -> T {
         var changed = false
         var counters: [String: Int64]?
-        let result = try explainingBusy { try withWriter { connection in
-            let before = connection.totalChanges
-            return try connection.transaction {
-                let result = try body(connection)
-                // Read the counters only when live queries exist: the tracker takes its
-                // baseline when the first one registers.
-                if connection.totalChanges != before, changeTracker.isWatching {
-                    changed = true
-                    counters = try ChangeTracker.counters(on: connection)
+        let result = try explainingBusy {
+            try withWriter { connection in
+                let before = connection.totalChanges
+                return try connection.transaction {
+                    let result = try body(connection)
+                    // Read the counters only when live queries exist: the tracker takes its
+                    // baseline when the first one registers.
+                    if connection.totalChanges != before, changeTracker.isWatching {
+                        changed = true
+                        counters = try ChangeTracker.counters(on: connection)
+                    }
+                    return result
                 }
-                return result
             }
-        } }
+        }
         if changed { changeTracker.didCommit(counters: counters) }
         return result
     }

@@ -82,7 +82,8 @@ extension Store {
         guard isShelf else {
             throw StoreError(
                 .invalidValue,
-                "\(path) exists and is not a shelf backup; a backup replaces only an older backup, so choose another file")
+                "\(path) exists and is not a shelf backup; a backup replaces only an older backup, so choose another file"
+            )
         }
     }
 
