@@ -60,6 +60,9 @@ final class Checkpointer: Sendable {
                 pages < last || pages - last >= Self.retrySpacing || last == 0
             }
             if due {
+                // A passive checkpoint running on the background connection holds the
+                // checkpoint lock for as long as it copies pages: let it finish first.
+                queue.sync {}
                 sqlite3_busy_timeout(writer, Self.truncateWait)
                 let code = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
                 sqlite3_busy_timeout(writer, writerTimeout)

@@ -228,9 +228,25 @@ package final class Database: Sendable {
     /// commit, taken while writes proceed. Blocks while all readers are busy.
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         guard let readers else { return try withWriter { try $0.readTransaction { try body(writer) } } }
-        let connection = readers.checkOut(wait: true)!
+        let connection = readers.checkOut()
         defer { readers.checkIn(connection) }
         return try connection.readTransaction { try body(connection) }
+    }
+
+    /// Runs `body` on a reader outside any transaction, on a separate thread: for statements
+    /// that make their own, such as `VACUUM INTO` (which reads one snapshot).
+    package func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        guard let readers = self.readers else { return try self.withWriter(body) }
+                        let connection = readers.checkOut()
+                        defer { readers.checkIn(connection) }
+                        return try body(connection)
+                    })
+            }
+        }
     }
 
     /// Like `read(_:)` for async code. When a reader is free the read runs right away on the
@@ -266,6 +282,13 @@ private final class ReaderPool: Sendable {
         idle = Mutex(connections)
     }
 
+    /// A connection, waiting while all are in use.
+    func checkOut() -> Connection {
+        available.wait()
+        return idle.withLock { $0.removeLast() }
+    }
+
+    /// A connection, or nil when all are in use and `wait` is false.
     func checkOut(wait: Bool) -> Connection? {
         if wait {
             available.wait()

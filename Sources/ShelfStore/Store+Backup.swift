@@ -27,7 +27,7 @@ extension Store {
         let temporary =
             (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).backup-\(UUID().uuidString)"
         do {
-            try await database.read { connection in
+            try await database.withReader { connection in
                 try connection.run("VACUUM INTO ?", temporary)
             }
             try Self.makeDurable(temporary)

@@ -15,16 +15,6 @@ struct LiveQueryTests {
         }
     }
 
-    /// Polls `condition` until it holds or `timeout` passes.
-    func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return try condition()
-    }
-
     @Test func publishesTheWindowAndCountAfterACommit() async throws {
         let fixture = try await Fixture()
         let live = try fixture.store.liveItems(
