@@ -79,8 +79,9 @@ package final class ChangeTracker: Sendable {
     /// The database this tracker belongs to; weak, since the database owns the tracker.
     private let owner = Mutex(WeakDatabase())
 
-    /// The file's device and inode when the database was opened.
-    private let identity: FileIdentity?
+    /// The file's device and inode when the database was opened (set by `attach`, once the
+    /// file exists).
+    private let identity = Mutex<FileIdentity?>(nil)
     /// A connection of the tracker's own for `PRAGMA data_version`, opened on first use.
     private let versionConnection = Mutex<(connection: Connection?, version: Int64?)>((nil, nil))
     /// Whether commits by other processes are learned from file events (tests turn it off to
@@ -94,7 +95,6 @@ package final class ChangeTracker: Sendable {
     init(path: String?, watchesFiles: Bool = true) {
         self.path = path
         self.watchesFiles = watchesFiles
-        identity = path.flatMap(FileIdentity.init(path:))
     }
 
     /// Why the database can no longer be read through this process's connections, if it
@@ -106,6 +106,8 @@ package final class ChangeTracker: Sendable {
 
     func attach(to database: Database) {
         owner.withLock { $0.database = database }
+        let opened = path.flatMap(FileIdentity.init(path:))
+        identity.withLock { $0 = opened }
     }
 
     /// The counters as a reader sees them now; nil when there are none (or no database).
@@ -126,8 +128,16 @@ package final class ChangeTracker: Sendable {
         try statement.forEachRow { row in
             counters[try row.string(0)] = try row.int64(1)
         }
+        // A schema change (a table renamed or dropped by another process) moves no counter
+        // but can break every query: it counts as a change of unknown tables.
+        if let version = try connection.fetchOne("PRAGMA schema_version", row: { try $0.int64(0) }) {
+            counters[schemaKey] = version
+        }
         return counters
     }
+
+    /// The counter that stands for the schema's version (no table has this name).
+    static let schemaKey = "\u{0}schema"
 
     /// The SQL that reads the counters; nil result (no such table) means "unknown".
     static let countersSQL = "SELECT table_name, counter FROM shelf_changes"
@@ -144,7 +154,10 @@ package final class ChangeTracker: Sendable {
         if needsStart {
             // Baseline counters and the file watcher, once. Read on the calling thread, not
             // on the tracker's queue: a live query may be created from inside an observer
-            // that the queue is running (waiting for the queue there would deadlock).
+            // that the queue is running (waiting for the queue there would deadlock). The
+            // data_version baseline comes first: a commit between the two is then seen twice
+            // (harmless), never missed.
+            if let path { dataVersionMoved(path) }
             let counters = readCounters() ?? [:]
             state.withLock { state in
                 if state.counters == nil { state.counters = counters }
@@ -224,17 +237,7 @@ package final class ChangeTracker: Sendable {
         guard !isStopped else { return }
         if checkIdentity() { return }
         guard let path else { return }
-        let moved = versionConnection.withLock { state -> Bool in
-            if state.connection == nil {
-                state.connection = try? Connection(path: path, readOnly: true)
-            }
-            guard let connection = state.connection,
-                let version = try? connection.fetchOne("PRAGMA data_version", row: { try $0.int64(0) })
-            else { return false }
-            defer { state.version = version }
-            return state.version != nil && state.version != version
-        }
-        if moved {
+        if dataVersionMoved(path) {
             // Commits by this process move it too; those were handled already, so look once,
             // without the follow-ups an inotify event gets.
             schedule {
@@ -244,11 +247,29 @@ package final class ChangeTracker: Sendable {
         }
     }
 
+    /// True when `PRAGMA data_version` on the tracker's own connection differs from the last
+    /// look: some other connection committed since. The first look takes the baseline.
+    @discardableResult
+    private func dataVersionMoved(_ path: String) -> Bool {
+        versionConnection.withLock { state -> Bool in
+            if state.connection == nil {
+                state.connection = try? Connection(path: path, readOnly: true)
+            }
+            guard let connection = state.connection,
+                let version = try? connection.fetchOne("PRAGMA data_version", row: { try $0.int64(0) })
+            else { return false }
+            defer { state.version = version }
+            return state.version != nil && state.version != version
+        }
+    }
+
     /// Compares the file at the path with the one opened. When it is gone or another file,
     /// records the terminal failure, tells every observer, and returns true.
     @discardableResult
     private func checkIdentity() -> Bool {
-        guard let path, let identity, terminalFailure == nil else { return terminalFailure != nil }
+        guard let path, let identity = identity.withLock({ $0 }), terminalFailure == nil else {
+            return terminalFailure != nil
+        }
         let now = FileIdentity(path: path)
         guard now != identity else { return false }
         let what = now == nil ? "was deleted" : "was replaced by another file (moved or copied over it)"
@@ -326,7 +347,7 @@ package final class ChangeTracker: Sendable {
                 }
                 state.counters = previous.merging(snapshot, uniquingKeysWith: max)
             }
-            if unknown { changed = nil }
+            if unknown || changed?.contains(Self.schemaKey) == true { changed = nil }
             return (changed, state.observers)  // weak boxes copied, none loaded
         }
         let observers = liveObservers(registrations)

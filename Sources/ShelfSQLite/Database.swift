@@ -27,6 +27,8 @@ package final class Database: Sendable {
     /// Counts the statements run by this database's connections (not its checkpointer's).
     package let statementCounter = StatementCounter()
     private let checkpointer: Checkpointer?
+    /// How long a write waits for another process's lock.
+    private let writeTimeout: Duration
 
     /// Opens (creating when missing) the database file at `path`.
     ///
@@ -59,6 +61,7 @@ package final class Database: Sendable {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
+        self.writeTimeout = writeTimeout
         changeTracker = ChangeTracker(path: path, watchesFiles: watchesFiles)
         let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
@@ -171,14 +174,14 @@ package final class Database: Sendable {
         var counters: [String: Int64]?
         let result = try explainingBusy {
             try withWriter { connection in
-                let before = connection.totalChanges
                 return try connection.transaction {
                     let result = try body(connection)
                     // Read the counters only when live queries exist: the tracker takes its
-                    // baseline when the first one registers.
-                    if connection.totalChanges != before, changeTracker.isWatching {
-                        changed = true
+                    // baseline when the first one registers. A write that changed no row may
+                    // still have changed the schema (which the counters include).
+                    if changeTracker.isWatching {
                         counters = try ChangeTracker.counters(on: connection)
+                        changed = true
                     }
                     return result
                 }
@@ -198,7 +201,7 @@ package final class Database: Sendable {
             throw DatabaseError(
                 extendedCode: error.extendedCode,
                 message: "\(error.message): \(holder.map { "\($0) holds" } ?? "another process held") the write lock "
-                    + "of \(path) for longer than \(Self.defaultWriteTimeout.components.seconds) s; wait for it to "
+                    + "of \(path) for longer than \(writeTimeout); wait for it to "
                     + "finish, or stop it\(holder.map { " (kill \($0.pid))" } ?? ""), then retry",
                 sql: error.sql)
         }

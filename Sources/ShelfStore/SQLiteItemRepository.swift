@@ -22,7 +22,7 @@ public final class SQLiteItemRepository: ItemRepository {
 
     @discardableResult
     public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
-        try await database.write { connection in
+        try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
             var ids: [Item.ID] = []
             ids.reserveCapacity(items.count)
@@ -40,7 +40,7 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func update(_ item: Item) async throws -> Item {
-        try await database.write { connection in
+        try await database.storeWrite { connection in
             try StoreError.translating {
                 try connection.run(
                     """
@@ -75,7 +75,7 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func deleteItems(ids: [Item.ID]) async throws -> Int {
-        try await database.write { connection in
+        try await database.storeWrite { connection in
             try StoreError.translating {
                 var deleted = 0
                 for id in ids {
@@ -88,13 +88,13 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func item(id: Item.ID) async throws -> Item? {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating { try Self.item(id: id, connection) }
         }
     }
 
     public func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating {
                 try Self.page(query, cursor: cursor, backward: false, limit: limit, connection)
             }
@@ -102,7 +102,7 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating {
                 try Self.page(query, cursor: cursor, backward: true, limit: limit, connection)
             }
@@ -110,7 +110,7 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func count(matching query: ItemQuery) async throws -> Int {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating { try Self.count(query, connection) }
         }
     }

@@ -129,3 +129,24 @@ extension StoreError {
         }
     }
 }
+
+extension Database {
+    /// `write(_:)` with every failure in the store's terms, including those of BEGIN and
+    /// COMMIT themselves (a lock held by another process, a full disk).
+    func storeWrite<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        do {
+            return try await write(body)
+        } catch {
+            throw StoreError.translatingAny(error)
+        }
+    }
+
+    /// `read(_:)` with every failure in the store's terms.
+    func storeRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        do {
+            return try await read(body)
+        } catch {
+            throw StoreError.translatingAny(error)
+        }
+    }
+}

@@ -34,15 +34,15 @@ struct LiveQueryTests {
 
     @Test func rerunsOnlyForTablesItReads() async throws {
         let fixture = try await Fixture()
+        // A table nobody reads (made first: a schema change re-runs every query, see below).
+        try await fixture.store.database.write { connection in
+            try connection.execute("CREATE TABLE notes_elsewhere (x)")
+        }
         let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let users = try fixture.store.makeLive { try SQLiteUserRepository.users($0) }
         let itemRuns = items.query.runCount
         let userRuns = users.query.runCount
 
-        // A table nobody reads.
-        try await fixture.store.database.write { connection in
-            try connection.execute("CREATE TABLE notes_elsewhere (x)")
-        }
         try await fixture.store.database.write { try $0.run("INSERT INTO notes_elsewhere VALUES (1)") }
         await settle(fixture.store)
         #expect(items.query.runCount == itemRuns)
@@ -54,6 +54,12 @@ struct LiveQueryTests {
         #expect(items.query.runCount == itemRuns + 1)
         #expect(users.query.runCount == userRuns)
         #expect(items.query.observedTables?.contains("items") == true)
+
+        // A schema change moves no counter but may break any query: every query re-runs.
+        try await fixture.store.database.write { try $0.execute("CREATE INDEX notes_x ON notes_elsewhere (x)") }
+        await settle(fixture.store)
+        #expect(items.query.runCount == itemRuns + 2)
+        #expect(users.query.runCount == userRuns + 1)
     }
 
     @Test func aRolledBackTransactionNotifiesNothing() async throws {
