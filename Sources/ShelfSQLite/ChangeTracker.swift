@@ -176,6 +176,9 @@ package final class ChangeTracker: Sendable {
         }
     }
 
+    /// How many observers are registered (released ones leave at the next pass; for tests).
+    package var registeredCount: Int { state.withLock { $0.observers.count } }
+
     /// True once an observer has registered: until then commits need not read the counters.
     var isWatching: Bool { state.withLock { $0.counters != nil } }
 
