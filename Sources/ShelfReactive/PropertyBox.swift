@@ -134,9 +134,12 @@ final class PropertyBox<Value: Sendable>: Sendable {
     /// Delivers queued events until the queue is empty. Only one thread drains at a time.
     private func drain() {
         while true {
+            // Delivered events are handed out of the lock to be released: an event holds a
+            // value, and the last reference to a value may run a deinit that touches this box.
+            var spent: [Event] = []
             let next = state.withLock { state -> (Event, [Entry])? in
                 guard state.queueStart < state.queue.count else {
-                    state.queue.removeAll(keepingCapacity: true)
+                    swap(&spent, &state.queue)
                     state.queueStart = 0
                     state.delivering = false
                     return nil
@@ -147,7 +150,10 @@ final class PropertyBox<Value: Sendable>: Sendable {
                 if case .end = event { state.observers = [] }
                 return (event, observers)
             }
-            guard let (event, observers) = next else { return }
+            guard let (event, observers) = next else {
+                withExtendedLifetime(spent) {}
+                return
+            }
             switch event {
             case .set(let value, let sequence):
                 for entry in observers where entry.since < sequence && !entry.active.isCancelled {

@@ -9,7 +9,7 @@ struct Shelf: AsyncParsableCommand {
         discussion: "Exit status: 0 success, 1 the operation failed, 2 a usage error. Messages go to stderr.",
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
-            ImportCommand.self, ExportCommand.self, WatchCommand.self, TerminalDemoCommand.self,
+            ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self, TerminalDemoCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self
     )

@@ -89,7 +89,7 @@ struct LiveSuite {
 /// Holds a live 50-item window and times how long a write takes to reach it.
 final class WindowObserver: Sendable {
     private let store: Store
-    private let window: Property<ItemWindow>
+    private let window: Property<LiveResult<ItemWindow>>
     private let token = Lifetime.Token()
     /// The title being waited for, and the semaphore to signal when the window shows it.
     private let waiting = Mutex<(title: String?, arrived: DispatchSemaphore?)>((nil, nil))
@@ -99,9 +99,9 @@ final class WindowObserver: Sendable {
     init(store: Store) throws {
         self.store = store
         window = try store.liveItems(matching: ItemQuery(), limit: 50)
-        window.observe(during: token.lifetime) { [weak self] window in
+        window.observe(during: token.lifetime) { [weak self] result in
             let now = ContinuousClock.now
-            guard let self, let first = window.items.first?.title else { return }
+            guard let self, case .success(let window) = result, let first = window.items.first?.title else { return }
             let semaphore = self.waiting.withLock { state -> DispatchSemaphore? in
                 guard state.title == first else { return nil }
                 defer { state = (nil, nil) }

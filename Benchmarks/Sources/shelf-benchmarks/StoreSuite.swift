@@ -88,6 +88,8 @@ struct StoreSuite {
                 ])
         }
 
+        if only == nil || only == "store.wal" { try await runWAL() }
+
         // store.fetch_all and store.page read the same populated file.
         let path = folder.appendingPathComponent("shelf-0.sqlite").path
         let store: Store

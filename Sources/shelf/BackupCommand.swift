@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import ShelfStore
+
+struct BackupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup", abstract: "Write a consistent copy of the whole database to a file.",
+        discussion: """
+            The copy is one snapshot, taken while other processes go on reading and writing, and a \
+            complete database on its own (no -wal file). It is written beside FILE and renamed into \
+            place, so FILE is either the old file or the whole copy. An existing FILE is replaced only \
+            when it is a shelf database (an older backup). To restore: stop every shelf process using \
+            the store, then copy the backup over the database file.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: ArgumentHelp("The file to write.", valueName: "file"))
+    var file: String
+
+    func run() async throws {
+        let store = try await database.openStore()
+        try await store.backup(to: file)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@Suite("shelf backup, and databases that are not shelf's (end to end)")
+struct BackupCommandTests {
+    @Test func aBackupIsAWholeSingleFileStore() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        for index in 0..<3 {
+            let added = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "t\(index)"])
+            #expect(added.status == 0, "\(added.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "each command leaves the file whole")
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        let result = try shelf.run(["backup", "--db", db, backup])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: backup + "-wal"))
+        let listed = try shelf.run(["items", "list", "--db", backup])
+        #expect(listed.output.split(separator: "\n").count == 3, "\(listed.output)\(listed.error)")
+    }
+
+    @Test func aBackupOverTheDatabaseItselfIsRefused() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        for target in [db, db + "-wal", "/dev/null"] {
+            let result = try shelf.run(["backup", "--db", db, target])
+            #expect(result.status == 1, "\(target)")
+            #expect(result.error.hasPrefix("Error: "), "\(result.error)")
+            #expect(result.error.split(separator: "\n").count == 1, "one line: \(result.error)")
+        }
+        #expect(try shelf.run(["users", "list", "--db", db]).output.contains("ann@example.com"))
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUnchanged() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        let sqlite = try ChildProcess(
+            "/usr/bin/sqlite3",
+            [other, "CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (7);"],
+            environment: [:], stdin: "/dev/null", stdout: "/dev/null", stderr: "/dev/null"
+        ).wait()
+        #expect(sqlite == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        for command in [["items", "list"], ["users", "add", "--name", "A", "--email", "a@example.com"], ["migrate"]] {
+            let result = try shelf.run(command + ["--db", other])
+            #expect(result.status == 1, "\(command)")
+            #expect(result.error.contains("not a shelf"), "\(result.error)")
+            #expect(result.error.contains("'invoices'"), "\(result.error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before, "not a byte changed")
+        #expect(!FileManager.default.fileExists(atPath: other + "-wal"))
+    }
+}
