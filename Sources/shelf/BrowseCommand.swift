@@ -27,9 +27,14 @@ struct BrowseCommand: AsyncParsableCommand {
                     + "or use shelf watch items / shelf export for scripts")
         }
         let store = try await database.openStore()
+        // A signal while the store opened: stop before taking over the terminal.
+        try Task.checkCancellation()
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
         let ending = try await browse(store, environment: environment)
+        // The application restored the signals' default actions: a signal now would kill the
+        // process before the store is released.
+        SignalRelay.ignoreSignals()
         if case .signal(let number) = ending { throw ExitCode(128 + number) }
     }
 

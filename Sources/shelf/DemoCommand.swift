@@ -28,7 +28,7 @@ struct DemoCommand: AsyncParsableCommand {
         try await DemoData.fill(store, users: users, items: items) { progress.update($0) }
         progress.finish()
         let seconds = (ContinuousClock.now - start).seconds
-        print(
+        try printLine(
             "Added \(users) users and \(items) items to \(store.path ?? "memory") in \(String(format: "%.1f", seconds)) s."
         )
     }

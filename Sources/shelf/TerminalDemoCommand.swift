@@ -15,6 +15,7 @@ struct TerminalDemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ending = try await runApplication(lines: lines)
+        SignalRelay.ignoreSignals()
         if case .signal(let number) = ending { throw ExitCode(128 + number) }
     }
 

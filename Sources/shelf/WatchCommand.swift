@@ -28,28 +28,26 @@ struct WatchCommand: AsyncParsableCommand {
             guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
         }
 
+        /// Runs until a signal cancels it (the process then exits with 128 + its number), the
+        /// reader of stdout goes away (exit 0: `shelf watch items | head -1` ends as soon as
+        /// `head` does, not at the next change), or a line cannot be written (exit 1). The
+        /// store is released when this returns.
         func run() async throws {
-            let termination = Termination()
-            let signal = try await watch(until: termination)
-            // The store is released by now (a --demo database is deleted); exit like a
-            // process ended by that signal, except for a closed pipe, which is a normal end.
-            if signal != SIGPIPE { throw ExitCode(128 + signal) }
-        }
-
-        private func watch(until termination: Termination) async throws -> Int32 {
             let store = try await database.openStore()
             let live = try store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
             let encoder = JSONEncoder.lines
+            let stop = StopLatch()
+            StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
             let token = Lifetime.Token()
             live.observe(during: token.lifetime) { window in
-                guard let data = try? encoder.encode(WindowLine(window)) else { return }
                 do {
-                    try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
+                    try StandardOutput.write(try encoder.encode(WindowLine(window)) + Data("\n".utf8))
                 } catch {
-                    termination.finish(SIGPIPE)  // the reader went away: stop quietly
+                    stop.stop(throwing: error)
                 }
             }
-            return await termination.wait()
+            try await stop.wait()
+            withExtendedLifetime(token) {}
         }
     }
 }
@@ -66,14 +64,15 @@ struct WindowLine: Encodable {
 }
 
 extension JSONEncoder {
-    /// Compact, keys sorted and in snake case, dates as ISO 8601 with milliseconds.
+    /// Compact, keys sorted and in snake case, dates as UTC ISO 8601 with milliseconds
+    /// (`UTCTime`, as exports write them).
     static var lines: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+            try container.encode(UTCTime.iso(date))
         }
         return encoder
     }
