@@ -32,9 +32,6 @@ struct BrowseCommand: AsyncParsableCommand {
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
         let ending = try await browse(store, environment: environment)
-        // The application restored the signals' default actions: a signal now would kill the
-        // process before the store is released.
-        SignalRelay.ignoreSignals()
         if case .signal(let number) = ending { throw ExitCode(128 + number) }
     }
 
@@ -42,6 +39,9 @@ struct BrowseCommand: AsyncParsableCommand {
     private func browse(_ store: Store, environment: [String: String]) async throws -> Application.Ending {
         let controller = BrowserController(viewModel: BrowserViewModel(store: store))
         do {
+            // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
+            // resets them to their default actions): the relay takes them back afterwards.
+            defer { SignalRelay.shared.reinstall() }
             return try await Application(rootController: controller, environment: environment, mouse: !noMouse).run()
         } catch let error as TerminalError {
             throw CommandError(error.description)

@@ -23,7 +23,7 @@ struct Shelf: AsyncParsableCommand {
     /// signal with 128 + its number, a closed output pipe quietly with 0.
     static func main() async {
         StandardOutput.prepare()
-        let signals = SignalRelay()
+        let signals = SignalRelay.shared
         let command = Task { try await runCommand() }
         signals.onSignal { _ in command.cancel() }
         var status: Int32
