@@ -22,7 +22,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try Store(path: database.demo ? try database.demoPath() : try database.resolvedPath())
+        let store = try OpenDatabases.open(database.demo ? try database.demoPath() : try database.resolvedPath())
         let progress = ProgressLine(total: items, label: "Adding sample items")
         let start = ContinuousClock.now
         try await DemoData.fill(store, users: users, items: items) { progress.update($0) }

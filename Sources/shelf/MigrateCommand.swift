@@ -19,7 +19,7 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             return
         }
-        let store = try Store(path: path)
+        let store = try OpenDatabases.open(path)
         if store.appliedMigrations.isEmpty {
             try printLine("\(path) is up to date")
         } else {

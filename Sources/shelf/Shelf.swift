@@ -27,7 +27,10 @@ struct Shelf: AsyncParsableCommand {
         let command = Task { try await runCommand() }
         signals.onSignal { _ in command.cancel() }
         var status: Int32
-        switch await command.result {
+        let result = await command.result
+        // Every store the command opened is closed (its WAL checkpointed and removed) first.
+        OpenDatabases.waitUntilClosed()
+        switch result {
         case .success: status = 0
         case .failure(let error): status = signals.signal == nil ? report(error) : 0
         }

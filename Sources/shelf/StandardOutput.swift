@@ -28,6 +28,11 @@ enum StandardOutput {
         }
     }
 
+    /// Throws the error a write would when stdout was closed at the start.
+    static func checkOpen() throws {
+        if startedClosed.load(ordering: .relaxed) { throw failure(EBADF) }
+    }
+
     /// Writes `text` (UTF-8), all of it.
     /// - Throws: `ReaderGone` on a closed pipe, `CommandError` on any other failure.
     static func write(_ text: String) throws {

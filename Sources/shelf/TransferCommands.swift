@@ -173,7 +173,7 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await database.openStore()
         let exporter = Exporter(store: store)
         let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
-        try await exporting {
+        try await exporting(toStandardOutput: output == "-") {
             switch table {
             case .users:
                 try await exporter.exportUsers(format: format, to: destination)
@@ -187,7 +187,8 @@ struct ExportCommand: AsyncParsableCommand {
 
 /// Runs an export: a closed stdout pipe ends the command quietly (`ReaderGone`), any other
 /// `TransferError` (a full disk, a refused destination) becomes a `CommandError`.
-func exporting(_ body: () async throws -> Void) async throws {
+func exporting(toStandardOutput: Bool = true, _ body: () async throws -> Void) async throws {
+    if toStandardOutput { try StandardOutput.checkOpen() }
     do {
         try await body()
     } catch let error as TransferError {
