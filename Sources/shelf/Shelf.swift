@@ -72,7 +72,9 @@ struct Shelf: AsyncParsableCommand {
                 return 1
             }
         }
-        printError(fullMessage(for: error))
+        // An exit code alone (a signal that ended the browser) has no message.
+        let message = fullMessage(for: error)
+        if !message.isEmpty { printError(message) }
         return code == .validationFailure ? 2 : code.rawValue
     }
 }

@@ -184,6 +184,20 @@ import Testing
         #expect(!walExists)
     }
 
+    @Test func timesAreShownExactlyAsStored() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let input = try file(
+            "old.csv",
+            "user,title,created_at,updated_at\nann@example.com,Old,1500-01-01T00:00:00.268Z,1500-01-01T00:00:00.268Z\n")
+        #expect(try run(["import", "items", input, "--quiet"]).status == 0)
+        let show = try run(["items", "show", "2"])
+        #expect(show.output.contains("Created:   1500-01-01T00:00:00.268Z"), "\(show.output)")
+        #expect(
+            try run(["items", "show", "2", "--json"]).output.contains("\"created_at\":\"1500-01-01T00:00:00.268Z\""))
+        #expect(try run(["items", "list"]).output.contains("\tOld\t1500-01-01T00:00:00.268Z\n"))
+    }
+
     @Test func everyCommandLeavesNoLogBehind() throws {
         defer { shelf.cleanUp() }
         try seed()
