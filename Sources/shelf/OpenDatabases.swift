@@ -11,6 +11,10 @@ import Synchronization
 /// no descriptor of this process refers to these files any more.
 enum OpenDatabases {
     private static let paths = Mutex<Set<String>>([])
+    private static let databases = Mutex<[String]>([])
+
+    /// The database files opened so far, as resolved paths.
+    static var files: [String] { databases.withLock { $0 } }
 
     /// Opens the store at `path` and remembers its files.
     static func open(_ path: String) throws -> Store {
@@ -19,6 +23,7 @@ enum OpenDatabases {
             let file = String(cString: resolved)
             free(resolved)
             paths.withLock { $0.formUnion([file, file + "-wal", file + "-shm", file + "-journal"]) }
+            databases.withLock { $0.append(file) }
         }
         return store
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfStore
 import Synchronization
 
 /// Standard output for every command: each write is checked, so output that cannot be
@@ -11,6 +12,8 @@ import Synchronization
 enum StandardOutput {
     /// Whether descriptor 1 was closed when the process started (`shelf … >&-`).
     private static let startedClosed = Atomic(false)
+    /// Whether stdout passed `OutputSafety` (checked before the first write).
+    private static let checked = Atomic(false)
 
     /// Makes the standard descriptors safe before anything else opens a file: a closed 0, 1 or
     /// 2 is opened on /dev/null (read-only, so writes to it fail), so that no database or
@@ -48,6 +51,10 @@ enum StandardOutput {
 
     private static func write(_ buffer: UnsafeRawBufferPointer) throws {
         guard let base = buffer.baseAddress else { return }
+        if !checked.load(ordering: .relaxed) {
+            try checkDestination()
+            checked.store(true, ordering: .relaxed)
+        }
         var written = 0
         while written < buffer.count {
             let result = Glibc.write(1, base + written, buffer.count - written)
@@ -56,6 +63,16 @@ enum StandardOutput {
                 throw failure(errno)
             }
             written += result
+        }
+    }
+
+    /// Refuses a stdout that is the open database or a part of it, or another SQLite file
+    /// (`shelf items list >> shelf.sqlite` would append text to the database).
+    private static func checkDestination() throws {
+        do {
+            try OutputSafety.check(descriptor: 1, name: "stdout", protecting: OpenDatabases.files)
+        } catch {
+            throw CommandError(error.description)
         }
     }
 

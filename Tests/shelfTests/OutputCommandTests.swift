@@ -125,8 +125,10 @@ import Testing
         // Appending to the database through the shell's redirection is refused too.
         let appending = open(shelf.databasePath, O_WRONLY | O_APPEND)
         defer { close(appending) }
-        let redirected = try run(["export", "items"], stdout: .descriptor(appending))
-        #expect(redirected.status == 1 && redirected.error.contains("refusing to write stdout"))
+        for arguments in [["export", "items"], ["items", "list"], ["items", "show", "1"]] {
+            let redirected = try run(arguments, stdout: .descriptor(appending))
+            #expect(redirected.status == 1 && redirected.error.contains("refusing to write stdout"), "\(arguments)")
+        }
         #expect(try run(["items", "show", "1"]).output.contains("Read Dune"))
         #expect(try shelf.run(["migrate", "--status", "--db", other]).status == 0)
     }
