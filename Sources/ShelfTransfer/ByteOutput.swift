@@ -23,6 +23,12 @@ final class ByteOutput {
     private let escapesForTerminal: Bool
     /// The end of the last chunk when it stopped inside a UTF-8 sequence.
     private var carry: [UInt8] = []
+    /// True for a pipe, socket or terminal, whose reader may stall: writes then wait in
+    /// `poll` and check `isCancelled`, so a stalled reader cannot keep a cancelled export
+    /// (a signal) from ending.
+    private var waitsForReader = false
+    /// Asked while a write waits for a stalled reader; true stops the write with an error.
+    var isCancelled: @Sendable () -> Bool = { false }
     /// Bytes waiting to be written; append to it, then call `flushIfFull()`.
     var bytes: [UInt8] = []
     private static let chunk = 1 << 16
@@ -42,6 +48,7 @@ final class ByteOutput {
         escapesForTerminal = isatty(descriptor) == 1
         finalPath = nil
         temporaryPath = nil
+        waitsForReader = Self.mayStall(descriptor)
         bytes.reserveCapacity(Self.chunk * 2)
     }
 
@@ -111,6 +118,7 @@ final class ByteOutput {
             temporaryPath = temporary
         }
         escapesForTerminal = escapes
+        waitsForReader = Self.mayStall(descriptor)
         bytes.reserveCapacity(Self.chunk * 2)
     }
 
@@ -140,8 +148,14 @@ final class ByteOutput {
     private func writeAll(_ bytes: [UInt8]) throws(TransferError) {
         var written = 0
         while written < bytes.count {
+            var size = bytes.count - written
+            if waitsForReader {
+                guard try waitUntilWritable() else { continue }
+                // Room for at least this much once poll says writable: the write cannot block.
+                size = min(size, Int(PIPE_BUF))
+            }
             let result = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
+                write(descriptor, buffer.baseAddress.map { $0 + written }, size)
             }
             if result < 0 {
                 if errno == EINTR { continue }
@@ -149,6 +163,24 @@ final class ByteOutput {
             }
             written += result
         }
+    }
+
+    /// Waits up to a quarter second for room to write; false when there is none yet.
+    /// - Throws: when `isCancelled` says so.
+    private func waitUntilWritable() throws(TransferError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        let ready = poll(&entry, 1, 250)
+        if isCancelled() { throw TransferError("stopped writing \(name): cancelled") }
+        // An error or hang-up is reported by the write that follows.
+        return ready != 0
+    }
+
+    /// Whether `descriptor` is a pipe, socket or terminal.
+    private static func mayStall(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || isatty(descriptor) == 1
     }
 
     /// Flushes, and for a file makes it durable and moves it into place.

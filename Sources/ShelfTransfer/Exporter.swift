@@ -41,6 +41,7 @@ public struct Exporter: Sendable {
     public func exportUsers(format: TransferFormat, to destination: ExportDestination) async throws -> Int {
         try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store)
+            output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,name,email,created_at")
             try store.forEachUser { user in
@@ -64,6 +65,7 @@ public struct Exporter: Sendable {
     ) async throws -> Int {
         try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store)
+            output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
             try store.forEachItem(matching: query) { item in
@@ -98,7 +100,17 @@ public struct Exporter: Sendable {
         let cancellation = Cancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(with: Result { try body(cancellation) }) }
+                Thread.detachNewThread {
+                    continuation.resume(
+                        with: Result {
+                            do {
+                                return try body(cancellation)
+                            } catch  where cancellation.isCancelled {
+                                // A write stopped by the cancellation reports it as such.
+                                throw CancellationError()
+                            }
+                        })
+                }
             }
         } onCancel: {
             cancellation.cancel()
@@ -113,6 +125,8 @@ final class Cancellation: Sendable {
     func cancel() {
         cancelled.store(true, ordering: .relaxed)
     }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// Throws `CancellationError` once `cancel()` was called.
     @inline(__always)

@@ -57,7 +57,17 @@ enum StandardOutput {
         }
         var written = 0
         while written < buffer.count {
-            let result = Glibc.write(1, base + written, buffer.count - written)
+            var size = buffer.count - written
+            if mayStall {
+                // A reader that stalls (a pager not reading) must not keep a signal from
+                // ending the command: wait in poll, and stop once a signal came.
+                var entry = pollfd(fd: 1, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&entry, 1, 250)
+                if SignalRelay.shared.signal != nil { throw CancellationError() }
+                if ready == 0 { continue }
+                size = min(size, Int(PIPE_BUF))
+            }
+            let result = Glibc.write(1, base + written, size)
             if result < 0 {
                 if errno == EINTR { continue }
                 throw failure(errno)
@@ -65,6 +75,14 @@ enum StandardOutput {
             written += result
         }
     }
+
+    /// Whether stdout is a pipe, socket or terminal, whose reader may stall.
+    private static let mayStall: Bool = {
+        var status = stat()
+        guard fstat(1, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || isatty(1) == 1
+    }()
 
     /// Refuses a stdout that is the open database or a part of it, or another SQLite file
     /// (`shelf items list >> shelf.sqlite` would append text to the database).

@@ -108,6 +108,36 @@ import Testing
         #expect(!walExists)
     }
 
+    @Test(arguments: [["export", "items"], ["items", "list"], ["items", "list", "--json"]])
+    func aSignalStopsACommandWhoseReaderStalls(_ arguments: [String]) async throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        var rows = "user,title\n"
+        for index in 0..<3000 { rows += "ann@example.com,Item number \(index) with a title long enough\n" }
+        #expect(try run(["import", "items", try file("many.csv", rows), "--quiet"]).status == 0)
+        var descriptors: [Int32] = [0, 0]
+        #expect(pipe(&descriptors) == 0)
+        defer { close(descriptors[0]) }
+        let child = try ChildProcess(
+            ShelfProcess.executable.path, arguments + ["--db", shelf.databasePath],
+            environment: ["PATH": "/usr/bin:/bin"], output: .descriptor(descriptors[1]))
+        close(descriptors[1])
+        // The reader reads nothing (a pager waiting for a key): wait until the pipe is full.
+        var queued: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ioctl(descriptors[0], UInt(FIONREAD), &queued) == 0, queued < 60_000, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(queued >= 60_000, "\(arguments) filled the pipe")
+        child.signal(SIGTERM)
+        while child.isRunning, ContinuousClock.now < deadline + .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!child.isRunning, "\(arguments) still runs")
+        #expect(child.wait() == 143, "\(arguments)")
+        #expect(!walExists)
+    }
+
     @Test func exportNeverReplacesTheDatabaseItsLogOrAnotherDatabase() throws {
         defer { shelf.cleanUp() }
         try seed()
