@@ -104,7 +104,8 @@ struct ItemsCommand: AsyncParsableCommand {
             let owner = try await store.users.user(id: item.userID)?.email ?? "?"
             if json {
                 try StandardOutput.write(
-                    try JSONEncoder.lines.encode(ShownItem(item: item, user: owner)) + Data("\n".utf8))
+                    JSONEncoder.escapingInvisibles(try JSONEncoder.lines.encode(ShownItem(item: item, user: owner)))
+                        + [0x0A])
                 return
             }
             let lines = [

@@ -41,7 +41,8 @@ struct WatchCommand: AsyncParsableCommand {
             let token = Lifetime.Token()
             live.observe(during: token.lifetime) { window in
                 do {
-                    try StandardOutput.write(try encoder.encode(WindowLine(window)) + Data("\n".utf8))
+                    try StandardOutput.write(
+                        JSONEncoder.escapingInvisibles(try encoder.encode(WindowLine(window))) + [0x0A])
                 } catch {
                     stop.stop(throwing: error)
                 }
@@ -64,6 +65,44 @@ struct WindowLine: Encodable {
 }
 
 extension JSONEncoder {
+    /// `json` with DEL, the C1 controls and the bidirectional marks, overrides and isolates
+    /// written as `\uXXXX` escapes: the same strings to any JSON reader, but nothing a
+    /// terminal would act on (JSONEncoder escapes only the C0 controls). They can only occur
+    /// inside strings, so the escapes are always valid there.
+    static func escapingInvisibles(_ json: Data) -> [UInt8] {
+        let bytes = [UInt8](json)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            var scalar: UInt32?
+            var length = 1
+            if byte == 0x7F {
+                scalar = 0x7F
+            } else if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] < 0xA0 {
+                (scalar, length) = (UInt32(bytes[index + 1]), 2)
+            } else if byte == 0xD8, index + 1 < bytes.count, bytes[index + 1] == 0x9C {
+                (scalar, length) = (0x061C, 2)
+            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80 || bytes[index + 1] == 0x81 {
+                let value = 0x2000 + (UInt32(bytes[index + 1] & 0x3F) << 6) + UInt32(bytes[index + 2] & 0x3F)
+                if value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value)
+                    || (0x2066...0x2069).contains(value)
+                {
+                    (scalar, length) = (value, 3)
+                }
+            }
+            if let scalar {
+                let hex = String(scalar, radix: 16)
+                output.append(contentsOf: Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8))
+            } else {
+                output.append(byte)
+            }
+            index += length
+        }
+        return output
+    }
+
     /// Compact, keys sorted and in snake case, dates as UTC ISO 8601 with milliseconds
     /// (`UTCTime`, as exports write them).
     static var lines: JSONEncoder {

@@ -216,6 +216,20 @@ import Testing
         #expect(!walExists)
     }
 
+    @Test func jsonLinesCarryNoTerminalControls() async throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let title = "CSI \u{9B}31m red \u{202E}txet\u{7F}"
+        #expect(try run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
+        let show = try run(["items", "show", "2", "--json"])
+        #expect(show.output.contains(#""title":"CSI \u009b31m red \u202etxet\u007f""#), "\(show.output)")
+        let parsed = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any]
+        #expect(parsed?["title"] as? String == title)
+        let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath])
+        let line = try #require(await watch.waitForLines(1).first)
+        #expect(line.contains(#"\u009b31m"#) && !line.unicodeScalars.contains { $0.value == 0x9B })
+    }
+
     @Test func timesAreShownExactlyAsStored() throws {
         defer { shelf.cleanUp() }
         try seed()
