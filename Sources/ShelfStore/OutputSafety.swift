@@ -25,8 +25,9 @@ package enum OutputSafety {
         /// permission bits `0666 & ~umask`.
         case newFile(path: String)
         /// A regular file there: write beside `path` (the symbolic link resolved, so a link
-        /// stays a link) and rename over it, keeping `permissions` (its mode bits).
-        case replaceFile(path: String, permissions: UInt32)
+        /// stays a link) and rename over it, keeping `permissions` (its mode bits) and, where
+        /// the process may, its `owner` and `group`.
+        case replaceFile(path: String, permissions: UInt32, owner: UInt32, group: UInt32)
         /// A device, FIFO or socket: open it for writing and write in place.
         case inPlace(path: String)
         /// One of this process's open descriptors, named as `/dev/stdout`, `/dev/stderr`,
@@ -73,7 +74,9 @@ package enum OutputSafety {
             defer { free(pointer) }
             return String(cString: pointer)
         }
-        return .replaceFile(path: target ?? path, permissions: UInt32(status.st_mode & 0o7777))
+        return .replaceFile(
+            path: target ?? path, permissions: UInt32(status.st_mode & 0o7777), owner: status.st_uid,
+            group: status.st_gid)
     }
 
     /// Checks an open descriptor Shelf is about to write (stdout, or a device it opened):

@@ -88,7 +88,7 @@ final class ByteOutput {
             escapes = isatty(opened) == 1
             finalPath = nil
             temporaryPath = nil
-        case .newFile(let path), .replaceFile(let path, _):
+        case .newFile(let path), .replaceFile(let path, _, _, _):
             let folder = (path as NSString).deletingLastPathComponent
             let base = (path as NSString).lastPathComponent
             var template = Array(((folder.isEmpty ? "." : folder) + "/.\(base).partial-XXXXXX").utf8CString)
@@ -104,12 +104,13 @@ final class ByteOutput {
                 buffer.baseAddress.map { String(cString: $0) } ?? ""
             }
             let permissions: mode_t
-            if case .replaceFile(_, let kept) = destination {
+            if case .replaceFile(_, let kept, let owner, let group) = destination {
+                // The same owner first (allowed to root, or when it is already ours), so the
+                // mode's set-id bits are not cleared by a later chown.
+                _ = fchown(opened, owner, group)
                 permissions = mode_t(kept)
             } else {
-                let mask = umask(0)
-                umask(mask)
-                permissions = 0o666 & ~mask
+                permissions = 0o666 & ~Self.fileCreationMask()
             }
             fchmod(opened, permissions)
             descriptor = opened
@@ -173,6 +174,18 @@ final class ByteOutput {
         if isCancelled() { throw TransferError("stopped writing \(name): cancelled") }
         // An error or hang-up is reported by the write that follows.
         return ready != 0
+    }
+
+    /// The process's umask, read without changing it: setting it to read it (`umask(0)`) would
+    /// let a file another thread creates meanwhile (a `-wal`) be made world-writable.
+    private static func fileCreationMask() -> mode_t {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let mask = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        {
+            return mask
+        }
+        return 0o022
     }
 
     /// Whether `descriptor` is a pipe, socket or terminal.

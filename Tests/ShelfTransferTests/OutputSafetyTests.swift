@@ -79,6 +79,17 @@ import Testing
         #expect(stat(scratch.path("new.csv"), &status) == 0 && status.st_mode & 0o777 == 0o640)
     }
 
+    @Test(.enabled(if: getuid() == 0, "only root can give a file to another user"))
+    func aReplacedFileKeepsItsOwner() async throws {
+        let scratch = try Scratch()
+        let store = try await fileStore(scratch)
+        let target = try scratch.file("theirs.csv", "old")
+        #expect(chown(target, 4321, 4321) == 0)
+        try await Exporter(store: store).exportItems(format: .csv, to: .file(target))
+        var status = stat()
+        #expect(stat(target, &status) == 0 && status.st_uid == 4321 && status.st_gid == 4321)
+    }
+
     @Test func aFIFOIsWrittenInPlaceNeverReplaced() async throws {
         let scratch = try Scratch()
         let store = try await fileStore(scratch)
