@@ -1,50 +1,131 @@
 internal import Foundation
+internal import ShelfStore
 
-/// Buffered output to a file descriptor. A file is written beside its final path and
-/// renamed into place by `commit()`, so a failed export leaves the old file as it was.
+/// Buffered output to a file descriptor.
+///
+/// Every destination passes `OutputSafety` first: the open database, its companions, the
+/// command's input and any SQLite file are refused. A regular file is written beside its
+/// final path and renamed into place by `commit()` (keeping the permission bits of the file
+/// it replaces), so a failed export leaves the old file as it was; a device, FIFO or
+/// `/dev/stdout` is written in place and never renamed over.
 final class ByteOutput {
     /// The name errors use: a path, or "stdout".
     let name: String
     private let descriptor: Int32
+    /// Whether `descriptor` is ours to close.
+    private let ownsDescriptor: Bool
     private let finalPath: String?
     private let temporaryPath: String?
     private var committed = false
+    /// True when the descriptor is a terminal: control characters in the data are shown as
+    /// placeholders instead of reaching it (an OSC 52 in a title would set the clipboard).
+    /// Files and pipes get the exact bytes.
+    private let escapesForTerminal: Bool
+    /// The end of the last chunk when it stopped inside a UTF-8 sequence.
+    private var carry: [UInt8] = []
+    /// True for a pipe, socket or terminal, whose reader may stall: writes then wait in
+    /// `poll` and check `isCancelled`, so a stalled reader cannot keep a cancelled export
+    /// (a signal) from ending.
+    private var waitsForReader = false
+    /// Asked while a write waits for a stalled reader; true stops the write with an error.
+    var isCancelled: @Sendable () -> Bool = { false }
     /// Bytes waiting to be written; append to it, then call `flushIfFull()`.
     var bytes: [UInt8] = []
     private static let chunk = 1 << 16
 
     /// Writes to an open descriptor (stdout); does not close it.
-    init(descriptor: Int32, name: String) {
+    /// - Throws: `TransferError` when the descriptor is one of `protecting` (or a companion)
+    ///   or holds a SQLite database (`shelf export >> shelf.sqlite`).
+    init(descriptor: Int32, name: String, protecting: [String] = []) throws(TransferError) {
+        do {
+            try OutputSafety.check(descriptor: descriptor, name: name, protecting: protecting)
+        } catch {
+            throw TransferError(error.description)
+        }
         self.descriptor = descriptor
         self.name = name
+        ownsDescriptor = false
+        escapesForTerminal = isatty(descriptor) == 1
         finalPath = nil
         temporaryPath = nil
+        waitsForReader = Self.mayStall(descriptor)
         bytes.reserveCapacity(Self.chunk * 2)
     }
 
-    /// Writes to a new file beside `path`, renamed to `path` by `commit()`.
-    init(path: String) throws(TransferError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let base = (path as NSString).lastPathComponent
-        var template = Array(((folder.isEmpty ? "." : folder) + "/.\(base).partial-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw TransferError(
-                "cannot create \(path): \(String(cString: strerror(errno))); check that its folder exists and is writable"
-            )
+    /// Writes to `path`: a regular file is created beside it and renamed over it by
+    /// `commit()`; anything else is written in place.
+    /// - Throws: `TransferError` when `OutputSafety` refuses the path (it is in `protecting`,
+    ///   a companion of one, or a SQLite file), or it cannot be created.
+    init(path: String, protecting: [String] = []) throws(TransferError) {
+        let destination: OutputSafety.Destination
+        do {
+            destination = try OutputSafety.check(path: path, protecting: protecting)
+        } catch {
+            throw TransferError(error.description)
         }
-        self.descriptor = descriptor
         name = path
-        finalPath = path
-        temporaryPath = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        var escapes = false
+        switch destination {
+        case .descriptor(let number):
+            descriptor = number
+            ownsDescriptor = false
+            escapes = isatty(number) == 1
+            finalPath = nil
+            temporaryPath = nil
+        case .inPlace(let path):
+            let opened = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            guard opened >= 0 else {
+                throw TransferError("cannot open \(path) for writing: \(Self.errorText()); check its permissions")
+            }
+            // Checked again once open: the path may have changed since the check.
+            var status = stat()
+            if fstat(opened, &status) != 0 || status.st_mode & S_IFMT == S_IFREG {
+                close(opened)
+                throw TransferError("cannot write \(path): it changed while opening it; try again")
+            }
+            descriptor = opened
+            ownsDescriptor = true
+            escapes = isatty(opened) == 1
+            finalPath = nil
+            temporaryPath = nil
+        case .newFile(let path), .replaceFile(let path, _, _, _):
+            let folder = (path as NSString).deletingLastPathComponent
+            let base = (path as NSString).lastPathComponent
+            var template = Array(((folder.isEmpty ? "." : folder) + "/.\(base).partial-XXXXXX").utf8CString)
+            let opened = template.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.map { mkstemp($0) } ?? -1
+            }
+            if opened >= 0 { _ = fcntl(opened, F_SETFD, FD_CLOEXEC) }
+            guard opened >= 0 else {
+                throw TransferError(
+                    "cannot create \(path): \(Self.errorText()); check that its folder exists and is writable")
+            }
+            let temporary = template.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { String(cString: $0) } ?? ""
+            }
+            let permissions: mode_t
+            if case .replaceFile(_, let kept, let owner, let group) = destination {
+                // The same owner first (allowed to root, or when it is already ours), so the
+                // mode's set-id bits are not cleared by a later chown.
+                _ = fchown(opened, owner, group)
+                permissions = mode_t(kept)
+            } else {
+                permissions = 0o666 & ~Self.fileCreationMask()
+            }
+            fchmod(opened, permissions)
+            descriptor = opened
+            ownsDescriptor = true
+            finalPath = path
+            temporaryPath = temporary
+        }
+        escapesForTerminal = escapes
+        waitsForReader = Self.mayStall(descriptor)
         bytes.reserveCapacity(Self.chunk * 2)
     }
 
     deinit {
-        if let temporaryPath {
-            close(descriptor)
-            if !committed { unlink(temporaryPath) }
-        }
+        if ownsDescriptor { close(descriptor) }
+        if let temporaryPath, !committed { unlink(temporaryPath) }
     }
 
     @inline(__always)
@@ -54,29 +135,141 @@ final class ByteOutput {
 
     /// Writes everything buffered.
     func flush() throws(TransferError) {
+        if escapesForTerminal {
+            var escaped = carry
+            carry = TerminalText.escape(bytes, into: &escaped)
+            try writeAll(escaped)
+            bytes.removeAll(keepingCapacity: true)
+        } else {
+            try writeAll(bytes)
+            bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(TransferError) {
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            var size = bytes.count - written
+            if waitsForReader {
+                guard try waitUntilWritable() else { continue }
+                // Room for at least this much once poll says writable: the write cannot block.
+                size = min(size, Int(PIPE_BUF))
+            }
+            let result = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress.map { $0 + written }, size)
+            }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw TransferError("cannot write \(name): \(String(cString: strerror(errno)))")
+                throw TransferError("cannot write to \(name): \(Self.errorText())")
             }
             written += result
         }
-        bytes.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes, and for a file makes it durable and moves it into place (0644 less umask).
+    /// Waits up to a quarter second for room to write; false when there is none yet.
+    /// - Throws: when `isCancelled` says so.
+    private func waitUntilWritable() throws(TransferError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        let ready = poll(&entry, 1, 250)
+        if isCancelled() { throw TransferError("stopped writing \(name): cancelled") }
+        // An error or hang-up is reported by the write that follows.
+        return ready != 0
+    }
+
+    /// The process's umask, read without changing it: setting it to read it (`umask(0)`) would
+    /// let a file another thread creates meanwhile (a `-wal`) be made world-writable.
+    private static func fileCreationMask() -> mode_t {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+            let mask = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        {
+            return mask
+        }
+        return 0o022
+    }
+
+    /// Whether `descriptor` is a pipe, socket or terminal.
+    private static func mayStall(_ descriptor: Int32) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || isatty(descriptor) == 1
+    }
+
+    /// Flushes, and for a file makes it durable and moves it into place.
     func commit() throws(TransferError) {
         try flush()
+        if !carry.isEmpty {
+            // A carriage return at the very end, or a sequence cut short, shown as a placeholder.
+            let last = carry == [0x0D] ? [0xE2, 0x90, 0x8D] : [0xEF, 0xBF, 0xBD] as [UInt8]
+            carry = []
+            try writeAll(last)
+        }
         guard let finalPath, let temporaryPath else { return }
-        let mask = umask(0)
-        umask(mask)
-        fchmod(descriptor, 0o666 & ~mask)
         guard fsync(descriptor) == 0, rename(temporaryPath, finalPath) == 0 else {
-            throw TransferError("cannot write \(finalPath): \(String(cString: strerror(errno)))")
+            throw TransferError("cannot write \(finalPath): \(Self.errorText())")
         }
         committed = true
+    }
+
+    private static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}
+
+/// Text for a terminal: what `ShelfTerminal`'s `Sanitizer` does for the browser, on UTF-8
+/// bytes. C0 controls (but line feed, tab, and carriage return before a line feed, which end
+/// CSV rows) become the Unicode control pictures (`␛` for Escape), DEL `␡`, and C1 controls
+/// and bidirectional overrides, isolates and marks `�`.
+enum TerminalText {
+    /// Appends `bytes`, escaped, to `output`; returns the trailing bytes of an unfinished UTF-8
+    /// sequence, to be put before the next chunk.
+    static func escape(_ bytes: [UInt8], into output: inout [UInt8]) -> [UInt8] {
+        output.reserveCapacity(output.count + bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                switch byte {
+                case 0x0A, 0x09: output.append(byte)
+                case 0x0D where index + 1 < bytes.count && bytes[index + 1] == 0x0A: output.append(byte)
+                case 0x0D where index + 1 == bytes.count: return [byte]  // a CR LF may be cut in two
+                case 0x00..<0x20: output.append(contentsOf: [0xE2, 0x90, 0x80 + byte])
+                case 0x7F: output.append(contentsOf: [0xE2, 0x90, 0xA1])
+                default: output.append(byte)
+                }
+                index += 1
+                continue
+            }
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            if index + length > bytes.count { return Array(bytes[index...]) }
+            let sequence = bytes[index..<index + length]
+            if isUnsafe(sequence) {
+                output.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            } else {
+                output.append(contentsOf: sequence)
+            }
+            index += length
+        }
+        return []
+    }
+
+    /// C1 controls (U+0080–U+009F), bidi marks and overrides (U+061C, U+200E, U+200F,
+    /// U+202A–U+202E, U+2066–U+2069).
+    private static func isUnsafe(_ sequence: ArraySlice<UInt8>) -> Bool {
+        let start = sequence.startIndex
+        switch sequence.count {
+        case 2:
+            let (first, second) = (sequence[start], sequence[start + 1])
+            return (first == 0xC2 && second < 0xA0) || (first == 0xD8 && second == 0x9C)
+        case 3:
+            let (first, second, third) = (sequence[start], sequence[start + 1], sequence[start + 2])
+            guard first == 0xE2 else { return false }
+            if second == 0x80 { return third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third) }
+            if second == 0x81 { return (0xA6...0xA9).contains(third) }
+            return false
+        default: return false
+        }
     }
 }
 

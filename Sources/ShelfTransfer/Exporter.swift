@@ -1,12 +1,15 @@
 internal import Foundation
 public import ShelfStore
+internal import Synchronization
 
 /// Where an export writes.
 public enum ExportDestination: Sendable {
     /// Standard output.
     case standardOutput
     /// A file, written beside its path and renamed into place when complete, so a failed
-    /// export leaves an existing file as it was.
+    /// export leaves an existing file as it was; the replaced file's permission bits are kept.
+    /// A device, FIFO or `/dev/stdout` is written in place. The store's database (and its
+    /// `-wal`, `-shm`, `-journal`) and any SQLite file are refused with a `TransferError`.
     case file(String)
 }
 
@@ -21,7 +24,10 @@ public enum ExportDestination: Sendable {
 /// notes are `""`.
 ///
 /// The methods may be called from any task; each runs on a thread of its own and blocks no
-/// task. Errors are `TransferError` (writing) or `StoreError` (reading).
+/// task. Cancelling the calling task stops the export within a row: it throws
+/// `CancellationError` and a file destination is left as it was. Errors are `TransferError`
+/// (writing, or a destination refused because writing it would destroy data), `StoreError`
+/// (reading) or `CancellationError`.
 public struct Exporter: Sendable {
     private let store: Store
 
@@ -33,11 +39,13 @@ public struct Exporter: Sendable {
     /// Writes every user; returns how many.
     @discardableResult
     public func exportUsers(format: TransferFormat, to destination: ExportDestination) async throws -> Int {
-        try await Self.offThread { [store] in
-            let output = try Self.open(destination)
+        try await Self.offThread { [store] cancellation in
+            let output = try Self.open(destination, store: store)
+            output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,name,email,created_at")
             try store.forEachUser { user in
+                try cancellation.check()
                 try writer.row { fields in
                     fields.integer("id", user.id)
                     fields.text("name", user.name)
@@ -55,11 +63,13 @@ public struct Exporter: Sendable {
     public func exportItems(
         matching query: ItemQuery = ItemQuery(), format: TransferFormat, to destination: ExportDestination
     ) async throws -> Int {
-        try await Self.offThread { [store] in
-            let output = try Self.open(destination)
+        try await Self.offThread { [store] cancellation in
+            let output = try Self.open(destination, store: store)
+            output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: format, output: output)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
             try store.forEachItem(matching: query) { item in
+                try cancellation.check()
                 try writer.row { fields in
                     fields.integer("id", item.id)
                     fields.text("user", item.ownerEmail)
@@ -75,18 +85,53 @@ public struct Exporter: Sendable {
         }
     }
 
-    private static func open(_ destination: ExportDestination) throws(TransferError) -> ByteOutput {
+    /// Opens the destination, refusing the store's own files.
+    private static func open(_ destination: ExportDestination, store: Store) throws(TransferError) -> ByteOutput {
+        let protecting = store.path.map { [$0] } ?? []
         switch destination {
-        case .standardOutput: ByteOutput(descriptor: 1, name: "stdout")
-        case .file(let path): try ByteOutput(path: path)
+        case .standardOutput: return try ByteOutput(descriptor: 1, name: "stdout", protecting: protecting)
+        case .file(let path): return try ByteOutput(path: path, protecting: protecting)
         }
     }
 
-    /// Runs a long blocking job on a thread of its own.
-    static func offThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    /// Runs a long blocking job on a thread of its own; cancelling the calling task sets the
+    /// flag `body` checks.
+    static func offThread<T: Sendable>(_ body: @escaping @Sendable (Cancellation) throws -> T) async throws -> T {
+        let cancellation = Cancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(
+                        with: Result {
+                            do {
+                                return try body(cancellation)
+                            } catch  where cancellation.isCancelled {
+                                // A write stopped by the cancellation reports it as such.
+                                throw CancellationError()
+                            }
+                        })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
         }
+    }
+}
+
+/// A task's cancellation, seen from a thread that is not the task's.
+final class Cancellation: Sendable {
+    private let cancelled = Atomic(false)
+
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Throws `CancellationError` once `cancel()` was called.
+    @inline(__always)
+    func check() throws(CancellationError) {
+        if cancelled.load(ordering: .relaxed) { throw CancellationError() }
     }
 }
 

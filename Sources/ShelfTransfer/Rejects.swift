@@ -2,12 +2,18 @@
 /// imported again: CSV input gives CSV with the input's columns and an `error` column; JSON
 /// and NDJSON input give NDJSON objects with their fields and an `error` key (nested values
 /// are written as null).
+///
+/// The file goes through `OutputSafety`: a SQLite file, and every path in `protecting` (the
+/// database being imported into and the import's input), is refused before anything is read.
 struct Rejects {
     private let output: ByteOutput
     private let csv: Bool
 
-    init(path: String, format: TransferFormat, columns: Columns) throws(TransferError) {
-        output = try ByteOutput(path: path)
+    /// Starts the rejects file at `path`.
+    /// - Throws: `TransferError` when `path` is one of `protecting` (or its `-wal`, `-shm`,
+    ///   `-journal`), a SQLite file, or cannot be created.
+    init(path: String, format: TransferFormat, columns: Columns, protecting: [String] = []) throws(TransferError) {
+        output = try ByteOutput(path: path, protecting: protecting)
         csv = format == .csv
         if csv {
             for name in columns.names {

@@ -27,6 +27,8 @@ struct BrowseCommand: AsyncParsableCommand {
                     + "or use shelf watch items / shelf export for scripts")
         }
         let store = try await database.openStore()
+        // A signal while the store opened: stop before taking over the terminal.
+        try Task.checkCancellation()
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
         let ending = try await browse(store, environment: environment)
@@ -37,6 +39,9 @@ struct BrowseCommand: AsyncParsableCommand {
     private func browse(_ store: Store, environment: [String: String]) async throws -> Application.Ending {
         let controller = BrowserController(viewModel: BrowserViewModel(store: store))
         do {
+            // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
+            // resets them to their default actions): the relay takes them back afterwards.
+            defer { SignalRelay.shared.reinstall() }
             return try await Application(rootController: controller, environment: environment, mouse: !noMouse).run()
         } catch let error as TerminalError {
             throw CommandError(error.description)

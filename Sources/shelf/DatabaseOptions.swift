@@ -22,9 +22,9 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the store the options name: the demo store (filled on first use, with a
     /// progress bar on a terminal), or the file, migrated.
     func openStore() async throws -> Store {
-        guard demo else { return try Store(path: try resolvedPath()) }
+        guard demo else { return try OpenDatabases.open(try resolvedPath()) }
         let path = try demoPath()
-        let store = try Store(path: path)
+        let store = try OpenDatabases.open(path)
         if try await store.users.users().isEmpty {
             let progress = ProgressLine(total: DemoData.defaultItems, label: "Creating the demo database")
             try await DemoData.fill(store, users: DemoData.defaultUsers, items: DemoData.defaultItems) {

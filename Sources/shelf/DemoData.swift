@@ -29,6 +29,7 @@ enum DemoData {
         let span = 365.0 * 86_400
         var written = 0
         while written < itemCount {
+            try Task.checkCancellation()
             let batch = min(20_000, itemCount - written)
             var items: [NewItem] = []
             items.reserveCapacity(batch)

@@ -34,7 +34,7 @@ struct ItemsCommand: AsyncParsableCommand {
             let owner = try await store.users.requireUser(email: user)
             let id = try await store.items.insert(
                 NewItem(userID: owner.id, title: title, notes: notes, status: status, priority: priority))
-            print(id.rawValue)
+            try printLine(String(id.rawValue))
         }
     }
 
@@ -53,23 +53,37 @@ struct ItemsCommand: AsyncParsableCommand {
         @Flag(help: "Print a JSON array, as `shelf export items --format json` does.")
         var json = false
 
+        /// Streams the rows from one snapshot, a buffer at a time: memory stays flat whatever
+        /// the number of items.
         func run() async throws {
             let store = try await database.openStore()
             let query = try await filter.itemQuery(in: store, sortDirection: .ascending)
             if json {
-                try await Exporter(store: store).exportItems(matching: query, format: .json, to: .standardOutput)
+                try await exporting {
+                    try await Exporter(store: store).exportItems(matching: query, format: .json, to: .standardOutput)
+                }
                 return
             }
-            let emails = Dictionary(try await store.users.users().map { ($0.id, $0.email) }) { first, _ in first }
-            let terminal = TextTable.isTerminal
-            var table = TextTable(headers: ["ID", "STATUS", "P", "OWNER", "TITLE", "UPDATED (UTC)"], flexibleColumn: 4)
-            for item in try await store.items.items(matching: query).sorted(by: { $0.id < $1.id }) {
-                table.rows.append([
-                    String(item.id.rawValue), item.status.rawValue, String(item.priority), emails[item.userID] ?? "?",
-                    item.title, terminal ? TextTable.minutes(item.updatedAt) : iso(item.updatedAt),
-                ])
+            let table = TextTable([
+                .init(header: "ID", width: 7, cuts: false), .init(header: "STATUS", width: 6),
+                .init(header: "P", width: 1, cuts: false), .init(header: "OWNER", width: 24),
+                .init(header: "TITLE", width: nil), .init(header: "UPDATED (UTC)", width: 16, cuts: false),
+            ])
+            try await runBlocking { cancellation in
+                var output = OutputBuffer()
+                if let header = table.header { try output.append(header) }
+                try store.forEachItem(matching: query) { item in
+                    try cancellation.check()
+                    let updated =
+                        table.terminal
+                        ? UTCTime.minutes(milliseconds: item.updatedAt) : UTCTime.iso(milliseconds: item.updatedAt)
+                    try output.append(
+                        table.line([
+                            String(item.id), item.status, String(item.priority), item.ownerEmail, item.title, updated,
+                        ]))
+                }
+                try output.flush()
             }
-            FileHandle.standardOutput.write(Data(table.render().utf8))
         }
     }
 
@@ -89,15 +103,16 @@ struct ItemsCommand: AsyncParsableCommand {
             let item = try await store.items.requireItem(id: id.value)
             let owner = try await store.users.user(id: item.userID)?.email ?? "?"
             if json {
-                let data = try JSONEncoder.lines.encode(ShownItem(item: item, user: owner))
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
+                try StandardOutput.write(
+                    JSONEncoder.escapingInvisibles(try JSONEncoder.lines.encode(ShownItem(item: item, user: owner)))
+                        + [0x0A])
                 return
             }
             let lines = [
                 ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
                 ("Status", item.status.rawValue), ("Priority", String(item.priority)),
-                ("Created", iso(item.createdAt)),
-                ("Updated", iso(item.updatedAt)),
+                ("Created", UTCTime.iso(item.createdAt)),
+                ("Updated", UTCTime.iso(item.updatedAt)),
                 ("Version", String(item.version)),
             ]
             var text = lines.map { "\($0.0 + ":")\(String(repeating: " ", count: 10 - $0.0.count))\(Sanitized($0.1))" }
@@ -107,7 +122,7 @@ struct ItemsCommand: AsyncParsableCommand {
                     "  \(Sanitized(String($0)))"
                 }
             }
-            print(text.joined(separator: "\n"))
+            try printLine(text.joined(separator: "\n"))
         }
     }
 
@@ -175,11 +190,6 @@ struct Sanitized: CustomStringConvertible {
     }
 
     var description: String { TextTable.isTerminal ? Sanitizer.sanitize(text) : TextTable.escapeForTSV(text) }
-}
-
-/// A time as exports write it: UTC with milliseconds.
-func iso(_ date: Date) -> String {
-    date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
 }
 
 /// `shelf items show --json`: the item as `shelf watch` writes it, plus its owner's email.

@@ -13,17 +13,17 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let path = try database.resolvedPath()
         if status {
-            print("database: \(path)")
+            try printLine("database: \(path)")
             for migration in try Store.migrationStatus(path: path) {
-                print(migration.line)
+                try printLine(migration.line)
             }
             return
         }
-        let store = try Store(path: path)
+        let store = try OpenDatabases.open(path)
         if store.appliedMigrations.isEmpty {
-            print("\(path) is up to date")
+            try printLine("\(path) is up to date")
         } else {
-            for name in store.appliedMigrations { print("applied \(name)") }
+            for name in store.appliedMigrations { try printLine("applied \(name)") }
         }
     }
 }

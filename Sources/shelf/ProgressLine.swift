@@ -59,13 +59,13 @@ final class ProgressLine: Sendable {
             line += " \(Int(fraction * 100))%  "
         }
         line += detail + "\u{1B}[K"
-        FileHandle.standardError.write(Data(line.utf8))
+        writeStandardError(line)
     }
 
     /// Ends the line.
     func finish() {
         guard isTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        writeStandardError("\r\u{1B}[K")
     }
 }
 

@@ -6,7 +6,10 @@ struct Shelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shelf",
         abstract: "Users and their items in SQLite.",
-        discussion: "Exit status: 0 success, 1 the operation failed, 2 a usage error. Messages go to stderr.",
+        discussion: """
+            Exit status: 0 success, 1 the operation failed, 2 a usage error, 128 + N when signal N \
+            (Ctrl-C, SIGTERM, SIGHUP) stopped the command. Messages go to stderr.
+            """,
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
             ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self, TerminalDemoCommand.self,
@@ -14,20 +17,64 @@ struct Shelf: AsyncParsableCommand {
         defaultSubcommand: BrowseCommand.self
     )
 
-    /// Runs the command; usage errors exit with 2 (not ArgumentParser's 64), failures with 1.
+    /// Runs the command in a task of its own that a signal cancels, and exits only once it
+    /// has returned, so the command's store is always released (and its WAL checkpointed and
+    /// removed) first. Usage errors exit with 2 (not ArgumentParser's 64), failures with 1, a
+    /// signal with 128 + its number, a closed output pipe quietly with 0.
     static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        StandardOutput.prepare()
+        let signals = SignalRelay.shared
+        let command = Task { try await runCommand() }
+        signals.onSignal { _ in command.cancel() }
+        var status: Int32
+        let result = await command.result
+        // Every store the command opened is closed (its WAL checkpointed and removed) first.
+        OpenDatabases.waitUntilClosed()
+        switch result {
+        case .success: status = 0
+        case .failure(let error): status = signals.signal == nil ? report(error) : 0
         }
+        do {
+            try StandardOutput.flushStandardIO()
+        } catch is ReaderGone {
+        } catch {
+            if status == 0 {
+                printError("Error: \(error)")
+                status = 1
+            }
+        }
+        if let number = signals.signal { status = 128 + number }
+        Foundation.exit(status)
+    }
+
+    private static func runCommand() async throws {
+        var command = try parseAsRoot()
+        if var command = command as? any AsyncParsableCommand {
+            try await command.run()
+        } else {
+            try command.run()
+        }
+    }
+
+    /// Prints what `error` says where it belongs; returns the exit status.
+    private static func report(_ error: any Error) -> Int32 {
+        if error is ReaderGone { return 0 }
+        let code = exitCode(for: error)
+        guard code != .success else {
+            // Help and the version: output asked for, written like any other.
+            do {
+                try printLine(fullMessage(for: error))
+                return 0
+            } catch is ReaderGone {
+                return 0
+            } catch {
+                printError("Error: \(error)")
+                return 1
+            }
+        }
+        // An exit code alone (a signal that ended the browser) has no message.
+        let message = fullMessage(for: error)
+        if !message.isEmpty { printError(message) }
+        return code == .validationFailure ? 2 : code.rawValue
     }
 }

@@ -24,6 +24,9 @@ struct TerminalDemoCommand: AsyncParsableCommand {
         let controller = DemoListController(viewModel: model)
         let environment = ProcessInfo.processInfo.environment
         do {
+            // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
+            // resets them to their default actions): the relay takes them back afterwards.
+            defer { SignalRelay.shared.reinstall() }
             return try await Application(rootController: controller, environment: environment).run()
         } catch let error as TerminalError {
             throw CommandError(error.description)

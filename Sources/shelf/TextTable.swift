@@ -1,43 +1,35 @@
 import Foundation
 import ShelfTerminal
 
-/// Rows for people or scripts: an aligned table with a header on a terminal, fitted to its
-/// width; tab-separated values without a header otherwise. Control characters in data are
-/// escaped either way, so data can never move the cursor or split a line.
-struct TextTable {
-    var headers: [String]
-    var rows: [[String]] = []
-    /// The column that shrinks (with an ellipsis) when the table is wider than the terminal.
-    var flexibleColumn: Int
+/// Rows for people or scripts, one line at a time, so a list of any length streams in
+/// bounded memory: on a terminal, columns of fixed widths (the flexible one takes what the
+/// terminal's width leaves) under a bold header; otherwise tab-separated values without a
+/// header. Control characters in data are escaped either way, so data can never move the
+/// cursor or split a line.
+struct TextTable: Sendable {
+    struct Column: Sendable {
+        var header: String
+        /// The width on a terminal; nil for the flexible column.
+        var width: Int?
+        /// Whether a longer cell is cut with an ellipsis (text), or shown whole (numbers).
+        var cuts = true
+    }
+
+    let columns: [Column]
+    let terminal: Bool
+    /// The terminal's width.
+    let width: Int
+    private let widths: [Int]
+
+    init(_ columns: [Column], terminal: Bool = Self.isTerminal, width: Int = Self.terminalWidth) {
+        self.columns = columns
+        self.terminal = terminal
+        self.width = width
+        let fixed = columns.compactMap(\.width).reduce(0, +) + 2 * (columns.count - 1)
+        widths = columns.map { $0.width ?? max(8, width - fixed) }
+    }
 
     static var isTerminal: Bool { isatty(1) == 1 }
-
-    func render(terminal: Bool = Self.isTerminal, width: Int = Self.terminalWidth) -> String {
-        guard terminal else {
-            return rows.map { $0.map(Self.escapeForTSV).joined(separator: "\t") + "\n" }.joined()
-        }
-        let cells = [headers] + rows.map { $0.map(Sanitizer.sanitize) }
-        var widths = headers.indices.map { column in cells.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
-        let total = widths.reduce(0, +) + 2 * (widths.count - 1)
-        if total > width {
-            widths[flexibleColumn] = max(8, widths[flexibleColumn] - (total - width))
-        }
-        var text = ""
-        for (index, row) in cells.enumerated() {
-            var line = ""
-            for (column, cell) in row.enumerated() {
-                let fitted = Self.fit(cell, widths[column])
-                line += fitted
-                if column < row.count - 1 {
-                    line += String(repeating: " ", count: widths[column] - DisplayWidth.of(fitted) + 2)
-                }
-            }
-            // Narrower than its fixed columns, the terminal still gets whole lines.
-            line = Self.fit(line, width)
-            text += (index == 0 ? "\u{1B}[1m" + line + "\u{1B}[0m" : line) + "\n"
-        }
-        return text
-    }
 
     static var terminalWidth: Int {
         var size = winsize()
@@ -45,10 +37,29 @@ struct TextTable {
         return 80
     }
 
-    /// A time for people in a table: `2026-11-22 14:37` (UTC).
-    static func minutes(_ date: Date) -> String {
-        let text = date.formatted(Date.ISO8601FormatStyle())
-        return String(text.prefix(16)).replacingOccurrences(of: "T", with: " ")
+    /// The bold header line on a terminal; nil otherwise.
+    var header: String? {
+        guard terminal else { return nil }
+        return "\u{1B}[1m" + layout(columns.map(\.header)) + "\u{1B}[0m\n"
+    }
+
+    /// One row, with its line break.
+    func line(_ cells: [String]) -> String {
+        guard terminal else { return cells.map(Self.escapeForTSV).joined(separator: "\t") + "\n" }
+        return layout(cells.map(Sanitizer.sanitize)) + "\n"
+    }
+
+    private func layout(_ cells: [String]) -> String {
+        var line = ""
+        for (index, cell) in cells.enumerated() {
+            let fitted = columns[index].cuts ? Self.fit(cell, widths[index]) : cell
+            line += fitted
+            if index < cells.count - 1 {
+                line += String(repeating: " ", count: max(1, widths[index] - DisplayWidth.of(fitted) + 2))
+            }
+        }
+        // Narrower than its fixed columns, the terminal still gets whole lines.
+        return Self.fit(line, width)
     }
 
     private static func fit(_ text: String, _ width: Int) -> String {

@@ -79,6 +79,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await database.openStore()
+        if let rejects { try Self.checkRejects(rejects, store: store, input: file) }
         let options = ImportOptions(
             format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,
             columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user)
@@ -105,6 +106,23 @@ struct ImportCommand: AsyncParsableCommand {
         }
         if !quiet { printError(summaryLine(summary)) }
         if summary.dryRun, summary.skipped > 0 { throw ExitCode.failure }
+    }
+
+    /// Refuses, before anything is read, a rejects file that is the database (or a part of
+    /// it), the input itself (stdin included, when it is a file), or any SQLite file.
+    static func checkRejects(_ path: String, store: Store, input: String) throws {
+        var protecting = store.path.map { [$0] } ?? []
+        if input != "-" {
+            protecting.append(input)
+        } else {
+            var status = stat()
+            if fstat(0, &status) == 0, status.st_mode & S_IFMT == S_IFREG { protecting.append("/dev/stdin") }
+        }
+        do {
+            _ = try OutputSafety.check(path: path, protecting: protecting)
+        } catch {
+            throw CommandError("--rejects \(error.description); nothing was imported")
+        }
     }
 
     private func summaryLine(_ summary: ImportSummary) -> String {
@@ -155,7 +173,7 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await database.openStore()
         let exporter = Exporter(store: store)
         let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
-        do {
+        try await exporting(toStandardOutput: output == "-") {
             switch table {
             case .users:
                 try await exporter.exportUsers(format: format, to: destination)
@@ -163,12 +181,18 @@ struct ExportCommand: AsyncParsableCommand {
                 try await exporter.exportItems(
                     matching: try await filter.itemQuery(in: store), format: format, to: destination)
             }
-        } catch let error as TransferError {
-            throw CommandError(error.description)
         }
     }
 }
 
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+/// Runs an export: a closed stdout pipe ends the command quietly (`ReaderGone`), any other
+/// `TransferError` (a full disk, a refused destination) becomes a `CommandError`.
+func exporting(toStandardOutput: Bool = true, _ body: () async throws -> Void) async throws {
+    if toStandardOutput { try StandardOutput.checkOpen() }
+    do {
+        try await body()
+    } catch let error as TransferError {
+        if StandardOutput.readerIsGone { throw ReaderGone() }
+        throw CommandError(error.description)
+    }
 }

@@ -21,7 +21,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await database.openStore()
             let id = try await store.users.insert(NewUser(name: name, email: email))
-            print(id.rawValue)
+            try printLine(String(id.rawValue))
         }
     }
 
@@ -38,18 +38,21 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await database.openStore()
             if json {
-                try await Exporter(store: store).exportUsers(format: .json, to: .standardOutput)
+                try await exporting { try await Exporter(store: store).exportUsers(format: .json, to: .standardOutput) }
                 return
             }
-            let terminal = TextTable.isTerminal
-            var table = TextTable(headers: ["ID", "NAME", "EMAIL", "CREATED (UTC)"], flexibleColumn: 1)
+            let table = TextTable([
+                .init(header: "ID", width: 7, cuts: false), .init(header: "NAME", width: nil),
+                .init(header: "EMAIL", width: 32), .init(header: "CREATED (UTC)", width: 16, cuts: false),
+            ])
+            var output = OutputBuffer()
+            if let header = table.header { try output.append(header) }
             for user in try await store.users.users() {
-                table.rows.append([
-                    String(user.id.rawValue), user.name, user.email,
-                    terminal ? TextTable.minutes(user.createdAt) : iso(user.createdAt),
-                ])
+                try Task.checkCancellation()
+                let created = table.terminal ? UTCTime.minutes(user.createdAt) : UTCTime.iso(user.createdAt)
+                try output.append(table.line([String(user.id.rawValue), user.name, user.email, created]))
             }
-            FileHandle.standardOutput.write(Data(table.render().utf8))
+            try output.flush()
         }
     }
 
@@ -67,7 +70,7 @@ struct UsersCommand: AsyncParsableCommand {
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
             try await store.users.delete(id: user.id)
             if TextTable.isTerminal {
-                print("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
+                try printLine("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
             }
         }
     }

@@ -28,37 +28,39 @@ struct WatchCommand: AsyncParsableCommand {
             guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
         }
 
+        /// Runs until a signal cancels it (the process then exits with 128 + its number), the
+        /// reader of stdout goes away (exit 0: `shelf watch items | head -1` ends as soon as
+        /// `head` does, not at the next change), or a line cannot be written (exit 1). The
+        /// store is released when this returns.
         func run() async throws {
-            let termination = Termination()
-            let signal = try await watch(until: termination)
-            // The store is released by now (a --demo database is deleted); exit like a
-            // process ended by that signal, except for a closed pipe, which is a normal end.
-            if signal != SIGPIPE { throw ExitCode(128 + signal) }
-        }
-
-        private func watch(until termination: Termination) async throws -> Int32 {
             let store = try await database.openStore()
             let live = try store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
             let encoder = JSONEncoder.lines
+            let stop = StopLatch()
+            StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
             let token = Lifetime.Token()
             live.observe(during: token.lifetime) { result in
                 let window: ItemWindow
                 switch result {
                 case .success(let value): window = value
+                case .failure(let error) where error.code == .fileReplaced:
+                    // The file is gone or another one: nothing this process reads is true now.
+                    stop.stop(throwing: CommandError(error.message))
+                    return
                 case .failure(let error):
-                    // Said once per failure; the query retries by itself, unless the file is gone.
-                    printError("Error: \(error.message)")
-                    if error.code == .fileReplaced { termination.finish(SIGHUP) }
+                    // Said once per failure; the query retries by itself and lines resume.
+                    printError("Error: \(error.message) (still watching; retrying)")
                     return
                 }
-                guard let data = try? encoder.encode(WindowLine(window)) else { return }
                 do {
-                    try FileHandle.standardOutput.write(contentsOf: data + Data("\n".utf8))
+                    try StandardOutput.write(
+                        JSONEncoder.escapingInvisibles(try encoder.encode(WindowLine(window))) + [0x0A])
                 } catch {
-                    termination.finish(SIGPIPE)  // the reader went away: stop quietly
+                    stop.stop(throwing: error)
                 }
             }
-            return await termination.wait()
+            try await stop.wait()
+            withExtendedLifetime(token) {}
         }
     }
 }
@@ -75,14 +77,53 @@ struct WindowLine: Encodable {
 }
 
 extension JSONEncoder {
-    /// Compact, keys sorted and in snake case, dates as ISO 8601 with milliseconds.
+    /// `json` with DEL, the C1 controls and the bidirectional marks, overrides and isolates
+    /// written as `\uXXXX` escapes: the same strings to any JSON reader, but nothing a
+    /// terminal would act on (JSONEncoder escapes only the C0 controls). They can only occur
+    /// inside strings, so the escapes are always valid there.
+    static func escapingInvisibles(_ json: Data) -> [UInt8] {
+        let bytes = [UInt8](json)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            var scalar: UInt32?
+            var length = 1
+            if byte == 0x7F {
+                scalar = 0x7F
+            } else if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] < 0xA0 {
+                (scalar, length) = (UInt32(bytes[index + 1]), 2)
+            } else if byte == 0xD8, index + 1 < bytes.count, bytes[index + 1] == 0x9C {
+                (scalar, length) = (0x061C, 2)
+            } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80 || bytes[index + 1] == 0x81 {
+                let value = 0x2000 + (UInt32(bytes[index + 1] & 0x3F) << 6) + UInt32(bytes[index + 2] & 0x3F)
+                if value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value)
+                    || (0x2066...0x2069).contains(value)
+                {
+                    (scalar, length) = (value, 3)
+                }
+            }
+            if let scalar {
+                let hex = String(scalar, radix: 16)
+                output.append(contentsOf: Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8))
+            } else {
+                output.append(byte)
+            }
+            index += length
+        }
+        return output
+    }
+
+    /// Compact, keys sorted and in snake case, dates as UTC ISO 8601 with milliseconds
+    /// (`UTCTime`, as exports write them).
     static var lines: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date))
+            try container.encode(UTCTime.iso(date))
         }
         return encoder
     }

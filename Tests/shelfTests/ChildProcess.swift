@@ -14,15 +14,37 @@ final class ChildProcess {
     /// this process reaches the child: one that outlives the test (a tmux server) would keep
     /// another test's pipe open, and one holding a file another test is writing makes that
     /// file fail to run ("Text file busy").
-    init(
+    /// Where the child's stdout goes.
+    enum Output {
+        /// A file, created or truncated.
+        case file(String)
+        /// A descriptor of this process (a pipe's write end, a file opened for appending).
+        case descriptor(Int32)
+        /// Nothing: descriptor 1 is closed, as `>&-` does.
+        case closed
+    }
+
+    convenience init(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
         stdout: String = "/dev/null", stderr: String = "/dev/null"
+    ) throws {
+        try self.init(
+            executable, arguments, environment: environment, stdin: stdin, output: .file(stdout), stderr: stderr)
+    }
+
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
+        output: Output, stderr: String = "/dev/null"
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        switch output {
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, 1)
+        case .closed: posix_spawn_file_actions_addclose(&actions, 1)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         for descriptor in Self.openDescriptors() where descriptor > 2 {
             posix_spawn_file_actions_addclose(&actions, descriptor)

@@ -37,6 +37,12 @@ final class RunningShelf {
 
     var isRunning: Bool { child.isRunning }
 
+    /// Sends `signal` and waits for the process to end; returns its exit status.
+    func stop(_ signal: Int32) -> Int32 {
+        child.signal(signal)
+        return child.wait()
+    }
+
     /// Sends SIGINT (Ctrl-C) and waits for the process to end; returns its exit status.
     func interrupt() -> Int32 {
         child.signal(SIGINT)

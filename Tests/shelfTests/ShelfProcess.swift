@@ -34,8 +34,12 @@ struct ShelfProcess {
     var databasePath: String { folder.appendingPathComponent("shelf.sqlite").path }
 
     /// Runs `shelf arguments` with a minimal environment plus `environment`, and waits.
-    /// `input` is given as stdin (through a file), else stdin is empty.
-    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
+    /// `input` is given as stdin (through a file), else stdin is empty. Stdout goes to a file
+    /// that becomes `output`, or to `stdout` when given (then `output` is empty).
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        stdout: ChildProcess.Output? = nil
+    ) throws -> Result {
         var base = ["PATH": "/usr/bin:/bin", "HOME": folder.appendingPathComponent("home").path]
         base.merge(environment) { $1 }
         let files = folder.appendingPathComponent("run-\(UUID().uuidString)").path
@@ -46,7 +50,7 @@ struct ShelfProcess {
         }
         defer { for suffix in [".in", ".out", ".err"] { unlink(files + suffix) } }
         let status = try ChildProcess(
-            Self.executable.path, arguments, environment: base, stdin: stdin, stdout: files + ".out",
+            Self.executable.path, arguments, environment: base, stdin: stdin, output: stdout ?? .file(files + ".out"),
             stderr: files + ".err"
         ).wait()
         return Result(

@@ -35,7 +35,10 @@ struct TerminalDemoTests {
         let tmux = try TmuxSession(demo, width: 60, height: 12)
         try await tmux.waitFor("10000 lines")
         try tmux.resize(width: 40, height: 8)
-        let screen = try await tmux.waitFor { $0.count >= 8 && $0[7].hasPrefix(" 10000 lines") }
+        // tmux shows the old screen's bottom lines at once: wait for the redraw itself.
+        let screen = try await tmux.waitFor {
+            $0.count >= 8 && $0[7].hasPrefix(" 10000 lines") && $0[6].hasPrefix("Line 5: ember amber")
+        }
         #expect(screen[7].count <= 40)
         #expect(screen[6].hasPrefix("Line 5: ember amber"))
     }
