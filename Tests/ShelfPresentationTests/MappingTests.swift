@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import Synchronization
 import Testing
 
 @testable import ShelfPresentation
@@ -73,6 +74,22 @@ struct MappingTests {
         #expect(row.owner == "Ada")
         #expect(row.updated == "5m ago")
         #expect(ItemRowViewModel(item(8, owner: 9), owners: owners, now: Self.now).owner == "unknown owner")
+    }
+
+    @Test func cachedRowsKeepTheirRelativeDateCurrent() {
+        // The item was updated at 08:00:30; the clock reads 08:05:10, then 08:05:40 (the same
+        // minute of the clock, but the row's "4m ago" has become "5m ago").
+        final class Clock: Sendable {
+            let date = Mutex(Date(timeIntervalSince1970: 1_800_000_310))
+        }
+        let clock = Clock()
+        var formatter = ItemRowFormatter(now: { clock.date.withLock { $0 } })
+        let item = Item(
+            id: Item.ID(rawValue: 1), userID: User.ID(rawValue: 1), title: "Moth", notes: nil, status: .open,
+            priority: 0, createdAt: Self.now, updatedAt: Date(timeIntervalSince1970: 1_800_000_030), version: 1)
+        #expect(formatter.rows(for: [item], owners: [:]).map(\.updated) == ["4m ago"])
+        clock.date.withLock { $0 = Date(timeIntervalSince1970: 1_800_000_340) }
+        #expect(formatter.rows(for: [item], owners: [:]).map(\.updated) == ["5m ago"])
     }
 
     @Test func listStateSelectsAndClamps() {
