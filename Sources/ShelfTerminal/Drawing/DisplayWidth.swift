@@ -77,7 +77,12 @@ public enum DisplayWidth {
         // Latin-1, Latin Extended-A and -B, IPA, spacing modifiers: narrow everywhere, except
         // the soft hyphen (drawn 0 or 1) and the emoji © and ®.
         if value <= 0x2FF { return value != 0xAD && value != 0xA9 && value != 0xAE }
-        if value == 0xFFFD { return true }
+        // What frames and rows draw most: dashes, quotes and "…", control pictures, box drawing
+        // and block elements (none an emoji), without looking up properties.
+        switch value {
+        case 0x2010...0x2027, 0x2400...0x2426, 0x2500...0x259F, 0xFFFD: return true
+        default: break
+        }
         let properties = scalar.properties
         guard let age = properties.age, age.major < 6 || (age.major == 6 && age.minor == 0) else { return false }
         if properties.isEmoji { return false }
