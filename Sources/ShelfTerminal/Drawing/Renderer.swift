@@ -3,8 +3,14 @@
 /// Each frame is wrapped in synchronized output (DEC mode 2026) so the terminal shows it
 /// whole, and comes back as one byte buffer to write with a single `write`. Cursor moves
 /// and style changes are kept to the minimum: a style is sent only when it differs from the
-/// last one written, and the cursor moves only across cells that did not change. Not
-/// thread-safe; one renderer per terminal.
+/// last one written, and the cursor moves only across cells that did not change.
+///
+/// Terminals disagree on how many columns some characters take (emoji, combining sequences,
+/// characters newer than their tables). Such a cell (`DisplayWidth.isCertain` says which) is
+/// written after an absolute cursor move, over cleared columns, and the cell after it is placed
+/// absolutely too; its row is rewritten from it when anything there changes. Every other
+/// column of the row then stays where it belongs on any terminal, and plain text costs no more
+/// than before. Not thread-safe; one renderer per terminal.
 public struct Renderer: Sendable {
     /// How many colours the terminal shows.
     public enum ColorMode: Hashable, Sendable {
