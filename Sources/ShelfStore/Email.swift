@@ -15,9 +15,11 @@ package enum Email {
     ///   decomposed (`A` U+0308) is one email. Letter case is left as typed: the schema compares
     ///   emails with `COLLATE NOCASE` (ASCII letters), which stays the uniqueness rule.
     /// - Refused anywhere in it: C0 controls (U+0000–U+001F, newline and tab included), DEL,
-    ///   C1 controls (U+0080–U+009F), the line and paragraph separators U+2028 and U+2029, and
-    ///   the bidirectional formatting characters U+061C, U+200E, U+200F, U+202A–U+202E and
-    ///   U+2066–U+2069.
+    ///   C1 controls (U+0080–U+009F), the line and paragraph separators U+2028 and U+2029, the
+    ///   bidirectional formatting characters U+061C, U+200E, U+200F, U+202A–U+202E and
+    ///   U+2066–U+2069, and every other invisible formatting character (general category Cf:
+    ///   zero-width space and joiners, soft hyphen, word joiner, byte order mark, tags), which
+    ///   would make two emails that read the same.
     ///
     /// The shape (`name@host`, at most 320 characters) is left to the schema's CHECK, which
     /// every write meets. Position counts Unicode scalars from 1 in `email` as given.
@@ -26,7 +28,7 @@ package enum Email {
             throw StoreError(
                 .invalidValue,
                 "the email \"\(escaped(email))\" holds \(describe(scalar)) at character \(offset + 1); "
-                    + "an email must not hold control, line-separator or text-direction characters: "
+                    + "an email must not hold control, line-separator, invisible or text-direction characters: "
                     + "retype it without that character")
         }
         return canonical(email)
@@ -57,7 +59,8 @@ package enum Email {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+        case 0x20...0x7E: false
+        default: scalar.properties.generalCategory == .format
         }
     }
 

@@ -126,6 +126,11 @@ struct UserRepositoryTests {
         ("ann@exam\u{2066}ple.com", "U+2066 (LEFT-TO-RIGHT ISOLATE)", "character 9"),
         ("ann@exam\u{2069}ple.com", "U+2069 (POP DIRECTIONAL ISOLATE)", "character 9"),
         ("ann@exam\u{0}ple.com", "U+0000", "character 9"),
+        ("ann\u{200B}@example.com", "U+200B (ZERO WIDTH SPACE)", "character 4"),
+        ("ann\u{200D}@example.com", "U+200D (ZERO WIDTH JOINER)", "character 4"),
+        ("ann\u{AD}@example.com", "U+00AD (SOFT HYPHEN)", "character 4"),
+        ("\u{FEFF}ann@example.com", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)", "character 1"),
+        ("ann\u{2060}@example.com", "U+2060 (WORD JOINER)", "character 4"),
     ]
 
     @Test(arguments: refused)
