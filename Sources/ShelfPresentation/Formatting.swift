@@ -17,23 +17,15 @@ public enum Formatting {
         let day = CivilDate(date)
         let month = monthNames[day.month - 1]
         if day.year == CivilDate(now).year { return "\(month) \(day.day)" }
-        return pad4(day.year) + "-" + pad2(day.month) + "-" + pad2(day.day)
+        return TimeFormat.day(date)
     }
 
-    /// A date and time in full, in UTC, for detail screens: "2026-11-22 14:05 UTC".
-    /// Computed arithmetically, like `relative`: loading a `Calendar` and its time zone data
-    /// costs milliseconds, on the path to the browser's first frame.
+    /// A date and time in full, in UTC, for detail screens: "2026-11-22 14:05 UTC"
+    /// (`TimeFormat.minute`: proleptic Gregorian, milliseconds rounded as stored). Computed
+    /// arithmetically, like `relative`: loading a `Calendar` and its time zone data costs
+    /// milliseconds, on the path to the browser's first frame.
     public static func timestamp(_ date: Date) -> String {
-        let day = CivilDate(date)
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let secondOfDay = ((seconds % 86_400) + 86_400) % 86_400
-        return pad4(day.year) + "-" + pad2(day.month) + "-" + pad2(day.day) + " " + pad2(secondOfDay / 3600) + ":"
-            + pad2(secondOfDay % 3600 / 60) + " UTC"
-    }
-
-    private static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-    private static func pad4(_ n: Int) -> String {
-        String(repeating: "0", count: max(0, 4 - String(n).count)) + String(n)
+        TimeFormat.minute(date)
     }
 
     private static let monthNames = [

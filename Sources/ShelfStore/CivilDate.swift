@@ -21,9 +21,18 @@ package struct CivilDate: Equatable, Sendable {
         year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
-    /// The UTC day of `date`.
+    /// The UTC day of `date`, rounded to the millisecond first (as `TimeFormat` does): a
+    /// `Date` made from stored milliseconds can sit a hair before midnight, which must not
+    /// read as the day before.
     package init(_ date: Date) {
-        self.init(daysSince1970: Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
+        let fields = TimeFormat.Fields(date)
+        self.init(year: fields.year, month: fields.month, day: fields.day)
+    }
+
+    private init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
     }
 
     /// Days from 1970-01-01 to `year`-`month`-`day` (days_from_civil).

@@ -18,14 +18,26 @@ public final class SQLiteUserRepository: UserRepository {
 
     @discardableResult
     public func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
-        try await database.write { connection in
+        // Emails are checked and normalized before the transaction: a refused one writes nothing.
+        var normalized: [String] = []
+        normalized.reserveCapacity(users.count)
+        for (offset, user) in users.enumerated() {
+            do {
+                normalized.append(try Email.normalized(user.email))
+            } catch {
+                throw StoreError(
+                    error.code, (Self.subject(offset, of: users.count).map { "\($0): " } ?? "") + error.message)
+            }
+        }
+        let emails = normalized
+        return try await database.write { connection in
             let now = Date().sqlMillisecondPrecision
             var ids: [User.ID] = []
             for (offset, user) in users.enumerated() {
-                try StoreError.translating(subject: users.count == 1 ? nil : "user \(offset + 1) of \(users.count)") {
+                try StoreError.translating(subject: Self.subject(offset, of: users.count)) {
                     try connection.run(
                         "INSERT INTO users (name, email, created_at) VALUES (?, ?, ?)",
-                        user.name, user.email, user.createdAt ?? now)
+                        user.name, emails[offset], user.createdAt ?? now)
                 }
                 ids.append(User.ID(connection.lastInsertRowID))
             }
@@ -33,10 +45,16 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// "user 3 of 10" in a batch; nil for a batch of one.
+    private static func subject(_ offset: Int, of count: Int) -> String? {
+        count == 1 ? nil : "user \(offset + 1) of \(count)"
+    }
+
     public func update(_ user: User) async throws {
+        let email = try Email.normalized(user.email)
         try await database.write { connection in
             try StoreError.translating {
-                try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, user.email, user.id)
+                try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, email, user.id)
                 if connection.changes == 0 {
                     throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
                 }
@@ -64,10 +82,14 @@ public final class SQLiteUserRepository: UserRepository {
     }
 
     public func user(email: String) async throws -> User? {
-        try await database.read { connection in
+        let key = Email.lookupKey(email)
+        return try await database.read { connection in
             try StoreError.translating {
+                // The normalized form first; the email exactly as given finds a row stored
+                // before emails were normalized.
                 try connection.fetchOne(
-                    "SELECT \(Self.columns) FROM users WHERE email = ?", email, row: User.init(row:))
+                    "SELECT \(Self.columns) FROM users WHERE email = ?1 OR email = ?2 ORDER BY email = ?1 DESC LIMIT 1",
+                    key, email, row: User.init(row:))
             }
         }
     }

@@ -9,7 +9,8 @@ public struct User: Identifiable, Hashable, Sendable, Codable {
     public let id: ID
     /// Never empty.
     public var name: String
-    /// Unique among users, letter case ignored.
+    /// Unique among users, letter case ignored. Stored trimmed and in Unicode NFC; never holds
+    /// control, line-separator or text-direction characters.
     public var email: String
     /// When the user was stored (millisecond precision).
     public let createdAt: Date

@@ -4,7 +4,12 @@
 /// store is as it was. Errors are `StoreError`.
 public protocol UserRepository: Sendable {
     /// Stores a new user and returns its ID.
-    /// - Throws: `.duplicateEmail`, `.invalidValue` (empty name, malformed email).
+    ///
+    /// The email is stored trimmed of surrounding spaces and in Unicode NFC, and is unique in
+    /// that form with ASCII letter case ignored; control, line-separator and text-direction
+    /// characters in it are refused (the rule is `Email.normalized(_:)`).
+    /// - Throws: `.duplicateEmail`, `.invalidValue` (empty name, malformed email, a refused
+    ///   character in the email: the message names it and its position).
     @discardableResult
     func insert(_ user: NewUser) async throws -> User.ID
 
@@ -13,7 +18,7 @@ public protocol UserRepository: Sendable {
     @discardableResult
     func insert(contentsOf users: [NewUser]) async throws -> [User.ID]
 
-    /// Saves a changed name or email.
+    /// Saves a changed name or email; the email is normalized and checked as by `insert`.
     /// - Throws: `.notFound`, `.duplicateEmail`, `.invalidValue`.
     func update(_ user: User) async throws
 
@@ -24,7 +29,8 @@ public protocol UserRepository: Sendable {
     /// The user with `id`, or nil.
     func user(id: User.ID) async throws -> User?
 
-    /// The user with `email` (letter case ignored), or nil.
+    /// The user with `email` (ASCII letter case ignored; trimmed and NFC-normalized first, as
+    /// stored), or nil.
     func user(email: String) async throws -> User?
 
     /// All users ordered by name, then ID.

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import Synchronization
 import Testing
 
 @testable import ShelfPresentation
@@ -73,6 +74,22 @@ struct MappingTests {
         #expect(row.owner == "Ada")
         #expect(row.updated == "5m ago")
         #expect(ItemRowViewModel(item(8, owner: 9), owners: owners, now: Self.now).owner == "unknown owner")
+    }
+
+    @Test func cachedRowsKeepTheirRelativeDateCurrent() {
+        // The item was updated at 08:00:30; the clock reads 08:05:10, then 08:05:40 (the same
+        // minute of the clock, but the row's "4m ago" has become "5m ago").
+        final class Clock: Sendable {
+            let date = Mutex(Date(timeIntervalSince1970: 1_800_000_310))
+        }
+        let clock = Clock()
+        var formatter = ItemRowFormatter(now: { clock.date.withLock { $0 } })
+        let item = Item(
+            id: Item.ID(rawValue: 1), userID: User.ID(rawValue: 1), title: "Moth", notes: nil, status: .open,
+            priority: 0, createdAt: Self.now, updatedAt: Date(timeIntervalSince1970: 1_800_000_030), version: 1)
+        #expect(formatter.rows(for: [item], owners: [:]).map(\.updated) == ["4m ago"])
+        clock.date.withLock { $0 = Date(timeIntervalSince1970: 1_800_000_340) }
+        #expect(formatter.rows(for: [item], owners: [:]).map(\.updated) == ["5m ago"])
     }
 
     @Test func listStateSelectsAndClamps() {
@@ -150,4 +167,122 @@ extension Calendar {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar
     }()
+}
+
+/// `TimeFormat` (ShelfStore) is the one formatter behind every time Shelf shows; it is tested
+/// here, with the screens' formatting built on it.
+@Suite("Time format")
+struct TimeFormatTests {
+    /// Milliseconds since 1970 of a UTC time, by plain counting (independent of the
+    /// civil-date arithmetic under test): whole years from 1970, then months, then the rest.
+    static func reference(_ year: Int, _ month: Int, _ day: Int, _ ms: Int = 0) -> Int64 {
+        func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+        func leapsBefore(_ y: Int) -> Int {  // leap years in [0, y)
+            let n = y - 1
+            return floorDiv(n, 4) - floorDiv(n, 100) + floorDiv(n, 400) + 1
+        }
+        let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let monthDays = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        let days =
+            (year - 1970) * 365 + leapsBefore(year) - leapsBefore(1970) + monthDays.prefix(month - 1).reduce(0, +)
+            + day - 1
+        return Int64(days) * 86_400_000 + Int64(ms)
+    }
+
+    static func date(_ milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    @Test func theYear1500IsGregorianAndKeepsItsMilliseconds() {
+        let stored = Self.reference(1500, 1, 1, 268)
+        #expect(TimeFormat.iso8601(Self.date(stored)) == "1500-01-01T00:00:00.268Z")
+        #expect(TimeFormat.iso8601(millisecondsSince1970: stored) == "1500-01-01T00:00:00.268Z")
+        #expect(TimeFormat.milliseconds(since1970: Self.date(stored)) == stored)
+        #expect(TimeFormat.minute(Self.date(stored)) == "1500-01-01 00:00 UTC")
+        #expect(Formatting.timestamp(Self.date(stored)) == "1500-01-01 00:00 UTC")
+    }
+
+    static let fixed: [(Int64, String)] = [
+        (0, "1970-01-01T00:00:00.000Z"),
+        (-1, "1969-12-31T23:59:59.999Z"),
+        (reference(1582, 10, 10, 1), "1582-10-10T00:00:00.001Z"),  // a day the Julian switch skips
+        (reference(1, 1, 1), "0001-01-01T00:00:00.000Z"),
+        (reference(0, 2, 29, 5), "0000-02-29T00:00:00.005Z"),  // 1 BC was a leap year
+        (reference(-1, 12, 31, 999), "-000001-12-31T00:00:00.999Z"),
+        (reference(-4713, 11, 24), "-004713-11-24T00:00:00.000Z"),
+        (reference(9999, 12, 31) + 86_399_999, "9999-12-31T23:59:59.999Z"),
+        (reference(10000, 1, 1), "+010000-01-01T00:00:00.000Z"),
+        (reference(2026, 11, 22, 51_434_123), "2026-11-22T14:17:14.123Z"),
+    ]
+
+    @Test("fixed times", arguments: fixed)
+    func fixedTimes(_ milliseconds: Int64, _ expected: String) {
+        #expect(TimeFormat.iso8601(millisecondsSince1970: milliseconds) == expected)
+        #expect(TimeFormat.iso8601(Self.date(milliseconds)) == expected)
+    }
+
+    @Test func aDateAHairBeforeMidnightIsTheStoredMillisecond() {
+        // A `Date` made from stored milliseconds may sit below them; it must not read as the
+        // day (or minute) before.
+        let hair = Date(timeIntervalSince1970: -0.000_000_1)
+        #expect(TimeFormat.iso8601(hair) == "1970-01-01T00:00:00.000Z")
+        #expect(Formatting.timestamp(hair) == "1970-01-01 00:00 UTC")
+        #expect(CivilDate(hair) == CivilDate(daysSince1970: 0))
+    }
+
+    @Test func farDatesAreDatedWithASignedYear() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(Formatting.relative(Self.date(Self.reference(-5, 3, 4)), now: now) == "-000005-03-04")
+        #expect(Formatting.relative(Self.date(Self.reference(1500, 1, 1, 268)), now: now) == "1500-01-01")
+        #expect(TimeFormat.day(Self.date(Self.reference(12_345, 6, 7))) == "+012345-06-07")
+    }
+
+    @Test func randomTimesAgreeWithCounting() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let year = Int.random(in: -20_000...20_000, using: &generator)
+            let month = Int.random(in: 1...12, using: &generator)
+            let day = Int.random(in: 1...28, using: &generator)
+            let ms = Int.random(in: 0..<86_400_000, using: &generator)
+            let stored = Self.reference(year, month, day, ms)
+            let fields = TimeFormat.Fields(millisecondsSince1970: stored)
+            let expected = [year, month, day, ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000]
+            let got = [
+                fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second, fields.millisecond,
+            ]
+            #expect(got == expected, "\(stored)")
+            // Through a floating-point `Date` the stored millisecond comes back (years within
+            // ±20,000 need 14 significant digits of the 15 a Double holds).
+            #expect(TimeFormat.Fields(Self.date(stored)) == fields, "\(stored)")
+            let text = TimeFormat.iso8601(millisecondsSince1970: stored)
+            let sign = year < 0 ? "-" : year > 9999 ? "+" : ""
+            let yearText = sign.isEmpty ? String(format: "%04d", year) : sign + String(format: "%06d", abs(year))
+            #expect(
+                text
+                    == yearText
+                    + String(
+                        format: "-%02d-%02dT%02d:%02d:%02d.%03dZ", month, day, expected[3], expected[4], expected[5],
+                        expected[6]))
+            if got != expected { break }
+        }
+    }
+
+    @Test func everyDayOfFourHundredYearsAgreesWithCounting() {
+        // One full Gregorian cycle across the 1582 switch, day by day.
+        var stored = Self.reference(1400, 1, 1, 43_200_000)
+        for year in 1400..<1800 {
+            for month in 1...12 {
+                let isLeap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+                let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+                for day in 1...days {
+                    let fields = TimeFormat.Fields(Self.date(stored))
+                    guard [fields.year, fields.month, fields.day] == [year, month, day] else {
+                        Issue.record("\(stored): \(fields) is not \(year)-\(month)-\(day)")
+                        return
+                    }
+                    stored += 86_400_000
+                }
+            }
+        }
+    }
 }

@@ -174,3 +174,164 @@ extension Renderer {
         return fresh.render(canvas)
     }
 }
+
+/// Terminals count columns with width tables of their own; the renderer must keep every row's
+/// columns in place whatever a terminal's table says about characters whose width is not
+/// certain.
+@Suite("Renderer with a terminal that counts widths differently")
+struct RendererWidthDisagreementTests {
+    /// A terminal without grapheme clusters: each scalar counts on its own (a ZWJ family is 8
+    /// columns, ❤️ is 1, a combining mark 0).
+    static func perScalar(_ grapheme: String) -> Int {
+        grapheme.unicodeScalars.reduce(0) { $0 + DisplayWidth.of($1) }
+    }
+
+    /// A terminal with newer emoji tables: every emoji and every cluster of several scalars is
+    /// 2 columns, and U+2028 is 0.
+    static func emojiWide(_ grapheme: String) -> Int {
+        let scalars = grapheme.unicodeScalars
+        if scalars.contains(where: { $0.properties.isEmoji && $0.value > 0x7F }) { return 2 }
+        if scalars.count > 1, DisplayWidth.of(grapheme) > 0 { return 2 }
+        if scalars.first?.value == 0x2028 { return 0 }
+        return DisplayWidth.of(grapheme)
+    }
+
+    static let titles = [
+        "Plain title", "\u{2764}\u{FE0F} love letters", "a\u{2028}b\u{2029}c separators",
+        "Ze" + String(repeating: "\u{301}", count: 500) + "lgo",
+        "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466} family",
+        "日本語のドキュメント", "e\u{301}t\u{E9} déjà", "\u{1F1EB}\u{1F1F7} flag", "\u{2764} text heart",
+        "tab\there", "\u{202E}override", "\u{E000} private",
+    ]
+
+    /// A list like the browser's: title, owner and date at fixed columns.
+    static func frame(_ titles: [String], selected: Int, width: Int = 48) -> Canvas {
+        var canvas = Canvas(size: Size(width: width, height: titles.count + 1))
+        canvas.draw("Title", at: .zero, style: Style(attributes: .bold))
+        canvas.draw("Owner", at: Point(x: 26, y: 0), style: Style(attributes: .bold))
+        for (row, title) in titles.enumerated() {
+            let y = row + 1
+            let style = row == selected ? Style(attributes: .reverse) : .plain
+            canvas.fill(Rect(origin: Point(x: 0, y: y), size: Size(width: width, height: 1)), style: style)
+            canvas.draw(title, at: Point(x: 0, y: y), style: style, width: 24)
+            canvas.draw("Ada Lovelace", at: Point(x: 26, y: y), style: style)
+            canvas.draw("\(row)h ago", at: Point(x: 40, y: y), style: style)
+        }
+        return canvas
+    }
+
+    /// Every cell of certain width shows in its own column on `terminal`.
+    static func expectCertainCellsInPlace(
+        _ terminal: ScreenEmulator, _ canvas: Canvas, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
+        for y in 0..<canvas.size.height {
+            for x in 0..<canvas.size.width where canvas[x, y].hasCertainWidth && !canvas[x, y].isContinuation {
+                if terminal.lines[y][x] != canvas[x, y].text {
+                    let shown = terminal.lines[y][x].debugDescription
+                    let message =
+                        "\(context): row \(y) column \(x) shows \(shown), not "
+                        + "\(canvas[x, y].text.debugDescription): \(terminal.text[y].debugDescription)"
+                    Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    @Test(arguments: [("per scalar", perScalar), ("emoji wide", emojiWide)] as [(String, @Sendable (String) -> Int)])
+    func columnsLineUpOnEveryRow(_ name: String, _ columns: @escaping @Sendable (String) -> Int) {
+        var renderer = Renderer(colorMode: .ansi16)
+        var terminal = ScreenEmulator(width: 48, height: Self.titles.count + 1, columns: columns)
+        var titles = Self.titles
+        var generator = SeededGenerator(seed: 7)
+        for step in 0..<60 {
+            // Rows change places, the selection moves, some frames change nothing.
+            switch step % 4 {
+            case 0: titles.shuffle(using: &generator)
+            case 1: titles.swapAt(Int.random(in: 0..<titles.count, using: &generator), 0)
+            default: break
+            }
+            let canvas = Self.frame(titles, selected: step % titles.count)
+            terminal.apply(renderer.render(canvas))
+            guard Self.expectCertainCellsInPlace(terminal, canvas, "\(name), step \(step)") else { return }
+            for y in 1..<canvas.size.height {
+                #expect(terminal.text[y].contains("Ada Lovelace"), "\(name), step \(step), row \(y)")
+            }
+        }
+        #expect(terminal.unknown.isEmpty)
+    }
+
+    @Test func aRowThatHeldAWideSpillIsClearedWhenItBecomesPlain() {
+        var renderer = Renderer(colorMode: .ansi16)
+        var terminal = ScreenEmulator(width: 48, height: 3, columns: Self.perScalar)
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}"
+        terminal.apply(renderer.render(Self.frame([family, "x"], selected: 1)))
+        let plain = Self.frame(["", "x"], selected: 1)
+        terminal.apply(renderer.render(plain))
+        #expect(terminal.text == plain.lines)
+    }
+
+    @Test func uncertainCellsArePositionedAbsolutely() {
+        var renderer = Renderer(colorMode: .ansi16)
+        var canvas = Canvas(size: Size(width: 12, height: 1))
+        canvas.draw("a\u{2764}\u{FE0F}bc", at: .zero)
+        let output = String(decoding: renderer.render(canvas), as: UTF8.self)
+        // Cleared, written after a CUP, and the next cell placed with a CUP.
+        #expect(output.contains("\u{1B}[1;2H  \u{1B}[1;2H\u{2764}\u{FE0F}\u{1B}[1;4Hbc"))
+    }
+
+    @Test func plainTextKeepsFlowingWithoutAbsoluteMoves() {
+        var renderer = Renderer(colorMode: .ansi16)
+        var canvas = Canvas(size: Size(width: 30, height: 2))
+        canvas.draw("héllo ─ 日本 ｗ Ωμέγα ✓ “q” …", at: .zero)
+        canvas.draw("Ünïcödé €5 ¶", at: Point(x: 0, y: 1))
+        let output = String(decoding: renderer.render(canvas), as: UTF8.self)
+        #expect(output.ranges(of: /\x{1B}\[\d+;\d+H/).count == 2, "one move per row: \(output.debugDescription)")
+        // A change in the middle of such a row writes only that cell.
+        canvas.draw("H", at: .zero)
+        #expect(String(decoding: renderer.render(canvas), as: UTF8.self) == "\u{1B}[?2026h\u{1B}[1;1HH\u{1B}[?2026l")
+    }
+}
+
+@Suite("Sanitizer and width certainty")
+struct SanitizerTests {
+    @Test func separatorsBecomeVisibleSymbols() {
+        #expect(Sanitizer.sanitize("a\u{2028}b\u{2029}c\u{85}d") == "a\u{2424}b\u{B6}c\u{2424}d")
+        #expect(Sanitizer.sanitize("a\nb\r\u{B}\u{C}") == "a\u{240A}b\u{240D}\u{240B}\u{240C}")
+        #expect(DisplayWidth.of(Sanitizer.sanitize("a\u{2028}b\u{2029}c")) == 5)
+    }
+
+    @Test func combiningMarksAreCappedPerCharacter() {
+        let zalgo = "Z" + String(repeating: "\u{301}", count: 500) + "a" + String(repeating: "\u{20DD}", count: 9)
+        let sanitized = Sanitizer.sanitize(zalgo)
+        #expect(Array(sanitized.unicodeScalars).count == 1 + 4 + 1 + 4)
+        #expect(sanitized.count == 2)
+        // Ordinary accents and emoji sequences are untouched.
+        for text in ["tiếng Việt", "e\u{301}\u{302}", "\u{1F469}\u{1F3FD}\u{200D}\u{1F52C}", "\u{2764}\u{FE0F}"] {
+            #expect(Sanitizer.sanitize(text) == text)
+        }
+    }
+
+    static let certain: [Character] = [
+        "a", " ", "~", "é", "ß", "Ω", "Ж", "א", "ب", "क", "─", "│", "█", "…", "·", "“",
+        "€", "✓", "\u{2424}", "\u{B6}", "\u{FFFD}", "日", "語", "ア", "한", "ｗ", "ｱ", "\u{3000}",
+    ]
+    static let uncertain: [Character] = [
+        "\u{2764}\u{FE0F}", "\u{2764}", "e\u{301}", "🙂", "\u{1F1EB}\u{1F1F7}",
+        "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}", "\u{2329}", "\u{E000}", "\u{1FAE8}", "\u{A9}", "\u{AD}",
+        "\u{2028}", "\u{200B}", "\u{1F3FD}", "\u{9FFF}",
+    ]
+
+    @Test func widthCertainty() {
+        for character in Self.certain {
+            #expect(
+                DisplayWidth.isCertain(character), "\(character.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        for character in Self.uncertain {
+            #expect(
+                !DisplayWidth.isCertain(character), "\(character.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+}

@@ -4,6 +4,12 @@
 /// really produce the frame: cursor position (CUP, CUF), erase display, scroll regions
 /// (DECSTBM) with scroll up and down (SU, SD), SGR (tracked as a whole) and text of any
 /// width. Private modes are accepted and ignored. Anything else fails the test.
+///
+/// Like xterm and tmux, writing over either half of a wide character blanks the other half,
+/// a zero-width grapheme joins the cell before the cursor, and with autowrap off (as the
+/// browser sets it) text past the right edge overwrites the last column. `columns` is the
+/// terminal's width table, `DisplayWidth.of` unless a test gives another (a terminal that
+/// disagrees with ours).
 struct ScreenEmulator {
     private(set) var lines: [[String]]
     private var cursor = Point.zero
@@ -13,9 +19,13 @@ struct ScreenEmulator {
     let height: Int
     private(set) var unknown: [String] = []
 
-    init(width: Int, height: Int) {
+    /// The columns the emulated terminal gives a grapheme.
+    let columns: (String) -> Int
+
+    init(width: Int, height: Int, columns: @escaping (String) -> Int = { DisplayWidth.of($0) }) {
         self.width = width
         self.height = height
+        self.columns = columns
         bottom = height - 1
         lines = Array(repeating: Array(repeating: " ", count: width), count: height)
     }
@@ -59,14 +69,32 @@ struct ScreenEmulator {
     }
 
     private mutating func put(_ grapheme: String) {
-        let columns = DisplayWidth.of(grapheme)
-        guard cursor.y < height, cursor.x + columns <= width else {
+        let columns = self.columns(grapheme)
+        guard cursor.y < height, cursor.x < width || columns == 0 else {
             unknown.append("text past the edge at \(cursor)")
             return
         }
-        lines[cursor.y][cursor.x] = grapheme
-        if columns == 2 { lines[cursor.y][cursor.x + 1] = "" }
-        cursor.x += columns
+        if columns == 0 {
+            if cursor.x > 0 { lines[cursor.y][cursor.x - 1] += grapheme }
+            return
+        }
+        // Autowrap is off: a character that does not fit is drawn in the last columns.
+        let x = min(cursor.x, width - min(columns, width))
+        for column in x..<min(x + columns, width) { clear(column) }
+        lines[cursor.y][x] = grapheme
+        for column in x + 1..<min(x + columns, width) { lines[cursor.y][column] = "" }
+        cursor.x = min(x + columns, width)
+    }
+
+    /// Blanks the cell at `column` of the cursor's line, and the rest of a wide character it
+    /// is part of.
+    private mutating func clear(_ column: Int) {
+        let y = cursor.y
+        var start = column
+        while start > 0, lines[y][start] == "" { start -= 1 }
+        var end = column + 1
+        while end < width, lines[y][end] == "" { end += 1 }
+        for index in start..<end { lines[y][index] = " " }
     }
 
     private mutating func control(_ parameters: String, _ final: Unicode.Scalar) {

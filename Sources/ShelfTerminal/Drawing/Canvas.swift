@@ -54,6 +54,14 @@ public struct Cell: Hashable, Sendable {
         return max(1, DisplayWidth.of(Character(text)))
     }
 
+    /// Whether every terminal draws this cell in `width` columns (`DisplayWidth.isCertain`);
+    /// true for a continuation.
+    var hasCertainWidth: Bool {
+        if code < 0x7F { return code == 0 || code >= 0x20 }
+        if code & Self.clusterFlag != 0 { return false }
+        return Unicode.Scalar(code).map(DisplayWidth.isCertain) ?? false
+    }
+
     /// A cheap hash of the cell, for finding rows that moved.
     var mixed: UInt64 {
         UInt64(code) &* 0x9E37_79B9_7F4A_7C15 ^ style.packed

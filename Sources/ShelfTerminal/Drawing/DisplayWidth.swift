@@ -41,6 +41,78 @@ public enum DisplayWidth {
         return 1
     }
 
+    // MARK: - Certainty
+
+    /// Whether every terminal draws `character` in exactly `of(character)` columns.
+    ///
+    /// Terminals count columns with their own width tables, of differing Unicode versions and
+    /// with differing support for grapheme clusters, so the renderer positions the cursor
+    /// absolutely after any character whose width is not certain. The rule, deliberately
+    /// narrow:
+    /// - certain: one Unicode scalar that is printable ASCII; or a letter, digit, punctuation
+    ///   mark, symbol or space assigned by Unicode 6.0 (2010, older than any terminal's table
+    ///   in use), not an emoji (`isEmoji`, which any later selector could turn wide), that is
+    ///   either below the CJK blocks (U+2E80) and narrow — Latin, Greek, Cyrillic, Hebrew,
+    ///   Arabic, Indic letters, box drawing, arrows, U+FFFD — or a core East Asian wide
+    ///   character: Hangul, kana, CJK ideographs, fullwidth forms (width 2);
+    /// - uncertain: everything else — any grapheme of more than one scalar (combining
+    ///   marks, emoji sequences joined with ZWJ, variation selectors, flags), emoji, characters
+    ///   newer than Unicode 6.0, private use, and wide-by-table-only symbols such as U+2329.
+    ///
+    /// East Asian Ambiguous characters (box drawing, `·`, `…`) count as narrow, as the browser's
+    /// own frames assume: a terminal set to draw them wide garbles every frame alike.
+    public static func isCertain(_ character: Character) -> Bool {
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii < 0x7F }
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first, scalars.count == 1 else { return false }
+        return isCertain(first)
+    }
+
+    /// Whether every terminal draws the lone `scalar` in `of(scalar)` columns (see
+    /// `isCertain(_: Character)`).
+    static func isCertain(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x7F { return value >= 0x20 }
+        if value < 0xA0 { return false }
+        // Latin-1, Latin Extended-A and -B, IPA, spacing modifiers: narrow everywhere, except
+        // the soft hyphen (drawn 0 or 1) and the emoji © and ®.
+        if value <= 0x2FF { return value != 0xAD && value != 0xA9 && value != 0xAE }
+        // What frames and rows draw most: dashes, quotes and "…", control pictures, box drawing
+        // and block elements (none an emoji), without looking up properties.
+        switch value {
+        case 0x2010...0x2027, 0x2400...0x2426, 0x2500...0x259F, 0xFFFD: return true
+        default: break
+        }
+        let properties = scalar.properties
+        guard let age = properties.age, age.major < 6 || (age.major == 6 && age.minor == 0) else { return false }
+        if properties.isEmoji { return false }
+        switch properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+            .letterNumber, .otherNumber, .connectorPunctuation, .dashPunctuation, .openPunctuation,
+            .closePunctuation, .initialPunctuation, .finalPunctuation, .otherPunctuation, .mathSymbol,
+            .currencySymbol, .modifierSymbol, .otherSymbol, .spaceSeparator:
+            break
+        default:
+            return false
+        }
+        if isSurelyWide(value) { return true }
+        if isWide(value) { return false }
+        if (0x1160...0x11FF).contains(value) { return false }  // Hangul medial vowels and finals
+        return value < 0x2E80 || (0xFF61...0xFFDC).contains(value)  // halfwidth forms
+    }
+
+    /// The East Asian wide blocks every terminal draws wide: Hangul, kana, CJK ideographs
+    /// and their radicals and punctuation, Yi, fullwidth forms.
+    private static func isSurelyWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF01...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x2FFFD,
+            0x30000...0x3FFFD:
+            true
+        default: false
+        }
+    }
+
     private static func isRegionalIndicator(_ scalar: Unicode.Scalar) -> Bool {
         (0x1F1E6...0x1F1FF).contains(scalar.value)
     }

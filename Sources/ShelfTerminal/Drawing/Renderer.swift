@@ -3,8 +3,14 @@
 /// Each frame is wrapped in synchronized output (DEC mode 2026) so the terminal shows it
 /// whole, and comes back as one byte buffer to write with a single `write`. Cursor moves
 /// and style changes are kept to the minimum: a style is sent only when it differs from the
-/// last one written, and the cursor moves only across cells that did not change. Not
-/// thread-safe; one renderer per terminal.
+/// last one written, and the cursor moves only across cells that did not change.
+///
+/// Terminals disagree on how many columns some characters take (emoji, combining sequences,
+/// characters newer than their tables). Such a cell (`DisplayWidth.isCertain` says which) is
+/// written after an absolute cursor move, over cleared columns, and the cell after it is placed
+/// absolutely too; its row is rewritten from it when anything there changes. Every other
+/// column of the row then stays where it belongs on any terminal, and plain text costs no more
+/// than before. Not thread-safe; one renderer per terminal.
 public struct Renderer: Sendable {
     /// How many colours the terminal shows.
     public enum ColorMode: Hashable, Sendable {
@@ -115,29 +121,66 @@ public struct Renderer: Sendable {
     }
 
     /// Writes the changed cells; returns the style left set on the terminal.
+    ///
+    /// Plain text flows: after a cell whose width is certain (`Cell.hasCertainWidth`) the
+    /// terminal's cursor is where ours is, so the next changed cell on the line is reached by
+    /// writing on or with a relative move. A cell whose width is not certain may take more or
+    /// fewer columns on this terminal than here, so:
+    /// - its columns are first cleared with spaces, and it is written after an absolute move;
+    /// - the cell after it is placed with an absolute move (CUP), never relatively;
+    /// - in a row with such a cell (in this frame or the last), when anything from that cell on
+    ///   changed, every cell from it to the end of the row is written again, so whatever it
+    ///   spilled over on this terminal is overwritten.
+    /// A row's other columns then always line up, whatever the terminal's width table says.
     private func writeChanges(from old: Canvas, to new: Canvas, into output: inout Output) -> Style {
         var pen = Style.plain
         var cursor: Point? = nil
+        let width = new.size.width
+        func setPen(_ style: Style) {
+            if style != pen {
+                output.append(sgr(style))
+                pen = style
+            }
+        }
         for y in 0..<new.size.height {
-            var x = 0
-            while x < new.size.width {
+            guard let firstChange = (0..<width).first(where: { new[$0, y] != old[$0, y] }) else { continue }
+            // From here to the end of the row everything is written: the first cell of
+            // uncertain width in either frame, when something from it on changed.
+            var rewriteFrom = width
+            if let uncertain = (0..<width).first(where: { !new[$0, y].hasCertainWidth || !old[$0, y].hasCertainWidth }),
+                uncertain <= firstChange || (uncertain..<width).contains(where: { new[$0, y] != old[$0, y] })
+            {
+                rewriteFrom = uncertain
+                // The cell is the second half of a wide character: start at its first half.
+                if new[uncertain, y].isContinuation, uncertain > 0 { rewriteFrom = uncertain - 1 }
+            }
+            var x = min(firstChange, rewriteFrom)
+            while x < width {
                 let cell = new[x, y]
-                if cell == old[x, y] || cell.isContinuation {
+                if cell.isContinuation || (x < rewriteFrom && cell == old[x, y]) {
                     x += 1
                     continue
                 }
-                if let at = cursor, at.y == y, at.x < x {
-                    output.append("\u{1B}[\(x - at.x == 1 ? "" : String(x - at.x))C")
-                } else if cursor != Point(x: x, y: y) {
+                if cell.hasCertainWidth {
+                    if let at = cursor, at.y == y, at.x < x {
+                        output.append("\u{1B}[\(x - at.x == 1 ? "" : String(x - at.x))C")
+                    } else if cursor != Point(x: x, y: y) {
+                        output.moveCursor(to: Point(x: x, y: y))
+                    }
+                    setPen(cell.style)
+                    cell.appendUTF8(to: &output.bytes)
+                    x += cell.width
+                    cursor = Point(x: x, y: y)
+                } else {
                     output.moveCursor(to: Point(x: x, y: y))
+                    setPen(cell.style)
+                    output.append(String(repeating: " ", count: min(cell.width, width - x)))
+                    output.moveCursor(to: Point(x: x, y: y))
+                    cell.appendUTF8(to: &output.bytes)
+                    x += cell.width
+                    // Where the terminal's cursor is now depends on its width table.
+                    cursor = nil
                 }
-                if cell.style != pen {
-                    output.append(sgr(cell.style))
-                    pen = cell.style
-                }
-                cell.appendUTF8(to: &output.bytes)
-                x += cell.width
-                cursor = Point(x: x, y: y)
             }
         }
         return pen
