@@ -30,6 +30,7 @@ func checkText(_ record: SourceRecord, _ value: SourceValue) {
         // Any value may be refused with a reason, but never crash.
         _ = try? record.string(value)
     }
-    _ = TransferError(file: "fuzz", position: value.position, field: "f", value: record.display(value), reason: "r")
+    _ =
+        TransferError(file: "fuzz", position: value.position, field: "f", value: record.display(value), reason: "r")
         .description
 }
