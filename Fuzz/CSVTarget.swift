@@ -9,11 +9,11 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         var reader = try CSVReader(input: input)
         var record = SourceRecord()
         while try reader.next(into: &record) {
-            _ = reader.fieldCountProblem(record)?.description
+            if let problem = reader.fieldCountProblem(record) { checkError(problem) }
             for case let value? in record.values { checkText(record, value) }
         }
     } catch {
-        _ = error.description
+        checkError(error)
     }
     return 0
 }

@@ -34,3 +34,22 @@ func checkText(_ record: SourceRecord, _ value: SourceValue) {
         TransferError(file: "fuzz", position: value.position, field: "f", value: record.display(value), reason: "r")
         .description
 }
+
+/// Checks what every error promises: a place from 1:1 on, and a short message a terminal
+/// cannot act on (no control, format or separator characters).
+func checkError(_ error: TransferError) {
+    if let position = error.position {
+        precondition(position.line >= 1 && position.column >= 1, "an error at \(position)")
+    }
+    let description = error.description
+    precondition(
+        description.unicodeScalars.count <= 1_500, "a message of \(description.unicodeScalars.count) characters")
+    for scalar in description.unicodeScalars {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator:
+            preconditionFailure(
+                "a message holding U+\(String(scalar.value, radix: 16)): \(description.debugDescription)")
+        default: break
+        }
+    }
+}

@@ -19,7 +19,7 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             for case let value? in record.values { checkText(record, value) }
         }
     } catch {
-        _ = error.description
+        checkError(error)
     }
     return 0
 }
