@@ -205,6 +205,9 @@ final class ByteInput {
         let prefix = try peekPrefix(4)
         if prefix.starts(with: [0xEF, 0xBB, 0xBF]) {
             for _ in 0..<3 { _ = try next() }
+            // The mark is not a character of the first line: columns start after it.
+            lineStart = offset
+            continuations = 0
             return
         }
         let encoding = Self.wideEncoding(prefix)

@@ -240,6 +240,11 @@ import Testing
 
     // MARK: ByteInput
 
+    @Test func aByteOrderMarkIsNotAColumn() throws {
+        #expect(readError("\u{FEFF}a,a\n", .csv)?.position == SourcePosition(line: 1, column: 3))
+        #expect(readError("\u{FEFF}{\"a\":1,}", .ndjson)?.position == SourcePosition(line: 1, column: 8))
+    }
+
     @Test func peekingPastASmallBufferLosesNothing() throws {
         let bytes = Array("title\none\ntwo\n".utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-peek-\(UUID().uuidString)").path
