@@ -199,10 +199,15 @@ final class ByteInput {
     }
 
     /// Skips a UTF-8 byte order mark at the start, and refuses UTF-16 and UTF-32 (with or
-    /// without a byte order mark) with the command that converts them.
-    /// - Throws: `TransferError` at 1:1 for a UTF-16 or UTF-32 input.
+    /// without a byte order mark) with the command that converts them, and a few binary
+    /// files people pick by mistake (a SQLite database, a spreadsheet, a gzip archive).
+    /// (Recognizing them takes the first 16 bytes, so a buffer of at least that.)
+    /// - Throws: `TransferError` at 1:1 for such an input.
     func checkEncoding() throws(TransferError) {
-        let prefix = try peekPrefix(4)
+        let prefix = try peekPrefix(16)
+        if let kind = Self.binaryKind(prefix) {
+            throw TransferError(file: name, position: SourcePosition(line: 1, column: 1), reason: kind)
+        }
         if prefix.starts(with: [0xEF, 0xBB, 0xBF]) {
             for _ in 0..<3 { _ = try next() }
             // The mark is not a character of the first line: columns start after it.
@@ -227,6 +232,22 @@ final class ByteInput {
         }
         if dueContinuations > 0 { throw invalidSequence(followedBy: nil) }
         return false
+    }
+
+    /// What a binary file that starts with `prefix` is and what to do with it, or nil.
+    static func binaryKind(_ prefix: [UInt8]) -> String? {
+        if prefix.starts(with: Array("SQLite format 3\u{0}".utf8)) {
+            return "this is a SQLite database, not CSV or JSON; export its rows first "
+                + "(shelf export, or sqlite3 -csv -header FILE 'SELECT …')"
+        }
+        if prefix.starts(with: [0x50, 0x4B, 0x03, 0x04]) || prefix.starts(with: [0xD0, 0xCF, 0x11, 0xE0]) {
+            return "this is a ZIP or Office file (a spreadsheet such as .xlsx, .ods or .xls?), not CSV; "
+                + "save the sheet as CSV UTF-8 and import that"
+        }
+        if prefix.starts(with: [0x1F, 0x8B]) {
+            return "this is gzip-compressed; decompress it first, or pipe it: gunzip -c FILE | shelf import … -"
+        }
+        return nil
     }
 
     /// The UTF-16 or UTF-32 encoding the first bytes of a text show (by a byte order mark, or

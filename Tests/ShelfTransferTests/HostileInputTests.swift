@@ -7,11 +7,16 @@ import Testing
 /// invalid UTF-8, lines cut short, huge and numerous fields, terminal escapes. Every case is
 /// an error with the right line and column and a short, printable message; none crashes.
 @Suite struct HostileInputTests {
-    /// Reads every record of `bytes` in `format` (with a 7-byte buffer, so records straddle
-    /// refills) and returns the error, or nil when all were read.
-    private func readError(_ bytes: [UInt8], _ format: TransferFormat, name: String = "in.txt") -> TransferError? {
+    /// Reads every record of `bytes` in `format` (by default with a 7-byte buffer, so records
+    /// straddle refills) and returns the error, or nil when all were read.
+    private func readError(
+        _ bytes: [UInt8], _ format: TransferFormat, name: String = "in.txt", capacity: Int = 7
+    ) -> TransferError? {
         do {
-            let input = try input(bytes, name: name)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-in-\(UUID().uuidString)")
+            try Data(bytes).write(to: path)
+            defer { unlink(path.path) }
+            let input = ByteInput(descriptor: open(path.path, O_RDONLY), name: name, closes: true, capacity: capacity)
             var record = SourceRecord()
             switch format {
             case .csv:
@@ -97,6 +102,19 @@ import Testing
         } throws: { error in
             let description = (error as? TransferError)?.description ?? ""
             return description.contains("UTF-16LE") && !description.contains("NUL")
+        }
+    }
+
+    @Test(arguments: [
+        (Array("SQLite format 3\u{0}".utf8) + [0x10, 0x00], "a SQLite database"),
+        ([0x50, 0x4B, 0x03, 0x04, 0x14, 0x00], "a ZIP or Office file"), ([0xD0, 0xCF, 0x11, 0xE0, 0xA1], "Office"),
+        ([0x1F, 0x8B, 0x08, 0x00], "gzip-compressed"),
+    ])
+    func binaryFilesPickedByMistakeAreNamed(_ bytes: [UInt8], _ kind: String) throws {
+        for format in TransferFormat.allCases {
+            let error = try #require(readError(bytes + Array(repeating: 0, count: 20), format, capacity: 64))
+            #expect(error.position == SourcePosition(line: 1, column: 1))
+            #expect(error.reason.contains(kind), "\(error)")
         }
     }
 
