@@ -161,8 +161,8 @@ final class ByteInput {
         let next = byte.map { "byte 0x\(hex($0))" } ?? "the end of the file"
         return TransferError(
             file: name, position: sequenceStart.position,
-            reason: "byte 0x\(hex(sequenceStart.byte)) (at byte offset \(sequenceStart.offset)) starts a UTF-8 "
-                + "sequence that \(next) does not continue, so this is not UTF-8; \(notUTF8Advice)")
+            reason: "byte 0x\(hex(sequenceStart.byte)) (at byte offset \(sequenceStart.offset)) is not UTF-8 here: "
+                + "the sequence it starts is cut short by \(next); \(notUTF8Advice)")
     }
 
     private var notUTF8Advice: String {
