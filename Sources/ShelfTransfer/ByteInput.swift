@@ -3,8 +3,8 @@ internal import Foundation
 /// Bytes read from a file descriptor in large chunks, with the line and column of the next
 /// byte. Memory stays at one buffer whatever the input's size.
 ///
-/// Lines end at LF. Columns count characters, not bytes: UTF-8 continuation bytes do not
-/// move the column. Not thread-safe; one reader owns it.
+/// Lines end at LF, CRLF or a lone CR (as old Mac spreadsheets write CSV). Columns count
+/// characters, not bytes: UTF-8 continuation bytes do not move the column. Not thread-safe; one reader owns it.
 ///
 /// The input must be UTF-8 text: `next()` throws a `TransferError` naming the line, column
 /// and byte offset of the first NUL byte or invalid UTF-8 sequence (an overlong form, a
@@ -23,12 +23,14 @@ final class ByteInput {
 
     /// Bytes consumed so far.
     private(set) var offset = 0
-    /// The line of the next byte, from 1.
+    /// The line of the next byte, from 1; after a lone CR, one less (see `position`).
     private(set) var line = 1
     private var lineStart = 0
     private var continuations = 0
     /// The column of the last line end consumed, for `lastPosition` right after a line end.
     private var lastLineEndColumn = 1
+    /// The last byte was a CR: the next one starts a line unless it is the LF of a CRLF.
+    private var afterCarriageReturn = false
 
     /// UTF-8 validation: continuation bytes still due, the range the next one must be in
     /// (narrower after E0, ED, F0 and F4, to refuse overlong forms and surrogates), and
@@ -77,8 +79,14 @@ final class ByteInput {
     /// The column of the next byte, from 1, in characters.
     var column: Int { offset - lineStart - continuations + 1 }
 
-    /// Where the next byte is.
-    var position: SourcePosition { SourcePosition(line: line, column: column) }
+    /// Where the next byte is. After a CR, that is the start of the next line unless the
+    /// next byte (when already read, as after `peek()`) is the LF of a CRLF.
+    var position: SourcePosition {
+        if afterCarriageReturn, index == count || buffer[index] != 0x0A {
+            return SourcePosition(line: line + 1, column: 1)
+        }
+        return SourcePosition(line: line, column: column)
+    }
 
     /// Where the byte `next()` returned last is (a line end counts on the line it ends).
     var lastPosition: SourcePosition {
@@ -107,13 +115,22 @@ final class ByteInput {
         index += 1
         offset += 1
         // Most bytes are printable ASCII outside a multi-byte sequence: nothing to track.
-        if byte > 0x0A, byte < 0x80, dueContinuations == 0 { return byte }
+        if byte > 0x0D, byte < 0x80, dueContinuations == 0, !afterCarriageReturn { return byte }
         try track(byte)
         return byte
     }
 
     /// Line ends, NUL bytes and UTF-8 sequences, for `next()`; `offset` already counts `byte`.
     private func track(_ byte: UInt8) throws(TransferError) {
+        if afterCarriageReturn {
+            afterCarriageReturn = false
+            if byte != 0x0A {
+                lastLineEndColumn = column - 2
+                line += 1
+                lineStart = offset - 1
+                continuations = 0
+            }
+        }
         if dueContinuations > 0 {
             guard continuationRange.contains(byte) else { throw invalidSequence(followedBy: byte) }
             dueContinuations -= 1
@@ -127,6 +144,8 @@ final class ByteInput {
             line += 1
             lineStart = offset
             continuations = 0
+        case 0x0D:
+            afterCarriageReturn = true
         case 0x00:
             offset -= 1
             throw TransferError(

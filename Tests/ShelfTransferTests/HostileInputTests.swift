@@ -258,6 +258,18 @@ import Testing
 
     // MARK: ByteInput
 
+    @Test func aLoneCarriageReturnEndsALine() throws {
+        // Old Mac spreadsheets end CSV lines with CR alone; positions count those lines.
+        let error = try #require(readError("title,user\rok,ann\r\"open,x\r", .csv))
+        #expect(error.position == SourcePosition(line: 3, column: 1))
+        let crlf = try #require(readError("title\r\nok\r\n\r\nab\u{0}\r\n", .csv))
+        #expect(crlf.position == SourcePosition(line: 4, column: 3))
+        let mixed = try #require(readError("title\r\rx\ny\rzz\u{0}", .csv))
+        #expect(mixed.position == SourcePosition(line: 5, column: 3))
+        let ndjson = try #require(readError("{\"a\":1}\r\n{\"a\":2,\r\n{\"a\":3}\r\n", .ndjson))
+        #expect(ndjson.position == SourcePosition(line: 2, column: 9))
+    }
+
     @Test func aByteOrderMarkIsNotAColumn() throws {
         #expect(readError("\u{FEFF}a,a\n", .csv)?.position == SourcePosition(line: 1, column: 3))
         #expect(readError("\u{FEFF}{\"a\":1,}", .ndjson)?.position == SourcePosition(line: 1, column: 8))
