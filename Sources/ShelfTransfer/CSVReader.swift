@@ -2,11 +2,13 @@
 /// separated by commas; a field may be quoted, with `""` for a quote and line breaks inside.
 ///
 /// Lines end with CRLF or LF; a UTF-8 byte order mark is skipped; blank lines are skipped.
+/// The input is UTF-8: a NUL byte, invalid UTF-8, or a UTF-16 or UTF-32 file is a
+/// `TransferError` naming the line, column and byte offset (see `ByteInput`).
 /// An empty unquoted field is no value (`null`), while `""` is an empty text: this is how an
 /// export tells missing notes from empty ones. A quote inside an unquoted field is text
 /// (`12" ruler`), as in most readers. Malformed input (an unclosed quote, text after a
-/// closing quote, a field over `maximumFieldBytes`) is a `TransferError` with the line and
-/// column; a wrong number of fields is reported per record by `fieldCountProblem`.
+/// closing quote, a field over `maximumFieldBytes`, a row of more than
+/// `TransferFormat.maximumColumns` fields) is a `TransferError` with the line and column; a wrong number of fields is reported per record by `fieldCountProblem`.
 struct CSVReader: RecordReader {
     let input: ByteInput
     private(set) var columns = Columns()
@@ -19,7 +21,7 @@ struct CSVReader: RecordReader {
     /// - Throws: `TransferError` for an empty input or a malformed header.
     init(input: ByteInput) throws(TransferError) {
         self.input = input
-        try input.skipByteOrderMark()
+        try input.checkEncoding()
         var header = SourceRecord()
         guard try readFields(into: &header) else {
             throw TransferError(
@@ -59,7 +61,7 @@ struct CSVReader: RecordReader {
         return TransferError(
             file: input.name, position: record.position,
             reason: "this row has \(record.values.count) field\(record.values.count == 1 ? "" : "s") but "
-                + "the header has \(columns.count) (\(columns.names.joined(separator: ", "))); "
+                + "the header has \(columns.count) (\(TransferError.list(columns.names))); "
                 + "check for a missing or extra comma, or a comma that should be inside quotes")
     }
 
@@ -83,6 +85,12 @@ struct CSVReader: RecordReader {
             let kind: SourceValue.Kind = quoted || record.storage.count > start ? .text : .null
             record.values.append(SourceValue(kind: kind, start: start, end: record.storage.count, position: position))
             if ended { return true }
+            if record.values.count == TransferFormat.maximumColumns {
+                throw TransferError(
+                    file: input.name, position: record.position,
+                    reason: "this row has more than \(TransferFormat.maximumColumns) fields; Shelf's tables have a "
+                        + "dozen columns: check that this is a CSV file with commas between fields")
+            }
         }
     }
 

@@ -4,7 +4,11 @@
 /// Values are checked as RFC 8259 says: strings with their escapes (surrogate pairs joined),
 /// numbers by the grammar, the three literals. Nested objects and arrays are read fully
 /// (without recursion, to any depth) and reported as `.nested`. Any error is a
-/// `TransferError` with the line and column.
+/// `TransferError` with the line and column; the input is UTF-8 (see `ByteInput`).
+///
+/// NDJSON is line-delimited: an object must close on the line it opens, so an object cut
+/// short is an error on its own line, not on the next one. At most
+/// `TransferFormat.maximumColumns` distinct keys.
 struct JSONReader: RecordReader {
     let input: ByteInput
     /// NDJSON: one object per line, no surrounding array.
@@ -13,6 +17,8 @@ struct JSONReader: RecordReader {
     private var started = false
     private var finished = false
     private var scratch: [UInt8] = []
+    /// Where the object being read starts, for NDJSON's "this line ends inside an object".
+    private var objectStart = SourcePosition(line: 1, column: 1)
     /// A string longer than this is refused.
     static let maximumStringBytes = 1 << 20
 
@@ -26,7 +32,7 @@ struct JSONReader: RecordReader {
         if finished { return false }
         if !started {
             started = true
-            try input.skipByteOrderMark()
+            try input.checkEncoding()
             if !lines {
                 try skipWhitespace()
                 guard try input.peek() == UInt8(ascii: "[") else {
@@ -81,14 +87,14 @@ struct JSONReader: RecordReader {
         case nil:
             throw problem("the file ends inside the array; it is cut short, or the closing ] is missing")
         default:
-            throw problem("expected a comma or ] after an object", back: 1)
+            throw problem("expected a comma or ] after an object", atLast: true)
         }
     }
 
     /// Reads a whole document holding any JSON value, and nothing after it. For conformance
     /// tests of the reader.
     mutating func readDocument() throws(TransferError) {
-        try input.skipByteOrderMark()
+        try input.checkEncoding()
         try skipWhitespace()
         var record = SourceRecord()
         _ = try readValue(into: &record)
@@ -100,6 +106,7 @@ struct JSONReader: RecordReader {
     @discardableResult
     private mutating func readObject(into record: inout SourceRecord) throws(TransferError) -> Bool {
         record.position = input.position
+        objectStart = record.position
         _ = try input.next()
         try skipWhitespace()
         if try input.peek() == UInt8(ascii: "}") {
@@ -112,10 +119,15 @@ struct JSONReader: RecordReader {
             let keyStart = record.storage.count
             try readString(into: &record.storage)
             let keyBytes = record.storage[keyStart...]
-            guard let key = String(validating: keyBytes, as: UTF8.self) else {
-                throw TransferError(file: input.name, position: keyPosition, reason: "a key is not valid UTF-8")
-            }
+            // ByteInput lets only UTF-8 through and escapes decode to scalars.
+            let key = String(decoding: keyBytes, as: UTF8.self)
             record.storage.removeSubrange(keyStart...)
+            if columns.count >= TransferFormat.maximumColumns, columns.index(of: key) == nil {
+                throw TransferError(
+                    file: input.name, position: keyPosition, field: key,
+                    reason: "the objects have more than \(TransferFormat.maximumColumns) distinct keys; Shelf's "
+                        + "tables have a dozen fields: keep only the keys to import")
+            }
             let column = columns.intern(key)
             if record.values.count <= column {
                 record.values.append(contentsOf: repeatElement(nil, count: column + 1 - record.values.count))
@@ -126,7 +138,7 @@ struct JSONReader: RecordReader {
                     reason: "this key appears twice in the object; keep one")
             }
             try skipWhitespace()
-            guard try input.next() == UInt8(ascii: ":") else { throw problem("expected : after the key", back: 1) }
+            guard try input.next() == UInt8(ascii: ":") else { throw problem("expected : after the key", atLast: true) }
             try skipWhitespace()
             record.values[column] = try readValue(into: &record)
             try skipWhitespace()
@@ -134,7 +146,7 @@ struct JSONReader: RecordReader {
             case UInt8(ascii: ","): try skipWhitespace()
             case UInt8(ascii: "}"): return true
             case nil: throw problem("the file ends inside an object; it is cut short")
-            default: throw problem("expected a comma or } after a value", back: 1)
+            default: throw problem("expected a comma or } after a value", atLast: true)
             }
         }
     }
@@ -215,7 +227,7 @@ struct JSONReader: RecordReader {
                         byte == nil
                             ? "the file ends inside a nested value; it is cut short"
                             : "expected a comma or the end of the nested \(top == UInt8(ascii: "{") ? "object" : "array")",
-                        back: byte == nil ? 0 : 1)
+                        atLast: byte != nil)
                 }
                 stack.removeLast()
             }
@@ -229,7 +241,7 @@ struct JSONReader: RecordReader {
         scratch.removeAll(keepingCapacity: true)
         try readString(into: &scratch)
         try skipWhitespace()
-        guard try input.next() == UInt8(ascii: ":") else { throw problem("expected : after the key", back: 1) }
+        guard try input.next() == UInt8(ascii: ":") else { throw problem("expected : after the key", atLast: true) }
         try skipWhitespace()
     }
 
@@ -247,18 +259,19 @@ struct JSONReader: RecordReader {
             }
             switch byte {
             case UInt8(ascii: "\""):
-                guard String(validating: storage[start...], as: UTF8.self) != nil else {
-                    throw TransferError(
-                        file: input.name, position: position,
-                        reason: "the string starting here is not valid UTF-8; save the file as UTF-8")
-                }
                 return
             case UInt8(ascii: "\\"):
                 try readEscape(into: &storage)
+            case 0x0A:
+                throw problem(
+                    lines
+                        ? "this line ends inside a string; NDJSON holds one whole object per line: "
+                            + "write a line break inside a string as \\n"
+                        : "a line break inside a string; write it escaped, as \\n", atLast: true)
             case let control where control < 0x20:
                 throw problem(
                     "a control character (0x\(String(byte, radix: 16))) inside a string; write it escaped, "
-                        + "as \\n, \\t or \\u00XX", back: 1)
+                        + "as \\n, \\t or \\u00XX", atLast: true)
             default:
                 storage.append(byte)
             }
@@ -271,9 +284,9 @@ struct JSONReader: RecordReader {
     }
 
     private func readEscape(into storage: inout [UInt8]) throws(TransferError) {
-        let byte = try input.next()
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): storage.append(byte!)
+        switch try input.next() {
+        case let byte? where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/"):
+            storage.append(byte)
         case UInt8(ascii: "b"): storage.append(0x08)
         case UInt8(ascii: "f"): storage.append(0x0C)
         case UInt8(ascii: "n"): storage.append(0x0A)
@@ -294,9 +307,12 @@ struct JSONReader: RecordReader {
             } else if (0xDC00...0xDFFF).contains(scalar) {
                 throw problem("a \\u escape of a lone low surrogate; it is not a character")
             }
-            storage.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+            // Surrogates are handled above, so every value left is a scalar.
+            guard let decoded = Unicode.Scalar(scalar) else { throw problem("a \\u escape that is not a character") }
+            UTF8.encode(decoded) { storage.append($0) }
         default:
-            throw problem("an unknown escape in a string; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX", back: 1)
+            throw problem(
+                "an unknown escape in a string; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX", atLast: true)
         }
     }
 
@@ -308,7 +324,7 @@ struct JSONReader: RecordReader {
             case let byte? where (0x30...0x39).contains(byte): digit = UInt32(byte - 0x30)
             case let byte? where (0x41...0x46).contains(byte): digit = UInt32(byte - 0x41 + 10)
             case let byte? where (0x61...0x66).contains(byte): digit = UInt32(byte - 0x61 + 10)
-            default: throw problem("a \\u escape needs four hex digits", back: 1)
+            default: throw problem("a \\u escape needs four hex digits", atLast: true)
             }
             value = value << 4 | digit
         }
@@ -364,9 +380,23 @@ struct JSONReader: RecordReader {
 
     // MARK: Whitespace and the end
 
+    /// Skips white space; in NDJSON, where it is only called inside an object, a line end
+    /// there is an error on that line.
     private func skipWhitespace() throws(TransferError) {
-        while let byte = try input.peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-            _ = try input.next()
+        while let byte = try input.peek() {
+            switch byte {
+            case 0x20, 0x09, 0x0D:
+                _ = try input.next()
+            case 0x0A:
+                guard !lines else {
+                    throw problem(
+                        "this line ends inside the object that starts at \(objectStart); NDJSON holds one whole "
+                            + "object per line: join its lines, or close the object")
+                }
+                _ = try input.next()
+            default:
+                return
+            }
         }
     }
 
@@ -378,10 +408,8 @@ struct JSONReader: RecordReader {
         }
     }
 
-    /// A malformed-input error at the next byte (or `back` bytes before it, on the same line).
-    private func problem(_ reason: String, back: Int = 0) -> TransferError {
-        var position = input.position
-        position.column = max(1, position.column - back)
-        return TransferError(file: input.name, position: position, reason: reason)
+    /// A malformed-input error at the next byte, or `atLast` at the byte just read.
+    private func problem(_ reason: String, atLast: Bool = false) -> TransferError {
+        TransferError(file: input.name, position: atLast ? input.lastPosition : input.position, reason: reason)
     }
 }

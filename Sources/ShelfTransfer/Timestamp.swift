@@ -5,8 +5,16 @@ internal import ShelfStore
 ///
 /// Exports write UTC with milliseconds, `2026-11-22T14:37:14.123Z`. Imports read
 /// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` with a zone (`Z`, `±HH:MM`, `±HHMM` or `±HH`); a space
-/// may stand for the `T`. Digits past milliseconds are dropped.
+/// may stand for the `T`. Digits past milliseconds are dropped. The calendar is the proleptic
+/// Gregorian one at every date (no Julian days before 1582), and times are integer
+/// milliseconds throughout (no floating point), so a time read and written again is the same.
+///
+/// A time is accepted only when its UTC value lies in `range`, years 0000 to 9999: exactly the
+/// times `format` writes in the four-digit form `parse` reads back.
 enum Timestamp {
+    /// 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    static let range: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+
     /// Writes `milliseconds` since 1970 as UTC text.
     static func format(_ milliseconds: Int64, into bytes: inout [UInt8]) {
         let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
@@ -52,6 +60,8 @@ enum Timestamp {
     }
 
     /// Milliseconds since 1970 of an ISO 8601 time with a zone.
+    /// - Throws: `FieldProblem` saying what is wrong and how to write it, for text that is
+    ///   not such a time or a time whose UTC value is outside `range`.
     static func parse(_ text: String) throws(FieldProblem) -> Int64 {
         var text = text
         let result = text.withUTF8 { bytes in Result { () throws(FieldProblem) in try parse(bytes) } }
@@ -138,7 +148,14 @@ enum Timestamp {
         guard index == bytes.count else { throw FieldProblem("text after the time zone; \(shape)") }
         let days = Int64(CivilDate.daysSince1970(year: Int(year), month: Int(month), day: Int(day)))
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
-        return seconds * 1000 + millisecond
+        let milliseconds = seconds * 1000 + millisecond
+        guard range.contains(milliseconds) else {
+            throw FieldProblem(
+                "in UTC it is \(string(milliseconds)), outside the years 0000 to 9999 that an export can write "
+                    + "and an import read back; write a time from \(string(range.lowerBound)) "
+                    + "to \(string(range.upperBound)) in UTC")
+        }
+        return milliseconds
     }
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {

@@ -28,40 +28,73 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         self.init(file: nil, position: nil, reason: reason)
     }
 
+    /// The message, one line for a terminal: control, format and separator characters
+    /// (escape sequences, bidi overrides, U+2028) are written as `\u{…}` escapes wherever
+    /// they come from, a field name is cut at `displayLimit` characters, and a reason past
+    /// `reasonLimit` characters keeps its start and its end (the advice).
     public var description: String {
         var text = ""
         if let file {
-            text += file
+            text += Self.escaped(file, limit: 300)
             if let position { text += ":\(position)" }
             text += ": "
         }
-        if let field { text += "field '\(field)'" + (value == nil ? ": " : ", ") }
+        if let field {
+            text += "field '\(Self.escaped(field, limit: Self.displayLimit))'" + (value == nil ? ": " : ", ")
+        }
         if let value { text += "value \(value): " }
-        return text + reason
+        let scalars = reason.unicodeScalars
+        guard scalars.count > Self.reasonLimit else { return text + Self.escaped(reason) }
+        let head = String(String.UnicodeScalarView(scalars.prefix(Self.reasonLimit * 2 / 3)))
+        let tail = String(String.UnicodeScalarView(scalars.suffix(Self.reasonLimit / 3)))
+        return text + Self.escaped(head) + " … " + Self.escaped(tail)
     }
+
+    /// The most characters of a value or field name a message shows.
+    static let displayLimit = 80
+    /// The most characters of a reason a message shows.
+    static let reasonLimit = 600
 
     /// Quoted, with control characters escaped and long values cut, so the message stays
     /// one readable line.
     static func shortened(_ value: String) -> String {
-        var text = "\""
+        "\"" + escaped(value, limit: displayLimit, quoting: true) + "\""
+    }
+
+    /// `text` safe to print to a terminal: scalars that are not visible text (controls, such
+    /// as ESC, format characters such as U+202E, line and paragraph separators) as `\u{…}`,
+    /// `\n` `\r` `\t` as such; at most `limit` characters then `…`. With `quoting`, `"` and `\`
+    /// are escaped too.
+    static func escaped(_ text: String, limit: Int = .max, quoting: Bool = false) -> String {
+        var result = ""
         var length = 0
-        for scalar in value.unicodeScalars {
-            if length == 60 {
-                text += "…"
+        for scalar in text.unicodeScalars {
+            if length == limit {
+                result += "…"
                 break
             }
             length += 1
             switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                text += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: text.unicodeScalars.append(scalar)
+            case "\"" where quoting: result += "\\\""
+            case "\\" where quoting: result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                switch scalar.properties.generalCategory {
+                case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned:
+                    result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                default:
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
-        return text + "\""
+        return result
+    }
+
+    /// Names for a message: the first `limit`, escaped and cut, comma-separated, then how many in all.
+    static func list(_ names: [String], limit: Int = 12) -> String {
+        let shown = names.prefix(limit).map { escaped($0, limit: 40) }.joined(separator: ", ")
+        return names.count > limit ? shown + ", … (\(names.count) in all)" : shown
     }
 }

@@ -7,6 +7,11 @@ public enum TransferFormat: String, Sendable, CaseIterable {
     /// One object per line (JSON Lines).
     case ndjson
 
+    /// The most columns an input may have: fields of a CSV row, distinct keys of JSON
+    /// objects. Shelf's tables have about ten fields; the limit bounds the work per record,
+    /// which grows with the number of columns (a JSON record holds a slot per key seen so far).
+    static let maximumColumns = 1_000
+
     /// The format a file name's extension names (`.csv`, `.json`, `.ndjson` or `.jsonl`), or nil.
     public init?(fileName: String) {
         let lowered = fileName.lowercased()

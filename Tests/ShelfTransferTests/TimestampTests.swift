@@ -40,4 +40,58 @@ import Testing
     func refusesBadTimes(_ text: String) {
         #expect(throws: FieldProblem.self) { try Timestamp.parse(text) }
     }
+
+    @Test func acceptsOnlyTimesAnExportCanWriteBack() throws {
+        // The last and first UTC milliseconds of years 0000-9999, reached with and without offsets.
+        let edges = [
+            ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"),
+            ("9999-12-31T22:59:59.999-01:00", "9999-12-31T23:59:59.999Z"),
+            ("0000-01-01T00:00:00.000Z", "0000-01-01T00:00:00.000Z"),
+            ("0000-01-01T01:00:00+01:00", "0000-01-01T00:00:00.000Z"),
+        ]
+        for (text, utc) in edges {
+            let milliseconds = try Timestamp.parse(text)
+            #expect(Timestamp.string(milliseconds) == utc)
+            #expect(try Timestamp.parse(Timestamp.string(milliseconds)) == milliseconds)
+        }
+        #expect(try Timestamp.parse("9999-12-31T23:59:59.999Z") == Timestamp.range.upperBound)
+        #expect(try Timestamp.parse("0000-01-01T00:00:00Z") == Timestamp.range.lowerBound)
+        for text in [
+            "9999-12-31T23:59:59-01:00", "9999-12-31T23:00:00-01:00", "0000-01-01T00:00:00+00:01",
+            "0000-01-01T00:59:59.999+01:00",
+        ] {
+            #expect {
+                try Timestamp.parse(text)
+            } throws: { error in
+                let reason = (error as? FieldProblem)?.reason ?? ""
+                return reason.contains("outside the years 0000 to 9999")
+                    && reason.contains("0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z")
+            }
+        }
+        let problem = #expect(throws: FieldProblem.self) { try Timestamp.parse("9999-12-31T23:59:59-01:00") }
+        #expect(problem?.reason.hasPrefix("in UTC it is +010000-01-01T00:59:59.000Z") == true)
+    }
+
+    @Test func prolepticGregorianWithExactMilliseconds() throws {
+        // Before 1582 too, and with milliseconds a Double of seconds would round (.268 -> .267).
+        let cases: [(String, Int64)] = [
+            ("1500-01-01T00:00:00.268Z", -14_831_769_599_732),
+            ("1582-10-04T23:59:59.999Z", -12_220_156_800_001),
+            ("1582-10-10T00:00:00.000Z", -12_219_724_800_000),  // a day the Julian switch skipped
+            ("0001-01-01T00:00:00.001Z", -62_135_596_799_999),
+        ]
+        for (text, milliseconds) in cases {
+            #expect(try Timestamp.parse(text) == milliseconds, "\(text)")
+            #expect(Timestamp.string(milliseconds) == text)
+        }
+        // 1000 is not a Gregorian leap year (divisible by 100, not by 400), though it is a Julian one.
+        #expect(throws: FieldProblem.self) { try Timestamp.parse("1000-02-29T12:00:00.000Z") }
+        #expect(try Timestamp.parse("1200-02-29T12:00:00.000Z") == -24_293_736_000_000)
+        for milliseconds in stride(
+            from: Timestamp.range.lowerBound, to: Timestamp.range.upperBound, by: 9_876_543_210_987)
+        {
+            let text = Timestamp.string(milliseconds)
+            #expect(try Timestamp.parse(text) == milliseconds, "\(text)")
+        }
+    }
 }
