@@ -349,9 +349,12 @@ package final class ImportStaging {
     /// The record staged as `seq`, or nil.
     package func record(seq: Int64) throws -> Data? {
         try withConnection { connection in
-            try connection.fetchOne("SELECT record FROM temp.\(rows) WHERE seq = ?", seq) {
-                try $0.get(0, as: Data.self)
-            }
+            // Not the statement cache: the table is this import's own.
+            let statement = try connection.makeStatement("SELECT record FROM temp.\(rows) WHERE seq = ?")
+            try statement.bind(seq)
+            var record: Data?
+            try statement.forEachRow { record = try $0.get(0, as: Data.self) }
+            return record
         }
     }
 

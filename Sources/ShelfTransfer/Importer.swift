@@ -212,7 +212,7 @@ private struct Transfer {
         {
             throw TransferError(
                 file: input.name, position: record.value(at: column)?.position ?? record.position,
-                field: reader.columns.names[column],
+                field: capped(reader.columns.names[column]),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )
@@ -245,7 +245,7 @@ private struct Transfer {
         }
         if !options.ignoreUnknownColumns, let column = plan.unknownColumns.first {
             throw TransferError(
-                file: input.name, position: reader.headerPositions[column], field: reader.columns.names[column],
+                file: input.name, position: reader.headerPositions[column], field: capped(reader.columns.names[column]),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )

@@ -124,6 +124,18 @@ import Testing
         }
     }
 
+    @Test func aHugeColumnNameGivesAShortMessage() async throws {
+        let name = String(repeating: "x", count: 100_000)
+        let path = try scratch.file("long.csv", "title,user,\(name)\nA,ann@example.com,1\n")
+        do {
+            _ = try await Importer(store: store).importItems(from: .file(path))
+            Issue.record("the import succeeded")
+        } catch let error as TransferError {
+            #expect(error.description.utf8.count < 1000)
+            #expect(error.field == String(repeating: "x", count: 60) + "…")
+        }
+    }
+
     @Test func aRecordSurvivesStaging() throws {
         var record = SourceRecord()
         record.position = SourcePosition(line: 12, column: 3)
