@@ -12,9 +12,11 @@ internal import Synchronization
 /// (other processes write freely meanwhile) and the in-process writer lock is held for one
 /// batch of rows at a time. SQLite keeps the TEMP schema in a file it unlinks as soon as it
 /// opens it, so an import killed at any moment leaves nothing behind, and the database file is
-/// untouched until `apply` commits. `apply` then writes every staged row in one transaction,
-/// with one `INSERT … SELECT` when the mode allows (row by row otherwise, or when that
-/// statement meets a constraint, to name the row at fault).
+/// untouched until `apply` commits. `apply` then writes every staged row in one transaction:
+/// with a few set-based statements (`UPDATE … FROM`, `INSERT … SELECT`, `DELETE`) when they
+/// give what writing the rows in input order gives, else row by row (which also names the
+/// row a constraint refuses). 1,000,000 items take about 10 s to apply on a 2-core machine,
+/// where reading and staging them takes about 6 s more.
 ///
 /// Used by one thread at a time (the import's); not `Sendable`. Call `close()` at the end.
 package final class ImportStaging {
