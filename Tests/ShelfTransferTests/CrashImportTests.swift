@@ -6,7 +6,7 @@ import Testing
 /// database is intact, its full-text index agrees with its items, and it holds all the rows
 /// or none of them.
 @Suite struct CrashImportTests {
-    static let rows = 10_000
+    static let rows = 20_000
 
     @Test func killedImportsLeaveAllOrNothing() async throws {
         let scratch = try Scratch()
