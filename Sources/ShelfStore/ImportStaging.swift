@@ -223,11 +223,14 @@ package final class ImportStaging {
     ///     and nothing is written.
     ///   - isCancelled: polled between statements and every thousand rows; when it turns
     ///     true the transaction rolls back and `CancellationError` is thrown.
+    ///   - willCommit: called once just before the commit; returning false (a cancellation
+    ///     that came first) rolls back and throws `CancellationError`. Whoever cancels can so
+    ///     know for sure whether the import will commit.
     ///   - beforeRollback: for a dry run, called inside the transaction before it rolls
     ///     back, while the rejects the store found can still be read.
     /// - Returns: the counts; deleted rows are counted in `replace` mode.
     package func apply(
-        mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool,
+        mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
         beforeRollback: (ImportStaging) throws -> Void
     ) throws -> Counts {
         try flush()
@@ -249,6 +252,7 @@ package final class ImportStaging {
                     try beforeRollback(self)
                     throw DryRunFinished(result: counts)
                 }
+                guard willCommit() else { throw CancellationError() }
                 return counts
             }
         } catch let finished as DryRunFinished<Counts> {

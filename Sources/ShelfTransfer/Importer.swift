@@ -60,34 +60,93 @@ public struct Importer: Sendable {
         let start = clock.now
         let store = store
         let cancellation = CancellationFlag()
+        let outcome = Outcome()
         var summary = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportSummary, any Error>) in
+                guard outcome.start(continuation) else { return }
                 // A thread of its own: reading the input may block (a pipe that pauses), and
                 // staging and applying are blocking SQLite calls.
                 DispatchQueue.global().async {
-                    continuation.resume(
-                        with: Result {
+                    outcome.finish(
+                        Result {
                             try Transfer(table: table, source: source, options: options, progress: progress)
                                 .run(store, cancellation)
                         })
                 }
             }
         } onCancel: {
-            cancellation.cancel()
+            // Answer at once, even while the import waits for input or runs a long statement:
+            // once cancelled it can no longer commit, and it stops at its next row or statement.
+            if cancellation.cancel() { outcome.finish(.failure(CancellationError())) }
         }
         summary.duration = clock.now - start
         return summary
     }
 }
 
-/// Set when the task that started an import is cancelled; the import polls it.
+/// The import's state as its caller and its thread share it: running, cancelled (it will
+/// not commit), or committing (too late to cancel).
 private final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
+    private let state = Atomic<Int>(0)
+    private static let running = 0
+    private static let cancelled = 1
+    private static let committing = 2
 
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    var isCancelled: Bool { state.load(ordering: .acquiring) == Self.cancelled }
 
-    func cancel() {
-        flag.store(true, ordering: .relaxed)
+    /// Cancels unless the import has begun to commit; true when it will not commit.
+    func cancel() -> Bool {
+        state.compareExchange(expected: Self.running, desired: Self.cancelled, ordering: .acquiringAndReleasing)
+            .exchanged || isCancelled
+    }
+
+    /// Called just before the commit: false when the import was cancelled first.
+    func willCommit() -> Bool {
+        state.compareExchange(expected: Self.running, desired: Self.committing, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+}
+
+/// The continuation of an import's caller, resumed once: with the import's result, or with
+/// `CancellationError` as soon as the caller is cancelled.
+private final class Outcome: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<ImportSummary, any Error>?
+        var result: Result<ImportSummary, any Error>?
+        var resumed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps the continuation; false (and it is resumed) when the result came first.
+    func start(_ continuation: CheckedContinuation<ImportSummary, any Error>) -> Bool {
+        let early = state.withLock { state -> Result<ImportSummary, any Error>? in
+            guard let result = state.result else {
+                state.continuation = continuation
+                return nil
+            }
+            state.resumed = true
+            return result
+        }
+        guard let early else { return true }
+        // Resumed outside the lock.
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Resumes the caller with `result`, unless it was resumed already.
+    func finish(_ result: Result<ImportSummary, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<ImportSummary, any Error>? in
+            guard !state.resumed else { return nil }
+            guard let continuation = state.continuation else {
+                if state.result == nil { state.result = result }
+                return nil
+            }
+            state.resumed = true
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(with: result)
     }
 }
 
@@ -182,7 +241,7 @@ private struct Transfer {
         do {
             counts = try staging.apply(
                 mode: options.mode, commit: commit, continues: continues,
-                isCancelled: { cancellation.isCancelled },
+                isCancelled: { cancellation.isCancelled }, willCommit: { cancellation.willCommit() },
                 beforeRollback: { staging in
                     if continues { try context.collect(staging, into: &summary, rejects: rejects) }
                 })

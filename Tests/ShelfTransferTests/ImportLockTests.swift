@@ -65,20 +65,33 @@ import Testing
         #expect(try await store.users.user(email: "dee@example.com") != nil)
     }
 
-    @Test func cancellingStopsTheImportAndChangesNothing() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingStopsTheImportAndChangesNothing() async throws {
         let (task, descriptor) = try await startPausedImport(scratch.path("items.csv"))
         task.cancel()
+        // The caller learns at once, while the import still waits for input.
+        await #expect(throws: CancellationError.self) { try await task.value }
         let rest = rows(5001, 1000)
         await blocking {
             writeAll(descriptor, rest)
             close(descriptor)
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(try await store.items.count(matching: ItemQuery()) == 0)
-        // The store takes writes as before.
+        // The store takes writes as before, and the cancelled import never commits.
         let summary = try await Importer(store: store).importItems(
             from: .file(try scratch.file("b.csv", "title,user\nAfter,ann@example.com\n")))
         #expect(summary.inserted == 1)
+        #expect(try await store.items.count(matching: ItemQuery()) == 1)
+    }
+
+    @Test func aTaskCancelledBeforehandImportsNothing() async throws {
+        let path = try scratch.file("a.csv", "title,user\nA,ann@example.com\n")
+        let importer = Importer(store: store)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await importer.importItems(from: .file(path))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
     }
 
     @Test func aStoreProblemBeforeAReadingProblemIsTheOneReported() async throws {
