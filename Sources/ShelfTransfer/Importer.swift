@@ -16,8 +16,10 @@ internal import Synchronization
 /// in one short transaction. Other writes wait only for that transaction; reads never wait.
 ///
 /// The methods may be called from any task; the import runs on a thread of its own and blocks
-/// no task. Cancelling the calling task stops the import between rows (or between statements
-/// while it is written) with `CancellationError`, and the store is left as it was. `progress` is
+/// no task. Cancelling the calling task makes the call throw `CancellationError` at once, even
+/// while the import waits for input, and the store is left as it was: the import can no longer
+/// commit, and its thread stops at its next row or statement. (A cancellation that comes once
+/// the commit has begun is too late: the call then returns the import's result.) `progress` is
 /// called on the import's thread, every few thousand rows. Other errors are `TransferError`
 /// (input and options) or `StoreError` (the database).
 public struct Importer: Sendable {
