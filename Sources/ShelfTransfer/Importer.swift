@@ -239,6 +239,8 @@ private struct Transfer {
         let context = ProblemContext(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         let commit = !options.dryRun && firstProblem == nil
+        progress?(
+            ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes, isWriting: true))
         let counts: ImportStaging.Counts
         do {
             counts = try staging.apply(

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import Synchronization
 import Testing
 
 @testable import ShelfTransfer
@@ -23,6 +24,17 @@ import Testing
 
     private func titles() async throws -> [String] {
         try await store.items.items(matching: ItemQuery(sortField: .title, sortDirection: .ascending)).map(\.title)
+    }
+
+    @Test func progressSaysWhenTheWritingBegins() async throws {
+        let events = Mutex<[ImportProgress]>([])
+        let path = try scratch.file("p.csv", "title,user\nA,ann@example.com\nB,bob@example.com\n")
+        _ = try await Importer(store: store).importItems(from: .file(path)) { progress in
+            events.withLock { $0.append(progress) }
+        }
+        let seen = events.withLock { $0 }
+        #expect(seen.map(\.isWriting) == [true, false])
+        #expect(seen.map(\.rows) == [2, 2])
     }
 
     @Test func aRowWithoutIDThenTheIDItGetsUpdatesTheFirst() async throws {
