@@ -28,12 +28,19 @@ package struct ImportedUser: Sendable {
     }
 }
 
+/// Who owns an imported item: a user ID, or an email the store looks up when the import is
+/// applied (so a user added or removed meanwhile counts).
+package enum ImportedOwner: Sendable, Hashable {
+    case id(Int64)
+    case email(String)
+}
+
 /// An item row read from an import, checked field by field. Times are milliseconds since 1970;
 /// nil when the row has none: a new item gets the import's time (updated as created), an
 /// existing one keeps its creation time and, when it changes, is updated now.
 package struct ImportedItem: Sendable {
     package var id: Int64?
-    package var userID: Int64
+    package var owner: ImportedOwner
     package var title: String
     package var notes: String?
     package var status: Item.Status
@@ -42,11 +49,11 @@ package struct ImportedItem: Sendable {
     package var updatedAt: Int64?
 
     package init(
-        id: Int64?, userID: Int64, title: String, notes: String?, status: Item.Status, priority: Int,
+        id: Int64?, owner: ImportedOwner, title: String, notes: String?, status: Item.Status, priority: Int,
         createdAt: Int64?, updatedAt: Int64?
     ) {
         self.id = id
-        self.userID = userID
+        self.owner = owner
         self.title = title
         self.notes = notes
         self.status = status
@@ -60,12 +67,19 @@ package struct ImportedItem: Sendable {
 package struct ImportRowError: Error, Sendable {
     package let field: String?
     package let message: String
+
+    package init(field: String?, message: String) {
+        self.field = field
+        self.message = message
+    }
 }
 
 /// Writes the rows of one import inside one write transaction, with prepared statements.
 ///
-/// Made only by `Store.importing`, and valid only inside its closure, on that thread. A row
-/// that fails leaves nothing behind (each statement is atomic), so the transaction may go on.
+/// Made only by `ImportStaging.apply`, and valid only inside its transaction, on that thread.
+/// A row that fails leaves nothing behind (each statement is atomic), so the transaction may
+/// go on. It keeps nothing per row in memory: owners and existing users are looked up through
+/// the email index each time, so memory stays flat whatever the import's size.
 package final class ImportWriter {
     /// What happened to one row.
     package enum Outcome: Sendable {
@@ -76,7 +90,6 @@ package final class ImportWriter {
     let mode: ImportMode
     /// The time of rows without one: one time for the whole import.
     let now = Date().sqlMilliseconds
-    private var ownerIDs: [String: Int64] = [:]
 
     init(connection: Connection, mode: ImportMode) throws {
         self.connection = connection
@@ -90,12 +103,9 @@ package final class ImportWriter {
 
     /// The ID of the user with `email` (letter case ignored), or nil.
     package func userID(email: String) throws -> Int64? {
-        if let id = ownerIDs[email] { return id }
-        let id = try StoreError.translating {
+        try StoreError.translating {
             try connection.fetchOne("SELECT id FROM users WHERE email = ?", email) { try $0.get(0, as: Int64.self) }
         }
-        if let id { ownerIDs[email] = id }
-        return id
     }
 
     // MARK: Users
@@ -135,9 +145,7 @@ package final class ImportWriter {
         } catch let error as DatabaseError {
             throw ImportRowError(field: nil, message: StoreError(error).message)
         }
-        let id = connection.lastInsertRowID
-        ownerIDs[user.email] = id
-        try markSeen(id)
+        try markSeen(connection.lastInsertRowID)
         return .inserted
     }
 
@@ -145,6 +153,18 @@ package final class ImportWriter {
 
     /// Writes one item according to the mode.
     package func write(_ item: ImportedItem) throws -> Outcome {
+        let ownerID: Int64
+        switch item.owner {
+        case .id(let id): ownerID = id
+        case .email(let email):
+            guard let id = try userID(email: email) else {
+                throw ImportRowError(
+                    field: "user",
+                    message: "no user has this email; import the users first (shelf import users FILE) "
+                        + "or add this one (shelf users add --name NAME --email EMAIL)")
+            }
+            ownerID = id
+        }
         if mode != .insert, let id = item.id {
             try run(
                 """
@@ -155,7 +175,7 @@ package final class ImportWriter {
                     AND status IS ?4 AND priority IS ?5 AND created_at IS coalesce(?6, created_at)
                     AND updated_at IS coalesce(?7, updated_at))
                 """, field: "user",
-                item.userID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt, id, now
+                ownerID, item.title, item.notes, item.status, item.priority, item.createdAt, item.updatedAt, id, now
             )
             if connection.changes > 0 {
                 try markSeen(id)
@@ -174,7 +194,7 @@ package final class ImportWriter {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
                 """
             ).bindAndRun(
-                item.id, item.userID, item.title, item.notes, item.status, item.priority, item.createdAt ?? now,
+                item.id, ownerID, item.title, item.notes, item.status, item.priority, item.createdAt ?? now,
                 item.updatedAt ?? item.createdAt ?? now)
         } catch let error as DatabaseError where error.extendedCode == DatabaseError.primaryKeyConstraint {
             throw ImportRowError(
@@ -235,28 +255,6 @@ extension Statement {
 }
 
 /// Signals a finished dry run, so the transaction rolls back; carries the result out.
-private struct DryRunFinished<T: Sendable>: Error {
+struct DryRunFinished<T: Sendable>: Error {
     let result: T
-}
-
-extension Store {
-    /// Runs `body` with an `ImportWriter` inside one write transaction on the writer's thread,
-    /// and commits when `commit` is true, else rolls back (a dry run) and still returns the
-    /// result. Throwing from `body` rolls everything back.
-    package func importing<T: Sendable>(
-        mode: ImportMode, commit: Bool, _ body: @escaping @Sendable (ImportWriter) throws -> T
-    ) async throws -> T {
-        do {
-            return try await database.write { connection in
-                let writer = try StoreError.translating { try ImportWriter(connection: connection, mode: mode) }
-                let result = try body(writer)
-                if !commit { throw DryRunFinished(result: result) }
-                return result
-            }
-        } catch let finished as DryRunFinished<T> {
-            return finished.result
-        } catch let error as DatabaseError {
-            throw StoreError(error)
-        }
-    }
 }

@@ -54,6 +54,10 @@ public struct ImportProgress: Sendable {
     public var bytesRead: Int
     /// The input's size, when it is a regular file.
     public var totalBytes: Int?
+    /// True once the whole input is read and checked and the rows are being written, in one
+    /// transaction that other writers wait for (about 10 s for 1,000,000 items); reported once
+    /// when that begins.
+    public var isWriting = false
 }
 
 /// What an import did.
@@ -146,4 +150,17 @@ struct ColumnPlan {
                     + "the fields are \(names.joined(separator: ", "))")
         }
     }
+}
+
+/// Input-controlled names for a message: the first `limit`, each cut to 60 characters, then
+/// "… and N more", so that a header of 100,000 columns still gives a one-line message.
+func listed(_ names: [String], limit: Int = 10) -> String {
+    var parts = names.prefix(limit).map(capped)
+    if names.count > limit { parts.append("… and \(names.count - limit) more") }
+    return parts.joined(separator: ", ")
+}
+
+/// An input-controlled name (a column's) for a message: cut to 60 characters.
+func capped(_ name: String) -> String {
+    name.count > 60 ? String(name.prefix(60)) + "…" : name
 }

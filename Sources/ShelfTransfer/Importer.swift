@@ -1,18 +1,27 @@
 internal import Foundation
 public import ShelfStore
+internal import Synchronization
 
 /// Reads users or items from CSV, JSON or NDJSON into a store, streaming: memory stays flat
 /// whatever the input's size.
 ///
-/// An import is one transaction. By default the first bad row stops it, with the file, line,
+/// An import is all or nothing. By default the first bad row stops it, with the file, line,
 /// column, field, value and reason, and the store is left as it was. With `skipInvalid` the
 /// valid rows are written and the bad ones reported (and written to `rejectsPath`); with
 /// `dryRun` every row is checked, every problem reported, and nothing written. Malformed input
 /// that cannot be read past (an unclosed quote, broken JSON) stops every kind of import.
 ///
-/// The methods may be called from any task; the import runs on the store's writer thread
-/// and blocks no task. Other writes to the same store wait until it ends; reads do not. `progress` is called on that thread, every few thousand rows. Errors
-/// are `TransferError` (input and options) or `StoreError` (the database).
+/// Other writers are never locked out while the input is read: the rows are read, checked and
+/// staged first (see `ImportStaging`), holding no lock on the database file, and then written
+/// in one short transaction. Other writes wait only for that transaction; reads never wait.
+///
+/// The methods may be called from any task; the import runs on a thread of its own and blocks
+/// no task. Cancelling the calling task makes the call throw `CancellationError` at once, even
+/// while the import waits for input, and the store is left as it was: the import can no longer
+/// commit, and its thread stops at its next row or statement. (A cancellation that comes once
+/// the commit has begun is too late: the call then returns the import's result.) `progress` is
+/// called on the import's thread, every few thousand rows. Other errors are `TransferError`
+/// (input and options) or `StoreError` (the database).
 public struct Importer: Sendable {
     private let store: Store
 
@@ -48,14 +57,98 @@ public struct Importer: Sendable {
             throw TransferError(
                 "--rejects needs --skip-invalid (or --dry-run): without it the first bad row stops the import")
         }
+        try Task.checkCancellation()
         let clock = ContinuousClock()
         let start = clock.now
-        // The input is opened and read on the writer's thread, inside the transaction.
-        var summary = try await store.importing(mode: options.mode, commit: !options.dryRun) { writer in
-            try Transfer(table: table, source: source, options: options, progress: progress).run(writer)
+        let store = store
+        let cancellation = CancellationFlag()
+        let outcome = Outcome()
+        var summary = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportSummary, any Error>) in
+                guard outcome.start(continuation) else { return }
+                // A thread of its own: reading the input may block (a pipe that pauses), and
+                // staging and applying are blocking SQLite calls.
+                DispatchQueue.global().async {
+                    outcome.finish(
+                        Result {
+                            try Transfer(table: table, source: source, options: options, progress: progress)
+                                .run(store, cancellation)
+                        })
+                }
+            }
+        } onCancel: {
+            // Answer at once, even while the import waits for input or runs a long statement:
+            // once cancelled it can no longer commit, and it stops at its next row or statement.
+            if cancellation.cancel() { outcome.finish(.failure(CancellationError())) }
         }
         summary.duration = clock.now - start
         return summary
+    }
+}
+
+/// The import's state as its caller and its thread share it: running, cancelled (it will
+/// not commit), or committing (too late to cancel).
+private final class CancellationFlag: Sendable {
+    private let state = Atomic<Int>(0)
+    private static let running = 0
+    private static let cancelled = 1
+    private static let committing = 2
+
+    var isCancelled: Bool { state.load(ordering: .acquiring) == Self.cancelled }
+
+    /// Cancels unless the import has begun to commit; true when it will not commit.
+    func cancel() -> Bool {
+        state.compareExchange(expected: Self.running, desired: Self.cancelled, ordering: .acquiringAndReleasing)
+            .exchanged || isCancelled
+    }
+
+    /// Called just before the commit: false when the import was cancelled first.
+    func willCommit() -> Bool {
+        state.compareExchange(expected: Self.running, desired: Self.committing, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+}
+
+/// The continuation of an import's caller, resumed once: with the import's result, or with
+/// `CancellationError` as soon as the caller is cancelled.
+private final class Outcome: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<ImportSummary, any Error>?
+        var result: Result<ImportSummary, any Error>?
+        var resumed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps the continuation; false (and it is resumed) when the result came first.
+    func start(_ continuation: CheckedContinuation<ImportSummary, any Error>) -> Bool {
+        let early = state.withLock { state -> Result<ImportSummary, any Error>? in
+            guard let result = state.result else {
+                state.continuation = continuation
+                return nil
+            }
+            state.resumed = true
+            return result
+        }
+        guard let early else { return true }
+        // Resumed outside the lock.
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Resumes the caller with `result`, unless it was resumed already.
+    func finish(_ result: Result<ImportSummary, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<ImportSummary, any Error>? in
+            guard !state.resumed else { return nil }
+            guard let continuation = state.continuation else {
+                if state.result == nil { state.result = result }
+                return nil
+            }
+            state.resumed = true
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(with: result)
     }
 }
 
@@ -79,7 +172,7 @@ private struct Transfer {
         self.progress = progress
     }
 
-    func run(_ writer: ImportWriter) throws -> ImportSummary {
+    func run(_ store: Store, _ cancellation: CancellationFlag) throws -> ImportSummary {
         let format: TransferFormat
         if let given = options.format {
             format = given
@@ -94,10 +187,12 @@ private struct Transfer {
             case .json: JSONReader(input: input, lines: false)
             case .ndjson: JSONReader(input: input, lines: true)
             }
+        let staging = try store.makeImportStaging(table: table)
+        defer { staging.close() }
         var defaultOwner: Int64?
         if let email = options.defaultOwner {
             guard table == .items else { throw TransferError("--user applies to items only") }
-            guard let id = try writer.userID(email: email) else {
+            guard let id = try staging.userID(email: email) else {
                 throw TransferError(
                     "--user \(email): no user has this email; add them first (shelf users add --name NAME --email \(email))"
                 )
@@ -115,8 +210,12 @@ private struct Transfer {
         summary.dryRun = options.dryRun
         let continues = options.skipInvalid || options.dryRun
         let totalBytes = input.size
+        // Without --skip-invalid, the first bad row the reading finds; an earlier row the
+        // store refuses is reported first.
+        var firstProblem: TransferError?
         var record = SourceRecord()
         while try reader.next(into: &record) {
+            if cancellation.isCancelled { throw CancellationError() }
             summary.rows += 1
             if summary.rows & 4095 == 0 {
                 progress?(ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes))
@@ -125,60 +224,72 @@ private struct Transfer {
                 plan = ColumnPlan(table: table, columns: reader.columns, columnMap: options.columnMap)
             }
             do {
-                let outcome = try write(
-                    record, reader: reader, plan: plan, writer: writer, defaultOwner: defaultOwner)
-                switch outcome {
-                case .inserted: summary.inserted += 1
-                case .updated: summary.updated += 1
-                case .unchanged: summary.unchanged += 1
-                }
+                try stage(record, reader: reader, plan: plan, staging: staging, defaultOwner: defaultOwner)
             } catch let problem as TransferError {
-                guard continues else { throw problem }
+                guard continues else {
+                    firstProblem = problem
+                    break
+                }
                 summary.skipped += 1
-                if summary.problems.count < ImportSummary.problemLimit { summary.problems.append(problem) }
-                try rejects?.write(record, columns: reader.columns, reason: problem.description)
+                try staging.reject(
+                    record: record.encoded(), line: problem.position?.line, column: problem.position?.column,
+                    field: problem.field, value: problem.value, reason: problem.reason)
             }
         }
-        summary.deleted = try writer.finish(table: table)
+        let context = ProblemContext(
+            fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
+        let commit = !options.dryRun && firstProblem == nil
+        progress?(
+            ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes, isWriting: true))
+        let counts: ImportStaging.Counts
+        do {
+            counts = try staging.apply(
+                mode: options.mode, commit: commit, continues: continues,
+                isCancelled: { cancellation.isCancelled }, willCommit: { cancellation.willCommit() },
+                beforeRollback: { staging in
+                    if continues { try context.collect(staging, into: &summary, rejects: rejects) }
+                })
+        } catch let failure as ImportStaging.RowFailure {
+            let record = try staging.record(seq: failure.seq).map { SourceRecord(encoded: $0) } ?? SourceRecord()
+            throw context.problem(failure.error, in: record)
+        }
+        if let firstProblem { throw firstProblem }
+        if commit, continues { try context.collect(staging, into: &summary, rejects: rejects) }
+        summary.inserted = counts.inserted
+        summary.updated = counts.updated
+        summary.unchanged = counts.unchanged
+        summary.deleted = counts.deleted
+        summary.skipped += counts.refused
         try rejects?.commit()
         progress?(ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes))
         return summary
     }
 
-    private func write(
-        _ record: SourceRecord, reader: any RecordReader, plan: ColumnPlan, writer: ImportWriter,
+    /// Checks one record and stages its row; a bad row throws its `TransferError`.
+    private func stage(
+        _ record: SourceRecord, reader: any RecordReader, plan: ColumnPlan, staging: ImportStaging,
         defaultOwner: Int64?
-    ) throws -> ImportWriter.Outcome {
+    ) throws {
         if let csv = reader as? CSVReader, let problem = csv.fieldCountProblem(record) { throw problem }
         if !options.ignoreUnknownColumns, let column = plan.unknownColumns.first(where: { record.value(at: $0) != nil })
         {
             throw TransferError(
                 file: input.name, position: record.value(at: column)?.position ?? record.position,
-                field: reader.columns.names[column],
+                field: capped(reader.columns.names[column]),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )
         }
         let decoder = RowDecoder(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
-        do {
-            switch table {
-            case .users: return try writer.write(try decoder.user(record))
-            case .items: return try writer.write(try decoder.item(record) { try writer.userID(email: $0) })
-            }
-        } catch let error as ImportRowError {
-            var field = error.field.flatMap { name in Field.allCases.first { $0.name == name } }
-            // The owner may come from user_id rather than user.
-            if field == .user, let column = plan[.userID], record.value(at: column)?.kind ?? .null != .null {
-                field = .userID
-            }
-            if let field { throw decoder.problem(error.message, field: field, in: record) }
-            throw TransferError(file: input.name, position: record.position, reason: error.message)
+        switch table {
+        case .users: try staging.stage(try decoder.user(record), record: record.encoded())
+        case .items: try staging.stage(try decoder.item(record), record: record.encoded())
         }
     }
 
     private func checkHeader(_ plan: ColumnPlan, _ reader: CSVReader, hasDefaultOwner: Bool) throws(TransferError) {
-        let names = reader.columns.names.joined(separator: ", ")
+        let names = listed(reader.columns.names)
         func missing(_ field: Field, _ advice: String) -> TransferError {
             TransferError(
                 file: input.name, position: SourcePosition(line: 1, column: 1),
@@ -197,10 +308,55 @@ private struct Transfer {
         }
         if !options.ignoreUnknownColumns, let column = plan.unknownColumns.first {
             throw TransferError(
-                file: input.name, position: reader.headerPositions[column], field: reader.columns.names[column],
+                file: input.name, position: reader.headerPositions[column], field: capped(reader.columns.names[column]),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )
+        }
+    }
+}
+
+/// What turns a staged reject back into a `TransferError` naming its place in the input.
+private struct ProblemContext {
+    let fileName: String
+    let plan: ColumnPlan
+    let columns: Columns
+    let defaultOwner: Int64?
+
+    /// The problem for a row the store refused, blaming the field it names.
+    func problem(_ error: ImportRowError, in record: SourceRecord) -> TransferError {
+        var field = error.field.flatMap { name in Field.allCases.first { $0.name == name } }
+        // The owner may come from user_id rather than user.
+        if field == .user, let column = plan[.userID], record.value(at: column)?.kind ?? .null != .null {
+            field = .userID
+        }
+        guard let field else { return TransferError(file: fileName, position: record.position, reason: error.message) }
+        let decoder = RowDecoder(fileName: fileName, plan: plan, columns: columns, defaultOwner: defaultOwner)
+        return decoder.problem(error.message, field: field, in: record)
+    }
+
+    /// Adds every reject, in input order, to `summary.problems` (up to its limit) and to
+    /// `rejects`.
+    func collect(_ staging: ImportStaging, into summary: inout ImportSummary, rejects: Rejects?) throws {
+        try staging.forEachReject { reject in
+            let record = SourceRecord(encoded: reject.record)
+            let problem: TransferError
+            if reject.placed {
+                var placed = TransferError(
+                    file: fileName,
+                    position: reject.line.flatMap { line in
+                        reject.column.map { SourcePosition(line: line, column: $0) }
+                    },
+                    field: reject.field, reason: reject.reason)
+                // Already shortened when the problem was made.
+                placed.value = reject.value
+                problem = placed
+            } else {
+                problem = self.problem(ImportRowError(field: reject.field, message: reject.reason), in: record)
+            }
+            if summary.problems.count < ImportSummary.problemLimit { summary.problems.append(problem) }
+            try rejects?.write(record, columns: columns, reason: problem.description)
+            return rejects != nil || summary.problems.count < ImportSummary.problemLimit
         }
     }
 }

@@ -14,7 +14,7 @@ struct RowDecoder {
             return TransferError(file: fileName, position: record.position, field: field.name, reason: reason)
         }
         return TransferError(
-            file: fileName, position: value.position, field: columns.names[column],
+            file: fileName, position: value.position, field: capped(columns.names[column]),
             value: value.kind == .null ? nil : record.display(value), reason: reason)
     }
 
@@ -93,26 +93,16 @@ struct RowDecoder {
         return ImportedUser(id: id, name: name, email: email, createdAt: try time(.createdAt, record))
     }
 
-    func item(_ record: SourceRecord, owner: (String) throws -> Int64?) throws(TransferError) -> ImportedItem {
+    /// An item; an owner given by email is looked up by the store when the import is applied.
+    func item(_ record: SourceRecord) throws(TransferError) -> ImportedItem {
         let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
-        let userID: Int64
+        let owner: ImportedOwner
         if let ownerID = try integer(.userID, record, in: 1...Int64.max, rule: "a user ID (a whole number)") {
-            userID = ownerID
+            owner = .id(ownerID)
         } else if let email = try text(.user, record) {
-            let found: Int64?
-            do {
-                found = try owner(email)
-            } catch {
-                throw problem("cannot look the owner up: \(error)", field: .user, in: record)
-            }
-            guard let found else {
-                throw problem(
-                    "no user has this email; import the users first (shelf import users FILE) "
-                        + "or add this one (shelf users add --name NAME --email EMAIL)", field: .user, in: record)
-            }
-            userID = found
+            owner = .email(email)
         } else if let defaultOwner {
-            userID = defaultOwner
+            owner = .id(defaultOwner)
         } else {
             throw problem(
                 "the row has no owner; fill its 'user' column, or pass --user EMAIL", field: .user, in: record)
@@ -132,7 +122,7 @@ struct RowDecoder {
             try integer(.priority, record, in: 0...3, rule: "a priority, a whole number from 0 (lowest) to 3 (highest)")
             ?? 0
         return ImportedItem(
-            id: id, userID: userID, title: title, notes: notes, status: status, priority: Int(priority),
+            id: id, owner: owner, title: title, notes: notes, status: status, priority: Int(priority),
             createdAt: try time(.createdAt, record), updatedAt: try time(.updatedAt, record))
     }
 }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// One value of a record, as read: its kind, its bytes (in the record's storage) and where
 /// it starts in the input.
 struct SourceValue {
@@ -90,6 +92,73 @@ struct SourceRecord {
                 return "byte 0x" + String(byte, radix: 16, uppercase: true) + " at its byte \(offset + 1)"
             }
         }
+    }
+}
+
+extension SourceRecord {
+    /// The record as bytes, kept with a staged row so that a problem the store finds when the
+    /// import is applied names the row's place, and a rejects file gets the row as read.
+    /// Layout (little-endian): line, column (8 bytes each), value count (4), per value its kind
+    /// (1; 0xFF for none), start and end (4 each), line and column (8 each); then the storage.
+    func encoded() -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + values.count * 25 + storage.count)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        append(Int64(position.line))
+        append(Int64(position.column))
+        append(UInt32(truncatingIfNeeded: values.count))
+        for value in values {
+            guard let value else {
+                bytes.append(0xFF)
+                bytes.append(contentsOf: repeatElement(0, count: 24))
+                continue
+            }
+            bytes.append(value.kind.rawValue)
+            append(UInt32(truncatingIfNeeded: value.start))
+            append(UInt32(truncatingIfNeeded: value.end))
+            append(Int64(value.position.line))
+            append(Int64(value.position.column))
+        }
+        bytes.append(contentsOf: storage)
+        return Data(bytes)
+    }
+
+    /// The record `encoded()` wrote; an empty record for bytes it did not write.
+    init(encoded data: Data) {
+        self.init()
+        let bytes = [UInt8](data)
+        var offset = 0
+        func read<T: FixedWidthInteger>(_: T.Type) -> T? {
+            let size = MemoryLayout<T>.size
+            guard offset + size <= bytes.count else { return nil }
+            var value: T = 0
+            for index in 0..<size { value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
+            offset += size
+            return value
+        }
+        guard let line = read(Int64.self), let column = read(Int64.self), let count = read(UInt32.self) else {
+            return
+        }
+        position = SourcePosition(line: Int(line), column: Int(column))
+        for _ in 0..<count {
+            guard offset < bytes.count else { return }
+            let kind = bytes[offset]
+            offset += 1
+            guard let start = read(UInt32.self), let end = read(UInt32.self), let line = read(Int64.self),
+                let column = read(Int64.self)
+            else { return }
+            values.append(
+                SourceValue.Kind(rawValue: kind).map {
+                    SourceValue(
+                        kind: $0, start: Int(start), end: Int(end),
+                        position: SourcePosition(line: Int(line), column: Int(column)))
+                })
+        }
+        storage = Array(bytes[offset...])
+        let size = storage.count
+        values = values.map { value in value.flatMap { $0.start <= $0.end && $0.end <= size ? $0 : nil } }
     }
 }
 

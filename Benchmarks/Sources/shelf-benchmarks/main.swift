@@ -10,6 +10,9 @@ import Foundation
 //           while scrolling and searching; peak RSS (the release shelf binary on a pseudo-terminal)
 //   transfer  transfer.import_csv against the sqlite3 shell's .import --csv, transfer.export_csv
 //           against sqlite3 -csv, 1,000,000 items (--items N), each a process; peak RSS of both
+//   importlock  import_lock.longest_wait: the longest wait of a one-row write from another
+//           connection during a 1,000,000-row shelf import (--items N); --before PATH runs another
+//           shelf binary (built from an older commit) as the baseline
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,14 +27,17 @@ let runs = option("--runs", default: 5, in: arguments)
 let rows = option("--rows", default: 200_000, in: arguments)
 let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
-let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only }
+let before = arguments.firstIndex(of: "--before").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only && $0 != before }
 
 guard !suites.isEmpty,
-    suites.allSatisfy({ ["store", "live", "terminal", "presentation", "browser", "transfer"].contains($0) })
+    suites.allSatisfy({
+        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock"].contains($0)
+    })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|terminal|presentation|browser|transfer [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
+            "usage: shelf-benchmarks store|live|terminal|presentation|browser|transfer|importlock [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
                 .utf8))
     exit(2)
 }
@@ -54,6 +60,14 @@ for suite in suites {
             items: option("--items", default: 1_000_000, in: arguments),
             runs: option("--runs", default: 3, in: arguments),
             report: report, shelfPath: shelf
+        ).run()
+    case "importlock":
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try ImportLockSuite(
+            items: option("--items", default: 1_000_000, in: arguments),
+            runs: option("--runs", default: 3, in: arguments), report: report, shelfPath: shelf,
+            beforePath: before
         ).run()
     case "presentation":
         try await PresentationSuite(

@@ -1,0 +1,141 @@
+import Foundation
+import ShelfStore
+import Testing
+
+/// `kill -9` of a real `shelf import` process at random moments, some near its commit: the
+/// database is intact, its full-text index agrees with its items, and it holds all the rows
+/// or none of them.
+@Suite struct CrashImportTests {
+    static let rows = 20_000
+
+    @Test func killedImportsLeaveAllOrNothing() async throws {
+        let scratch = try Scratch()
+        let base = scratch.path("base.sqlite")
+        do {
+            let store = try Store(path: base)
+            try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+        }
+        var text = "title,user,notes,priority\n"
+        for number in 0..<Self.rows {
+            text += "Item \(number) of the crash test,ann@example.com,notes for \(number) with words,\(number % 4)\n"
+        }
+        let items = try scratch.file("items.csv", text)
+        let database = scratch.path("shelf.sqlite")
+        let arguments = ["import", "items", items, "--db", database, "--quiet"]
+
+        // One import to its end gives the time a whole import takes here.
+        try copy(base, to: database)
+        let start = ContinuousClock.now
+        #expect(try Spawned(Self.shelf, arguments).wait() == 0)
+        let whole = ContinuousClock.now - start
+        #expect(try check(database) == Self.rows)
+
+        var outcomes: [Int?: Int] = [:]
+        for run in 0..<24 {
+            try copy(base, to: database)
+            // A third anywhere, a third near the end (the apply and its commit), a third in
+            // between.
+            let fraction =
+                switch run % 3 {
+                case 0: Double.random(in: 0...1)
+                case 1: Double.random(in: 0.8...1.05)
+                default: Double.random(in: 0.5...0.9)
+                }
+            let child = try Spawned(Self.shelf, arguments)
+            try await Task.sleep(for: whole * fraction)
+            child.kill()
+            child.wait()
+            let count = try check(database)
+            #expect(count == 0 || count == Self.rows, "run \(run): \(count) rows after kill -9 at \(fraction)")
+            outcomes[count, default: 0] += 1
+        }
+        print("CrashImportTests: a whole import took \(whole); rows after each kill -9: \(outcomes)")
+    }
+
+    /// Runs the integrity checks with the sqlite3 shell; the number of items.
+    private func check(_ database: String) throws -> Int? {
+        let output = database + ".check"
+        let status = try Spawned(
+            "/usr/bin/sqlite3",
+            [
+                database,
+                "PRAGMA integrity_check; INSERT INTO items_fts(items_fts) VALUES('integrity-check'); "
+                    + "SELECT count(*) FROM items;",
+            ], stdout: output
+        ).wait()
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(status == 0 && lines.first == "ok", "\(lines)")
+        return lines.last.flatMap { Int($0) }
+    }
+
+    private func copy(_ source: String, to path: String) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        try FileManager.default.copyItem(atPath: source, toPath: path)
+    }
+
+    /// The built `shelf` executable, beside the test bundle in the products folder.
+    static let shelf: String = {
+        var folder = Bundle.main.bundleURL
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("shelf")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            folder.deleteLastPathComponent()
+        }
+        return Bundle.main.bundleURL.appendingPathComponent("shelf").path
+    }()
+}
+
+/// A child process (posix_spawn), stdin from /dev/null, stdout to a file, stderr discarded,
+/// no other descriptor of this process inherited (as shelfTests' ChildProcess).
+private final class Spawned {
+    let pid: pid_t
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String], stdout: String = "/dev/null") throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        var cArguments: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+        defer {
+            for pointer in cArguments { free(pointer) }
+            for pointer in cEnvironment { free(pointer) }
+        }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        guard result == 0 else {
+            throw CocoaError(
+                .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(result)"])
+        }
+        self.pid = pid
+    }
+
+    deinit {
+        if status == nil {
+            kill()
+            wait()
+        }
+    }
+
+    func kill() {
+        _ = Foundation.kill(pid, SIGKILL)
+    }
+
+    /// Waits for the end; the exit status, or 128 + the signal that ended it.
+    @discardableResult
+    func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+        let decoded = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        status = decoded
+        return decoded
+    }
+}
