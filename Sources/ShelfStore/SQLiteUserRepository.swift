@@ -30,7 +30,7 @@ public final class SQLiteUserRepository: UserRepository {
             }
         }
         let emails = normalized
-        return try await database.write { connection in
+        return try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
             var ids: [User.ID] = []
             for (offset, user) in users.enumerated() {
@@ -52,7 +52,7 @@ public final class SQLiteUserRepository: UserRepository {
 
     public func update(_ user: User) async throws {
         let email = try Email.normalized(user.email)
-        try await database.write { connection in
+        try await database.storeWrite { connection in
             try StoreError.translating {
                 try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, email, user.id)
                 if connection.changes == 0 {
@@ -63,7 +63,7 @@ public final class SQLiteUserRepository: UserRepository {
     }
 
     public func delete(id: User.ID) async throws {
-        try await database.write { connection in
+        try await database.storeWrite { connection in
             try StoreError.translating {
                 try connection.run("DELETE FROM users WHERE id = ?", id)
                 if connection.changes == 0 {
@@ -74,7 +74,7 @@ public final class SQLiteUserRepository: UserRepository {
     }
 
     public func user(id: User.ID) async throws -> User? {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating {
                 try connection.fetchOne("SELECT \(Self.columns) FROM users WHERE id = ?", id, row: User.init(row:))
             }
@@ -83,7 +83,7 @@ public final class SQLiteUserRepository: UserRepository {
 
     public func user(email: String) async throws -> User? {
         let key = Email.lookupKey(email)
-        return try await database.read { connection in
+        return try await database.storeRead { connection in
             try StoreError.translating {
                 // The normalized form first; the email exactly as given finds a row stored
                 // before emails were normalized.
@@ -95,14 +95,17 @@ public final class SQLiteUserRepository: UserRepository {
     }
 
     public func users() async throws -> [User] {
-        try await database.read { connection in
+        try await database.storeRead { connection in
             try StoreError.translating { try Self.users(connection) }
         }
     }
 
+    /// The order users are listed in: by name (letter case ignored), then by ID.
+    static let nameOrder = "name COLLATE NOCASE, id"
+
     static func users(_ connection: Connection) throws -> [User] {
         try connection.fetch(
-            "SELECT \(columns) FROM users ORDER BY name COLLATE NOCASE, id", row: User.init(row:))
+            "SELECT \(columns) FROM users ORDER BY \(nameOrder)", row: User.init(row:))
     }
 }
 

@@ -22,13 +22,14 @@ package struct ExportedItem: Sendable {
 }
 
 extension Store {
-    /// Calls `body` with every user, by ID, from one snapshot. Blocks the calling thread
-    /// for the whole read; writes proceed meanwhile. Errors are `StoreError`s, or what `body`
-    /// throws.
-    package func forEachUser(_ body: (ExportedUser) throws -> Void) throws {
+    /// Calls `body` with every user, by ID (or by name, as `users()` orders them, when
+    /// `orderedByName`), from one snapshot. Blocks the calling thread for the whole read;
+    /// writes proceed meanwhile. Errors are `StoreError`s, or what `body` throws.
+    package func forEachUser(orderedByName: Bool = false, _ body: (ExportedUser) throws -> Void) throws {
         try database.read { connection in
+            let order = orderedByName ? SQLiteUserRepository.nameOrder : "id"
             let statement = try StoreError.translating {
-                try connection.makeStatement("SELECT id, name, email, created_at FROM users ORDER BY id")
+                try connection.makeStatement("SELECT id, name, email, created_at FROM users ORDER BY \(order)")
             }
             try StoreError.translating {
                 try statement.forEachRow { row in

@@ -104,9 +104,15 @@ public enum TimeFormat {
     }
 
     /// `date` to the minute, for people: `2026-11-22 14:05 UTC` (seconds dropped, not rounded,
-    /// so a time never shows a minute it has not reached).
-    public static func minute(_ date: Date) -> String {
-        let fields = Fields(date)
+    /// so a time never shows a minute it has not reached). Without `zone`, no ` UTC` (for a
+    /// table whose header says it).
+    public static func minute(_ date: Date, zone: Bool = true) -> String {
+        minute(millisecondsSince1970: milliseconds(since1970: date), zone: zone)
+    }
+
+    /// `minute(_:zone:)` for a time in milliseconds since 1970.
+    public static func minute(millisecondsSince1970 milliseconds: Int64, zone: Bool = true) -> String {
+        let fields = Fields(millisecondsSince1970: milliseconds)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(20)
         appendDay(fields, to: &bytes)
@@ -114,7 +120,7 @@ public enum TimeFormat {
         appendDigits(fields.hour, 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         appendDigits(fields.minute, 2, to: &bytes)
-        bytes.append(contentsOf: " UTC".utf8)
+        if zone { bytes.append(contentsOf: " UTC".utf8) }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -158,6 +158,8 @@ private struct Transfer {
     let input: ByteInput
     let options: ImportOptions
     let progress: (@Sendable (ImportProgress) -> Void)?
+    /// The input's path (stdin counts when it is a file: `/dev/stdin` names it then).
+    let inputPath: String
 
     init(
         table: ImportTable, source: ImportSource, options: ImportOptions,
@@ -165,14 +167,19 @@ private struct Transfer {
     ) throws(TransferError) {
         self.table = table
         switch source {
-        case .file(let path): input = try ByteInput(path: path)
-        case .standardInput: input = ByteInput(descriptor: 0, name: "stdin", closes: false)
+        case .file(let path):
+            input = try ByteInput(path: path)
+            inputPath = path
+        case .standardInput:
+            input = ByteInput(descriptor: 0, name: "stdin", closes: false)
+            inputPath = "/dev/stdin"
         }
         self.options = options
         self.progress = progress
     }
 
     func run(_ store: Store, _ cancellation: CancellationFlag) throws -> ImportSummary {
+        let protectedPaths = [store.path, inputPath].compactMap { $0 }
         let format: TransferFormat
         if let given = options.format {
             format = given
@@ -204,7 +211,8 @@ private struct Transfer {
             try checkHeader(plan, csv, hasDefaultOwner: defaultOwner != nil)
         }
         let rejects = try options.rejectsPath.map { path throws(TransferError) in
-            try Rejects(path: path, format: format, columns: reader.columns)
+            // Never over the store, its -wal/-shm/-journal, or the input being read.
+            try Rejects(path: path, format: format, columns: reader.columns, protecting: protectedPaths)
         }
         var summary = ImportSummary(format: format)
         summary.dryRun = options.dryRun

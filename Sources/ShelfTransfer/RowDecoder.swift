@@ -85,7 +85,15 @@ struct RowDecoder {
     func user(_ record: SourceRecord) throws(TransferError) -> ImportedUser {
         let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
         let name = try required(.name, record, what: "every user needs a name")
-        let email = try required(.email, record, what: "every user needs an email")
+        let given = try required(.email, record, what: "every user needs an email")
+        // The store's rule: trimmed, NFC, no control or bidi characters (so an import cannot
+        // add a second "Äda" that differs only in its bytes).
+        let email: String
+        do {
+            email = try Email.normalized(given)
+        } catch {
+            throw problem(error.message, field: .email, in: record)
+        }
         let at = email.firstIndex(of: "@")
         guard let at, at != email.startIndex, email.index(after: at) != email.endIndex, email.utf8.count <= 320 else {
             throw problem("it is not an email (name@host, at most 320 bytes)", field: .email, in: record)
@@ -100,7 +108,7 @@ struct RowDecoder {
         if let ownerID = try integer(.userID, record, in: 1...Int64.max, rule: "a user ID (a whole number)") {
             owner = .id(ownerID)
         } else if let email = try text(.user, record) {
-            owner = .email(email)
+            owner = .email(Email.lookupKey(email))
         } else if let defaultOwner {
             owner = .id(defaultOwner)
         } else {

@@ -15,41 +15,10 @@ enum Timestamp {
     /// 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
     static let range: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
 
-    /// Writes `milliseconds` since 1970 as UTC text.
+    /// Writes `milliseconds` since 1970 as UTC text: the one formatter every output shares.
+    @inline(__always)
     static func format(_ milliseconds: Int64, into bytes: inout [UInt8]) {
-        let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
-        let date = CivilDate(daysSince1970: Int(days))
-        let (year, month, day) = (Int64(date.year), Int64(date.month), Int64(date.day))
-        func digits(_ value: Int64, _ count: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = value
-            while divisor > 0 {
-                bytes.append(UInt8(truncatingIfNeeded: 0x30 + rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        if year < 0 || year > 9999 {
-            // Outside four digits ISO 8601 needs a sign and more digits.
-            bytes.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            digits(abs(year), 6)
-        } else {
-            digits(year, 4)
-        }
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(dayMilliseconds / 3_600_000, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(dayMilliseconds / 60_000 % 60, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(dayMilliseconds / 1000 % 60, 2)
-        bytes.append(UInt8(ascii: "."))
-        digits(dayMilliseconds % 1000, 3)
-        bytes.append(UInt8(ascii: "Z"))
+        TimeFormat.appendISO8601(millisecondsSince1970: milliseconds, to: &bytes)
     }
 
     /// `milliseconds` as UTC text.
@@ -164,11 +133,5 @@ enum Timestamp {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
-        let quotient = value / divisor
-        let remainder = value % divisor
-        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }

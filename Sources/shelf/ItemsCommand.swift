@@ -76,7 +76,8 @@ struct ItemsCommand: AsyncParsableCommand {
                     try cancellation.check()
                     let updated =
                         table.terminal
-                        ? UTCTime.minutes(milliseconds: item.updatedAt) : UTCTime.iso(milliseconds: item.updatedAt)
+                        ? TimeFormat.minute(millisecondsSince1970: item.updatedAt, zone: false)
+                        : TimeFormat.iso8601(millisecondsSince1970: item.updatedAt)
                     try output.append(
                         table.line([
                             String(item.id), item.status, String(item.priority), item.ownerEmail, item.title, updated,
@@ -111,8 +112,8 @@ struct ItemsCommand: AsyncParsableCommand {
             let lines = [
                 ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
                 ("Status", item.status.rawValue), ("Priority", String(item.priority)),
-                ("Created", UTCTime.iso(item.createdAt)),
-                ("Updated", UTCTime.iso(item.updatedAt)),
+                ("Created", TimeFormat.iso8601(item.createdAt)),
+                ("Updated", TimeFormat.iso8601(item.updatedAt)),
                 ("Version", String(item.version)),
             ]
             var text = lines.map { "\($0.0 + ":")\(String(repeating: " ", count: 10 - $0.0.count))\(Sanitized($0.1))" }

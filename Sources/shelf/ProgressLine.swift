@@ -24,6 +24,11 @@ final class ProgressLine: Sendable {
             force: done >= total)
     }
 
+    /// Says the rows are being written now (all read and checked), with how many.
+    func writing(rows: Int) {
+        draw(fraction: nil, detail: "writing \(rows) rows in one transaction…", force: true)
+    }
+
     /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time
     /// left; without a size (a pipe), rows and rate only.
     func update(rows: Int, bytes: Int, totalBytes: Int?) {

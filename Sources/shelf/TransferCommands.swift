@@ -90,11 +90,19 @@ struct ImportCommand: AsyncParsableCommand {
         let summary: ImportSummary
         do {
             summary = try await run(source, options) {
-                progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
+                if $0.isWriting {
+                    progress.writing(rows: $0.rows)
+                } else {
+                    progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
+                }
             }
         } catch let error as TransferError {
             progress.finish()
             throw CommandError("\(error)\nNothing was imported; the database is unchanged.")
+        } catch is CancellationError {
+            progress.finish()
+            printError("Interrupted: nothing was imported; the database is unchanged.")
+            throw CancellationError()
         } catch {
             progress.finish()
             throw error

@@ -45,14 +45,19 @@ struct UsersCommand: AsyncParsableCommand {
                 .init(header: "ID", width: 7, cuts: false), .init(header: "NAME", width: nil),
                 .init(header: "EMAIL", width: 32), .init(header: "CREATED (UTC)", width: 16, cuts: false),
             ])
-            var output = OutputBuffer()
-            if let header = table.header { try output.append(header) }
-            for user in try await store.users.users() {
-                try Task.checkCancellation()
-                let created = table.terminal ? UTCTime.minutes(user.createdAt) : UTCTime.iso(user.createdAt)
-                try output.append(table.line([String(user.id.rawValue), user.name, user.email, created]))
+            try await runBlocking { cancellation in
+                var output = OutputBuffer()
+                if let header = table.header { try output.append(header) }
+                try store.forEachUser(orderedByName: true) { user in
+                    try cancellation.check()
+                    let created =
+                        table.terminal
+                        ? TimeFormat.minute(millisecondsSince1970: user.createdAt, zone: false)
+                        : TimeFormat.iso8601(millisecondsSince1970: user.createdAt)
+                    try output.append(table.line([String(user.id), user.name, user.email, created]))
+                }
+                try output.flush()
             }
-            try output.flush()
         }
     }
 

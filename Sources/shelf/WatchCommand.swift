@@ -116,14 +116,14 @@ extension JSONEncoder {
     }
 
     /// Compact, keys sorted and in snake case, dates as UTC ISO 8601 with milliseconds
-    /// (`UTCTime`, as exports write them).
+    /// (`TimeFormat`, as exports write them).
     static var lines: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(UTCTime.iso(date))
+            try container.encode(TimeFormat.iso8601(date))
         }
         return encoder
     }
