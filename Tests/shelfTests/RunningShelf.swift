@@ -10,11 +10,22 @@ final class RunningShelf {
     private var readOffset = 0
     private var partial = Data()
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `stderr`: a file for the process's stderr (discarded when nil).
+    init(_ arguments: [String], environment: [String: String] = [:], stderr: String? = nil) throws {
         outputPath = NSTemporaryDirectory() + "shelf-running-\(UUID().uuidString).out"
         child = try ChildProcess(
             ShelfProcess.executable.path, arguments,
-            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }, stdout: outputPath)
+            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }, stdout: outputPath,
+            stderr: stderr ?? "/dev/null")
+    }
+
+    /// Waits until the process ends on its own, or `timeout` passes; its exit status, or nil.
+    func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while child.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return child.isRunning ? nil : child.wait()
     }
 
     deinit {

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@Suite("A database deleted or replaced under a running shelf (end to end)")
+struct ReplacedDatabaseTests {
+    @Test(arguments: ["delete", "replace"])
+    func watchStopsWithTheReason(_ how: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        _ = try shelf.run(["users", "add", "--db", other, "--name", "Zed", "--email", "zed@example.com"])
+        let errors = shelf.folder.appendingPathComponent("watch.err").path
+        let watch = try RunningShelf(["watch", "items", "--db", db], stderr: errors)
+        try #require(await watch.waitForLines(1).count == 1)
+
+        if how == "delete" {
+            try FileManager.default.removeItem(atPath: db)
+        } else {
+            #expect(rename(other, db) == 0)
+        }
+        let status = await watch.waitForExit()
+        #expect(status == 1, "watch ends by itself, as a failure")
+        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(message.contains(how == "delete" ? "was deleted" : "was replaced"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1, "one line: \(message)")
+        #expect(await watch.waitForLines(2, timeout: .milliseconds(100)).count == 1, "no line from a ghost file")
+    }
+}
+
+@Suite("The browser when its database file goes away (tmux)", .serialized)
+struct BrowserReplacedDatabaseTests {
+    @Test func theBrowserSaysTheFileWasDeletedAndShowsNoData() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Visible before"])
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 200, height: 30,
+            environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("Visible before")
+        try FileManager.default.removeItem(atPath: db)
+        let screen = try await tmux.waitFor("deleted")
+        #expect(!screen.contains(line: "Visible before"), "no rows from the ghost file")
+        // Retrying cannot bring the ghost back either.
+        try tmux.type("r")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await tmux.waitFor("deleted").contains(line: "deleted"))
+        #expect(try tmux.capture().contains(line: "Visible before") == false)
+        try tmux.type("q")
+    }
+}
