@@ -151,16 +151,3 @@ struct ColumnPlan {
         }
     }
 }
-
-/// Input-controlled names for a message: the first `limit`, each cut to 60 characters, then
-/// "… and N more", so that a header of 100,000 columns still gives a one-line message.
-func listed(_ names: [String], limit: Int = 10) -> String {
-    var parts = names.prefix(limit).map(capped)
-    if names.count > limit { parts.append("… and \(names.count - limit) more") }
-    return parts.joined(separator: ", ")
-}
-
-/// An input-controlled name (a column's) for a message: cut to 60 characters.
-func capped(_ name: String) -> String {
-    name.count > 60 ? String(name.prefix(60)) + "…" : name
-}

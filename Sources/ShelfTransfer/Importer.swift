@@ -283,7 +283,7 @@ private struct Transfer {
         {
             throw TransferError(
                 file: input.name, position: record.value(at: column)?.position ?? record.position,
-                field: capped(reader.columns.names[column]),
+                field: TransferError.escaped(reader.columns.names[column], limit: 60),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )
@@ -297,7 +297,7 @@ private struct Transfer {
     }
 
     private func checkHeader(_ plan: ColumnPlan, _ reader: CSVReader, hasDefaultOwner: Bool) throws(TransferError) {
-        let names = listed(reader.columns.names)
+        let names = TransferError.list(reader.columns.names, limit: 10)
         func missing(_ field: Field, _ advice: String) -> TransferError {
             TransferError(
                 file: input.name, position: SourcePosition(line: 1, column: 1),
@@ -316,7 +316,8 @@ private struct Transfer {
         }
         if !options.ignoreUnknownColumns, let column = plan.unknownColumns.first {
             throw TransferError(
-                file: input.name, position: reader.headerPositions[column], field: capped(reader.columns.names[column]),
+                file: input.name, position: reader.headerPositions[column],
+                field: TransferError.escaped(reader.columns.names[column], limit: 60),
                 reason: "no field of \(table.rawValue) has this name; rename it, map it with --map FIELD=COLUMN, "
                     + "or pass --ignore-unknown (fields: \(Field.fields(of: table).map(\.name).joined(separator: ", ")))"
             )

@@ -14,7 +14,7 @@ struct RowDecoder {
             return TransferError(file: fileName, position: record.position, field: field.name, reason: reason)
         }
         return TransferError(
-            file: fileName, position: value.position, field: capped(columns.names[column]),
+            file: fileName, position: value.position, field: TransferError.escaped(columns.names[column], limit: 60),
             value: value.kind == .null ? nil : record.display(value), reason: reason)
     }
 

@@ -64,7 +64,7 @@ struct SourceRecord {
             let bytes = UnsafeBufferPointer(rebasing: all[value.start..<value.end])
             if let nul = bytes.firstIndex(of: 0) {
                 throw FieldProblem(
-                    "it holds a NUL byte (its byte \(nul - value.start + 1)); remove it from the file")
+                    "it holds a NUL character (its byte \(nul + 1) in the value; in JSON a \\u0000 escape); remove it")
             }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw FieldProblem(

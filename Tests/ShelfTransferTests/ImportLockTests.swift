@@ -137,7 +137,7 @@ import Testing
         } catch let error as TransferError {
             #expect(error.description.utf8.count < 1000)
             #expect(error.description.contains("column0, column1,"))
-            #expect(error.description.contains("… and 490 more"))
+            #expect(error.description.contains("… (500 in all)"))
         }
         // 100,000 columns: the reader refuses the row before anything lists them.
         let widest = try scratch.file("widest.csv", (0..<100_000).map { "c\($0)" }.joined(separator: ",") + "\n")
@@ -148,6 +148,18 @@ import Testing
             #expect(error.description.utf8.count < 1000)
             #expect(error.description.contains(":1:"))
         }
+    }
+
+    @Test func aJSONEscapedNULIsPlacedInTheValue() async throws {
+        let path = try scratch.file("nul.json", #"[{"title": "abc\u0000d", "user": "ann@example.com"}]"#)
+        do {
+            _ = try await Importer(store: store).importItems(from: .file(path))
+            Issue.record("the import succeeded")
+        } catch let error as TransferError {
+            #expect(error.description.contains("its byte 4 in the value"), "\(error)")
+            #expect(!error.description.contains("byte -"))
+        }
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
     }
 
     @Test func aHugeColumnNameGivesAShortMessage() async throws {
