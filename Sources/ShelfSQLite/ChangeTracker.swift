@@ -267,7 +267,8 @@ package final class ChangeTracker: Sendable {
     }
 
     /// Compares the file at the path with the one opened. When it is gone or another file,
-    /// records the terminal failure, tells every observer, and returns true.
+    /// records the terminal failure, tells every observer (on the tracker's queue), has the
+    /// database save and empty its WAL, and returns true. Callable from any thread.
     @discardableResult
     private func checkIdentity() -> Bool {
         guard let path, let identity = identity.withLock({ $0 }), terminalFailure == nil else {
@@ -275,18 +276,35 @@ package final class ChangeTracker: Sendable {
         }
         let now = FileIdentity(path: path)
         guard now != identity else { return false }
-        let what = now == nil ? "was deleted" : "was replaced by another file (moved or copied over it)"
+        let what = now == nil ? "was deleted or moved away" : "was replaced by another file (moved or copied over it)"
         let failure = DatabaseError(
             extendedCode: DatabaseError.databaseMoved,
             message: "the database file \(path) \(what) while this process had it open; its data can no longer "
-                + "be shown. Quit and start again to open the file now at that path. (To restore a live store "
-                + "from a copy, stop every shelf process first.)")
-        let registrations = state.withLock { state in
+                + "be shown or changed here (commits made here were written into the old file). Quit and start "
+                + "again to open the file now at that path")
+        let registrations = state.withLock { state -> [ObjectIdentifier: WeakObserver]? in
+            guard state.terminalFailure == nil else { return nil }  // another thread got here first
             state.terminalFailure = failure
             return state.observers
         }
-        for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
+        guard let registrations else { return true }
+        queue.async { [self] in
+            for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
+        }
+        // The -wal at the path is still this process's: a process opening the new file would
+        // read its frames as if they were the new file's pages. Checkpoint them into the old
+        // file (where they belong: a moved file is then complete) and truncate the WAL to
+        // nothing, off this thread (which may hold the writer).
+        let database = owner.withLock { $0.database }
+        DispatchQueue.global().async { database?.emptyWALAfterMove() }
         return true
+    }
+
+    /// The failure that stops all work when the file was deleted or replaced; checks the
+    /// file's identity now (one `stat`).
+    package func fileFailure() -> DatabaseError? {
+        checkIdentity()
+        return terminalFailure
     }
 
     /// The observers still alive among `registrations`, loaded outside the lock; drops the

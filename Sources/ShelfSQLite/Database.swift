@@ -170,6 +170,9 @@ package final class Database: Sendable {
     /// After a commit that changed rows, the `changeTracker` learns which tables changed
     /// (from counters read inside the transaction) and live queries over them re-run.
     package func write<T>(_ body: (Connection) throws -> T) throws -> T {
+        // A file deleted or replaced under the process: a write would land in a ghost (and
+        // in a WAL that a process opening the new file would read).
+        if let failure = changeTracker.fileFailure() { throw failure }
         var changed = false
         var counters: [String: Int64]?
         let result = try explainingBusy {
@@ -189,6 +192,15 @@ package final class Database: Sendable {
         }
         if changed { changeTracker.didCommit(counters: counters) }
         return result
+    }
+
+    /// After the file was deleted or replaced: writes every WAL frame into the old file (the
+    /// one this process has open) and truncates the WAL at the path to zero bytes, so that no
+    /// process opening the new file reads this file's frames as its own.
+    func emptyWALAfterMove() {
+        _ = try? withWriter { writer in
+            sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        }
     }
 
     /// Runs `body`; a busy failure gains which process holds the write lock and what to do.
@@ -230,6 +242,7 @@ package final class Database: Sendable {
     /// Runs `body` on a reader in a read transaction: one consistent snapshot of the last
     /// commit, taken while writes proceed. Blocks while all readers are busy.
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
+        if let failure = changeTracker.terminalFailure { throw failure }
         guard let readers else { return try withWriter { try $0.readTransaction { try body(writer) } } }
         let connection = readers.checkOut()
         defer { readers.checkIn(connection) }
@@ -256,6 +269,7 @@ package final class Database: Sendable {
     /// calling task (reads are short CPU work over the page cache); otherwise it waits on a
     /// separate thread so the task does not block a cooperative thread.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        if let failure = changeTracker.terminalFailure { throw failure }
         if let readers, let connection = readers.checkOut(wait: false) {
             defer { readers.checkIn(connection) }
             return try connection.readTransaction { try body(connection) }

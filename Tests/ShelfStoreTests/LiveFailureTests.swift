@@ -135,3 +135,60 @@ struct LiveFailureTests {
         _ = try await store.items.insert(NewItem(userID: ann, title: "after the lock"))
     }
 }
+
+@Suite("A database file moved or replaced under the process never mixes files")
+struct MovedDatabaseTests {
+    @Test func aMovedFileKeepsEveryCommitAndTheOldPathHasNoFramesLeft() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("shelf.sqlite")
+        let store = try Store(path: path)
+        let recorder = LiveRecorder(try store.liveUsers())
+        for index in 0..<20 {
+            _ = try await store.users.insert(NewUser(name: "U\(index)", email: "u\(index)@example.com"))
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0 > 0)
+        let moved = folder.path("moved.sqlite")
+        #expect(rename(path, moved) == 0)
+        #expect(await eventually { recorder.failures.contains { $0.code == .fileReplaced } })
+        // The frames went into the moved file; the WAL left at the old path is empty.
+        #expect(
+            await eventually {
+                ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) == 0
+            })
+        #expect(try await Store(path: moved).users.users().count == 20, "the moved file is complete on its own")
+        // Nothing more is written into the ghost.
+        await #expect {
+            _ = try await store.users.insert(NewUser(name: "Late", email: "late@example.com"))
+        } throws: { ($0 as? StoreError)?.code == .fileReplaced }
+    }
+
+    @Test func aFileMovedOverTheDatabaseIsReadAsItselfByNewOpeners() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("shelf.sqlite")
+        let replacement = folder.path("replacement.sqlite")
+        do {
+            let other = try Store(path: replacement)
+            _ = try await other.users.insert(NewUser(name: "Zed", email: "zed@example.com"))
+        }
+        let store = try Store(path: path)
+        let recorder = LiveRecorder(try store.liveUsers())
+        for index in 0..<20 {
+            _ = try await store.users.insert(NewUser(name: "U\(index)", email: "u\(index)@example.com"))
+        }
+        #expect(rename(replacement, path) == 0)
+        #expect(await eventually { recorder.failures.contains { $0.code == .fileReplaced } })
+        #expect(
+            await eventually {
+                ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) == 0
+            })
+        // A new opener (as another command would be) sees the new file only, whole.
+        let fresh = try Store(path: path)
+        #expect(try await fresh.users.users().map(\.email) == ["zed@example.com"])
+        let check = try Connection(path: path, readOnly: true)
+        defer { check.close() }
+        #expect(try check.fetchOne("PRAGMA integrity_check", row: { try $0.string(0) }) == "ok")
+        withExtendedLifetime(store) {}
+    }
+}
