@@ -10,8 +10,8 @@ internal import Foundation
 /// `-shm` file (offset 120, the first of the WAL index's lock bytes). `F_GETLK` on that byte
 /// names the process holding it. It cannot see a lock held by this same process (POSIX locks
 /// never conflict with their owner), so nil means "no other process, or none found".
-struct LockHolder: CustomStringConvertible, Sendable {
-    let pid: Int32
+package struct LockHolder: CustomStringConvertible, Sendable {
+    package let pid: Int32
     /// The holder's command line, from /proc, when readable.
     let command: String?
 
@@ -19,13 +19,23 @@ struct LockHolder: CustomStringConvertible, Sendable {
     static let walWriteLockOffset = 120
 
     static func writeLockHolder(databasePath: String) -> LockHolder? {
-        let descriptor = open(databasePath + "-shm", O_RDONLY | O_CLOEXEC)
+        holder(ofSHM: databasePath + "-shm", offset: walWriteLockOffset)
+    }
+
+    /// Another process that has the database at `databasePath` open in WAL mode, if any:
+    /// every connection holds a shared lock on the -shm file's "dead man switch" byte (128).
+    package static func user(ofDatabase databasePath: String) -> LockHolder? {
+        holder(ofSHM: databasePath + "-shm", offset: 128)
+    }
+
+    private static func holder(ofSHM path: String, offset: Int) -> LockHolder? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(walWriteLockOffset)
+        lock.l_start = off_t(offset)
         lock.l_len = 1
         guard fcntl(descriptor, F_GETLK, &lock) == 0, lock.l_type != Int16(F_UNLCK), lock.l_pid > 0 else {
             return nil
@@ -44,7 +54,7 @@ struct LockHolder: CustomStringConvertible, Sendable {
         return clean.count > 80 ? String(clean.prefix(80)) + "…" : clean
     }
 
-    var description: String {
+    package var description: String {
         "process \(pid)" + (command.map { " (\($0))" } ?? "")
     }
 }

@@ -52,6 +52,9 @@ package enum OutputSafety {
             try check(descriptor: number, name: path, protecting: protecting)
             return .descriptor(number)
         }
+        // By name too: a companion that does not exist yet (a -journal, an empty -wal) has no
+        // inode to compare, and SQLite names the companions after the database's real path.
+        try refuseCompanionName(path, protecting: protecting)
         var status = stat()
         guard stat(path, &status) == 0 else {
             // Nothing there (or a dangling link): a new file.
@@ -112,6 +115,50 @@ package enum OutputSafety {
                 return Int32(path.dropFirst(prefix.count))
             }
             return nil
+        }
+    }
+
+    /// Refuses a path whose name is a companion (`-wal`, `-shm`, `-journal`) of a protected
+    /// file, by its given or its real path, or of any SQLite database beside it.
+    package static func refuseCompanionName(_ path: String, protecting: [String]) throws(Refusal) {
+        guard let target = canonical(path) else { return }
+        for protected in protecting {
+            let bases = Set([canonical(protected), resolved(protected)].compactMap { $0 })
+            for base in bases where companions(of: base).contains(target) {
+                throw Refusal(
+                    description:
+                        "refusing to write \(path): it is \(target == base ? "" : "a part of ")the database \(protected), "
+                        + "which this command reads; writing it would destroy it; choose another file")
+            }
+        }
+        for suffix in ["-wal", "-shm", "-journal"] where target.hasSuffix(suffix) {
+            let database = String(target.dropLast(suffix.count))
+            let descriptor = open(database, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            var header = [UInt8](repeating: 0, count: 16)
+            let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 16, 0) }
+            if count == 16, header == Array("SQLite format 3\0".utf8) {
+                throw Refusal(
+                    description:
+                        "refusing to write \(path): SQLite would take it for the \(suffix) file of the database "
+                        + "\(database); choose another name")
+            }
+        }
+    }
+
+    /// `path` with its folder's symbolic links resolved (and the file's own, when it exists).
+    private static func canonical(_ path: String) -> String? {
+        if let full = resolved(path) { return full }
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let real = resolved(folder.isEmpty ? "." : folder) else { return nil }
+        return real + "/" + (path as NSString).lastPathComponent
+    }
+
+    private static func resolved(_ path: String) -> String? {
+        realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
         }
     }
 

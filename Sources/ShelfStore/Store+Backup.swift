@@ -31,6 +31,8 @@ extension Store {
                 try connection.run("VACUUM INTO ?", temporary)
             }
             try Self.makeDurable(temporary)
+            // Interrupted meanwhile (Ctrl-C): the old file stays.
+            try Task.checkCancellation()
             guard rename(temporary, path) == 0 else {
                 throw StoreError(.database, "cannot move the backup into place at \(path): \(Self.errnoText())")
             }
@@ -49,6 +51,25 @@ extension Store {
     }
 
     private static func checkBackupDestination(_ path: String, source: String) throws {
+        do {
+            try OutputSafety.refuseCompanionName(path, protecting: [source])
+        } catch {
+            throw StoreError(.invalidValue, error.description)
+        }
+        // Replacing a database that a process has open, or whose WAL holds frames, would
+        // leave that WAL beside the copy, to be read as the copy's pages: a corrupt backup.
+        if let user = LockHolder.user(ofDatabase: path) {
+            throw StoreError(
+                .invalidValue,
+                "\(path) is open in \(user); a backup cannot replace a database in use, so stop it or choose another file"
+            )
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0 {
+            throw StoreError(
+                .invalidValue,
+                "\(path) has a \(path)-wal with data beside it (it was not closed cleanly); open it once with shelf "
+                    + "or sqlite3 to merge that in, or choose another file")
+        }
         var target = stat()
         guard stat(path, &target) == 0 else { return }  // a new file
         for suffix in ["", "-wal", "-shm", "-journal"] {

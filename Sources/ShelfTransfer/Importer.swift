@@ -244,6 +244,14 @@ private struct Transfer {
                     field: problem.field, value: problem.value, reason: problem.reason)
             }
         }
+        if options.mode == .replace, summary.rows == summary.skipped, firstProblem == nil {
+            // Replace with nothing would delete the whole table (and, for users, every item):
+            // far more likely a wrong or truncated file than a wish.
+            throw TransferError(
+                "\(input.name) has no \(summary.rows == 0 ? "" : "valid ")rows: --mode replace would delete every "
+                    + "\(table.rawValue == "users" ? "user and all their items" : "item"); nothing was changed. "
+                    + "Check the file; to empty the store, remove its file")
+        }
         let context = ProblemContext(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         let commit = !options.dryRun && firstProblem == nil

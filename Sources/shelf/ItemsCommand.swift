@@ -34,7 +34,14 @@ struct ItemsCommand: AsyncParsableCommand {
             let owner = try await store.users.requireUser(email: user)
             let id = try await store.items.insert(
                 NewItem(userID: owner.id, title: title, notes: notes, status: status, priority: priority))
-            try printLine(String(id.rawValue))
+            do {
+                try printLine(String(id.rawValue))
+            } catch let error as ReaderGone {
+                throw error
+            } catch {
+                // The row is in: say so, or a retry would add it twice.
+                throw CommandError("added item \(id.rawValue), but could not print its ID: \(error)")
+            }
         }
     }
 

@@ -168,7 +168,7 @@ func printLine(_ text: String) throws {
 /// Writes `text` and a line break to stderr. A failure there cannot be reported anywhere,
 /// so it is ignored (never a crash, as `FileHandle.write` would make it).
 func printError(_ text: String) {
-    writeStandardError(text + "\n")
+    writeStandardError(escapingControls(text) + "\n")
 }
 
 /// Writes `text` to stderr as it is, ignoring failures.
@@ -184,4 +184,26 @@ func writeStandardError(_ text: String) {
             written += result
         }
     }
+}
+
+/// A message with every control, bidi and separator character shown as `\u{…}` (line
+/// breaks and tabs kept): a message may quote a file name, an email or a value, and none of
+/// them may move the cursor, retitle the terminal or set the clipboard (OSC 52).
+func escapingControls(_ text: String) -> String {
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        let value = scalar.value
+        let shown =
+            value == 0x0A || value == 0x09
+            ? false
+            : value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+                || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value)
+        if shown {
+            result.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
+        } else {
+            result.append(scalar)
+        }
+    }
+    return String(result)
 }

@@ -166,8 +166,14 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write, or - for stdout (default).", valueName: "file"))
     var output = "-"
 
-    @Option(help: "csv (default), json or ndjson.")
-    var format: TransferFormat = .csv
+    @Option(help: "csv, json or ndjson. Default: from the output file's extension (as import reads it), else csv.")
+    var format: TransferFormat?
+
+    /// The format asked for, else the one the file's name says, else CSV: so that
+    /// `export users -o users.json` writes what `import users users.json` reads.
+    var resolvedFormat: TransferFormat {
+        format ?? (output == "-" ? nil : TransferFormat(fileName: output)) ?? .csv
+    }
 
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
 
@@ -184,10 +190,10 @@ struct ExportCommand: AsyncParsableCommand {
         try await exporting(toStandardOutput: output == "-") {
             switch table {
             case .users:
-                try await exporter.exportUsers(format: format, to: destination)
+                try await exporter.exportUsers(format: resolvedFormat, to: destination)
             case .items:
                 try await exporter.exportItems(
-                    matching: try await filter.itemQuery(in: store), format: format, to: destination)
+                    matching: try await filter.itemQuery(in: store), format: resolvedFormat, to: destination)
             }
         }
     }

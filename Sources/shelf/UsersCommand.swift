@@ -21,7 +21,14 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await database.openStore()
             let id = try await store.users.insert(NewUser(name: name, email: email))
-            try printLine(String(id.rawValue))
+            do {
+                try printLine(String(id.rawValue))
+            } catch let error as ReaderGone {
+                throw error
+            } catch {
+                // The row is in: say so, or a retry would add it twice.
+                throw CommandError("added user \(id.rawValue), but could not print its ID: \(error)")
+            }
         }
     }
 

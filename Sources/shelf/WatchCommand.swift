@@ -24,8 +24,15 @@ struct WatchCommand: AsyncParsableCommand {
         @Option(help: "How many items each line lists.")
         var limit = 50
 
+        /// The most items a line may list: a line is built in memory, and a watcher of more
+        /// than this wants `shelf export`, not a live window.
+        static let maximumLimit = 10_000
+
         func validate() throws {
-            guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+            guard (1...Self.maximumLimit).contains(limit) else {
+                throw ValidationError(
+                    "--limit must be between 1 and \(Self.maximumLimit) (each line lists that many items)")
+            }
         }
 
         /// Runs until a signal cancels it (the process then exits with 128 + its number), the

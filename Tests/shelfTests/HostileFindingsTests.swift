@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// What a hostile tester broke in the first merged build, each turned into a test.
+@Suite("Hostile findings (end to end)")
+struct HostileFindingsTests {
+    private func store(_ shelf: ShelfProcess) throws -> String {
+        let db = shelf.databasePath
+        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(
+            try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "kept"]).status == 0)
+        return db
+    }
+
+    private func leaveWAL(_ path: String) throws {
+        // A sqlite3 process that commits with checkpoints off and is killed: its frames stay.
+        let shell = try ChildProcess(
+            "/usr/bin/sqlite3",
+            [path, "PRAGMA wal_autocheckpoint=0; UPDATE items SET title = 'from the wal';", ".shell sleep 30"],
+            environment: [:])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0) == 0,
+            ContinuousClock.now < deadline
+        {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        shell.signal(SIGKILL)
+        _ = shell.wait()
+    }
+
+    @Test func aBackupNeverReplacesADatabaseWhoseWALHoldsFrames() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let victim = shelf.folder.appendingPathComponent("victim.sqlite").path
+        #expect(try shelf.run(["backup", "--db", db, victim]).status == 0)
+        #expect(try shelf.run(["items", "list", "--db", victim]).status == 0)  // opened by shelf: in WAL mode now
+        try leaveWAL(victim)
+        let result = try shelf.run(["backup", "--db", db, victim])
+        #expect(result.status == 1)
+        #expect(result.error.contains("-wal"), "\(result.error)")
+        let listed = try shelf.run(["items", "list", "--db", victim])
+        #expect(listed.status == 0, "\(listed.error)")
+        #expect(listed.output.contains("from the wal"), "the victim is whole, its WAL applied")
+    }
+
+    @Test func companionsThatDoNotExistYetAreRefusedByName() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let input = shelf.folder.appendingPathComponent("in.csv").path
+        try Data("title\nx\n".utf8).write(to: URL(fileURLWithPath: input))
+        let link = shelf.folder.appendingPathComponent("link.sqlite").path
+        #expect(symlink(db, link) == 0)
+        let attempts: [[String]] = [
+            ["export", "items", "--db", db, "-o", db + "-journal"],
+            [
+                "import", "items", input, "--db", db, "--user", "ann@example.com", "--skip-invalid", "--rejects",
+                db + "-journal",
+            ],
+            ["backup", "--db", db, db + "-journal"],
+            ["export", "users", "--db", link, "-o", db + "-wal"],
+            ["backup", "--db", link, db + "-wal"],
+        ]
+        for arguments in attempts {
+            let result = try shelf.run(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.error)")
+            #expect(result.error.contains("refusing") || result.error.contains("part of"), "\(result.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
+        let listed = try shelf.run(["items", "list", "--db", db])
+        #expect(listed.status == 0 && listed.output.contains("kept"), "\(listed.error)")
+    }
+
+    @Test func messagesNeverCarryTerminalControls() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let result = try shelf.run([
+            "items", "add", "--db", db, "--user", "x\u{1B}]52;c;aGk=\u{07}@x.org", "--title", "t",
+        ])
+        #expect(result.status == 1)
+        #expect(!result.error.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(result.error)")
+        #expect(result.error.contains("\\u{1B}]52"))
+    }
+
+    @Test func aHugeWatchLimitIsAUsageError() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let result = try shelf.run(["watch", "items", "--db", db, "--limit", "99999999999"])
+        #expect(result.status == 2, "\(result.error)")
+        #expect(result.error.contains("--limit must be between 1 and 10000"))
+    }
+
+    @Test func anAddWhoseIDCannotBePrintedSaysItWasAdded() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let result = try shelf.run(
+            ["items", "add", "--db", db, "--user", "ann@example.com", "--title", "closed out"], stdout: .closed)
+        #expect(result.status == 1)
+        #expect(result.error.contains("added item 2, but could not print its ID"), "\(result.error)")
+    }
+
+    @Test func anExportTakesItsFormatFromTheFileName() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let json = shelf.folder.appendingPathComponent("users.json").path
+        #expect(try shelf.run(["export", "users", "--db", db, "-o", json]).status == 0)
+        #expect(try String(contentsOfFile: json, encoding: .utf8).hasPrefix("["))
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        let imported = try shelf.run(["import", "users", json, "--db", other, "--quiet"])
+        #expect(imported.status == 0, "\(imported.error)")
+    }
+
+    @Test func replacingWithAnEmptyFileDeletesNothing() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let result = try shelf.run(
+            ["import", "users", "-", "--db", db, "--mode", "replace", "--format", "csv"], input: "name,email\n")
+        #expect(result.status == 1)
+        #expect(result.error.contains("would delete every user"), "\(result.error)")
+        #expect(try shelf.run(["items", "list", "--db", db]).output.contains("kept"))
+    }
+}
