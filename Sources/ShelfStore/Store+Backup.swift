@@ -117,3 +117,18 @@ extension Store {
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }
 }
+
+extension Store {
+    /// What to tell a person when the database at `path`, closed by every process, still has
+    /// a `-wal` with frames beside it: its last connection could not checkpoint it (a full
+    /// disk, say), so a copy of the main file alone would be an old or damaged database.
+    /// Nil when there is nothing to say (no frames, or another process has it open).
+    package static func leftoverWALWarning(path: String) -> String? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0,
+            LockHolder.user(ofDatabase: path) == nil
+        else { return nil }
+        return "Warning: \(path)-wal (\(size) bytes) could not be merged into the database (is the disk full?); "
+            + "until it is, the database is that file and its -wal together: copy both, or free space and run "
+            + "any shelf command on it again"
+    }
+}

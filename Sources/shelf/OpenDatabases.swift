@@ -39,6 +39,13 @@ enum OpenDatabases {
         }
     }
 
+    /// Warns about each database whose WAL could not be merged into it on close.
+    static func warnAboutUnmergedWAL() {
+        for file in files {
+            if let warning = Store.leftoverWALWarning(path: file) { printError(warning) }
+        }
+    }
+
     /// True when a descriptor of this process names one of `files`.
     private static func holdsAny(of files: Set<String>) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }

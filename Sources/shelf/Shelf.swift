@@ -30,6 +30,7 @@ struct Shelf: AsyncParsableCommand {
         let result = await command.result
         // Every store the command opened is closed (its WAL checkpointed and removed) first.
         OpenDatabases.waitUntilClosed()
+        OpenDatabases.warnAboutUnmergedWAL()
         switch result {
         case .success: status = 0
         case .failure(let error): status = signals.signal == nil ? report(error) : 0

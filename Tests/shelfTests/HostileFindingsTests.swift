@@ -126,3 +126,25 @@ struct HostileFindingsTests {
         #expect(try shelf.run(["items", "list", "--db", db]).output.contains("kept"))
     }
 }
+
+@Suite("A WAL that cannot be merged on a full disk (end to end, needs root for a tmpfs)")
+struct FullDiskWALTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a tiny tmpfs needs root"))
+    func aCommandOnAFullDiskWarnsThatTheWALStays() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let small = shelf.folder.appendingPathComponent("small").path
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        let mounted = try ChildProcess(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=200k", "tmpfs", small], environment: [:]
+        ).wait()
+        try #require(mounted == 0, "mount a 200 KiB tmpfs")
+        defer { _ = try? ChildProcess("/bin/umount", [small], environment: [:]).wait() }
+        let db = small + "/db.sqlite"
+        let result = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        #expect(result.status == 0, "the user is committed (in the WAL): \(result.error)")
+        #expect(FileManager.default.fileExists(atPath: db + "-wal"))
+        #expect(result.error.contains("could not be merged into the database"), "\(result.error)")
+        #expect(result.error.contains("copy both"))
+    }
+}
