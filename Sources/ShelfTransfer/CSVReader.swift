@@ -15,7 +15,7 @@ struct CSVReader: RecordReader {
     /// Where each header name is.
     private(set) var headerPositions: [SourcePosition] = []
     /// A field larger than this is refused: it is most likely a quote never closed.
-    static let maximumFieldBytes = 1 << 20
+    static let maximumFieldBytes = 1 << 26
 
     /// Reads the header row.
     /// - Throws: `TransferError` for an empty input or a malformed header.
@@ -155,8 +155,9 @@ struct CSVReader: RecordReader {
         if record.storage.count - start > Self.maximumFieldBytes {
             throw TransferError(
                 file: input.name, position: input.position,
-                reason: "a field is longer than \(Self.maximumFieldBytes / 1024) KiB; most likely a quote "
-                    + "is never closed before this point")
+                reason:
+                    "a field is longer than \(Self.maximumFieldBytes / 1024) KiB (the most shelf reads); if it is quoted, "
+                    + "most likely its quote is never closed before this point")
         }
     }
 }

@@ -20,7 +20,7 @@ struct JSONReader: RecordReader {
     /// Where the object being read starts, for NDJSON's "this line ends inside an object".
     private var objectStart = SourcePosition(line: 1, column: 1)
     /// A string longer than this is refused.
-    static let maximumStringBytes = 1 << 20
+    static let maximumStringBytes = 1 << 26
 
     init(input: ByteInput, lines: Bool) {
         self.input = input

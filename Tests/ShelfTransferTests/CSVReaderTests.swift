@@ -78,7 +78,7 @@ import Testing
     @Test func overlongFieldStopsBeforeMemoryGrows() throws {
         let text = "a\n\"" + String(repeating: "x", count: CSVReader.maximumFieldBytes + 10)
         let error = try #require(csvError(text))
-        #expect(error.reason.contains("longer than 1024 KiB"))
+        #expect(error.reason.contains("longer than 65536 KiB"))
     }
 
     @Test func headerProblems() throws {

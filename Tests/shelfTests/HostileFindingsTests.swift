@@ -148,3 +148,28 @@ struct FullDiskWALTests {
         #expect(result.error.contains("copy both"))
     }
 }
+
+@Suite("Large values round-trip (end to end)")
+struct LargeValueRoundTripTests {
+    @Test(arguments: ["csv", "json", "ndjson"])
+    func notesOfTwoMegabytesExportAndImportAgain(_ format: String) throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "big"])
+        // Another writer stores notes larger than the readers once accepted (1 MiB).
+        #expect(try ChildProcess.sqlite3(db, "UPDATE items SET notes = printf('%.*c', 2000000, 'q')") == 0)
+        let users = shelf.folder.appendingPathComponent("users.\(format)").path
+        let items = shelf.folder.appendingPathComponent("items.\(format)").path
+        #expect(try shelf.run(["export", "users", "--db", db, "-o", users]).status == 0)
+        #expect(try shelf.run(["export", "items", "--db", db, "-o", items]).status == 0)
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        #expect(try shelf.run(["import", "users", users, "--db", other, "--quiet"]).status == 0)
+        let imported = try shelf.run(["import", "items", items, "--db", other, "--quiet"])
+        #expect(imported.status == 0, "\(imported.error)")
+        let again = shelf.folder.appendingPathComponent("again.\(format)").path
+        #expect(try shelf.run(["export", "items", "--db", other, "-o", again]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == Data(contentsOf: URL(fileURLWithPath: items)))
+    }
+}
