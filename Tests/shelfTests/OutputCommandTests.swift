@@ -46,7 +46,9 @@ import Testing
         let result = try run(arguments, stdout: .file("/dev/full"))
         #expect(result.status == 1, "\(arguments)")
         // An add has committed its row by then, and says so (a retry would add it twice).
-        let added = arguments.dropFirst().first == "add" ? "added \(arguments[0].dropLast()) 2, but could not print its ID: " : ""
+        let added =
+            arguments.dropFirst().first == "add"
+            ? "added \(arguments[0].dropLast()) 2, but could not print its ID: " : ""
         #expect(result.error == "Error: \(added)cannot write to stdout: No space left on device\n", "\(arguments)")
         #expect(!walExists)
     }
@@ -57,7 +59,9 @@ import Testing
         try seed()
         let result = try run(arguments, stdout: .closed)
         #expect(result.status == 1, "\(arguments)")
-        let added = arguments.dropFirst().first == "add" ? "added \(arguments[0].dropLast()) 2, but could not print its ID: " : ""
+        let added =
+            arguments.dropFirst().first == "add"
+            ? "added \(arguments[0].dropLast()) 2, but could not print its ID: " : ""
         #expect(result.error.hasPrefix("Error: \(added)cannot write to stdout: it is closed"), "\(arguments)")
         #expect(result.error.split(separator: "\n").count == 1)
         #expect(!walExists)
