@@ -71,6 +71,10 @@ struct ImportCommand: AsyncParsableCommand {
                 pair.index(after: equals) != pair.endIndex
             else { throw ValidationError("--map \(pair): write it as FIELD=COLUMN, e.g. --map title=Name") }
         }
+        let fields = maps.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) }
+        if let twice = fields.first(where: { field in fields.filter { $0 == field }.count > 1 }) {
+            throw ValidationError("--map names the field '\(twice)' twice; map each field from one column")
+        }
         if rejects != nil, !skipInvalid, !dryRun {
             throw ValidationError("--rejects needs --skip-invalid (or --dry-run)")
         }

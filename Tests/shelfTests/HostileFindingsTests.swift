@@ -173,3 +173,18 @@ struct LargeValueRoundTripTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == Data(contentsOf: URL(fileURLWithPath: items)))
     }
 }
+
+@Suite("Import options (end to end)")
+struct ImportOptionTests {
+    @Test func aFieldMappedTwiceIsAUsageErrorThatSaysSo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let input = shelf.folder.appendingPathComponent("in.csv").path
+        try Data("Name,Comment\nx,y\n".utf8).write(to: URL(fileURLWithPath: input))
+        let result = try shelf.run([
+            "import", "items", input, "--db", shelf.databasePath, "--map", "title=Name", "--map", "title=Comment",
+        ])
+        #expect(result.status == 2)
+        #expect(result.error.contains("names the field 'title' twice"), "\(result.error)")
+    }
+}
