@@ -8,6 +8,9 @@ final class SQLiteShell {
     private let folder: URL
 
     init(path: String) throws {
+        // A shell that has exited (-bail) makes the next write fail with EPIPE: let it be an
+        // error, not a SIGPIPE that ends the whole test process.
+        signal(SIGPIPE, SIG_IGN)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")

@@ -109,7 +109,16 @@ private final class Spawned {
             for pointer in cEnvironment { free(pointer) }
         }
         var pid = pid_t()
-        let result = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        // The tests ignore SIGPIPE; the child starts with every signal at its default, as
+        // from a shell.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let result = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
         guard result == 0 else {
             throw CocoaError(
                 .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(result)"])

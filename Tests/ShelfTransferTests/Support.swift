@@ -16,6 +16,9 @@ final class Scratch {
     let folder: URL
 
     init() throws {
+        // Tests write to FIFOs and pipes whose reader may be gone (a cancelled import closes
+        // its input): that must fail with EPIPE, not end the test process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-transfer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

@@ -56,7 +56,16 @@ final class ChildProcess {
             for pointer in cEnvironment { free(pointer) }
         }
         var pid = pid_t()
-        let status = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        // The tests ignore SIGPIPE; the child starts with every signal at its default, as
+        // from a shell.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
         guard status == 0 else {
             throw CocoaError(
                 .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(status)"])

@@ -14,14 +14,17 @@ struct HostileFindingsTests {
 
     private func leaveWAL(_ path: String) throws {
         // A sqlite3 process that commits with checkpoints off and is killed: its frames stay.
+        // It touches a marker once the commit is done, then sleeps.
+        let marker = path + ".committed"
         let shell = try ChildProcess(
             "/usr/bin/sqlite3",
-            [path, "PRAGMA wal_autocheckpoint=0; UPDATE items SET title = 'from the wal';", ".shell sleep 30"],
-            environment: [:])
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0) == 0,
-            ContinuousClock.now < deadline
-        {
+            [
+                path, "PRAGMA wal_autocheckpoint=0; UPDATE items SET title = 'from the wal';",
+                ".shell touch \(marker)", ".shell sleep 30",
+            ],
+            environment: ["PATH": "/usr/bin:/bin"])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
         shell.signal(SIGKILL)

@@ -42,7 +42,10 @@ struct BrowserReplacedDatabaseTests {
             environment: ["HOME": shelf.folder.path])
         try await tmux.waitFor("Visible before")
         try FileManager.default.removeItem(atPath: db)
-        let screen = try await tmux.waitFor("deleted")
+        // The list and the detail pane each learn it from their own live query.
+        let screen = try await tmux.waitFor { screen in
+            screen.contains { $0.contains("deleted") } && !screen.contains { $0.contains("Visible before") }
+        }
         #expect(!screen.contains(line: "Visible before"), "no rows from the ghost file")
         // Retrying cannot bring the ghost back either.
         try tmux.type("r")
