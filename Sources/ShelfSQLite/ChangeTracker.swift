@@ -149,6 +149,8 @@ package final class ChangeTracker: Sendable {
             state.nextRegistration += 1
             state.observers[ObjectIdentifier(observer)] = WeakObserver(
                 observer: observer, registration: state.nextRegistration)
+            // Watching again after the last observer had gone: the safety check restarts.
+            if state.counters != nil { startSafetyTimer(&state) }
             return state.counters == nil
         }
         if needsStart {
@@ -165,19 +167,26 @@ package final class ChangeTracker: Sendable {
                 if state.watcher == nil, watchesFiles, let path {
                     state.watcher = FileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
                 }
-                if state.safetyTimer == nil {
-                    let timer = DispatchSource.makeTimerSource(queue: queue)
-                    timer.schedule(deadline: .now() + Self.safetyInterval, repeating: Self.safetyInterval)
-                    timer.setEventHandler { [weak self] in self?.safetyCheck() }
-                    timer.resume()
-                    state.safetyTimer = timer
-                }
+                startSafetyTimer(&state)
             }
         }
     }
 
+    /// Starts the once-a-second check unless it runs, the tracker stopped, or there is no file.
+    private func startSafetyTimer(_ state: inout State) {
+        guard state.safetyTimer == nil, !state.stopped, path != nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.safetyInterval, repeating: Self.safetyInterval)
+        timer.setEventHandler { [weak self] in self?.safetyCheck() }
+        timer.resume()
+        state.safetyTimer = timer
+    }
+
     /// How many observers are registered (released ones leave at the next pass; for tests).
     package var registeredCount: Int { state.withLock { $0.observers.count } }
+
+    /// True while the once-a-second check is scheduled (for tests).
+    package var isCheckingPeriodically: Bool { state.withLock { $0.safetyTimer != nil } }
 
     /// True once an observer has registered: until then commits need not read the counters.
     var isWatching: Bool { state.withLock { $0.counters != nil } }
@@ -238,6 +247,20 @@ package final class ChangeTracker: Sendable {
     /// replaced under the process is found even if its event was lost.
     private func safetyCheck() {
         guard !isStopped else { return }
+        // No observer left (the released ones pruned first): stop until the next registers,
+        // so a process with a store but no live query does no periodic work.
+        let alive = liveObservers(state.withLock { $0.observers })
+        if alive.isEmpty {
+            let idle = state.withLock { state -> (any DispatchSourceTimer)? in
+                guard state.observers.isEmpty else { return nil }
+                defer { state.safetyTimer = nil }
+                return state.safetyTimer
+            }
+            if let idle {
+                idle.cancel()
+                return
+            }
+        }
         if checkIdentity() { return }
         guard let path else { return }
         if dataVersionMoved(path) {

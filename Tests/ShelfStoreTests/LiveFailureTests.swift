@@ -192,3 +192,29 @@ struct MovedDatabaseTests {
         withExtendedLifetime(store) {}
     }
 }
+
+@Suite("The periodic check runs only while live queries exist")
+struct PeriodicCheckTests {
+    @Test func itStopsWithTheLastLiveQueryAndStartsWithTheNext() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("shelf.sqlite")
+        do { _ = try Store(path: path) }
+        let store = try Store(database: Database(path: path, watchesFiles: false))
+        let tracker = store.database.changeTracker
+        do {
+            let first = LiveRecorder(try store.liveUsers())
+            #expect(tracker.isCheckingPeriodically)
+            withExtendedLifetime(first) {}
+        }
+        #expect(await eventually { !tracker.isCheckingPeriodically }, "idle: no periodic work")
+
+        // A new live query starts it again, and it still finds commits with no file event.
+        let second = LiveRecorder(try store.liveUsers())
+        #expect(tracker.isCheckingPeriodically)
+        let shell = try SQLiteShell(path: path)
+        defer { shell.finish() }
+        try await shell.run("INSERT INTO users (name, email, created_at) VALUES ('Eve', 'eve@example.com', 0);")
+        #expect(await eventually { (try? second.last?.get())?.map(\.name) == ["Eve"] })
+    }
+}
