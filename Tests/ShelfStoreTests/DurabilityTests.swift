@@ -40,8 +40,10 @@ struct DurabilityTests {
             }
         }
         withExtendedLifetime(live) {}
-        // The writer truncates the WAL past 4,000 frames of 4 KiB (plus 24 bytes of header each).
-        #expect(largest <= 4_100 * (4_096 + 24), "largest WAL seen: \(largest) bytes")
+        // The writer truncates the WAL past 4,000 frames of 4 KiB (plus 24 bytes of header each);
+        // when readers keep an attempt from finishing it tries again every 256 frames, so on a
+        // loaded machine allow a few retries. Unbounded, it reached 67 MB after 1,000 commits.
+        #expect(largest <= 6_000 * (4_096 + 24), "largest WAL seen: \(largest) bytes")
     }
 
     @Test func aForeignDatabaseIsRefusedAndLeftUnchanged() throws {
