@@ -147,15 +147,11 @@ struct LiveQueryTests {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
         let live = try fixture.store.liveItems(matching: ItemQuery(text: "shell"), limit: 10)
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = [
-            path,
-            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'from the shell', 0, 0)",
-        ]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        #expect(sqlite.terminationStatus == 0)
+        let shell = try SQLiteShell(path: path)
+        try await shell.run(
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'from the shell', 0, 0);"
+        )
+        shell.finish()
         // How soon is measured by `shelf-benchmarks live`, not here: a timed bound fails on a busy machine.
         #expect(await eventually { live.value.success?.totalCount == 1 })
         #expect(live.value.success?.items.first?.title == "from the shell")
