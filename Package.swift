@@ -54,6 +54,8 @@ let package = Package(
             dependencies: ["EmbedMigrationsTool"]
         ),
 
+        // Spawning children for end-to-end tests (posix_spawn, not Foundation's Process).
+        .target(name: "ShelfTestSupport", path: "Tests/ShelfTestSupport"),
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
         .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive"]),
         .testTarget(
@@ -62,9 +64,10 @@ let package = Package(
         .testTarget(
             name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
-        .testTarget(name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"]),
-        .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore"]),
-        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore"]),
+        .testTarget(
+            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),
+        .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore", "ShelfTestSupport"]),
+        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

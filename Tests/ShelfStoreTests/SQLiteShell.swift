@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 
 /// A `sqlite3` shell process on a database, fed statements through its standard input: a
 /// second process that can hold locks, drop tables or commit while a test watches.
@@ -6,10 +7,9 @@ import Foundation
 /// Started with posix_spawn, not Foundation's `Process`, whose `run()` crashed the test
 /// process (a bad pointer in its environment copy) while other tests ran at the same time.
 final class SQLiteShell {
+    private let child: ChildProcess
     private let input: Int32
-    let pid: pid_t
     private let folder: URL
-    private var exited = false
     private var inputClosed = false
 
     init(path: String) throws {
@@ -20,44 +20,19 @@ final class SQLiteShell {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw ShellError(message: "cannot make a pipe") }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["/usr/bin/sqlite3", "-batch", "-bail", path]
-        var cArguments = arguments.map { strdup($0) } + [nil]
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
-        defer {
-            for pointer in cArguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
-        }
-        var pid = pid_t()
-        let status = posix_spawn(&pid, arguments[0], &actions, &attributes, &cArguments, &cEnvironment)
-        close(fds[0])
-        guard status == 0 else {
+        defer { close(fds[0]) }
+        do {
+            child = try ChildProcess(
+                "/usr/bin/sqlite3", ["-batch", "-bail", path], environment: ["PATH": "/usr/bin:/bin"],
+                input: .descriptor(fds[0]), output: .file("/dev/null"))
+        } catch {
             close(fds[1])
-            throw ShellError(message: "cannot start sqlite3: \(status)")
+            throw error
         }
-        self.pid = pid
         input = fds[1]
     }
 
-    private var isRunning: Bool {
-        guard !exited else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { exited = true }
-        return !exited
-    }
+    var pid: Int32 { child.pid }
 
     /// Sends `sql` and waits until the shell has run it (it touches a marker file after).
     func run(_ sql: String, timeout: Duration = .seconds(20)) async throws {
@@ -65,13 +40,13 @@ final class SQLiteShell {
         let bytes = Array("\(sql)\n.shell touch \(marker)\n".utf8)
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(input, $0.baseAddress! + written, bytes.count - written) }
+            let count = bytes[written...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
             guard count > 0 else { throw ShellError(message: "sqlite3 is gone; it did not run: \(sql)") }
             written += count
         }
         let deadline = ContinuousClock.now + timeout
         while !FileManager.default.fileExists(atPath: marker) {
-            guard ContinuousClock.now < deadline, isRunning else {
+            guard ContinuousClock.now < deadline, child.isRunning else {
                 throw ShellError(message: "sqlite3 did not run: \(sql)")
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -84,21 +59,12 @@ final class SQLiteShell {
             close(input)
             inputClosed = true
         }
-        if !exited {
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-            exited = true
-        }
+        child.wait()
         try? FileManager.default.removeItem(at: folder)
     }
 
     deinit {
         if !inputClosed { close(input) }
-        if isRunning {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-        }
         try? FileManager.default.removeItem(at: folder)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfTestSupport
 import Testing
 
 /// `kill -9` of a real `shelf import` process at random moments, some near its commit: the
@@ -26,7 +27,7 @@ import Testing
         // One import to its end gives the time a whole import takes here.
         try copy(base, to: database)
         let start = ContinuousClock.now
-        #expect(try Spawned(Self.shelf, arguments).wait() == 0)
+        #expect(try ChildProcess(Self.shelf, arguments, environment: ["PATH": "/usr/bin:/bin"]).wait() == 0)
         let whole = ContinuousClock.now - start
         #expect(try check(database) == Self.rows)
 
@@ -41,9 +42,9 @@ import Testing
                 case 1: Double.random(in: 0.8...1.05)
                 default: Double.random(in: 0.5...0.9)
                 }
-            let child = try Spawned(Self.shelf, arguments)
+            let child = try ChildProcess(Self.shelf, arguments, environment: ["PATH": "/usr/bin:/bin"])
             try await Task.sleep(for: whole * fraction)
-            child.kill()
+            child.signal(SIGKILL)
             child.wait()
             let count = try check(database)
             #expect(count == 0 || count == Self.rows, "run \(run): \(count) rows after kill -9 at \(fraction)")
@@ -55,13 +56,13 @@ import Testing
     /// Runs the integrity checks with the sqlite3 shell; the number of items.
     private func check(_ database: String) throws -> Int? {
         let output = database + ".check"
-        let status = try Spawned(
+        let status = try ChildProcess(
             "/usr/bin/sqlite3",
             [
                 database,
                 "PRAGMA integrity_check; INSERT INTO items_fts(items_fts) VALUES('integrity-check'); "
                     + "SELECT count(*) FROM items;",
-            ], stdout: output
+            ], environment: ["PATH": "/usr/bin:/bin"], stdout: output
         ).wait()
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         #expect(status == 0 && lines.first == "ok", "\(lines)")
@@ -83,68 +84,4 @@ import Testing
         }
         return Bundle.main.bundleURL.appendingPathComponent("shelf").path
     }()
-}
-
-/// A child process (posix_spawn), stdin from /dev/null, stdout to a file, stderr discarded,
-/// no other descriptor of this process inherited (as shelfTests' ChildProcess).
-private final class Spawned {
-    let pid: pid_t
-    private var status: Int32?
-
-    init(_ executable: String, _ arguments: [String], stdout: String = "/dev/null") throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
-        var cArguments: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        var cEnvironment: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
-        defer {
-            for pointer in cArguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
-        }
-        var pid = pid_t()
-        // The tests ignore SIGPIPE; the child starts with every signal at its default, as
-        // from a shell.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let result = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
-        guard result == 0 else {
-            throw CocoaError(
-                .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(result)"])
-        }
-        self.pid = pid
-    }
-
-    deinit {
-        if status == nil {
-            kill()
-            wait()
-        }
-    }
-
-    func kill() {
-        _ = Foundation.kill(pid, SIGKILL)
-    }
-
-    /// Waits for the end; the exit status, or 128 + the signal that ended it.
-    @discardableResult
-    func wait() -> Int32 {
-        if let status { return status }
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
-        let decoded = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-        status = decoded
-        return decoded
-    }
 }

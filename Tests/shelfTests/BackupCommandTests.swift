@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 @Suite("shelf backup, and databases that are not shelf's (end to end)")

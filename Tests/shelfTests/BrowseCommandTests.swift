@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 /// The browser through the real binary in tmux: `shelf browse`.

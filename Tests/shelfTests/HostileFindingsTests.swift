@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 /// What a hostile tester broke in the first merged build, each turned into a test.

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 /// What commands write, through the real binary: a failed write is an error, a closed pipe a

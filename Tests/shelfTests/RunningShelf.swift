@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 
 /// A `shelf` process left running (like `shelf watch`), whose output lines are collected.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 
 /// Runs the real `shelf` binary built next to the test bundle.
 struct ShelfProcess {

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 
 /// A private tmux server running one command in a window of a fixed size, for driving the
 /// full-screen programs through a real terminal.

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 @Suite("shelf users/items add and watch (end to end)")

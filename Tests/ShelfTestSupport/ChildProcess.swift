@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A child process started with posix_spawn and reaped with waitpid, its standard streams
 /// connected to files.
@@ -6,16 +6,24 @@ import Foundation
 /// Not Foundation's `Process`: on Linux it watches children and pipes with dispatch sources,
 /// and with many tests spawning at once that crashed this suite in libdispatch's event loop,
 /// and made a test wait ten minutes for a pipe a tmux server had inherited.
-final class ChildProcess {
-    let pid: pid_t
+package final class ChildProcess {
+    package let pid: pid_t
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments` and exactly `environment`. No other descriptor of
     /// this process reaches the child: one that outlives the test (a tmux server) would keep
     /// another test's pipe open, and one holding a file another test is writing makes that
     /// file fail to run ("Text file busy").
+    /// Where the child's stdin comes from.
+    package enum Input {
+        /// A file, read from its start.
+        case file(String)
+        /// A descriptor of this process (a pipe's read end).
+        case descriptor(Int32)
+    }
+
     /// Where the child's stdout goes.
-    enum Output {
+    package enum Output {
         /// A file, created or truncated.
         case file(String)
         /// A descriptor of this process (a pipe's write end, a file opened for appending).
@@ -24,22 +32,34 @@ final class ChildProcess {
         case closed
     }
 
-    convenience init(
+    package convenience init(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
         stdout: String = "/dev/null", stderr: String = "/dev/null"
     ) throws {
         try self.init(
-            executable, arguments, environment: environment, stdin: stdin, output: .file(stdout), stderr: stderr)
+            executable, arguments, environment: environment, input: .file(stdin), output: .file(stdout),
+            stderr: stderr)
     }
 
-    init(
+    package convenience init(
         _ executable: String, _ arguments: [String], environment: [String: String], stdin: String = "/dev/null",
+        output: Output, stderr: String = "/dev/null"
+    ) throws {
+        try self.init(
+            executable, arguments, environment: environment, input: .file(stdin), output: output, stderr: stderr)
+    }
+
+    package init(
+        _ executable: String, _ arguments: [String], environment: [String: String], input: Input,
         output: Output, stderr: String = "/dev/null"
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        switch input {
+        case .file(let path): posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0)
+        case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, 0)
+        }
         switch output {
         case .file(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         case .descriptor(let descriptor): posix_spawn_file_actions_adddup2(&actions, descriptor, 1)
@@ -82,7 +102,7 @@ final class ChildProcess {
 
     /// Waits for the end; the exit status, or 128 + the signal that ended it.
     @discardableResult
-    func wait() -> Int32 {
+    package func wait() -> Int32 {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
@@ -91,7 +111,7 @@ final class ChildProcess {
         return decoded
     }
 
-    var isRunning: Bool {
+    package var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return true }
@@ -99,7 +119,7 @@ final class ChildProcess {
         return false
     }
 
-    func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         kill(pid, number)
     }
 
@@ -109,12 +129,12 @@ final class ChildProcess {
 
     /// Runs the sqlite3 shell on `database` with `sql`; its exit status.
     @discardableResult
-    static func sqlite3(_ database: String, _ sql: String) throws -> Int32 {
+    package static func sqlite3(_ database: String, _ sql: String) throws -> Int32 {
         try ChildProcess("/usr/bin/sqlite3", [database, sql], environment: ["PATH": "/usr/bin:/bin"]).wait()
     }
 
     /// The descriptors open in this process now.
-    static func openDescriptors() -> [Int32] {
+    package static func openDescriptors() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.compactMap { Int32($0) }.filter { fcntl($0, F_GETFD) != -1 }
     }
