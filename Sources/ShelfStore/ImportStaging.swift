@@ -226,12 +226,14 @@ package final class ImportStaging {
     ///   - willCommit: called once just before the commit; returning false (a cancellation
     ///     that came first) rolls back and throws `CancellationError`. Whoever cancels can so
     ///     know for sure whether the import will commit.
-    ///   - beforeRollback: for a dry run, called inside the transaction before it rolls
-    ///     back, while the rejects the store found can still be read.
+    ///   - beforeEnd: called inside the transaction just before it commits or (a dry run)
+    ///     rolls back, while the rejects the store found can be read: whatever must be done
+    ///     before the import is final (writing the rejects file), so that its failure still
+    ///     leaves the store unchanged.
     /// - Returns: the counts; deleted rows are counted in `replace` mode.
     package func apply(
         mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
-        beforeRollback: (ImportStaging) throws -> Void
+        beforeEnd: (ImportStaging) throws -> Void
     ) throws -> Counts {
         try flush()
         if isCancelled() { throw CancellationError() }
@@ -248,10 +250,8 @@ package final class ImportStaging {
                     counts.deleted = try writer.finish(table: table)
                 }
                 if isCancelled() { throw CancellationError() }
-                if !commit {
-                    try beforeRollback(self)
-                    throw DryRunFinished(result: counts)
-                }
+                try beforeEnd(self)
+                if !commit { throw DryRunFinished(result: counts) }
                 guard willCommit() else { throw CancellationError() }
                 return counts
             }
@@ -439,7 +439,7 @@ package final class ImportStaging {
     }
 
     /// Calls `body` with every reject in input order, until it returns false. After a
-    /// committed `apply`, or from `beforeRollback`.
+    /// From `apply`'s `beforeEnd`, inside its transaction.
     package func forEachReject(_ body: (Reject) throws -> Bool) throws {
         try flush()
         try withConnection { connection in

@@ -262,21 +262,23 @@ private struct Transfer {
             counts = try staging.apply(
                 mode: options.mode, commit: commit, continues: continues,
                 isCancelled: { cancellation.isCancelled }, willCommit: { cancellation.willCommit() },
-                beforeRollback: { staging in
-                    if continues { try context.collect(staging, into: &summary, rejects: rejects) }
+                beforeEnd: { staging in
+                    // The rejects file is complete before the commit: a failure to write it
+                    // (a full disk) leaves the store unchanged, as the message then says.
+                    guard continues else { return }
+                    try context.collect(staging, into: &summary, rejects: rejects)
+                    try rejects?.commit()
                 })
         } catch let failure as ImportStaging.RowFailure {
             let record = try staging.record(seq: failure.seq).map { SourceRecord(encoded: $0) } ?? SourceRecord()
             throw context.problem(failure.error, in: record)
         }
         if let firstProblem { throw firstProblem }
-        if commit, continues { try context.collect(staging, into: &summary, rejects: rejects) }
         summary.inserted = counts.inserted
         summary.updated = counts.updated
         summary.unchanged = counts.unchanged
         summary.deleted = counts.deleted
         summary.skipped += counts.refused
-        try rejects?.commit()
         progress?(ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes))
         return summary
     }

@@ -119,6 +119,22 @@ struct HostileFindingsTests {
         #expect(imported.status == 0, "\(imported.error)")
     }
 
+    @Test func aRejectsFileThatCannotBeWrittenLeavesTheStoreUnchanged() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = try store(shelf)
+        let input = shelf.folder.appendingPathComponent("in.csv").path
+        try Data("title,user\n,ann@example.com\nnew,ann@example.com\n".utf8).write(to: URL(fileURLWithPath: input))
+        let result = try shelf.run([
+            "import", "items", input, "--db", db, "--skip-invalid", "--rejects", "/dev/full",
+        ])
+        #expect(result.status == 1)
+        #expect(result.error.contains("No space left on device"), "\(result.error)")
+        #expect(result.error.contains("Nothing was imported"))
+        // What the message says is true: the valid row was not committed either.
+        #expect(!(try shelf.run(["items", "list", "--db", db]).output.contains("new")))
+    }
+
     @Test func replacingWithAnEmptyFileDeletesNothing() throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
