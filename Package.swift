@@ -9,10 +9,20 @@ let package = Package(
         .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
         .library(name: "ShelfPresentation", targets: ["ShelfPresentation"]),
         .library(name: "ShelfTransfer", targets: ["ShelfTransfer"]),
+        .library(name: "ShelfPostgres", targets: ["ShelfPostgres"]),
         .executable(name: "shelf", targets: ["shelf"]),
     ],
+    // PostgreSQL support costs minutes of build (SwiftNIO), so the quick start does without:
+    // `swift build --traits PostgreSQL` (and `swift test --traits PostgreSQL`) include it.
+    // Without the trait, ShelfPostgres compiles to an empty module and PostgresNIO is not built.
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "The PostgreSQL backend (ShelfPostgres, over postgres-nio): postgres:// locations.")
+    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Layers, bottom up; see DESIGN.md. Imports only point down.
@@ -32,9 +42,17 @@ let package = Package(
             dependencies: ["ShelfSQLite", "ShelfReactive"],
             plugins: ["EmbedMigrations"]
         ),
+        .target(
+            name: "ShelfPostgres",
+            dependencies: [
+                "ShelfStore", "ShelfReactive",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
         .executableTarget(
             name: "shelf",
             dependencies: [
+                .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
                 "ShelfStore",
                 "ShelfReactive",
                 "ShelfTerminal",
@@ -67,6 +85,9 @@ let package = Package(
         .testTarget(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),
         .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore", "ShelfTestSupport"]),
+        .testTarget(
+            name: "ShelfPostgresTests",
+            dependencies: ["ShelfPostgres", "ShelfStore", "ShelfReactive", "ShelfTestSupport"]),
         .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
