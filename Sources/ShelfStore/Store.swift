@@ -56,6 +56,9 @@ public final class Store: Sendable {
         return sqlite.database
     }
 
+    /// How many times this store's live values have run their queries (first reads included).
+    package var liveQueryRuns: Int { backend.liveQueryRuns }
+
     /// How many SQL statements this store has run, for tests that check a path runs none (0
     /// when the backend is not SQLite).
     package var statementCount: Int { (backend as? SQLiteBackend)?.database.statementCounter.value ?? 0 }

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
+internal import Synchronization
 
 /// The embedded backend: one SQLite file (or a temporary one), one writer connection and a
 /// pool of readers, change tracking by per-table counters and inotify (see
@@ -10,6 +11,8 @@ final class SQLiteBackend: StoreBackend {
     let sqliteUsers: SQLiteUserRepository
     let sqliteItems: SQLiteItemRepository
     let appliedMigrations: [String]
+    private let runs = Atomic<Int>(0)
+    var liveQueryRuns: Int { runs.load(ordering: .relaxed) }
 
     var users: any UserRepository { sqliteUsers }
     var items: any ItemRepository { sqliteItems }
@@ -60,7 +63,12 @@ final class SQLiteBackend: StoreBackend {
     func makeLive<Value: Equatable & Sendable>(
         _ fetch: @escaping @Sendable (Connection) throws -> Value
     ) throws -> LiveValue<Value> {
-        let query = try StoreError.translating { try LiveQuery(database: database, fetch: fetch) }
+        let query = try StoreError.translating {
+            try LiveQuery(database: database) { [runs] connection in
+                runs.add(1, ordering: .relaxed)
+                return try fetch(connection)
+            }
+        }
         return LiveValue(query: query)
     }
 
