@@ -11,8 +11,8 @@ final class SQLiteBackend: StoreBackend {
     let sqliteUsers: SQLiteUserRepository
     let sqliteItems: SQLiteItemRepository
     let appliedMigrations: [String]
-    private let runs = Atomic<Int>(0)
-    var liveQueryRuns: Int { runs.load(ordering: .relaxed) }
+    private let runs = RunCounter()
+    var liveQueryRuns: Int { runs.value }
 
     var users: any UserRepository { sqliteUsers }
     var items: any ItemRepository { sqliteItems }
@@ -65,7 +65,7 @@ final class SQLiteBackend: StoreBackend {
     ) throws -> LiveValue<Value> {
         let query = try StoreError.translating {
             try LiveQuery(database: database) { [runs] connection in
-                runs.add(1, ordering: .relaxed)
+                runs.increment()
                 return try fetch(connection)
             }
         }
@@ -116,5 +116,20 @@ extension Store {
     ) throws -> LiveValue<Value> {
         guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
         return try sqlite.makeLive(fetch)
+    }
+}
+
+/// A count shared with the closures of live queries.
+package final class RunCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    /// The count so far.
+    package var value: Int { count.load(ordering: .relaxed) }
+
+    /// Adds one.
+    package func increment() {
+        count.add(1, ordering: .relaxed)
     }
 }
