@@ -62,9 +62,6 @@
                         + "p99 \(ms(percentile(0.99))), max \(ms(latencies.last ?? .zero)), min \(ms(latencies.first ?? .zero))"
                 )
                 #expect(latencies.count == rounds)
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
     }

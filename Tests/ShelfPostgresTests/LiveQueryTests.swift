@@ -25,9 +25,6 @@
                 try await writer.run("DELETE FROM items")
                 try await waitUntil("the deletion is seen") { count.value == .success(0) }
 
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -51,9 +48,6 @@
 
                 #expect(published.recorded == [.success(1)])
                 #expect(fetches.value == 3)
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -98,9 +92,6 @@
                 #expect(fetches.value == 4)
                 #expect(userFetches.value == 2)
 
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -119,9 +110,6 @@
                 try await waitUntil("the item is counted") { both.value == .success(1001) }
                 try await writer.run("TRUNCATE items")
                 try await waitUntil("the truncation is seen") { both.value == .success(1000) }
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -158,9 +146,6 @@
                 try await waitUntil("the sentinel sees the insert") { sentinel.value == .success(2) }
                 #expect(fetches.value == before)
 
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -200,9 +185,6 @@
                 try await writer.run("UPDATE knobs SET divisor = 2", "INSERT INTO items (title) VALUES ('three')")
                 try await waitUntil("the next run succeeds") { ratio.value == .success(1) }
 
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -217,8 +199,6 @@
                 }
                 #expect(error?.message.contains("\"gadgets\" does not exist") == true)
                 #expect(feed.liveQueryCount == 0)
-                await feed.close()
-                try await reader.close()
             }
         }
 
@@ -271,8 +251,6 @@
                 await #expect(throws: StoreError.self) {
                     _ = try await feed.live(reading: ["items"]) { 0 }
                 }
-                try await reader.close()
-                try await writer.close()
             }
         }
     }

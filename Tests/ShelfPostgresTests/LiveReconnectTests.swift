@@ -49,9 +49,6 @@
                 try await writer.run("INSERT INTO items (title) VALUES ('back')")
                 try await waitUntil("the next commit is seen") { count.value == .success(2) }
 
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -83,9 +80,6 @@
                 try await waitUntil("both values are read again") {
                     items.value == .success(1) && users.value == .success(1)
                 }
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
 
@@ -117,9 +111,6 @@
                 #expect(failures.count == 3)
                 #expect(published.recorded.filter { $0 == .success(0) }.count == 3)
                 #expect(published.recorded.last == .success(1))
-                await feed.close()
-                try await reader.close()
-                try await writer.close()
             }
         }
     }

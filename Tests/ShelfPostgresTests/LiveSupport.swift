@@ -11,11 +11,19 @@
     /// A scratch database of its own for one live-query test: `users` and `items` tables with the
     /// change triggers the backend's migration installs, and `knobs`, a table without them.
     struct LiveTestDatabase: Sendable {
+        /// What a test opened, closed when it ends (passed or not: postgres-nio asserts that a
+        /// connection is closed before it is released).
+        private final class Opened: Sendable {
+            let connections = Mutex<[PostgresConnection]>([])
+            let feeds = Mutex<[PostgresChangeFeed]>([])
+        }
+
         let name: String
         /// Connects to this database.
         let configuration: PostgresConnection.Configuration
         /// Connects to the server's own database (the URL's), to create and drop this one.
         let serverConfiguration: PostgresConnection.Configuration
+        private let opened = Opened()
 
         static let logger = Logger(label: "shelf.tests.postgres-live", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -57,17 +65,27 @@
                 for statement in schema {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.close()
                 try await body(database)
             } catch {
+                await database.closeEverything()
                 try? await database.drop()
                 throw error
             }
+            await database.closeEverything()
             try await database.drop()
         }
 
+        /// A connection to this database, closed when the test ends.
         func connect() async throws -> PostgresConnection {
-            try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Self.logger)
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: 1, logger: Self.logger)
+            opened.connections.withLock { $0.append(connection) }
+            return connection
+        }
+
+        private func closeEverything() async {
+            for feed in opened.feeds.withLock({ $0 }) { await feed.close() }
+            for connection in opened.connections.withLock({ $0 }) { try? await connection.close() }
         }
 
         /// Runs `body` on a connection to the server's own database.
@@ -92,9 +110,11 @@
             }
         }
 
-        /// A feed on this database that logs nothing.
+        /// A feed on this database that logs nothing, closed when the test ends.
         func makeFeed() -> PostgresChangeFeed {
-            PostgresChangeFeed(configuration: configuration, logger: Self.logger)
+            let feed = PostgresChangeFeed(configuration: configuration, logger: Self.logger)
+            opened.feeds.withLock { $0.append(feed) }
+            return feed
         }
 
         /// The process ID of the feed's listening connection, or nil when there is none.
