@@ -95,6 +95,41 @@
             }
         }
 
+        @Test func commitsDuringARunCostOneMoreRunNotOneEach() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                let gate = Gate()
+                let fetches = Counter()
+                let count = try await feed.live(reading: ["items"]) {
+                    fetches.increment()
+                    let count = try await reader.integer("SELECT count(*) FROM items")
+                    if fetches.value == 2 { await gate.wait() }  // the first re-run hangs until opened
+                    return count
+                }
+                // Registered after `count`: once it has seen a commit, `count` was told of it too.
+                let sentinel = try await feed.live(reading: ["items"]) {
+                    try await reader.integer("SELECT count(*) FROM items")
+                }
+                try await writer.run("INSERT INTO items (title) VALUES ('first')")
+                try await waitUntil("the first re-run hangs") { fetches.value == 2 }
+
+                // 20 transactions while the run is in flight: one dirty flag.
+                for index in 0..<20 {
+                    try await writer.run("INSERT INTO items (title) VALUES ('during \(index)')")
+                }
+                try await waitUntil("the listener handled all 20") { sentinel.value == .success(21) }
+                #expect(fetches.value == 2)
+                gate.open()
+                try await waitUntil("one more run reads them all") { count.value == .success(21) }
+                #expect(fetches.value == 3)
+                try await writer.run("INSERT INTO items (title) VALUES ('after')")
+                try await waitUntil("the next commit is seen") { count.value == .success(22) }
+                #expect(fetches.value == 4)
+            }
+        }
+
         @Test func aQueryReadingTwoTablesSeesBoth() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()

@@ -171,6 +171,36 @@
         var recorded: [Value] { storage.values.withLock { $0 } }
     }
 
+    /// A door that tasks wait at until it opens, once.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// Returns once the gate is open (at once when it is).
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    struct GaveUpWaiting: Error, CustomStringConvertible {
+        let what: String
+        var description: String { "gave up waiting until \(what)" }
+    }
+
     /// Waits, polling every 10 ms, until `condition` holds; fails the test after `limit`. Not a
     /// timing assertion: the limit is only there so that a broken feed fails instead of hanging.
     func waitUntil(
@@ -181,7 +211,7 @@
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("gave up waiting (\(limit)) until \(what)", sourceLocation: sourceLocation)
-                throw CancellationError()
+                throw GaveUpWaiting(what: what)
             }
             try await Task.sleep(for: .milliseconds(10))
         }
