@@ -130,6 +130,32 @@
             }
         }
 
+        @Test func anIdleFeedRunsNothing() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let fetches = Counter()
+                _ = try await feed.live(reading: ["items"]) {
+                    fetches.increment()
+                    return try await reader.integer("SELECT count(*) FROM items")
+                }
+                // Longer than any retry delay would be; nothing is committed meanwhile.
+                try await Task.sleep(for: .seconds(1.5))
+                #expect(fetches.value == 1)
+                // The listening connection's last statement is still its LISTEN: no polling.
+                let lastStatement = try await database.onServer { server in
+                    let rows = try await server.query(
+                        """
+                        SELECT query FROM pg_stat_activity
+                        WHERE datname = \(database.name) AND application_name = 'shelf-change-feed'
+                        """, logger: LiveTestDatabase.logger)
+                    for try await query in rows.decode(String.self) { return query }
+                    return ""
+                }
+                #expect(lastStatement.hasPrefix("LISTEN"))
+            }
+        }
+
         @Test func aQueryReadingTwoTablesSeesBoth() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
