@@ -28,6 +28,25 @@
             }
         }
 
+        @Test func aCommitRightAfterTheFirstReadIsNotMissed() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                let fetches = Counter()
+                // The first read commits a row after counting: its result is stale at once, and
+                // only a feed that listened before the read hears about the commit.
+                let count = try await feed.live(reading: ["items"]) {
+                    fetches.increment()
+                    let count = try await reader.integer("SELECT count(*) FROM items")
+                    if fetches.value == 1 { try await writer.run("INSERT INTO items (title) VALUES ('meanwhile')") }
+                    return count
+                }
+                #expect(count.value == .success(0))
+                try await waitUntil("the commit made during the first read is seen") { count.value == .success(1) }
+            }
+        }
+
         @Test func anEqualResultIsNotPublishedAgain() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
