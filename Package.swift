@@ -90,6 +90,9 @@ let package = Package(
         .testTarget(
             name: "ShelfPostgresTests",
             dependencies: ["ShelfPostgres", "ShelfStore", "ShelfReactive", "ShelfTestSupport"]),
+        .testTarget(
+            name: "ShelfConformanceTests",
+            dependencies: ["ShelfStore", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
         .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -64,8 +64,8 @@ public final class ItemDetailViewModel {
         let id = self.id
         Task.detached { [weak self] in
             do {
-                let item = try store.liveItem(id: id)
-                let users = try store.liveUsers()
+                let item = try await store.liveItem(id: id)
+                let users = try await store.liveUsers()
                 await self?.follow(combineLatest(item, users))
             } catch {
                 await self?.fail(error)

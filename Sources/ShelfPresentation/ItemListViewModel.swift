@@ -93,7 +93,7 @@ public final class ItemListViewModel {
         if usersObservation == nil {
             let store = self.store
             Task.detached { [weak self] in
-                guard let users = try? store.liveUsers() else { return }
+                guard let users = try? await store.liveUsers() else { return }
                 await self?.follow(users)
             }
         }
@@ -343,7 +343,7 @@ public final class ItemListViewModel {
     ) async {
         let (store, query, size) = (source.store, source.query, source.size)
         do {
-            let live = try store.liveItems(matching: query, after: anchor, limit: size)
+            let live = try await store.liveItems(matching: query, after: anchor, limit: size)
             let first = try live.value.get()
             let unfiltered = first.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
             await install(

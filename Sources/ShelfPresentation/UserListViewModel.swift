@@ -43,7 +43,7 @@ public final class UserListViewModel {
         let store = self.store
         Task.detached { [weak self] in
             do {
-                let summaries = try store.liveUserSummaries()
+                let summaries = try await store.liveUserSummaries()
                 await self?.follow(summaries)
             } catch {
                 await self?.fail(error)

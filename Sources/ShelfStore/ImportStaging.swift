@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 internal import ShelfSQLite
 internal import Synchronization
 
@@ -19,39 +19,7 @@ internal import Synchronization
 /// where reading and staging them takes about 6 s more.
 ///
 /// Used by one thread at a time (the import's); not `Sendable`. Call `close()` at the end.
-package final class ImportStaging {
-    /// A staged row the store refused, or a row refused while it was read.
-    package struct Reject {
-        /// The row's place in the input's order (1, 2, …).
-        package var seq: Int64
-        /// The record as the importer encoded it.
-        package var record: Data
-        /// True when the importer refused the row (the place fields are set); false when the
-        /// store did (`field` names the field to blame, when one is).
-        package var placed: Bool
-        package var line: Int?
-        package var column: Int?
-        package var field: String?
-        package var value: String?
-        package var reason: String
-    }
-
-    /// A staged row the store refused while `apply` ran without `continues`.
-    package struct RowFailure: Error {
-        package let seq: Int64
-        package let error: ImportRowError
-    }
-
-    /// What `apply` did.
-    package struct Counts: Sendable {
-        package var inserted = 0
-        package var updated = 0
-        package var unchanged = 0
-        package var deleted = 0
-        /// Staged rows the store refused (recorded as rejects).
-        package var refused = 0
-    }
-
+final class ImportStaging: ImportSession {
     private let database: Database
     private let table: ImportTable
     private let rows: String
@@ -70,7 +38,7 @@ package final class ImportStaging {
     private enum Pending {
         case user(Int64, ImportedUser, Data)
         case item(Int64, ImportedItem, Data)
-        case reject(Int64, Reject)
+        case reject(Int64, ImportReject)
     }
 
     init(database: Database, table: ImportTable) throws {
@@ -106,7 +74,7 @@ package final class ImportStaging {
     }
 
     /// Drops the staged rows. Safe to call more than once.
-    package func close() {
+    func close() {
         guard !closed else { return }
         closed = true
         pending = []
@@ -119,35 +87,35 @@ package final class ImportStaging {
 
     /// Stages a user read from the input; `record` is the input's record, for messages and
     /// rejects.
-    package func stage(_ user: ImportedUser, record: Data) throws {
+    func stage(_ user: ImportedUser, record: Data) throws {
         nextSeq += 1
         pending.append(.user(nextSeq, user, record))
         if pending.count >= Self.batchSize { try flush() }
     }
 
     /// Stages an item read from the input.
-    package func stage(_ item: ImportedItem, record: Data) throws {
+    func stage(_ item: ImportedItem, record: Data) throws {
         nextSeq += 1
         pending.append(.item(nextSeq, item, record))
         if pending.count >= Self.batchSize { try flush() }
     }
 
     /// Records a row refused while it was read, in its place among the staged rows.
-    package func reject(
+    func reject(
         record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String
     ) throws {
         nextSeq += 1
         pending.append(
             .reject(
                 nextSeq,
-                Reject(
+                ImportReject(
                     seq: nextSeq, record: record, placed: true, line: line, column: column, field: field,
                     value: value, reason: reason)))
         if pending.count >= Self.batchSize { try flush() }
     }
 
     /// The ID of the user with `email` (letter case ignored) in the last commit, or nil.
-    package func userID(email: String) throws -> Int64? {
+    func userID(email: String) throws -> Int64? {
         try StoreError.translating {
             try database.read { connection in
                 try connection.fetchOne("SELECT id FROM users WHERE email = ?", email) { try $0.get(0, as: Int64.self) }
@@ -218,8 +186,8 @@ package final class ImportStaging {
     ///
     /// - Parameters:
     ///   - commit: false for a dry run: everything is checked, then rolled back.
-    ///   - continues: a row the store refuses is recorded as a reject (see `forEachReject`)
-    ///     and the others are written; without it the first such row throws `RowFailure`
+    ///   - continues: a row the store refuses is recorded as a reject (see `forEachImportReject`)
+    ///     and the others are written; without it the first such row throws `ImportRowFailure`
     ///     and nothing is written.
     ///   - isCancelled: polled between statements and every thousand rows; when it turns
     ///     true the transaction rolls back and `CancellationError` is thrown.
@@ -231,10 +199,10 @@ package final class ImportStaging {
     ///     before the import is final (writing the rejects file), so that its failure still
     ///     leaves the store unchanged.
     /// - Returns: the counts; deleted rows are counted in `replace` mode.
-    package func apply(
+    func apply(
         mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
-        beforeEnd: (ImportStaging) throws -> Void
-    ) throws -> Counts {
+        beforeEnd: (any ImportSession) throws -> Void
+    ) throws -> ImportCounts {
         try flush()
         if isCancelled() { throw CancellationError() }
         do {
@@ -242,10 +210,10 @@ package final class ImportStaging {
                 applying = connection
                 defer { applying = nil }
                 let writer = try StoreError.translating { try ImportWriter(connection: connection, mode: mode) }
-                var counts = Counts()
+                var counts = ImportCounts()
                 if try !applyAll(on: connection, mode: mode, counts: &counts) {
                     if isCancelled() { throw CancellationError() }
-                    counts = Counts()
+                    counts = ImportCounts()
                     try applyRows(writer, on: connection, continues: continues, counts: &counts, isCancelled)
                     counts.deleted = try writer.finish(table: table)
                 }
@@ -255,7 +223,7 @@ package final class ImportStaging {
                 guard willCommit() else { throw CancellationError() }
                 return counts
             }
-        } catch let finished as DryRunFinished<Counts> {
+        } catch let finished as DryRunFinished<ImportCounts> {
             return finished.result
         } catch let error as DatabaseError {
             throw StoreError(error)
@@ -266,7 +234,7 @@ package final class ImportStaging {
     /// when a row needs the row-by-row path: a constraint refuses one, or the input names one
     /// row twice (the second then updates the first, in input order), or a user's ID and email
     /// disagree. The row-by-row path then finds and names the row.
-    private func applyAll(on connection: Connection, mode: ImportMode, counts: inout Counts) throws -> Bool {
+    private func applyAll(on connection: Connection, mode: ImportMode, counts: inout ImportCounts) throws -> Bool {
         let now = Date().sqlMilliseconds
         let staged = "temp.\(rows)"
         func integer(_ sql: String) throws -> Int64 {
@@ -346,7 +314,7 @@ package final class ImportStaging {
             }
         do {
             counts = try connection.savepoint {
-                var counts = Counts()
+                var counts = ImportCounts()
                 if mode != .insert {
                     let matched = try integer(match)
                     try connection.execute(update)
@@ -368,7 +336,7 @@ package final class ImportStaging {
     }
 
     private func applyRows(
-        _ writer: ImportWriter, on connection: Connection, continues: Bool, counts: inout Counts,
+        _ writer: ImportWriter, on connection: Connection, continues: Bool, counts: inout ImportCounts,
         _ isCancelled: () -> Bool
     ) throws {
         let select =
@@ -415,7 +383,7 @@ package final class ImportStaging {
                 case .unchanged: counts.unchanged += 1
                 }
             } catch let error as ImportRowError {
-                guard continues else { throw RowFailure(seq: seq, error: error) }
+                guard continues else { throw ImportRowFailure(seq: seq, error: error) }
                 counts.refused += 1
                 try refuse.bind(seq, error.field, error.message)
                 try refuse.run()
@@ -427,7 +395,7 @@ package final class ImportStaging {
     // MARK: Reading back
 
     /// The record staged as `seq`, or nil.
-    package func record(seq: Int64) throws -> Data? {
+    func record(seq: Int64) throws -> Data? {
         try withConnection { connection in
             // Not the statement cache: the table is this import's own.
             let statement = try connection.makeStatement("SELECT record FROM temp.\(rows) WHERE seq = ?")
@@ -440,14 +408,14 @@ package final class ImportStaging {
 
     /// Calls `body` with every reject in input order, until it returns false. After a
     /// From `apply`'s `beforeEnd`, inside its transaction.
-    package func forEachReject(_ body: (Reject) throws -> Bool) throws {
+    func forEachReject(_ body: (ImportReject) throws -> Bool) throws {
         try flush()
         try withConnection { connection in
             let statement = try connection.makeStatement(
                 "SELECT seq, placed, line, column, field, value, reason, record FROM temp.\(rejects) ORDER BY seq")
             do {
                 try statement.forEachRow { row in
-                    let reject = Reject(
+                    let reject = ImportReject(
                         seq: try row.int64(0), record: try row.get(7, as: Data.self), placed: try row.int64(1) != 0,
                         line: try row.get(2, as: Int64?.self).map(Int.init),
                         column: try row.get(3, as: Int64?.self).map(Int.init),
@@ -465,12 +433,5 @@ package final class ImportStaging {
             if let applying { return try body(applying) }
             return try database.withWriter(body)
         }
-    }
-}
-
-extension Store {
-    /// Starts staging an import into `table`: see `ImportStaging`.
-    package func makeImportStaging(table: ImportTable) throws -> ImportStaging {
-        try ImportStaging(database: database, table: table)
     }
 }

@@ -8,7 +8,8 @@ internal import ShelfSQLite
 extension Store {
     /// Writes a consistent copy of the whole store to `path`: one snapshot, taken while other
     /// connections and processes go on reading and writing (SQLite's `VACUUM INTO`, on a
-    /// reader). The copy is a complete single file, with no `-wal` beside it, and opens as a
+    /// reader; on a server database, one
+    /// REPEATABLE READ snapshot copied into a new SQLite shelf file). The copy is a complete single file, with no `-wal` beside it, and opens as a
     /// store of its own.
     ///
     /// The copy is written beside `path`, flushed to disk, then renamed over it, so `path`
@@ -19,10 +20,16 @@ extension Store {
     ///   than a shelf; `.database` when the copy cannot be written (the folder is missing or
     ///   read-only, the disk is full). Nothing at `path` changes then.
     public func backup(to path: String) async throws {
+        try await backend.backup(to: path)
+    }
+}
+
+extension SQLiteBackend {
+    func backup(to path: String) async throws {
         guard let source = self.path else {
             throw StoreError(.invalidValue, "an in-memory store has no file to back up")
         }
-        try Self.checkBackupDestination(path, source: source)
+        try Store.checkBackupDestination(path, source: source)
         let folder = (path as NSString).deletingLastPathComponent
         let temporary =
             (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).backup-\(UUID().uuidString)"
@@ -30,13 +37,13 @@ extension Store {
             try await database.withReader { connection in
                 try connection.run("VACUUM INTO ?", temporary)
             }
-            try Self.makeDurable(temporary)
+            try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
             guard rename(temporary, path) == 0 else {
-                throw StoreError(.database, "cannot move the backup into place at \(path): \(Self.errnoText())")
+                throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
             }
-            try? Self.makeDurable(folder.isEmpty ? "." : folder)
+            try? Store.makeDurable(folder.isEmpty ? "." : folder)
         } catch {
             unlink(temporary)
             if let error = error as? StoreError { throw error }
@@ -50,9 +57,15 @@ extension Store {
         }
     }
 
-    private static func checkBackupDestination(_ path: String, source: String) throws {
+}
+
+extension Store {
+    /// Throws, changing nothing, unless `path` may receive a backup: it must not be `source`
+    /// (the store's own file, when it has one) or one of its companions, a database in use, a
+    /// device, or anything but a missing file or an older shelf backup.
+    package static func checkBackupDestination(_ path: String, source: String?) throws {
         do {
-            try OutputSafety.refuseCompanionName(path, protecting: [source])
+            try OutputSafety.refuseCompanionName(path, protecting: source.map { [$0] } ?? [])
         } catch {
             throw StoreError(.invalidValue, error.description)
         }
@@ -73,6 +86,7 @@ extension Store {
         var target = stat()
         guard stat(path, &target) == 0 else { return }  // a new file
         for suffix in ["", "-wal", "-shm", "-journal"] {
+            guard let source else { break }
             var own = stat()
             if stat(source + suffix, &own) == 0, own.st_dev == target.st_dev, own.st_ino == target.st_ino {
                 throw StoreError(
@@ -108,14 +122,15 @@ extension Store {
         }
     }
 
-    private static func makeDurable(_ path: String) throws {
+    /// Flushes the file or folder at `path` to disk.
+    package static func makeDurable(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError(.database, "cannot open \(path): \(errnoText())") }
-        defer { close(descriptor) }
+        defer { closeDescriptor(descriptor) }
         guard fsync(descriptor) == 0 else { throw StoreError(.database, "cannot flush \(path): \(errnoText())") }
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { String(cString: strerror(errno)) }
 }
 
 extension Store {
@@ -131,4 +146,9 @@ extension Store {
             + "until it is, the database is that file and its -wal together: copy both, or free space and run "
             + "any shelf command on it again"
     }
+}
+
+/// `close(2)`, out of reach of `Store.close()`.
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
 }

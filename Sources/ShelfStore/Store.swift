@@ -1,11 +1,16 @@
 internal import Foundation
 internal import ShelfSQLite
 
-/// A shelf: one SQLite file holding users and items, migrated to this version's schema.
+/// A shelf: users and items in a database, migrated to this version's schema.
 ///
-/// Open one per file and share it: `Store` and its repositories are thread-safe, and all
-/// their methods may be called from any task. The file stays open until the last reference
-/// to the store (or one of its repositories) goes away.
+/// The database is a SQLite file (`Store(path:)`, embedded, the default) or, with the
+/// ShelfPostgres library, a PostgreSQL server (`Store.open(postgres:)`); both behave the same
+/// through this type, and nothing that uses a store needs to know which it has.
+///
+/// Open one per database and share it: `Store` and its repositories are thread-safe, and all
+/// their methods may be called from any task. A SQLite store stays open until the last
+/// reference to it (or one of its repositories) goes away; call `close()` to end a server
+/// store's connections sooner.
 ///
 /// ```swift
 /// let store = try Store(path: "shelf.sqlite")
@@ -15,18 +20,48 @@ internal import ShelfSQLite
 /// ```
 public final class Store: Sendable {
     /// Users of this store.
-    public let users: SQLiteUserRepository
+    public let users: any UserRepository
     /// Items of this store.
-    public let items: SQLiteItemRepository
-    /// The migrations this open applied (empty when the file was up to date).
-    public let appliedMigrations: [String]
-    /// The database file, or nil for an in-memory store.
-    public var path: String? { database.path }
+    public let items: any ItemRepository
+    /// The migrations this open applied (empty when the database was up to date).
+    public var appliedMigrations: [String] { backend.appliedMigrations }
+    /// The database file, or nil for a store that is not a local file (in memory, or on a
+    /// server).
+    public var path: String? { backend.path }
+    /// Where the store lives, fit to show to a person: the file's path, or the server's URL
+    /// without its password.
+    public var location: String { backend.location }
 
-    let database: Database
+    /// The database engine behind this store.
+    package let backend: any StoreBackend
 
-    /// How many SQL statements this store has run, for tests that check a path runs none.
-    package var statementCount: Int { database.statementCounter.value }
+    /// A store over `backend`.
+    package init(backend: any StoreBackend) {
+        self.backend = backend
+        users = backend.users
+        items = backend.items
+    }
+
+    /// Ends the store's connections; live values stop changing. Safe to call more than once.
+    /// Other calls on a closed server store fail. A SQLite store closes its file when it is
+    /// released, so this is optional there.
+    public func close() async {
+        await backend.close()
+    }
+
+    /// The SQLite database, for tests of the SQLite backend; a store on another backend stops
+    /// the program.
+    var database: Database {
+        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
+        return sqlite.database
+    }
+
+    /// How many times this store's live values have run their queries (first reads included).
+    package var liveQueryRuns: Int { backend.liveQueryRuns }
+
+    /// How many SQL statements this store has run, for tests that check a path runs none (0
+    /// when the backend is not SQLite).
+    package var statementCount: Int { (backend as? SQLiteBackend)?.database.statementCounter.value ?? 0 }
 
     /// Opens the store at `path`, creating the file and its folder when missing, and applies
     /// pending migrations.
@@ -57,14 +92,11 @@ public final class Store: Sendable {
         try Store(database: StoreError.translating { try Database.temporary() })
     }
 
-    init(database: Database) throws {
-        self.database = database
-        appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
-        users = SQLiteUserRepository(database: database)
-        items = SQLiteItemRepository(database: database)
+    convenience init(database: Database) throws {
+        self.init(backend: try SQLiteBackend(database: database))
     }
 
-    static let migrator = Migrator(migrations: EmbeddedMigrations.all)
+    static var migrator: Migrator { SQLiteBackend.migrator }
 
     /// Throws, changing nothing, when `path` holds something other than a shelf: a file that
     /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody

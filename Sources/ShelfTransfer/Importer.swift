@@ -12,7 +12,7 @@ internal import Synchronization
 /// that cannot be read past (an unclosed quote, broken JSON) stops every kind of import.
 ///
 /// Other writers are never locked out while the input is read: the rows are read, checked and
-/// staged first (see `ImportStaging`), holding no lock on the database file, and then written
+/// staged first (see `ImportSession`), holding no lock on the database file, and then written
 /// in one short transaction. Other writes wait only for that transaction; reads never wait.
 ///
 /// The methods may be called from any task; the import runs on a thread of its own and blocks
@@ -194,7 +194,7 @@ private struct Transfer {
             case .json: JSONReader(input: input, lines: false)
             case .ndjson: JSONReader(input: input, lines: true)
             }
-        let staging = try store.makeImportStaging(table: table)
+        let staging = try store.makeImportSession(table: table)
         defer { staging.close() }
         var defaultOwner: Int64?
         if let email = options.defaultOwner {
@@ -257,7 +257,7 @@ private struct Transfer {
         let commit = !options.dryRun && firstProblem == nil
         progress?(
             ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes, isWriting: true))
-        let counts: ImportStaging.Counts
+        let counts: ImportCounts
         do {
             counts = try staging.apply(
                 mode: options.mode, commit: commit, continues: continues,
@@ -269,7 +269,7 @@ private struct Transfer {
                     try context.collect(staging, into: &summary, rejects: rejects)
                     try rejects?.commit()
                 })
-        } catch let failure as ImportStaging.RowFailure {
+        } catch let failure as ImportRowFailure {
             let record = try staging.record(seq: failure.seq).map { SourceRecord(encoded: $0) } ?? SourceRecord()
             throw context.problem(failure.error, in: record)
         }
@@ -285,7 +285,7 @@ private struct Transfer {
 
     /// Checks one record and stages its row; a bad row throws its `TransferError`.
     private func stage(
-        _ record: SourceRecord, reader: any RecordReader, plan: ColumnPlan, staging: ImportStaging,
+        _ record: SourceRecord, reader: any RecordReader, plan: ColumnPlan, staging: any ImportSession,
         defaultOwner: Int64?
     ) throws {
         if let csv = reader as? CSVReader, let problem = csv.fieldCountProblem(record) { throw problem }
@@ -356,7 +356,7 @@ private struct ProblemContext {
 
     /// Adds every reject, in input order, to `summary.problems` (up to its limit) and to
     /// `rejects`.
-    func collect(_ staging: ImportStaging, into summary: inout ImportSummary, rejects: Rejects?) throws {
+    func collect(_ staging: any ImportSession, into summary: inout ImportSummary, rejects: Rejects?) throws {
         try staging.forEachReject { reject in
             let record = SourceRecord(encoded: reject.record)
             let problem: TransferError

@@ -7,10 +7,10 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .customLong("db"),
         help: ArgumentHelp(
-            "The database file.",
+            "The database: a SQLite file (a path, or sqlite:PATH), or a PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE).",
             discussion:
                 "Default: $SHELF_DB, else $XDG_DATA_HOME/shelf/shelf.sqlite, else ~/.local/share/shelf/shelf.sqlite.",
-            valueName: "path"))
+            valueName: "location"))
     var path: String?
 
     @Flag(
@@ -22,9 +22,8 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the store the options name: the demo store (filled on first use, with a
     /// progress bar on a terminal), or the file, migrated.
     func openStore() async throws -> Store {
-        guard demo else { return try OpenDatabases.open(try resolvedPath()) }
-        let path = try demoPath()
-        let store = try OpenDatabases.open(path)
+        guard demo else { return try await OpenDatabases.open(try resolvedLocation()) }
+        let store = try await OpenDatabases.open(.sqlite(path: try demoPath()))
         if try await store.users.users().isEmpty {
             let progress = ProgressLine(total: DemoData.defaultItems, label: "Creating the demo database")
             try await DemoData.fill(store, users: DemoData.defaultUsers, items: DemoData.defaultItems) {
@@ -35,10 +34,11 @@ struct DatabaseOptions: ParsableArguments {
         return store
     }
 
-    func resolvedPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
-        if let path, !path.isEmpty { return path }
-        if let path = environment["SHELF_DB"], !path.isEmpty { return path }
-        return try Self.dataFolder(environment: environment) + "/shelf.sqlite"
+    /// The location `--db` names, else `SHELF_DB`, else the default file.
+    func resolvedLocation(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+        if let path, !path.isEmpty { return StoreLocation(path) }
+        if let path = environment["SHELF_DB"], !path.isEmpty { return StoreLocation(path) }
+        return .sqlite(path: try Self.dataFolder(environment: environment) + "/shelf.sqlite")
     }
 
     /// The demo database: demo.sqlite in the data folder.

@@ -22,14 +22,15 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try OpenDatabases.open(database.demo ? try database.demoPath() : try database.resolvedPath())
+        let store = try await OpenDatabases.open(
+            database.demo ? .sqlite(path: try database.demoPath()) : try database.resolvedLocation())
         let progress = ProgressLine(total: items, label: "Adding sample items")
         let start = ContinuousClock.now
         try await DemoData.fill(store, users: users, items: items) { progress.update($0) }
         progress.finish()
         let seconds = (ContinuousClock.now - start).seconds
         try printLine(
-            "Added \(users) users and \(items) items to \(store.path ?? "memory") in \(String(format: "%.1f", seconds)) s."
+            "Added \(users) users and \(items) items to \(store.location) in \(String(format: "%.1f", seconds)) s."
         )
     }
 }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ShelfStore
 
+#if PostgreSQL
+    import ShelfPostgres
+#endif
+
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate", abstract: "Bring the database schema up to date.")
@@ -11,19 +15,33 @@ struct MigrateCommand: AsyncParsableCommand {
     var status = false
 
     func run() async throws {
-        let path = try database.resolvedPath()
+        let location = try database.resolvedLocation()
         if status {
-            try printLine("database: \(path)")
-            for migration in try Store.migrationStatus(path: path) {
+            try printLine("database: \(location)")
+            for migration in try await Self.migrationStatus(location) {
                 try printLine(migration.line)
             }
             return
         }
-        let store = try OpenDatabases.open(path)
+        let store = try await OpenDatabases.open(location)
         if store.appliedMigrations.isEmpty {
-            try printLine("\(path) is up to date")
+            try printLine("\(location) is up to date")
         } else {
             for name in store.appliedMigrations { try printLine("applied \(name)") }
+        }
+    }
+
+    private static func migrationStatus(_ location: StoreLocation) async throws -> [MigrationStatus] {
+        switch location {
+        case .sqlite(let path): return try Store.migrationStatus(path: path)
+        case .postgres(let url):
+            #if PostgreSQL
+                return try await Store.migrationStatus(postgres: url)
+            #else
+                // Opening says why this build cannot.
+                _ = try await OpenDatabases.open(.postgres(url: url))
+                return []
+            #endif
         }
     }
 }

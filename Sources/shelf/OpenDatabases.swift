@@ -2,6 +2,10 @@ import Foundation
 import ShelfStore
 import Synchronization
 
+#if PostgreSQL
+    import ShelfPostgres
+#endif
+
 /// The databases the command opened, so the process exits only once they are closed.
 ///
 /// A store is released when its last reference goes, and its last connection then
@@ -16,7 +20,32 @@ enum OpenDatabases {
     /// The database files opened so far, as resolved paths.
     static var files: [String] { databases.withLock { $0 } }
 
-    /// Opens the store at `path` and remembers its files.
+    private static let servers = Mutex<[Store]>([])
+
+    /// Opens the store at `location` and remembers it, to close it before the process exits.
+    static func open(_ location: StoreLocation) async throws -> Store {
+        switch location {
+        case .sqlite(let path): return try open(path)
+        case .postgres(let url):
+            #if PostgreSQL
+                let store = try await Store.open(postgres: url)
+                servers.withLock { $0.append(store) }
+                return store
+            #else
+                _ = url
+                throw CommandError(
+                    "\(location): this shelf was built without PostgreSQL support; build it with "
+                        + "`swift build --traits PostgreSQL` (or run it with `swift run --traits PostgreSQL shelf …`)")
+            #endif
+        }
+    }
+
+    /// Ends the connections of every server store the command opened.
+    static func closeServers() async {
+        for store in servers.withLock({ $0 }) { await store.close() }
+    }
+
+    /// Opens the SQLite store at `path` and remembers its files.
     static func open(_ path: String) throws -> Store {
         let store = try Store(path: path)
         if let resolved = realpath(path, nil) {

@@ -28,6 +28,7 @@ struct Shelf: AsyncParsableCommand {
         signals.onSignal { _ in command.cancel() }
         var status: Int32
         let result = await command.result
+        await OpenDatabases.closeServers()
         // Every store the command opened is closed (its WAL checkpointed and removed) first.
         OpenDatabases.waitUntilClosed()
         OpenDatabases.warnAboutUnmergedWAL()

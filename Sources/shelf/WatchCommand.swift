@@ -41,7 +41,7 @@ struct WatchCommand: AsyncParsableCommand {
         /// store is released when this returns.
         func run() async throws {
             let store = try await database.openStore()
-            let live = try store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
+            let live = try await store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
             let encoder = JSONEncoder.lines
             let stop = StopLatch()
             StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }

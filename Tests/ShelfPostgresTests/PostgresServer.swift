@@ -1,7 +1,8 @@
+import Testing
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Testing
 
 /// The PostgreSQL server the tests use: `SHELF_TEST_POSTGRES` names it as a URL, e.g.
 /// `postgres://postgres:secret@127.0.0.1:5432/postgres` (a user that may create databases).

@@ -14,7 +14,7 @@ struct DurabilityTests {
             let store = try Store(path: path)
             let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
             try await store.items.insert(NewItem(userID: ann, title: "kept"))
-            _ = try store.liveItems(matching: ItemQuery(), limit: 10)  // the readers and tracker are in use
+            _ = try await store.liveItems(matching: ItemQuery(), limit: 10)  // the readers and tracker are in use
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         }
         #expect(
@@ -30,7 +30,7 @@ struct DurabilityTests {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
         // Readers hold snapshots all along, as a browser's live queries do.
-        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 50)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 50)
         var largest = 0
         for index in 0..<2_500 {
             try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "write \(index)"))

@@ -151,7 +151,7 @@ struct PageLimitTests {
             try await fixture.store.items.items(matching: ItemQuery(), after: nil, limit: -1)
         }
         #expect(error?.code == .invalidValue)
-        #expect(throws: StoreError.self) { try fixture.store.liveItems(matching: ItemQuery(), limit: -5) }
+        await #expect(throws: StoreError.self) { try await fixture.store.liveItems(matching: ItemQuery(), limit: -5) }
         #expect(try await fixture.store.items.items(matching: ItemQuery(), limit: 0).isEmpty)
     }
 }

@@ -27,7 +27,7 @@ struct LiveFailureTests {
     @Test func aTableRenamedAwayByAnotherProcessFailsThenRecovers() async throws {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
-        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
         let recorder = LiveRecorder(live)
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }
@@ -53,7 +53,7 @@ struct LiveFailureTests {
         // Readers give up after 200 ms here: the lock below is held far longer.
         let store = try Store(database: Database(path: path, busyTimeout: .milliseconds(200)))
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
-        let recorder = LiveRecorder(try store.liveItems(matching: ItemQuery(), limit: 10))
+        let recorder = LiveRecorder(try await store.liveItems(matching: ItemQuery(), limit: 10))
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }
         try await shell.run(
@@ -75,12 +75,12 @@ struct LiveFailureTests {
         defer { folder.remove() }
         let path = folder.path("shelf.sqlite")
         let store = try Store(path: path)
-        let recorder = LiveRecorder(try store.liveItems(matching: ItemQuery(), limit: 10))
+        let recorder = LiveRecorder(try await store.liveItems(matching: ItemQuery(), limit: 10))
         try FileManager.default.removeItem(atPath: path)
         #expect(await eventually { recorder.failures.contains { $0.code == .fileReplaced } })
         #expect(recorder.failures.last?.message.contains("was deleted") == true)
         // New live queries on the store fail at once too: its connections read a ghost.
-        #expect(throws: StoreError.self) { _ = try store.liveItems(matching: ItemQuery(), limit: 10) }
+        await #expect(throws: StoreError.self) { _ = try await store.liveItems(matching: ItemQuery(), limit: 10) }
     }
 
     @Test func aDatabaseFileReplacedByAnotherIsAFinalFailure() async throws {
@@ -93,7 +93,7 @@ struct LiveFailureTests {
             _ = try await replacement.users.insert(NewUser(name: "Zed", email: "zed@example.com"))
         }
         let store = try Store(path: path)
-        let recorder = LiveRecorder(try store.liveUsers())
+        let recorder = LiveRecorder(try await store.liveUsers())
         #expect(rename(other, path) == 0)
         #expect(await eventually { recorder.failures.contains { $0.code == .fileReplaced } })
         #expect(recorder.failures.last?.message.contains("replaced") == true)
@@ -107,7 +107,7 @@ struct LiveFailureTests {
         do { _ = try Store(path: path) }
         // No file events at all: only the periodic data_version check can notice.
         let store = try Store(database: Database(path: path, watchesFiles: false))
-        let recorder = LiveRecorder(try store.liveUsers())
+        let recorder = LiveRecorder(try await store.liveUsers())
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }
         try await shell.run("INSERT INTO users (name, email, created_at) VALUES ('Eve', 'eve@example.com', 0);")
@@ -143,7 +143,7 @@ struct MovedDatabaseTests {
         defer { folder.remove() }
         let path = folder.path("shelf.sqlite")
         let store = try Store(path: path)
-        let recorder = LiveRecorder(try store.liveUsers())
+        let recorder = LiveRecorder(try await store.liveUsers())
         for index in 0..<20 {
             _ = try await store.users.insert(NewUser(name: "U\(index)", email: "u\(index)@example.com"))
         }
@@ -173,7 +173,7 @@ struct MovedDatabaseTests {
             _ = try await other.users.insert(NewUser(name: "Zed", email: "zed@example.com"))
         }
         let store = try Store(path: path)
-        let recorder = LiveRecorder(try store.liveUsers())
+        let recorder = LiveRecorder(try await store.liveUsers())
         for index in 0..<20 {
             _ = try await store.users.insert(NewUser(name: "U\(index)", email: "u\(index)@example.com"))
         }
@@ -203,14 +203,14 @@ struct PeriodicCheckTests {
         let store = try Store(database: Database(path: path, watchesFiles: false))
         let tracker = store.database.changeTracker
         do {
-            let first = LiveRecorder(try store.liveUsers())
+            let first = LiveRecorder(try await store.liveUsers())
             #expect(tracker.isCheckingPeriodically)
             withExtendedLifetime(first) {}
         }
         #expect(await eventually { !tracker.isCheckingPeriodically }, "idle: no periodic work")
 
         // A new live query starts it again, and it still finds commits with no file event.
-        let second = LiveRecorder(try store.liveUsers())
+        let second = LiveRecorder(try await store.liveUsers())
         #expect(tracker.isCheckingPeriodically)
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }

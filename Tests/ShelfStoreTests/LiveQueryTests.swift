@@ -17,7 +17,7 @@ struct LiveQueryTests {
 
     @Test func publishesTheWindowAndCountAfterACommit() async throws {
         let fixture = try await Fixture()
-        let live = try fixture.store.liveItems(
+        let live = try await fixture.store.liveItems(
             matching: ItemQuery(sortField: .title, sortDirection: .ascending), limit: 2)
         #expect(live.value.success == ItemWindow(items: [], totalCount: 0))
         let token = Lifetime.Token()
@@ -114,7 +114,7 @@ struct LiveQueryTests {
         let fixture = try await Fixture()
         let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "done one", status: .done))
         // Only open items are listed: changing a done item re-runs the query, same result.
-        let live = try fixture.store.liveItems(matching: ItemQuery(status: .open), limit: 10)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(status: .open), limit: 10)
         let published = Locked(0)
         let token = Lifetime.Token()
         live.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
@@ -128,7 +128,7 @@ struct LiveQueryTests {
     @Test func liveItemBecomesNilWhenDeleted() async throws {
         let fixture = try await Fixture()
         let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "short-lived"))
-        let live = try fixture.store.liveItem(id: id)
+        let live = try await fixture.store.liveItem(id: id)
         #expect(live.value.success??.title == "short-lived")
         try await fixture.store.items.delete(id: id)
         await settle(fixture.store)
@@ -137,7 +137,7 @@ struct LiveQueryTests {
 
     @Test func liveUsersFollowChanges() async throws {
         let fixture = try await Fixture()
-        let live = try fixture.store.liveUsers()
+        let live = try await fixture.store.liveUsers()
         _ = try await fixture.store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
         await settle(fixture.store)
         #expect(live.value.success?.map(\.name) == ["Ann", "Bob"])
@@ -146,7 +146,7 @@ struct LiveQueryTests {
     @Test func seesCommitsFromAnotherProcess() async throws {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
-        let live = try fixture.store.liveItems(matching: ItemQuery(text: "shell"), limit: 10)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(text: "shell"), limit: 10)
         let shell = try SQLiteShell(path: path)
         try await shell.run(
             "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'from the shell', 0, 0);"
@@ -201,7 +201,7 @@ struct ReadmeExampleTests {
         let store = try Store(path: folder.appendingPathComponent("shelf.sqlite").path)
         let ada = try await store.users.insert(NewUser(name: "Ada", email: "ada@example.com"))
         try await store.items.insert(NewItem(userID: ada, title: "Read the Notes", priority: 2))
-        let open = try store.liveItems(matching: ItemQuery(status: .open), limit: 50)
+        let open = try await store.liveItems(matching: ItemQuery(status: .open), limit: 50)
         for await result in open.values {
             let window = try result.get()
             #expect(window.totalCount == 1)
@@ -218,10 +218,10 @@ struct NestedLiveQueryTests {
         let store = fixture.store
         // A search text selecting a live query, driven by a live property: the inner query
         // is created on the tracker's queue.
-        let users = try store.liveUsers()
+        let users = try await store.liveUsers()
         let selected = users.flatMapLatest { users -> Property<LiveResult<ItemWindow>> in
             let owner = users.success?.last?.id
-            return (try? store.liveItems(matching: ItemQuery(owner: owner), limit: 10))
+            return (try? store.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
                 ?? Property(value: .success(ItemWindow(items: [], totalCount: 0)))
         }
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))

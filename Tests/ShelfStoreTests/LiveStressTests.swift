@@ -26,7 +26,9 @@ struct LiveStressTests {
                 group.addTask {
                     for round in 0..<750 {
                         let query = ItemQuery(text: round % 3 == 0 ? "stream" : "")
-                        guard let live = try? store.liveItems(matching: query, limit: 5 + worker) else { continue }
+                        guard let live = try? await store.liveItems(matching: query, limit: 5 + worker) else {
+                            continue
+                        }
                         created.withLock { $0 += 1 }
                         if round % 2 == 0 {
                             // Observed, then the observation ends on its own thread.

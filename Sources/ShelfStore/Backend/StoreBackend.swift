@@ -50,6 +50,10 @@ package protocol StoreBackend: Sendable {
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession
 
+    /// How many times this backend's live values have run their queries (first reads
+    /// included), for tests that check a commit re-runs only the queries it concerns.
+    var liveQueryRuns: Int { get }
+
     /// See `Store.backup(to:)`.
     func backup(to path: String) async throws
 

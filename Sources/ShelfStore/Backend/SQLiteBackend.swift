@@ -1,0 +1,135 @@
+internal import Foundation
+internal import ShelfReactive
+internal import ShelfSQLite
+internal import Synchronization
+
+/// The embedded backend: one SQLite file (or a temporary one), one writer connection and a
+/// pool of readers, change tracking by per-table counters and inotify (see
+/// docs/ARCHITECTURE.md).
+final class SQLiteBackend: StoreBackend {
+    let database: Database
+    let sqliteUsers: SQLiteUserRepository
+    let sqliteItems: SQLiteItemRepository
+    let appliedMigrations: [String]
+    private let runs = RunCounter()
+    var liveQueryRuns: Int { runs.value }
+
+    var users: any UserRepository { sqliteUsers }
+    var items: any ItemRepository { sqliteItems }
+    var path: String? { database.path }
+    var location: String { database.path ?? "in memory" }
+
+    static let migrator = Migrator(migrations: EmbeddedMigrations.all)
+
+    /// Opens `database`'s shelf, applying pending migrations.
+    init(database: Database) throws {
+        self.database = database
+        appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
+        sqliteUsers = SQLiteUserRepository(database: database)
+        sqliteItems = SQLiteItemRepository(database: database)
+    }
+
+    func close() async {}
+
+    // MARK: Live values
+
+    func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
+        LiveResult<ItemWindow>
+    > {
+        try makeLiveItems(matching: query, after: anchor, limit: limit).property
+    }
+
+    func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
+        try makeLive { try SQLiteItemRepository.item(id: id, $0) }.property
+    }
+
+    func liveUsers() async throws -> Property<LiveResult<[User]>> {
+        try makeLive { try SQLiteUserRepository.users($0) }.property
+    }
+
+    func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
+        try makeLive { try SQLiteUserRepository.summaries($0) }.property
+    }
+
+    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
+    {
+        try makeLive { connection in
+            ItemWindow(
+                items: try SQLiteItemRepository.page(query, cursor: anchor, backward: false, limit: limit, connection),
+                totalCount: try SQLiteItemRepository.count(query, connection))
+        }
+    }
+
+    func makeLive<Value: Equatable & Sendable>(
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) throws -> LiveValue<Value> {
+        let query = try StoreError.translating {
+            try LiveQuery(database: database) { [runs] connection in
+                runs.increment()
+                return try fetch(connection)
+            }
+        }
+        return LiveValue(query: query)
+    }
+
+    // MARK: Imports
+
+    func makeImportSession(table: ImportTable) throws -> any ImportSession {
+        try ImportStaging(database: database, table: table)
+    }
+}
+
+/// A live query and the property it publishes to. The property retains this object, so
+/// the query runs while the property or an observation of it exists.
+final class LiveValue<Value: Equatable & Sendable>: Sendable {
+    let query: LiveQuery<Value>
+    private let mutable: MutableProperty<LiveResult<Value>>
+
+    init(query: LiveQuery<Value>) {
+        self.query = query
+        let initial = query.value
+        let mutable = MutableProperty(LiveResult<Value>.success(initial))
+        self.mutable = mutable
+        // The query publishes only outcomes that differ from the last one.
+        query.start(from: initial) { [weak mutable] outcome in
+            switch outcome {
+            case .value(let value): mutable?.value = .success(value)
+            case .failure(let error): mutable?.value = .failure(StoreError.translatingAny(error))
+            }
+        }
+    }
+
+    var property: Property<LiveResult<Value>> { Property(mutable, retaining: self) }
+}
+
+extension Store {
+    /// The SQLite backend's live window, for tests that look inside the live query.
+    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
+    {
+        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
+        return try sqlite.makeLiveItems(matching: query, after: anchor, limit: limit)
+    }
+
+    /// A SQLite live query of `fetch`, for tests.
+    func makeLive<Value: Equatable & Sendable>(
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) throws -> LiveValue<Value> {
+        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
+        return try sqlite.makeLive(fetch)
+    }
+}
+
+/// A count shared with the closures of live queries.
+package final class RunCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    /// The count so far.
+    package var value: Int { count.load(ordering: .relaxed) }
+
+    /// Adds one.
+    package func increment() {
+        count.add(1, ordering: .relaxed)
+    }
+}
