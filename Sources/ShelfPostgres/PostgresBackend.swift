@@ -15,15 +15,16 @@
         package let users: any UserRepository
         package let items: any ItemRepository
         package let appliedMigrations: [String]
-        /// The URL without its password.
-        package var location: String { place.displayURL }
+        /// The URL as given, its password replaced by `***`.
+        package let location: String
         /// Nil: the store lives on a server, not in a local file.
         package var path: String? { nil }
 
         package let place: PostgresLocation
         package let pool: PostgresPool
 
-        private init(place: PostgresLocation, appliedMigrations: [String]) {
+        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) {
+            location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
             pool = PostgresPool(location: place)
@@ -41,7 +42,7 @@
             let applied = try await withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.migrate(on: connection, at: place)
             }
-            return PostgresBackend(place: place, appliedMigrations: applied)
+            return PostgresBackend(url: url, place: place, appliedMigrations: applied)
         }
 
         /// Runs `body` on a new plain connection to `place`, closed at the end.
@@ -95,18 +96,24 @@
             throw Self.liveUnavailable
         }
 
+        /// No live value runs here yet.
+        package var liveQueryRuns: Int { 0 }
+
         // MARK: Snapshot reads
 
         package func forEachUser(orderedByName: Bool, _ body: (ExportedUser) throws -> Void) throws {
-            // ExportedUser has no initializer visible outside ShelfStore yet (see the report):
-            // the rows are read by `forEachUserRow`, which this wraps once it has one.
-            throw StoreError(
-                .database, "exporting from PostgreSQL is not wired yet (ExportedUser needs a package init)")
+            try forEachUserRow(orderedByName: orderedByName) { row in
+                try body(ExportedUser(id: row.id, name: row.name, email: row.email, createdAt: row.createdAt))
+            }
         }
 
         package func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
-            throw StoreError(
-                .database, "exporting from PostgreSQL is not wired yet (ExportedItem needs a package init)")
+            try forEachItemRow(matching: query) { row in
+                try body(
+                    ExportedItem(
+                        id: row.id, ownerEmail: row.ownerEmail, title: row.title, notes: row.notes, status: row.status,
+                        priority: Int(row.priority), createdAt: row.createdAt, updatedAt: row.updatedAt))
+            }
         }
 
         /// A user as a snapshot read gives it: ID, name, email, creation time in milliseconds.

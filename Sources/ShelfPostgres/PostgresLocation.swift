@@ -35,45 +35,48 @@
             let shape = "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE"
             guard let components = URLComponents(string: url) else {
                 throw StoreError(
-                    .invalidValue, "\(Self.redacting(url)) is not a valid URL; \(shape) (percent-encode @ : / in them)")
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) is not a valid URL; \(shape) (percent-encode @ : / in them)")
             }
             guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
                 throw StoreError(
                     .invalidValue,
-                    "\(Self.redacting(url)) is not a PostgreSQL URL (it must start with postgres:// or postgresql://); "
+                    "\(StoreLocation.redacted(url)) is not a PostgreSQL URL (it must start with postgres:// or postgresql://); "
                         + shape)
             }
             guard let host = components.host, !host.isEmpty else {
-                throw StoreError(.invalidValue, "\(Self.redacting(url)) names no server host; \(shape)")
+                throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no server host; \(shape)")
             }
             guard let user = components.user, !user.isEmpty else {
-                throw StoreError(.invalidValue, "\(Self.redacting(url)) names no user; \(shape)")
+                throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no user; \(shape)")
             }
             var database = components.path
             if database.hasPrefix("/") { database.removeFirst() }
             if database.contains("/") {
                 throw StoreError(
                     .invalidValue,
-                    "\(Self.redacting(url)) has the path /\(database); the path must be one database name; \(shape)")
+                    "\(StoreLocation.redacted(url)) has the path /\(database); the path must be one database name; \(shape)"
+                )
             }
             var tlsMode = TLSMode.disable
             for item in components.queryItems ?? [] {
                 guard item.name == "sslmode" else {
                     throw StoreError(
                         .invalidValue,
-                        "\(Self.redacting(url)) has the unknown option \(item.name); the only option is "
+                        "\(StoreLocation.redacted(url)) has the unknown option \(item.name); the only option is "
                             + "sslmode=disable|prefer|require")
                 }
                 guard let value = item.value, let mode = TLSMode(rawValue: value) else {
                     throw StoreError(
                         .invalidValue,
-                        "\(Self.redacting(url)) has sslmode=\(item.value ?? ""); use sslmode=disable, prefer or require"
+                        "\(StoreLocation.redacted(url)) has sslmode=\(item.value ?? ""); use sslmode=disable, prefer or require"
                     )
                 }
                 tlsMode = mode
             }
             if let port = components.port, !(1...65535).contains(port) {
-                throw StoreError(.invalidValue, "\(Self.redacting(url)) has the port \(port); a port is 1 to 65535")
+                throw StoreError(
+                    .invalidValue, "\(StoreLocation.redacted(url)) has the port \(port); a port is 1 to 65535")
             }
             // URLComponents keeps IPv6 brackets in `host`; the socket wants the bare address.
             var bareHost = host
@@ -84,18 +87,6 @@
             self.password = components.password
             self.database = database.isEmpty ? user : database
             self.tlsMode = tlsMode
-        }
-
-        /// The URL without its password, fit to show and to log.
-        package var displayURL: String {
-            var components = URLComponents()
-            components.scheme = "postgres"
-            components.user = user
-            components.host = host.contains(":") ? "[\(host)]" : host
-            components.port = port
-            components.path = "/" + database
-            if tlsMode != .disable { components.queryItems = [URLQueryItem(name: "sslmode", value: tlsMode.rawValue)] }
-            return components.string ?? "postgres://\(user)@\(host):\(port)/\(database)"
         }
 
         /// "host:port", for messages.
@@ -143,16 +134,6 @@
             } catch {
                 throw StoreError(.database, "cannot set up TLS for \(server): \(error)")
             }
-        }
-
-        /// `url` with the password (between `:` and `@` after the scheme) replaced by `***`.
-        static func redacting(_ url: String) -> String {
-            guard let schemeEnd = url.range(of: "://") else { return url }
-            let rest = url[schemeEnd.upperBound...]
-            guard let at = rest.lastIndex(of: "@") else { return url }
-            let credentials = rest[..<at]
-            guard let colon = credentials.firstIndex(of: ":") else { return url }
-            return String(url[..<rest.index(after: colon)]) + "***" + String(rest[at...])
         }
     }
 #endif

@@ -11,6 +11,8 @@
             try await Scratch.withDatabase { url in
                 let first = try await PostgresBackend.open(url: url)
                 #expect(first.appliedMigrations == Self.names)
+                let password = try #require(try PostgresLocation(url: url).password)
+                #expect(!first.location.contains(":\(password)@") && first.location.contains(":***@"))
                 await first.close()
                 let second = try await PostgresBackend.open(url: url)
                 #expect(second.appliedMigrations.isEmpty)

@@ -80,6 +80,17 @@
             }
         }
 
+        @Test func textWithNULIsRefusedAsAnInvalidValue() async throws {
+            try await Scratch.withBackend { store, _ in
+                let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                await #expect {
+                    try await store.items.insert(NewItem(userID: ann, title: "a\u{0}b"))
+                } throws: { error in
+                    StoreError.code(of: error) == .invalidValue && "\(error)".contains("NUL character")
+                }
+            }
+        }
+
         @Test func deletingAUserDeletesTheirItems() async throws {
             try await Scratch.withBackend { store, _ in
                 let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
