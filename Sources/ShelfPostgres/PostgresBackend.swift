@@ -187,16 +187,10 @@
             }
         }
 
-        // MARK: Imports and backups
+        // MARK: Imports
 
         package func makeImportSession(table: ImportTable) throws -> any ImportSession {
             try PostgresImportSession(place: place, table: table)
-        }
-
-        package func backup(to path: String) async throws {
-            throw StoreError(
-                .database,
-                "backing up a PostgreSQL store to a file is not built yet; use pg_dump \(place.database) meanwhile")
         }
     }
 #endif

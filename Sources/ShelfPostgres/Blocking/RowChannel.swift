@@ -25,9 +25,13 @@
         private let state = Mutex(State())
         private let available = DispatchSemaphore(value: 0)
         let capacity: Int
+        /// How many rows wake a waiting consumer: waking it for every row would cost a thread
+        /// switch per row.
+        private let wakeCount: Int
 
         init(capacity: Int) {
             self.capacity = max(1, capacity)
+            wakeCount = max(1, min(256, self.capacity / 4))
         }
 
         /// Adds `row`; suspends while the buffer is full. Returns false when the consumer has
@@ -36,8 +40,8 @@
             let (accepted, wake, full) = state.withLock { state -> (Bool, Bool, Bool) in
                 guard !state.stopped else { return (false, false, false) }
                 state.rows.append(row)
-                let wake = state.consumerWaiting
-                state.consumerWaiting = false
+                let wake = state.consumerWaiting && state.rows.count >= wakeCount
+                if wake { state.consumerWaiting = false }
                 return (true, wake, state.rows.count >= capacity)
             }
             guard accepted else { return false }
