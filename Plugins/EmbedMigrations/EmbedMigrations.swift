@@ -3,10 +3,14 @@ import PackagePlugin
 
 /// Turns the package's top-level `Migrations/*.sql` files into one generated Swift file,
 /// so the SQL ships inside the binary and nothing needs to sit beside it at run time.
+/// The target ShelfPostgres gets `Migrations/postgres/*.sql` instead, as plain
+/// `(name, sql)` tuples (it does not see ShelfSQLite's `Migration`).
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
-        let folder = context.package.directoryURL.appending(path: "Migrations")
+        let postgres = target.name == "ShelfPostgres"
+        var folder = context.package.directoryURL.appending(path: "Migrations")
+        if postgres { folder = folder.appending(path: "postgres") }
         let files = try FileManager.default
             .contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }
@@ -16,7 +20,7 @@ struct EmbedMigrations: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding \(files.count) SQL migrations",
                 executable: try context.tool(named: "EmbedMigrationsTool").url,
-                arguments: [output.path] + files.map(\.path),
+                arguments: [output.path] + (postgres ? ["--plain"] : []) + files.map(\.path),
                 inputFiles: files,
                 outputFiles: [output]
             )

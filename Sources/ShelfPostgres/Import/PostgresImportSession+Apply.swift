@@ -1,0 +1,273 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import PostgresNIO
+    package import ShelfStore
+
+    extension PostgresImportSession {
+        /// The email comparison of the store (ASCII letter case ignored), between two expressions.
+        static func sameEmail(_ left: String, _ right: String) -> String {
+            "shelf_fold(\(left)) COLLATE \"C\" = shelf_fold(\(right)) COLLATE \"C\""
+        }
+
+        package func apply(
+            mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
+            beforeEnd: (any ImportSession) throws -> Void
+        ) throws -> ImportCounts {
+            try flush()
+            if isCancelled() { throw CancellationError() }
+            try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            do {
+                try advanceSequence()
+                var counts = ImportCounts()
+                if try !applyAll(mode: mode, counts: &counts) {
+                    if isCancelled() { throw CancellationError() }
+                    counts = ImportCounts()
+                    try applyRows(mode: mode, continues: continues, counts: &counts, isCancelled)
+                    if mode == .replace {
+                        counts.deleted = Int(
+                            try scalar(
+                                PostgresQuery(
+                                    unsafeSQL: """
+                                        WITH gone AS (DELETE FROM \(table.rawValue)
+                                            WHERE id NOT IN (SELECT id FROM shelf_import_seen) RETURNING 1)
+                                        SELECT count(*) FROM gone
+                                        """)) ?? 0)
+                    }
+                }
+                try execute("TRUNCATE shelf_import_seen")
+                if isCancelled() { throw CancellationError() }
+                try beforeEnd(self)
+                if !commit {
+                    try execute("ROLLBACK")
+                    return counts
+                }
+                guard willCommit() else { throw CancellationError() }
+                try execute("COMMIT")
+                return counts
+            } catch {
+                _ = try? rawQuery("ROLLBACK")
+                _ = try? rawQuery("TRUNCATE shelf_import_seen")
+                throw error
+            }
+        }
+
+        /// Moves the table's ID sequence past every ID the table or the input holds, so IDs the
+        /// store picks never collide with IDs the input brings. Never moves it back (another
+        /// client may be using the IDs above). Sequences are not transactional: a rolled back
+        /// import leaves a gap in the IDs, nothing more.
+        private func advanceSequence() throws {
+            let name = table.rawValue
+            _ = try query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT setval(s.sequence, s.top)
+                        FROM (SELECT pg_get_serial_sequence('\(name)', 'id')::regclass AS sequence,
+                            greatest((SELECT max(id) FROM \(name)), (SELECT max(id) FROM shelf_stage)) AS top) AS s
+                        WHERE s.top > coalesce(pg_sequence_last_value(s.sequence), 0)
+                        """))
+        }
+
+        /// Writes every staged row with a few set-based statements; false (and nothing
+        /// written) when a row needs the row-by-row path: the store refuses one, the input
+        /// names one row twice (the second then updates the first, in input order), or a
+        /// user's ID and email disagree. The row-by-row path then finds and names the row.
+        private func applyAll(mode: ImportMode, counts: inout ImportCounts) throws -> Bool {
+            let now = Date().postgresMilliseconds
+            let name = table.rawValue
+            if try scalar("SELECT 1 FROM shelf_stage WHERE refusal IS NOT NULL LIMIT 1") != nil { return false }
+            let existingAtMost = try scalar(PostgresQuery(unsafeSQL: "SELECT coalesce(max(id), 0) FROM \(name)")) ?? 0
+            if mode != .insert {
+                let ambiguous =
+                    switch table {
+                    case .users:
+                        """
+                        SELECT 1 WHERE EXISTS (SELECT 1 FROM shelf_stage
+                                GROUP BY shelf_fold(email) COLLATE "C" HAVING count(*) > 1)
+                            OR EXISTS (SELECT 1 FROM shelf_stage s JOIN users u ON \(Self.sameEmail("u.email", "s.email"))
+                                WHERE s.id IS NOT NULL AND s.id <> u.id)
+                        """
+                    case .items:
+                        "SELECT 1 FROM shelf_stage WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1 LIMIT 1"
+                    }
+                if try scalar(PostgresQuery(unsafeSQL: ambiguous)) != nil { return false }
+            }
+            let sequence = "nextval(pg_get_serial_sequence('\(name)', 'id'))"
+            let owner = """
+                coalesce(owner_id, (SELECT u.id FROM users u WHERE \(Self.sameEmail("u.email", "owner_email"))))
+                """
+            let (match, update, insert, delete) =
+                switch table {
+                case .users:
+                    (
+                        "SELECT count(*) FROM shelf_stage s JOIN users u ON \(Self.sameEmail("u.email", "s.email"))",
+                        """
+                        UPDATE users AS u SET name = s.name, email = s.email,
+                            created_at = coalesce(s.created_at, u.created_at)
+                        FROM shelf_stage AS s
+                        WHERE \(Self.sameEmail("u.email", "s.email")) AND NOT (u.name = s.name AND u.email = s.email
+                            AND u.created_at = coalesce(s.created_at, u.created_at))
+                        RETURNING 1
+                        """,
+                        """
+                        INSERT INTO users (id, name, email, created_at)
+                        SELECT coalesce(id, \(sequence)), name, email, coalesce(created_at, \(now))
+                        FROM (SELECT * FROM shelf_stage s
+                            WHERE \(mode == .insert ? "true" : "NOT EXISTS (SELECT 1 FROM users u WHERE \(Self.sameEmail("u.email", "s.email")))")
+                            ORDER BY seq OFFSET 0) AS s
+                        RETURNING 1
+                        """,
+                        """
+                        DELETE FROM users u WHERE u.id <= \(existingAtMost)
+                            AND NOT EXISTS (SELECT 1 FROM shelf_stage s WHERE \(Self.sameEmail("u.email", "s.email")))
+                        RETURNING 1
+                        """
+                    )
+                case .items:
+                    (
+                        "SELECT count(*) FROM shelf_stage s JOIN items i ON i.id = s.id",
+                        """
+                        UPDATE items AS i SET user_id = s.owner, title = s.title, notes = s.notes, status = s.status,
+                            priority = s.priority, created_at = coalesce(s.created_at, i.created_at),
+                            updated_at = coalesce(s.updated_at, greatest(\(now), i.updated_at)), version = i.version + 1
+                        FROM (SELECT id, \(owner) AS owner, title, notes, status, priority, created_at, updated_at
+                            FROM shelf_stage WHERE id IS NOT NULL) AS s
+                        WHERE i.id = s.id AND NOT (i.user_id IS NOT DISTINCT FROM s.owner AND i.title = s.title
+                            AND i.notes IS NOT DISTINCT FROM s.notes AND i.status = s.status AND i.priority = s.priority
+                            AND i.created_at = coalesce(s.created_at, i.created_at)
+                            AND i.updated_at = coalesce(s.updated_at, i.updated_at))
+                        RETURNING 1
+                        """,
+                        """
+                        INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
+                        SELECT coalesce(id, \(sequence)), \(owner), title, notes, status, priority,
+                            coalesce(created_at, \(now)), coalesce(updated_at, created_at, \(now)), 1
+                        FROM (SELECT * FROM shelf_stage s
+                            WHERE \(mode == .insert ? "true" : "s.id IS NULL OR NOT EXISTS (SELECT 1 FROM items i WHERE i.id = s.id)")
+                            ORDER BY seq OFFSET 0) AS s
+                        RETURNING 1
+                        """,
+                        """
+                        DELETE FROM items i WHERE i.id <= \(existingAtMost)
+                            AND NOT EXISTS (SELECT 1 FROM shelf_stage s WHERE s.id = i.id)
+                        RETURNING 1
+                        """
+                    )
+                }
+            func count(_ sql: String) throws -> Int {
+                Int(try scalarRaw("WITH changed AS (\(sql)) SELECT count(*) FROM changed"))
+            }
+            try execute("SAVEPOINT shelf_bulk")
+            do {
+                var result = ImportCounts()
+                if mode != .insert {
+                    let matched = Int(try scalarRaw(match))
+                    result.updated = try count(update)
+                    result.unchanged = matched - result.updated
+                }
+                result.inserted = try count(insert)
+                if mode == .replace { result.deleted = try count(delete) }
+                try execute("RELEASE SAVEPOINT shelf_bulk")
+                counts = result
+                return true
+            } catch  where Self.isRowRefusal(error) {
+                try execute("ROLLBACK TO SAVEPOINT shelf_bulk")
+                return false
+            } catch {
+                throw StoreError(postgres: error, at: place)
+            }
+        }
+
+        /// The first column of the first row of `sql` (0 when none), with server errors as
+        /// they are.
+        private func scalarRaw(_ sql: String) throws -> Int64 {
+            try rawQuery(PostgresQuery(unsafeSQL: sql)).first?.decode(Int64?.self) ?? 0
+        }
+
+        /// True for the errors a row's values cause (a constraint, bad text), which the
+        /// row-by-row path turns into a reject; false for the others (a lost connection).
+        static func isRowRefusal(_ error: any Error) -> Bool {
+            guard let state = StoreError.sqlState(of: error) else { return false }
+            return state.hasPrefix("23") || state.hasPrefix("22")
+        }
+
+        // MARK: Row by row
+
+        private func applyRows(
+            mode: ImportMode, continues: Bool, counts: inout ImportCounts, _ isCancelled: () -> Bool
+        ) throws {
+            let columns =
+                switch table {
+                case .users: "seq, id, name, email, created_at, refusal"
+                case .items:
+                    "seq, id, owner_id, owner_email, title, notes, status, priority, created_at, updated_at, refusal"
+                }
+            let writer = PostgresImportWriter(session: self, mode: mode)
+            var after: Int64 = 0
+            while true {
+                let rows = try query(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT \(columns) FROM shelf_stage WHERE seq > \(after) ORDER BY seq LIMIT 1000"))
+                if rows.isEmpty { return }
+                if isCancelled() { throw CancellationError() }
+                for row in rows {
+                    let seq = try row.decode(Int64.self)
+                    after = seq
+                    do {
+                        let outcome: ImportOutcome
+                        switch table {
+                        case .users:
+                            let (_, id, name, email, created, refusal) = try row.decode(
+                                (Int64, Int64?, String, String, Int64?, String?).self)
+                            try Self.refuse(refusal)
+                            outcome = try writer.write(
+                                ImportedUser(id: id, name: name, email: email, createdAt: created))
+                        case .items:
+                            let (
+                                _, id, ownerID, ownerEmail, title, notes, status, priority, created, updated, refusal
+                            ) =
+                                try row.decode(
+                                    (
+                                        Int64, Int64?, Int64?, String?, String, String?, String, Int64, Int64?, Int64?,
+                                        String?
+                                    )
+                                    .self)
+                            try Self.refuse(refusal)
+                            let owner: ImportedOwner = if let ownerID { .id(ownerID) } else { .email(ownerEmail ?? "") }
+                            outcome = try writer.write(
+                                ImportedItem(
+                                    id: id, owner: owner, title: title, notes: notes,
+                                    status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
+                                    createdAt: created, updatedAt: updated))
+                        }
+                        switch outcome {
+                        case .inserted: counts.inserted += 1
+                        case .updated: counts.updated += 1
+                        case .unchanged: counts.unchanged += 1
+                        }
+                    } catch let error as ImportRowError {
+                        guard continues else { throw ImportRowFailure(seq: seq, error: error) }
+                        counts.refused += 1
+                        _ = try query(
+                            """
+                            INSERT INTO shelf_stage_rejects (seq, placed, field, reason, record)
+                            SELECT seq, false, \(error.field), \(CopyText.withoutNUL(error.message)), record
+                            FROM shelf_stage WHERE seq = \(seq)
+                            """)
+                    }
+                }
+            }
+        }
+
+        private static func refuse(_ refusal: String?) throws {
+            guard let refusal else { return }
+            throw ImportRowError(
+                field: refusal,
+                message: "PostgreSQL text cannot hold the NUL character (U+0000); remove it from the \(refusal)")
+        }
+    }
+
+    /// What happened to one imported row.
+    enum ImportOutcome {
+        case inserted, updated, unchanged
+    }
+#endif

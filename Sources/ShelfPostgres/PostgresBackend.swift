@@ -1,0 +1,196 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import Logging
+    package import PostgresNIO
+    package import ShelfReactive
+    package import ShelfStore
+
+    /// A shelf kept in a PostgreSQL database: the `StoreBackend` behind
+    /// `Store.open(postgres:)`.
+    ///
+    /// All its work goes through one connection pool (`PostgresPool`), whose background task
+    /// it owns until `close()`. Opening checks the server on one plain connection first (so a
+    /// wrong password or a missing database is reported at once, clearly) and migrates there.
+    package final class PostgresBackend: StoreBackend {
+        package let users: any UserRepository
+        package let items: any ItemRepository
+        package let appliedMigrations: [String]
+        /// The URL as given, its password replaced by `***`.
+        package let location: String
+        /// Nil: the store lives on a server, not in a local file.
+        package var path: String? { nil }
+
+        package let place: PostgresLocation
+        package let pool: PostgresPool
+
+        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) {
+            location = StoreLocation.redacted(url)
+            self.place = place
+            self.appliedMigrations = appliedMigrations
+            pool = PostgresPool(location: place)
+            users = PostgresUserRepository(pool: pool)
+            items = PostgresItemRepository(pool: pool)
+        }
+
+        /// Connects to the database `url` names, applies pending migrations, and opens the pool.
+        /// - Throws: `StoreError`: `.invalidValue` for a malformed URL; `.database` when the
+        ///   server cannot be reached, refuses the password, or has no such database (the
+        ///   message says which, and what to do); `.newerDatabase`, `.modifiedMigration`,
+        ///   `.foreignDatabase` (nothing changed), `.migrationFailed`.
+        package static func open(url: String) async throws -> PostgresBackend {
+            let place = try PostgresLocation(url: url)
+            let applied = try await withConnection(to: place) { connection in
+                try await PostgresMigrator.embedded.migrate(on: connection, at: place)
+            }
+            return PostgresBackend(url: url, place: place, appliedMigrations: applied)
+        }
+
+        /// Runs `body` on a new plain connection to `place`, closed at the end.
+        package static func withConnection<T: Sendable>(
+            to place: PostgresLocation, _ body: (PostgresConnection) async throws -> T
+        ) async throws -> T {
+            let configuration = try place.connectionConfiguration()
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: Logger.silent)
+            } catch {
+                throw StoreError(postgres: error, at: place)
+            }
+            do {
+                let value = try await body(connection)
+                try? await connection.close()
+                return value
+            } catch {
+                try? await connection.close()
+                if let error = error as? StoreError { throw error }
+                throw StoreError(postgres: error, at: place)
+            }
+        }
+
+        package func close() async {
+            await pool.close()
+        }
+
+        // MARK: Live values (built by the change feed; wired by the lead)
+
+        private static var liveUnavailable: StoreError {
+            StoreError(.database, "live queries on PostgreSQL are not built yet")
+        }
+
+        package func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+            -> Property<LiveResult<ItemWindow>>
+        {
+            throw Self.liveUnavailable
+        }
+
+        package func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
+            throw Self.liveUnavailable
+        }
+
+        package func liveUsers() async throws -> Property<LiveResult<[User]>> {
+            throw Self.liveUnavailable
+        }
+
+        package func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
+            throw Self.liveUnavailable
+        }
+
+        /// No live value runs here yet.
+        package var liveQueryRuns: Int { 0 }
+
+        // MARK: Snapshot reads
+
+        package func forEachUser(orderedByName: Bool, _ body: (ExportedUser) throws -> Void) throws {
+            try forEachUserRow(orderedByName: orderedByName) { row in
+                try body(ExportedUser(id: row.id, name: row.name, email: row.email, createdAt: row.createdAt))
+            }
+        }
+
+        package func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
+            try forEachItemRow(matching: query) { row in
+                try body(
+                    ExportedItem(
+                        id: row.id, ownerEmail: row.ownerEmail, title: row.title, notes: row.notes, status: row.status,
+                        priority: Int(row.priority), createdAt: row.createdAt, updatedAt: row.updatedAt))
+            }
+        }
+
+        /// A user as a snapshot read gives it: ID, name, email, creation time in milliseconds.
+        package typealias UserRow = (id: Int64, name: String, email: String, createdAt: Int64)
+        /// An item as a snapshot read gives it, its owner by email; times in milliseconds.
+        package typealias ItemRow = (
+            id: Int64, ownerEmail: String, title: String, notes: String?, status: String, priority: Int64,
+            createdAt: Int64, updatedAt: Int64
+        )
+
+        /// Calls `body` with every user, by ID (or by name, then ID), from one snapshot,
+        /// streaming; blocks as `forEachUser`.
+        package func forEachUserRow(orderedByName: Bool, _ body: (UserRow) throws -> Void) throws {
+            let order = orderedByName ? PostgresUserRepository.nameOrder : "id"
+            try stream(
+                PostgresQuery(unsafeSQL: "SELECT id, name, email, created_at FROM users ORDER BY \(order)"),
+                decode: { row in try row.decode((Int64, String, String, Int64).self) }, body)
+        }
+
+        /// Calls `body` with every item `query`'s owner, status and text select, by ID, from one
+        /// snapshot, streaming; blocks as `forEachItem`.
+        package func forEachItemRow(matching query: ItemQuery, _ body: (ItemRow) throws -> Void) throws {
+            var bindings = PostgresBindings()
+            let clauses = query.postgresFilter(into: &bindings, prefix: "i.")
+            let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+            let sql = """
+                SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+                FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
+                """
+            try stream(
+                PostgresQuery(unsafeSQL: sql, binds: bindings),
+                decode: { row in
+                    try row.decode((Int64, String, String, String?, String, Int64, Int64, Int64).self)
+                }, body)
+        }
+
+        /// Rows buffered between the query and a snapshot read's body.
+        package static let streamCapacity = 2048
+
+        /// Calls `body` on this thread with every row of `query`, decoded by `decode`. The rows
+        /// come from one query (one snapshot), read by a task into a bounded `RowChannel`, so
+        /// memory stays flat. A throwing body stops the query; its error is rethrown.
+        package func stream<Row: Sendable>(
+            _ query: PostgresQuery, decode: @escaping @Sendable (PostgresRow) throws -> Row,
+            _ body: (Row) throws -> Void
+        ) throws {
+            let channel = RowChannel<Row>(capacity: Self.streamCapacity)
+            let producerEnded = RowChannel<Bool>(capacity: 1)
+            let pool = self.pool
+            Task {
+                do {
+                    try await pool.read { connection in
+                        let rows = try await connection.query(query, logger: .silent)
+                        for try await row in rows {
+                            guard await channel.send(try decode(row)) else { break }
+                        }
+                    }
+                    channel.finish(throwing: nil)
+                } catch {
+                    channel.finish(throwing: error)
+                }
+                producerEnded.finish(throwing: nil)
+            }
+            // Returns only once the query has ended and its connection is back in the pool.
+            defer {
+                channel.stop()
+                while (try? producerEnded.next()) != nil {}
+            }
+            while let batch = try channel.next() {
+                for row in batch { try body(row) }
+            }
+        }
+
+        // MARK: Imports
+
+        package func makeImportSession(table: ImportTable) throws -> any ImportSession {
+            try PostgresImportSession(place: place, table: table)
+        }
+    }
+#endif

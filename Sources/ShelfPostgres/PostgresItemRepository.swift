@@ -1,0 +1,130 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import PostgresNIO
+    package import ShelfStore
+
+    /// `ItemRepository` over a PostgreSQL store. Pages are keyset pages over the indexes of
+    /// Migrations/postgres/0001: the same cost at row 100,000 as at row 1.
+    package final class PostgresItemRepository: ItemRepository {
+        let pool: PostgresPool
+
+        package init(pool: PostgresPool) {
+            self.pool = pool
+        }
+
+        @discardableResult
+        package func insert(_ item: NewItem) async throws -> Item.ID {
+            try await insert(contentsOf: [item])[0]
+        }
+
+        @discardableResult
+        package func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
+            let now = Date().postgresMilliseconds
+            return try await pool.transaction { connection in
+                var ids: [Item.ID] = []
+                ids.reserveCapacity(items.count)
+                for (offset, item) in items.enumerated() {
+                    let created = item.createdAt?.postgresMilliseconds ?? now
+                    do {
+                        let rows = try await connection.query(
+                            """
+                            INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at, version)
+                            VALUES (\(item.userID.rawValue), \(item.title), \(item.notes), \(item.status.rawValue),
+                                \(Int64(item.priority)), \(created), \(created), 1)
+                            RETURNING id
+                            """, logger: .silent)
+                        for try await id in rows.decode(Int64.self) { ids.append(Item.ID(id)) }
+                    } catch {
+                        throw SubjectError(
+                            subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)", error: error)
+                    }
+                }
+                return ids
+            }
+        }
+
+        package func update(_ item: Item) async throws -> Item {
+            let now = Date().postgresMilliseconds
+            return try await pool.read { connection in
+                let updated = try await connection.query(
+                    """
+                    UPDATE items SET user_id = \(item.userID.rawValue), title = \(item.title), notes = \(item.notes),
+                        status = \(item.status.rawValue), priority = \(Int64(item.priority)),
+                        updated_at = greatest(\(now), updated_at), version = version + 1
+                    WHERE id = \(item.id.rawValue) AND version = \(item.version)
+                    RETURNING \(unescaped: ItemQuery.postgresItemColumns)
+                    """, logger: .silent
+                ).collect().map(Item.init(postgres:))
+                if let stored = updated.first { return stored }
+                let versions = try await connection.query(
+                    "SELECT version FROM items WHERE id = \(item.id.rawValue)", logger: .silent
+                ).all((Int64).self)
+                guard let version = versions.first else {
+                    throw StoreError(
+                        .notFound, "item \(item.id) does not exist (it may have been deleted); reload the list")
+                }
+                throw StoreError(
+                    .conflict,
+                    "item \(item.id) was changed elsewhere (you edited version \(item.version), the store has "
+                        + "version \(version)); reload it and apply your change again")
+            }
+        }
+
+        package func delete(id: Item.ID) async throws {
+            let deleted = try await deleteItems(ids: [id])
+            if deleted == 0 {
+                throw StoreError(.notFound, "item \(id) does not exist (it may have been deleted already)")
+            }
+        }
+
+        package func deleteItems(ids: [Item.ID]) async throws -> Int {
+            guard !ids.isEmpty else { return 0 }
+            let raw = ids.map(\.rawValue)
+            return try await pool.read { connection in
+                try await connection.query(
+                    "DELETE FROM items WHERE id = ANY(\(raw)) RETURNING id", logger: .silent
+                ).collect().count
+            }
+        }
+
+        package func item(id: Item.ID) async throws -> Item? {
+            try await pool.read { connection in try await Self.item(id: id, on: connection) }
+        }
+
+        package func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
+            let sql = try query.postgresPage(cursor: cursor, backward: false, limit: limit)
+            return try await pool.read { connection in try await Self.items(sql, on: connection) }
+        }
+
+        package func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
+            let sql = try query.postgresPage(cursor: cursor, backward: true, limit: limit)
+            return try await pool.read { connection in try await Self.items(sql, on: connection).reversed() }
+        }
+
+        package func count(matching query: ItemQuery) async throws -> Int {
+            let sql = query.postgresCount()
+            return try await pool.read { connection in
+                try await connection.query(sql, logger: .silent).all((Int64).self).first.map(Int.init) ?? 0
+            }
+        }
+
+        // MARK: Reads on a connection (shared with live queries)
+
+        static func item(id: Item.ID, on connection: PostgresConnection) async throws -> Item? {
+            try await items(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(ItemQuery.postgresItemColumns) FROM items WHERE id = $1",
+                    binds: PostgresUserRepository.binds(id.rawValue)),
+                on: connection
+            ).first
+        }
+
+        static func items(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [Item] {
+            var items: [Item] = []
+            for try await row in try await connection.query(query, logger: .silent) {
+                items.append(try Item(postgres: row))
+            }
+            return items
+        }
+    }
+#endif

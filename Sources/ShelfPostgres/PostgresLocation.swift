@@ -1,0 +1,139 @@
+#if PostgreSQL
+    internal import Foundation
+    package import PostgresNIO
+    internal import ShelfStore
+
+    /// Where a PostgreSQL shelf lives, read from a URL such as
+    /// `postgres://ann:secret@db.example.com:5432/shelf?sslmode=require`.
+    ///
+    /// - The scheme is `postgres` or `postgresql`.
+    /// - User, password and database are percent-decoded. The user is required (there is no
+    ///   operating-system user to fall back on in a URL); the password may be left out; the
+    ///   database defaults to the user's name, as `psql` does.
+    /// - The port defaults to 5432. An IPv6 host is written in brackets: `[::1]`.
+    /// - `sslmode` is `disable` (the default: no TLS, fit for a server on this machine or a
+    ///   private network), `prefer` (TLS when the server offers it) or `require` (TLS or fail;
+    ///   the certificate is checked against the system's trust roots). Other query items are
+    ///   refused, so a typo does not pass unnoticed.
+    package struct PostgresLocation: Sendable, Hashable {
+        /// How a connection uses TLS.
+        package enum TLSMode: String, Sendable, Hashable {
+            case disable, prefer, require
+        }
+
+        package var host: String
+        package var port: Int
+        package var user: String
+        package var password: String?
+        package var database: String
+        package var tlsMode: TLSMode
+
+        /// Parses `url`.
+        /// - Throws: `StoreError` (`.invalidValue`) saying what is wrong and showing the
+        ///   expected shape; the message never repeats the password.
+        package init(url: String) throws {
+            let shape = "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+            guard let components = URLComponents(string: url) else {
+                throw StoreError(
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) is not a valid URL; \(shape) (percent-encode @ : / in them)")
+            }
+            guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+                throw StoreError(
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) is not a PostgreSQL URL (it must start with postgres:// or postgresql://); "
+                        + shape)
+            }
+            guard let host = components.host, !host.isEmpty else {
+                throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no server host; \(shape)")
+            }
+            guard let user = components.user, !user.isEmpty else {
+                throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no user; \(shape)")
+            }
+            var database = components.path
+            if database.hasPrefix("/") { database.removeFirst() }
+            if database.contains("/") {
+                throw StoreError(
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) has the path /\(database); the path must be one database name; \(shape)"
+                )
+            }
+            var tlsMode = TLSMode.disable
+            for item in components.queryItems ?? [] {
+                guard item.name == "sslmode" else {
+                    throw StoreError(
+                        .invalidValue,
+                        "\(StoreLocation.redacted(url)) has the unknown option \(item.name); the only option is "
+                            + "sslmode=disable|prefer|require")
+                }
+                guard let value = item.value, let mode = TLSMode(rawValue: value) else {
+                    throw StoreError(
+                        .invalidValue,
+                        "\(StoreLocation.redacted(url)) has sslmode=\(item.value ?? ""); use sslmode=disable, prefer or require"
+                    )
+                }
+                tlsMode = mode
+            }
+            if let port = components.port, !(1...65535).contains(port) {
+                throw StoreError(
+                    .invalidValue, "\(StoreLocation.redacted(url)) has the port \(port); a port is 1 to 65535")
+            }
+            // URLComponents keeps IPv6 brackets in `host`; the socket wants the bare address.
+            var bareHost = host
+            if bareHost.hasPrefix("["), bareHost.hasSuffix("]") { bareHost = String(bareHost.dropFirst().dropLast()) }
+            self.host = bareHost.removingPercentEncoding ?? bareHost
+            self.port = components.port ?? 5432
+            self.user = user
+            self.password = components.password
+            self.database = database.isEmpty ? user : database
+            self.tlsMode = tlsMode
+        }
+
+        /// "host:port", for messages.
+        package var server: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+        /// The same server and credentials, another database.
+        package func with(database: String) -> PostgresLocation {
+            var copy = self
+            copy.database = database
+            return copy
+        }
+
+        /// The connection settings for this location.
+        package func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            let tls: PostgresConnection.Configuration.TLS
+            switch tlsMode {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try makeTLSContext())
+            case .require: tls = .require(try makeTLSContext())
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: user, password: password, database: database, tls: tls)
+            configuration.options.connectTimeout = .seconds(10)
+            return configuration
+        }
+
+        /// The pool's settings for this location.
+        package func clientConfiguration() -> PostgresClient.Configuration {
+            let tls: PostgresClient.Configuration.TLS
+            switch tlsMode {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(.makeClientConfiguration())
+            case .require: tls = .require(.makeClientConfiguration())
+            }
+            var configuration = PostgresClient.Configuration(
+                host: host, port: port, username: user, password: password, database: database, tls: tls)
+            configuration.options.connectTimeout = .seconds(10)
+            configuration.options.maximumConnections = 8
+            return configuration
+        }
+
+        private func makeTLSContext() throws -> NIOSSLContext {
+            do {
+                return try NIOSSLContext(configuration: .makeClientConfiguration())
+            } catch {
+                throw StoreError(.database, "cannot set up TLS for \(server): \(error)")
+            }
+        }
+    }
+#endif

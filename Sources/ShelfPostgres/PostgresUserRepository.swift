@@ -1,0 +1,146 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import PostgresNIO
+    package import ShelfStore
+
+    /// `UserRepository` over a PostgreSQL store. Emails are unique with ASCII letter case
+    /// ignored (the index `user_email_unique` on `shelf_fold(email)`), as under SQLite's NOCASE.
+    package final class PostgresUserRepository: UserRepository {
+        let pool: PostgresPool
+
+        package init(pool: PostgresPool) {
+            self.pool = pool
+        }
+
+        static let columns = "id, name, email, created_at"
+        /// The order users are listed in: by name (ASCII letter case ignored), then by ID.
+        static let nameOrder = "shelf_fold(name) COLLATE \"C\", id"
+
+        @discardableResult
+        package func insert(_ user: NewUser) async throws -> User.ID {
+            try await insert(contentsOf: [user])[0]
+        }
+
+        @discardableResult
+        package func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
+            // Emails are checked and normalized before the transaction: a refused one writes nothing.
+            var normalized: [String] = []
+            normalized.reserveCapacity(users.count)
+            for (offset, user) in users.enumerated() {
+                do {
+                    normalized.append(try Email.normalized(user.email))
+                } catch {
+                    throw StoreError(
+                        error.code, (Self.subject(offset, of: users.count).map { "\($0): " } ?? "") + error.message)
+                }
+            }
+            let emails = normalized
+            let now = Date().postgresMilliseconds
+            return try await pool.transaction { connection in
+                var ids: [User.ID] = []
+                ids.reserveCapacity(users.count)
+                for (offset, user) in users.enumerated() {
+                    do {
+                        let rows = try await connection.query(
+                            """
+                            INSERT INTO users (name, email, created_at)
+                            VALUES (\(user.name), \(emails[offset]), \(user.createdAt?.postgresMilliseconds ?? now))
+                            RETURNING id
+                            """, logger: .silent)
+                        for try await id in rows.decode(Int64.self) { ids.append(User.ID(id)) }
+                    } catch {
+                        throw SubjectError(subject: Self.subject(offset, of: users.count), error: error)
+                    }
+                }
+                return ids
+            }
+        }
+
+        /// "user 3 of 10" in a batch; nil for a batch of one.
+        private static func subject(_ offset: Int, of count: Int) -> String? {
+            count == 1 ? nil : "user \(offset + 1) of \(count)"
+        }
+
+        package func update(_ user: User) async throws {
+            let email = try Email.normalized(user.email)
+            let found = try await pool.read { connection in
+                try await connection.query(
+                    "UPDATE users SET name = \(user.name), email = \(email) WHERE id = \(user.id.rawValue) RETURNING id",
+                    logger: .silent
+                ).collect().count
+            }
+            if found == 0 {
+                throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
+            }
+        }
+
+        package func delete(id: User.ID) async throws {
+            let found = try await pool.read { connection in
+                try await connection.query(
+                    "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
+                ).collect().count
+            }
+            if found == 0 {
+                throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
+            }
+        }
+
+        package func user(id: User.ID) async throws -> User? {
+            try await pool.read { connection in
+                try await Self.users(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT \(Self.columns) FROM users WHERE id = $1",
+                        binds: Self.binds(id.rawValue)),
+                    on: connection
+                ).first
+            }
+        }
+
+        package func user(email: String) async throws -> User? {
+            let key = Email.lookupKey(email)
+            return try await pool.read { connection in
+                // The normalized form first; the email exactly as given finds a row stored
+                // before emails were normalized.
+                try await Self.users(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(Self.columns) FROM users
+                            WHERE shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C"
+                                OR shelf_fold(email) COLLATE "C" = shelf_fold($2) COLLATE "C"
+                            ORDER BY shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C" DESC LIMIT 1
+                            """,
+                        binds: Self.binds(key, email)),
+                    on: connection
+                ).first
+            }
+        }
+
+        package func users() async throws -> [User] {
+            try await pool.read { connection in try await Self.users(on: connection) }
+        }
+
+        /// All users in name order.
+        static func users(on connection: PostgresConnection) async throws -> [User] {
+            try await users(
+                PostgresQuery(unsafeSQL: "SELECT \(columns) FROM users ORDER BY \(nameOrder)"), on: connection)
+        }
+
+        static func users(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [User] {
+            var users: [User] = []
+            let rows = try await connection.query(query, logger: .silent)
+            for try await (id, name, email, created) in rows.decode((Int64, String, String, Int64).self) {
+                users.append(
+                    User(
+                        id: User.ID(id), name: name, email: email,
+                        createdAt: Date(postgresMilliseconds: created)))
+            }
+            return users
+        }
+
+        static func binds<each Value: PostgresDynamicTypeEncodable>(_ values: repeat each Value) -> PostgresBindings {
+            var bindings = PostgresBindings()
+            repeat bindings.append(each values)
+            return bindings
+        }
+    }
+#endif

@@ -1,0 +1,224 @@
+#if PostgreSQL
+    package import Foundation
+    internal import Logging
+    package import PostgresNIO
+    internal import ShelfStore
+
+    /// Applies `PostgresMigration`s in name order with the SQLite migrator's rules: each in its
+    /// own transaction, recorded in `shelf_migrations` (name, checksum, applied time in
+    /// milliseconds); a database holding a migration this version does not know
+    /// (`.newerDatabase`) or an edited one (`.modifiedMigration`) is refused, changing nothing.
+    ///
+    /// Every transaction first takes a transaction-scoped advisory lock, so two processes
+    /// opening the same new database at once apply each migration once: the second waits,
+    /// then sees the first one's work.
+    package struct PostgresMigrator: Sendable {
+        package let migrations: [PostgresMigration]
+
+        /// The advisory lock key that serializes migrations ("shelf" in ASCII).
+        static let lockKey: Int64 = 0x7368_656c_66
+
+        /// - Precondition: names are unique.
+        package init(migrations: [PostgresMigration]) {
+            self.migrations = migrations.sorted { $0.name < $1.name }
+            precondition(Set(migrations.map(\.name)).count == migrations.count, "duplicate migration names")
+        }
+
+        /// The migrations this build carries.
+        package static let embedded = PostgresMigrator(
+            migrations: EmbeddedMigrations.all.map { PostgresMigration(name: $0.name, sql: $0.sql) })
+
+        /// One migration's state in a database.
+        package struct Status: Sendable, Hashable {
+            package enum State: Sendable, Hashable {
+                case applied(at: Date)
+                case pending
+                /// Applied, but its SQL has changed since.
+                case modified(at: Date)
+                /// Applied by a program that knows migrations this one does not.
+                case unknown(at: Date)
+            }
+            package let name: String
+            package let state: State
+
+            package init(name: String, state: State) {
+                self.name = name
+                self.state = state
+            }
+        }
+
+        private typealias Record = (checksum: String, date: Date)
+
+        /// Applies every pending migration on `connection`; returns the names applied, in order.
+        /// - Throws: `StoreError`: `.newerDatabase`, `.modifiedMigration` or
+        ///   `.foreignDatabase` (nothing changed), `.migrationFailed` (that migration rolled
+        ///   back; earlier ones stay applied), or a connection failure.
+        package func migrate(on connection: PostgresConnection, at location: PostgresLocation) async throws
+            -> [String]
+        {
+            let logger = Logger.silent
+            try await transaction(on: connection, at: location) {
+                try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS shelf_migrations (
+                        name       text   PRIMARY KEY,
+                        checksum   text   NOT NULL,
+                        applied_at bigint NOT NULL
+                    )
+                    """, logger: logger)
+                let applied = try await appliedMigrations(on: connection)
+                if applied.isEmpty { try await refuseForeignDatabase(on: connection, at: location) }
+                try validate(applied)
+            }
+            var done: [String] = []
+            for migration in migrations {
+                let ran = try await transaction(on: connection, at: location) { () async throws -> Bool in
+                    // Look again under the lock: another process may have applied it meanwhile,
+                    // or applied a newer one this version does not know.
+                    let applied = try await appliedMigrations(on: connection)
+                    try validate(applied)
+                    guard applied[migration.name] == nil else { return false }
+                    do {
+                        try await connection.query(Self.runnable(migration), logger: logger)
+                    } catch {
+                        let message =
+                            (error as? PSQLError)?.serverInfo?[.message]
+                            ?? StoreError(postgres: error, at: location).message
+                        throw StoreError(
+                            .migrationFailed,
+                            "migration \(migration.name) failed and was rolled back: \(message). "
+                                + "Earlier migrations stay applied; fix the SQL and run again.")
+                    }
+                    try await connection.query(
+                        """
+                        INSERT INTO shelf_migrations (name, checksum, applied_at)
+                        VALUES (\(migration.name), \(migration.checksum), \(Date().postgresMilliseconds))
+                        """, logger: logger)
+                    return true
+                }
+                if ran { done.append(migration.name) }
+            }
+            return done
+        }
+
+        /// Each known migration's state, then any unknown ones, without changing the database.
+        package func status(on connection: PostgresConnection) async throws -> [Status] {
+            let exists =
+                try await connection.query(
+                    "SELECT to_regclass('shelf_migrations') IS NOT NULL", logger: Logger.silent
+                ).collect().first?.decode(Bool.self) ?? false
+            let applied = exists ? try await appliedMigrations(on: connection) : [:]
+            var result = migrations.map { migration in
+                guard let record = applied[migration.name] else {
+                    return Status(name: migration.name, state: .pending)
+                }
+                return Status(
+                    name: migration.name,
+                    state: record.checksum == migration.checksum
+                        ? .applied(at: record.date) : .modified(at: record.date))
+            }
+            let known = Set(migrations.map(\.name))
+            for (name, record) in applied.sorted(by: { $0.key < $1.key }) where !known.contains(name) {
+                result.append(Status(name: name, state: .unknown(at: record.date)))
+            }
+            return result
+        }
+
+        /// The migration's SQL as one statement: PostgreSQL's extended protocol runs one
+        /// statement per query, and a migration holds many. EXECUTE in a DO block runs them
+        /// all, in the caller's transaction.
+        static func runnable(_ migration: PostgresMigration) -> PostgresQuery {
+            let tag = "$shelf_migration_body$"
+            precondition(!migration.sql.contains(tag), "migration \(migration.name) holds \(tag)")
+            return PostgresQuery(
+                unsafeSQL: "DO $shelf_migration$ BEGIN EXECUTE \(tag)\(migration.sql)\(tag); END $shelf_migration$")
+        }
+
+        private func transaction<T>(
+            on connection: PostgresConnection, at location: PostgresLocation, _ body: () async throws -> T
+        ) async throws -> T {
+            let logger = Logger.silent
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+                let value = try await body()
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                if let error = error as? StoreError { throw error }
+                throw StoreError(postgres: error, at: location)
+            }
+        }
+
+        private func appliedMigrations(on connection: PostgresConnection) async throws -> [String: Record] {
+            var applied: [String: Record] = [:]
+            let rows = try await connection.query(
+                "SELECT name, checksum, applied_at FROM shelf_migrations", logger: Logger.silent)
+            for try await (name, checksum, millis) in rows.decode((String, String, Int64).self) {
+                applied[name] = (checksum, Date(postgresMilliseconds: millis))
+            }
+            return applied
+        }
+
+        /// A database with tables of its own and no shelf_migrations is somebody else's:
+        /// migrating would fill it with shelf's tables.
+        private func refuseForeignDatabase(on connection: PostgresConnection, at location: PostgresLocation)
+            async throws
+        {
+            let rows = try await connection.query(
+                """
+                SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname = current_schema()
+                    AND c.relname <> 'shelf_migrations'
+                ORDER BY c.relname LIMIT 6
+                """, logger: Logger.silent)
+            var tables: [String] = []
+            for try await name in rows.decode(String.self) { tables.append(name) }
+            guard !tables.isEmpty else { return }
+            let shown = tables.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
+            throw StoreError(
+                .foreignDatabase,
+                "the PostgreSQL database \(location.database) on \(location.server) is not a shelf (it has the "
+                    + "tables \(shown)\(tables.count > 5 ? " and more" : ""), and no shelf_migrations); shelf changed "
+                    + "nothing in it. Create an empty database for the shelf (createdb NAME) and put it in the URL")
+        }
+
+        private func validate(_ applied: [String: Record]) throws {
+            let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.name, $0) })
+            let unknown = applied.keys.filter { known[$0] == nil }.sorted()
+            if !unknown.isEmpty {
+                throw StoreError(
+                    .newerDatabase,
+                    "the database was created by a newer version of shelf: it has migration"
+                        + "\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")) that this binary does "
+                        + "not know (its latest is \(migrations.last?.name ?? "none")). Upgrade shelf to open it; "
+                        + "nothing was changed.")
+            }
+            for (name, record) in applied.sorted(by: { $0.key < $1.key }) {
+                if let migration = known[name], migration.checksum != record.checksum {
+                    throw StoreError(
+                        .modifiedMigration,
+                        "migration \(name) was changed after it was applied to this database (recorded checksum "
+                            + "\(record.checksum), now \(migration.checksum)). Restore the original "
+                            + "Migrations/postgres/\(name).sql and add a new migration for the change; nothing was "
+                            + "changed.")
+                }
+            }
+        }
+    }
+
+    extension Logger {
+        /// A logger that drops everything: the library never prints.
+        static let silent = Logger(label: "shelf.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    extension Date {
+        /// Milliseconds since 1970, rounded: how the store keeps times (as the SQLite store).
+        package var postgresMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+
+        package init(postgresMilliseconds: Int64) {
+            self.init(timeIntervalSince1970: Double(postgresMilliseconds) / 1000)
+        }
+    }
+#endif

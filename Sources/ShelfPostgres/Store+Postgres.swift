@@ -1,0 +1,41 @@
+#if PostgreSQL
+    public import ShelfStore
+
+    extension Store {
+        /// Opens the shelf kept in the PostgreSQL database `url` names, applying pending
+        /// migrations.
+        ///
+        /// `url` is `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (or `postgresql://…`): parts
+        /// are percent-decoded, the port defaults to 5432 and the database to the user's name.
+        /// `?sslmode=disable` (the default: no TLS, for a server on this machine or a private
+        /// network), `prefer` or `require` choose TLS. The database must exist (`createdb
+        /// NAME`) and be empty or a shelf; two processes may open a new one at the same time.
+        ///
+        /// The store talks to the server through a pool of connections; call `close()` when
+        /// done with it, so its background work ends.
+        /// - Throws: `StoreError`: `.invalidValue` for a malformed URL; `.database` when the
+        ///   server cannot be reached, refuses the password, or has no such database (the
+        ///   message says which, and what to do); `.newerDatabase`, `.modifiedMigration` or
+        ///   `.foreignDatabase` (nothing was changed); `.migrationFailed`.
+        public static func open(postgres url: String) async throws -> Store {
+            Store(backend: try await PostgresBackend.open(url: url))
+        }
+
+        /// The state of every migration in the PostgreSQL database `url` names, without
+        /// changing it. A database without shelf tables reports every migration as pending.
+        /// - Throws: `StoreError` when the URL is malformed or the server cannot be read.
+        public static func migrationStatus(postgres url: String) async throws -> [MigrationStatus] {
+            let place = try PostgresLocation(url: url)
+            let status = try await PostgresBackend.withConnection(to: place) { connection in
+                try await PostgresMigrator.embedded.status(on: connection)
+            }
+            // MigrationStatus has no initializer visible outside ShelfStore yet; until it has
+            // (`package init(name:state:)`), say what the states are instead of showing them.
+            let lines = status.map { "\($0.name): \($0.state)" }.joined(separator: "; ")
+            throw StoreError(
+                .database,
+                "migration states of \(StoreLocation.redacted(url)) cannot be listed by this build yet (\(lines)); "
+                    + "`shelf migrate` applies the pending ones")
+        }
+    }
+#endif

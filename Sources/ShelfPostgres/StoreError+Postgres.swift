@@ -1,0 +1,123 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import PostgresNIO
+    package import ShelfStore
+
+    extension StoreError {
+        /// `error`, thrown by PostgresNIO (or anything else) while talking to the server at
+        /// `location`, in the store's terms. `subject` names what was being written ("item 3
+        /// of 10"), for messages about batches.
+        package init(postgres error: any Error, at location: PostgresLocation, subject: String? = nil) {
+            let prefix = subject.map { "\($0): " } ?? ""
+            switch error {
+            case let error as StoreError:
+                self.init(error.code, prefix + error.message)
+            case let error as PostgresTransactionError:
+                let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
+                if let inner {
+                    self.init(postgres: inner, at: location, subject: subject)
+                } else {
+                    self.init(.database, "\(prefix)a transaction on \(location.server) failed")
+                }
+            case let error as PSQLError:
+                self.init(psql: error, at: location, prefix: prefix)
+            case is CancellationError:
+                self.init(.database, "\(prefix)the operation on \(location.server) was cancelled")
+            default:
+                self.init(.database, "\(prefix)PostgreSQL at \(location.server): \(String(reflecting: error))")
+            }
+        }
+
+        private init(psql error: PSQLError, at location: PostgresLocation, prefix: String) {
+            if let info = error.serverInfo, let state = info[.sqlState] {
+                let message = info[.message] ?? "no message"
+                let constraint = info[.constraintName] ?? ""
+                switch state {
+                case "23505" where constraint == "user_email_unique":
+                    self.init(
+                        .duplicateEmail,
+                        "\(prefix)a user with that email already exists; use another email or update that user")
+                case "23503":
+                    self.init(
+                        .unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
+                case "23514":
+                    self.init(.invalidValue, prefix + Self.ruleText(constraint: constraint, message: message))
+                case "23502":
+                    self.init(.invalidValue, "\(prefix)a required field is missing (\(message))")
+                case "22021", "22P05":
+                    self.init(
+                        .invalidValue,
+                        "\(prefix)PostgreSQL text cannot hold the NUL character (U+0000) (\(message)); remove it")
+                case "28P01", "28000":
+                    self.init(
+                        .database,
+                        "authentication failed for user \(location.user) on the PostgreSQL server at \(location.server) "
+                            + "(\(message)); check the user and password in the URL in --db/SHELF_DB")
+                case "3D000":
+                    self.init(
+                        .database,
+                        "database \(location.database) does not exist on \(location.server); "
+                            + "create it with `createdb \(location.database)`")
+                case "40001", "40P01", "55P03":
+                    self.init(.busy, "\(prefix)the database is busy with another transaction (\(message)); try again")
+                case "53300":
+                    self.init(
+                        .database,
+                        "the PostgreSQL server at \(location.server) has no connection left (\(message)); "
+                            + "close other clients or raise max_connections")
+                default:
+                    self.init(.database, "\(prefix)PostgreSQL error \(state) at \(location.server): \(message)")
+                }
+                return
+            }
+            switch error.code {
+            case .connectionError, .serverClosedConnection, .sslUnsupported, .failedToAddSSLHandler:
+                let cause = error.underlying.map { String(describing: $0) } ?? "\(error.code)"
+                self.init(
+                    .database,
+                    "cannot reach the PostgreSQL server at \(location.server) (\(cause)); check that it runs and "
+                        + "the URL in --db/SHELF_DB")
+            case .authMechanismRequiresPassword:
+                self.init(
+                    .database,
+                    "authentication failed for user \(location.user) on the PostgreSQL server at \(location.server) "
+                        + "(it asks for a password and the URL has none); put the password in the URL in --db/SHELF_DB")
+            case .poolClosed, .clientClosedConnection:
+                self.init(.database, "\(prefix)the store on \(location.server) is closed; open it again")
+            case .queryCancelled:
+                self.init(.database, "\(prefix)the query on \(location.server) was cancelled")
+            default:
+                let cause = error.underlying.map { " (\($0))" } ?? ""
+                self.init(.database, "\(prefix)PostgreSQL at \(location.server) failed: \(error.code)\(cause)")
+            }
+        }
+
+        /// The rule a CHECK constraint stands for, worded as `StoreError` words the SQLite
+        /// schema's constraints of the same names.
+        private static func ruleText(constraint: String, message: String) -> String {
+            let rules = [
+                "item_title_not_empty": "an item's title must not be empty",
+                "item_priority_valid": "an item's priority must be between 0 and 3",
+                "item_status_valid": "an item's status must be 'open' or 'done'",
+                "user_name_not_empty": "a user's name must not be empty",
+                "user_email_valid": "a user's email must look like name@host (at most 320 characters)",
+            ]
+            return rules[constraint] ?? "a value breaks a rule of the schema (\(message))"
+        }
+
+        /// The SQLSTATE of a server error, or nil.
+        package static func sqlState(of error: any Error) -> String? {
+            switch error {
+            case let error as PSQLError: error.serverInfo?[.sqlState]
+            case let error as PostgresTransactionError:
+                (error.closureError ?? error.commitError ?? error.beginError).flatMap { sqlState(of: $0) }
+            default: nil
+            }
+        }
+
+        /// The constraint a server error names, or nil.
+        package static func constraintName(of error: any Error) -> String? {
+            (error as? PSQLError)?.serverInfo?[.constraintName]
+        }
+    }
+#endif

@@ -1,0 +1,61 @@
+#if PostgreSQL
+    import Foundation
+    import ShelfPostgres
+    import ShelfStore
+    import Testing
+
+    /// What opening says when the server, the password or the database is wrong.
+    @Suite(.enabled(if: PostgresServer.url != nil)) struct PostgresOpenErrorTests {
+        private var server: PostgresLocation {
+            get throws { try PostgresLocation(url: PostgresServer.url ?? "") }
+        }
+
+        @Test func wrongPasswordSaysAuthenticationFailed() async throws {
+            var place = try server
+            place.password = "definitely-not-the-password"
+            await #expect {
+                _ = try await PostgresBackend.open(url: Self.url(place))
+            } throws: { error in
+                let message = "\(error)"
+                return StoreError.code(of: error) == .database
+                    && message.contains("authentication failed for user \(place.user)")
+                    && message.contains("check the user and password")
+                    && !message.contains("definitely-not-the-password")
+            }
+        }
+
+        @Test func missingDatabaseSaysHowToCreateIt() async throws {
+            let place = try server.with(database: "shelf_missing_\(UInt32.random(in: 0...UInt32.max))")
+            await #expect {
+                _ = try await PostgresBackend.open(url: Self.url(place))
+            } throws: { error in
+                "\(error)".contains("database \(place.database) does not exist on \(place.server)")
+                    && "\(error)".contains("createdb \(place.database)")
+            }
+        }
+
+        @Test func closedPortSaysTheServerCannotBeReached() async throws {
+            var place = try server
+            place.host = "127.0.0.1"
+            place.port = 1
+            await #expect {
+                _ = try await PostgresBackend.open(url: Self.url(place))
+            } throws: { error in
+                StoreError.code(of: error) == .database
+                    && "\(error)".contains("cannot reach the PostgreSQL server at 127.0.0.1:1")
+                    && "\(error)".contains("--db/SHELF_DB")
+            }
+        }
+
+        private static func url(_ place: PostgresLocation) -> String {
+            var components = URLComponents()
+            components.scheme = "postgres"
+            components.user = place.user
+            components.password = place.password
+            components.host = place.host
+            components.port = place.port
+            components.path = "/" + place.database
+            return components.string ?? ""
+        }
+    }
+#endif
