@@ -2,7 +2,7 @@
     internal import Foundation
     internal import Logging
     package import PostgresNIO
-    package import ShelfReactive
+    internal import ShelfReactive
     package import ShelfStore
 
     /// A shelf kept in a PostgreSQL database: the `StoreBackend` behind
@@ -22,12 +22,16 @@
 
         package let place: PostgresLocation
         package let pool: PostgresPool
+        /// Live values: one listening connection of its own, fetches on the pool.
+        let feed: PostgresChangeFeed
+        let runs = RunCounter()
 
-        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) {
+        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) throws {
             location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
             pool = PostgresPool(location: place)
+            feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: Logger.silent)
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)
         }
@@ -42,7 +46,7 @@
             let applied = try await withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.migrate(on: connection, at: place)
             }
-            return PostgresBackend(url: url, place: place, appliedMigrations: applied)
+            return try PostgresBackend(url: url, place: place, appliedMigrations: applied)
         }
 
         /// Runs `body` on a new plain connection to `place`, closed at the end.
@@ -69,35 +73,9 @@
         }
 
         package func close() async {
+            await feed.close()
             await pool.close()
         }
-
-        // MARK: Live values (built by the change feed; wired by the lead)
-
-        private static var liveUnavailable: StoreError {
-            StoreError(.database, "live queries on PostgreSQL are not built yet")
-        }
-
-        package func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
-            -> Property<LiveResult<ItemWindow>>
-        {
-            throw Self.liveUnavailable
-        }
-
-        package func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
-            throw Self.liveUnavailable
-        }
-
-        package func liveUsers() async throws -> Property<LiveResult<[User]>> {
-            throw Self.liveUnavailable
-        }
-
-        package func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
-            throw Self.liveUnavailable
-        }
-
-        /// No live value runs here yet.
-        package var liveQueryRuns: Int { 0 }
 
         // MARK: Snapshot reads
 

@@ -4,22 +4,25 @@
     import ShelfTestSupport
     import Testing
 
+    /// The server `SHELF_TEST_POSTGRES` names, if any.
+    enum PostgresTestServer {
+        static var url: String? {
+            let value = ProcessInfo.processInfo.environment["SHELF_TEST_POSTGRES"] ?? ""
+            return value.isEmpty ? nil : value
+        }
+    }
+
     /// The `shelf` binary on a PostgreSQL database: every command takes a `postgres://` URL,
     /// and live views see commits from other processes and from `psql`.
     @Suite(
         "shelf on PostgreSQL (end to end)",
         .enabled(
-            if: PostgresCommandTests.server != nil,
+            if: PostgresTestServer.url != nil,
             "PostgreSQL end-to-end tests skipped: set SHELF_TEST_POSTGRES to a server's URL"))
     struct PostgresCommandTests {
-        static var server: String? {
-            let value = ProcessInfo.processInfo.environment["SHELF_TEST_POSTGRES"] ?? ""
-            return value.isEmpty ? nil : value
-        }
-
         /// A fresh database on the test server for `body`, dropped afterwards.
         func withDatabase(_ body: (String, ShelfProcess) async throws -> Void) async throws {
-            let server = try #require(Self.server)
+            let server = try #require(PostgresTestServer.url)
             let url = try await PostgresScratch.create(serverURL: server)
             let shelf = try ShelfProcess()
             defer { shelf.cleanUp() }
