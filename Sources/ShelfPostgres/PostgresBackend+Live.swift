@@ -72,16 +72,15 @@
             reading tables: Set<String>, _ fetch: @escaping @Sendable (PostgresPool) async throws -> Value
         ) async throws -> Property<LiveResult<Value>> {
             let (pool, runs, place) = (self.pool, self.runs, self.place)
-            return try await feed.live(
-                reading: tables,
-                translate: { error in
-                    if let error = error as? StoreError { return error }
-                    return StoreError(postgres: error, at: place)
-                }
-            ) {
+            let translate: @Sendable (any Error) -> StoreError = { error in
+                if let error = error as? StoreError { return error }
+                return StoreError(postgres: error, at: place)
+            }
+            let counted: @Sendable () async throws -> Value = {
                 runs.increment()
                 return try await fetch(pool)
             }
+            return try await feed.live(reading: tables, translate: translate, counted)
         }
     }
 #endif
