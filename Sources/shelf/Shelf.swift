@@ -5,7 +5,7 @@ import Foundation
 struct Shelf: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shelf",
-        abstract: "Users and their items in SQLite.",
+        abstract: "Users and their items in SQLite or PostgreSQL.",
         discussion: """
             Exit status: 0 success, 1 the operation failed, 2 a usage error, 128 + N when signal N \
             (Ctrl-C, SIGTERM, SIGHUP) stopped the command. Messages go to stderr.
