@@ -171,6 +171,28 @@
         var recorded: [Value] { storage.values.withLock { $0 } }
     }
 
+    /// Keeps every log event, whatever its level, for tests that check what is logged and how.
+    struct CapturingLogHandler: LogHandler {
+        final class Events: Sendable {
+            private let events = Mutex<[(level: Logger.Level, message: String)]>([])
+            func append(_ level: Logger.Level, _ message: String) { events.withLock { $0.append((level, message)) } }
+            var all: [(level: Logger.Level, message: String)] { events.withLock { $0 } }
+        }
+
+        let events: Events
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        func log(event: LogEvent) {
+            events.append(event.level, event.message.description)
+        }
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+    }
+
     /// A door that tasks wait at until it opens, once.
     final class Gate: Sendable {
         private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
