@@ -296,6 +296,33 @@
             await feed.close()
         }
 
+        @Test func cancellingACallThatWaitsForTheServerEndsIt() async throws {
+            let server = try SilentServer()
+            var configuration = PostgresConnection.Configuration(
+                host: "127.0.0.1", port: server.port, username: "postgres", password: nil, database: "postgres",
+                tls: .disable)
+            // Far longer than the test waits: only cancellation can end the call early.
+            configuration.options.connectTimeout = .seconds(30)
+            let feed = PostgresChangeFeed(configuration: configuration, logger: LiveTestDatabase.logger)
+            let call = Task { () -> String in
+                do {
+                    _ = try await feed.live(reading: ["items"]) { 0 }
+                    return "a value"
+                } catch is CancellationError {
+                    return "cancelled"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            // Let the call reach its wait (connected, the server never answering); cancelling
+            // earlier ends it too, through the other path.
+            try await Task.sleep(for: .milliseconds(200))
+            call.cancel()
+            #expect(await call.value == "cancelled")
+            #expect(feed.liveQueryCount == 0)
+            await feed.close()
+        }
+
         @Test func closeStopsListeningRunsAndRetries() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
