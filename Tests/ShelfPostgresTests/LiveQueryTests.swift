@@ -47,6 +47,38 @@
             }
         }
 
+        @Test func concurrentLiveCallsShareOneListeningConnection() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                // 20 first calls at once, on a feed that has not connected yet.
+                let properties = try await withThrowingTaskGroup(of: Property<LiveResult<Int>>.self) { group in
+                    for _ in 0..<20 {
+                        group.addTask {
+                            try await feed.live(reading: ["items"]) {
+                                try await reader.integer("SELECT count(*) FROM items")
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(feed.liveQueryCount == 20)
+                let listeners = try await database.onServer { server in
+                    try await server.integer(
+                        """
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = '\(database.name)' AND application_name = 'shelf-change-feed'
+                        """)
+                }
+                #expect(listeners == 1)
+                try await writer.run("INSERT INTO items (title) VALUES ('one')")
+                try await waitUntil("every value sees the insert") {
+                    properties.allSatisfy { $0.value == .success(1) }
+                }
+            }
+        }
+
         @Test func anEqualResultIsNotPublishedAgain() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
