@@ -47,6 +47,38 @@
             }
         }
 
+        @Test func concurrentLiveCallsShareOneListeningConnection() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                // 20 first calls at once, on a feed that has not connected yet.
+                let properties = try await withThrowingTaskGroup(of: Property<LiveResult<Int>>.self) { group in
+                    for _ in 0..<20 {
+                        group.addTask {
+                            try await feed.live(reading: ["items"]) {
+                                try await reader.integer("SELECT count(*) FROM items")
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(feed.liveQueryCount == 20)
+                let listeners = try await database.onServer { server in
+                    try await server.integer(
+                        """
+                        SELECT count(*) FROM pg_stat_activity
+                        WHERE datname = '\(database.name)' AND application_name = 'shelf-change-feed'
+                        """)
+                }
+                #expect(listeners == 1)
+                try await writer.run("INSERT INTO items (title) VALUES ('one')")
+                try await waitUntil("every value sees the insert") {
+                    properties.allSatisfy { $0.value == .success(1) }
+                }
+            }
+        }
+
         @Test func anEqualResultIsNotPublishedAgain() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
@@ -292,6 +324,33 @@
             }
             #expect(
                 error?.message.contains("could not listen for changes on the PostgreSQL server at 127.0.0.1:1") == true)
+            #expect(feed.liveQueryCount == 0)
+            await feed.close()
+        }
+
+        @Test func cancellingACallThatWaitsForTheServerEndsIt() async throws {
+            let server = try SilentServer()
+            var configuration = PostgresConnection.Configuration(
+                host: "127.0.0.1", port: server.port, username: "postgres", password: nil, database: "postgres",
+                tls: .disable)
+            // Far longer than the test waits: only cancellation can end the call early.
+            configuration.options.connectTimeout = .seconds(30)
+            let feed = PostgresChangeFeed(configuration: configuration, logger: LiveTestDatabase.logger)
+            let call = Task { () -> String in
+                do {
+                    _ = try await feed.live(reading: ["items"]) { 0 }
+                    return "a value"
+                } catch is CancellationError {
+                    return "cancelled"
+                } catch {
+                    return "\(error)"
+                }
+            }
+            // Let the call reach its wait (connected, the server never answering); cancelling
+            // earlier ends it too, through the other path.
+            try await Task.sleep(for: .milliseconds(200))
+            call.cancel()
+            #expect(await call.value == "cancelled")
             #expect(feed.liveQueryCount == 0)
             await feed.close()
         }

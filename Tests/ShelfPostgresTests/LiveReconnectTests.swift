@@ -1,4 +1,5 @@
 #if PostgreSQL
+    import Logging
     import PostgresNIO
     import ShelfPostgres
     import ShelfReactive
@@ -49,6 +50,33 @@
                 try await writer.run("INSERT INTO items (title) VALUES ('back')")
                 try await waitUntil("the next commit is seen") { count.value == .success(2) }
 
+            }
+        }
+
+        @Test func aLossAndAReconnectAreLoggedAtInfoAndNothingHigher() async throws {
+            try await LiveTestDatabase.with { database in
+                let events = CapturingLogHandler.Events()
+                let logger = Logger(label: "shelf.tests.feed-log") { _ in CapturingLogHandler(events: events) }
+                let feed = PostgresChangeFeed(configuration: database.configuration, logger: logger)
+                let reader = try await database.connect()
+                let count = try await feed.live(reading: ["items"]) {
+                    try await reader.integer("SELECT count(*) FROM items")
+                }
+                let pid = try #require(try await database.listenerPID())
+                try await database.onServer { server in
+                    _ = try await server.integer(
+                        "SELECT CASE WHEN pg_terminate_backend(\(pid), 10000) THEN 1 ELSE 0 END")
+                }
+                try await waitUntil("the feed is back") {
+                    let now = try await database.listenerPID()
+                    return now != nil && now != pid && count.value == .success(0)
+                }
+                await feed.close()
+
+                let feedEvents = events.all.filter { $0.message.hasPrefix("PostgreSQL change feed") }
+                #expect(feedEvents.contains { $0.level == .info && $0.message.contains("lost its connection") })
+                #expect(feedEvents.contains { $0.level == .info && $0.message.contains("reconnected") })
+                #expect(feedEvents.allSatisfy { $0.level <= .info })
             }
         }
 

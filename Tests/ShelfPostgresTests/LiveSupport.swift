@@ -1,4 +1,7 @@
 #if PostgreSQL
+    #if canImport(Glibc)
+        import Glibc
+    #endif
     import Foundation
     import Logging
     import PostgresNIO
@@ -169,6 +172,60 @@
         }
 
         var recorded: [Value] { storage.values.withLock { $0 } }
+    }
+
+    /// Keeps every log event, whatever its level, for tests that check what is logged and how.
+    struct CapturingLogHandler: LogHandler {
+        final class Events: Sendable {
+            private let events = Mutex<[(level: Logger.Level, message: String)]>([])
+            func append(_ level: Logger.Level, _ message: String) { events.withLock { $0.append((level, message)) } }
+            var all: [(level: Logger.Level, message: String)] { events.withLock { $0 } }
+        }
+
+        let events: Events
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        func log(event: LogEvent) {
+            events.append(event.level, event.message.description)
+        }
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+    }
+
+    /// A TCP port on 127.0.0.1 that takes connections (the kernel completes them from the
+    /// backlog) and never answers: a server that hangs.
+    final class SilentServer {
+        let port: Int
+        private let descriptor: Int32
+
+        init() throws {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, size) }
+            }
+            var length = size
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+            }
+            guard descriptor >= 0, bound == 0, listen(descriptor, 16) == 0, named == 0 else {
+                let failure = errno
+                if descriptor >= 0 { close(descriptor) }
+                throw StoreError(.database, "could not open a silent TCP server on 127.0.0.1 (errno \(failure))")
+            }
+            self.descriptor = descriptor
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(descriptor) }
     }
 
     /// A door that tasks wait at until it opens, once.

@@ -66,7 +66,8 @@
             var registrations: [UInt64: Registration] = [:]
             var nextRegistration: UInt64 = 0
             /// `live` calls waiting for `LISTEN` to be acknowledged; resumed with the epoch.
-            var waiters: [CheckedContinuation<UInt64, any Error>] = []
+            var waiters: [UInt64: CheckedContinuation<UInt64, any Error>] = [:]
+            var nextWaiter: UInt64 = 0
             var task: Task<Void, Never>?
             var connection: PostgresConnection?
             var nextConnectionID = 0
@@ -115,36 +116,50 @@
         /// Waits until `LISTEN` is acknowledged on the listening connection (at once when it is),
         /// connecting first when nothing is connected; returns the epoch it saw.
         ///
-        /// Waits for at most one connection attempt: when it fails, throws a `StoreError` that
-        /// says so (the listener keeps trying in the background while observers remain).
+        /// Waits for at most one connection attempt (bounded by the configuration's
+        /// `connectTimeout`, after the reconnect delay in progress, if any): when it fails, throws a
+        /// `StoreError` that says so (the listener keeps trying in the background while observers
+        /// remain). Cancelling the calling task throws `CancellationError` at once.
         func waitUntilListening() async throws -> UInt64 {
-            try await withCheckedThrowingContinuation { continuation in
-                enum Action {
-                    case resume(UInt64)
-                    case fail
-                    case wait
-                }
-                let action = state.withLock { state -> Action in
-                    switch state.phase {
-                    case .listening:
-                        return .resume(state.epoch)
-                    case .stopped:
-                        return .fail
-                    case .connecting:
-                        state.waiters.append(continuation)
-                        return .wait
-                    case .idle:
-                        state.waiters.append(continuation)
-                        state.phase = .connecting
-                        state.task = Task { await self.run() }
-                        return .wait
+            let key = state.withLock { state in
+                state.nextWaiter += 1
+                return state.nextWaiter
+            }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    enum Action {
+                        case resume(UInt64)
+                        case fail(any Error)
+                        case wait
+                    }
+                    let action = state.withLock { state -> Action in
+                        // Checked under the lock that `onCancel` takes: either it finds the waiter
+                        // stored, or the flag (set before `onCancel` runs) is seen here.
+                        if Task.isCancelled { return .fail(CancellationError()) }
+                        switch state.phase {
+                        case .listening:
+                            return .resume(state.epoch)
+                        case .stopped:
+                            return .fail(Self.closedError)
+                        case .connecting:
+                            state.waiters[key] = continuation
+                            return .wait
+                        case .idle:
+                            state.waiters[key] = continuation
+                            state.phase = .connecting
+                            state.task = Task { await self.run() }
+                            return .wait
+                        }
+                    }
+                    switch action {
+                    case .resume(let epoch): continuation.resume(returning: epoch)
+                    case .fail(let error): continuation.resume(throwing: error)
+                    case .wait: break
                     }
                 }
-                switch action {
-                case .resume(let epoch): continuation.resume(returning: epoch)
-                case .fail: continuation.resume(throwing: Self.closedError)
-                case .wait: break
-                }
+            } onCancel: {
+                let waiter = state.withLock { $0.waiters.removeValue(forKey: key) }
+                waiter?.resume(throwing: CancellationError())
             }
         }
 
@@ -174,12 +189,12 @@
                 let wasRunning = state.phase != .stopped
                 defer {
                     state.phase = .stopped
-                    state.waiters = []
+                    state.waiters = [:]
                     state.connection = nil
                 }
                 return (state.waiters, state.registrations, state.task, state.connection, wasRunning)
             }
-            for waiter in waiters { waiter.resume(throwing: Self.closedError) }
+            for waiter in waiters.values { waiter.resume(throwing: Self.closedError) }
             for observer in Self.load(registrations) { observer.stop() }
             task?.cancel()
             // The task closes the connection it owns when it ends; closing it here too ends a
@@ -267,10 +282,10 @@
         /// may have happened while nobody listened).
         private func didSubscribe() {
             let subscribed = state.withLock {
-                state -> (UInt64, [CheckedContinuation<UInt64, any Error>], [UInt64: Registration])? in
+                state -> (UInt64, [UInt64: CheckedContinuation<UInt64, any Error>], [UInt64: Registration])? in
                 guard state.phase != .stopped else { return nil }
                 state.phase = .listening
-                defer { state.waiters = [] }
+                defer { state.waiters = [:] }
                 return (state.epoch, state.waiters, state.registrations)
             }
             guard let (epoch, waiters, registrations) = subscribed else { return }
@@ -281,7 +296,7 @@
                     "PostgreSQL change feed reconnected; refreshing live values",
                     metadata: ["server": "\(serverDescription)", "queries": "\(registrations.count)"])
             }
-            for waiter in waiters { waiter.resume(returning: epoch) }
+            for waiter in waiters.values { waiter.resume(returning: epoch) }
             for observer in Self.load(registrations) { observer.listenerDidReconnect() }
         }
 
@@ -297,13 +312,14 @@
         /// stopped meanwhile (the task ends).
         private func didLose(_ error: any Error) -> Bool {
             let lost = state.withLock {
-                state -> (wasListening: Bool, [CheckedContinuation<UInt64, any Error>], [UInt64: Registration])? in
+                state -> (wasListening: Bool, [UInt64: CheckedContinuation<UInt64, any Error>], [UInt64: Registration])?
+                in
                 guard state.phase != .stopped else { return nil }
                 let wasListening = state.phase == .listening
                 if wasListening { state.epoch += 1 }
                 state.phase = .connecting
                 state.connection = nil
-                defer { state.waiters = [] }
+                defer { state.waiters = [:] }
                 return (wasListening, state.waiters, state.registrations)
             }
             guard let (wasListening, waiters, registrations) = lost else { return false }
@@ -313,7 +329,7 @@
                     .database,
                     "could not listen for changes on the PostgreSQL server at \(serverDescription) (\(reason)); "
                         + "check that the server is running and reachable and that the credentials are right")
-                for waiter in waiters { waiter.resume(throwing: failure) }
+                for waiter in waiters.values { waiter.resume(throwing: failure) }
             }
             if wasListening {
                 logger.info(

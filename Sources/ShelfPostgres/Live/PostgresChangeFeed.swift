@@ -66,7 +66,9 @@
         ///   - translate: turns what `fetch` throws into a `StoreError` (by default, `describe`).
         ///   - fetch: reads the value; runs on a task, concurrently with nothing else of this query.
         /// - Throws: `StoreError` when the feed cannot listen (server unreachable, after one
-        ///   connection attempt; or closed), or `translate(error)` when the first `fetch` fails.
+        ///   connection attempt; or closed), or `translate(error)` when the first `fetch` fails;
+        ///   `CancellationError` when the calling task is cancelled while it waits for the
+        ///   listening connection (at once), or when `fetch` throws it.
         package func live<Value: Equatable & Sendable>(
             reading tables: Set<String>,
             translate: @escaping @Sendable (any Error) -> StoreError = PostgresChangeFeed.translate,
@@ -79,6 +81,8 @@
             let initial: Value
             do {
                 initial = try await fetch()
+            } catch let error as CancellationError {
+                throw error
             } catch {
                 throw translate(error)
             }
