@@ -89,7 +89,11 @@ let package = Package(
         .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore", "ShelfTestSupport"]),
         .testTarget(
             name: "ShelfPostgresTests",
-            dependencies: ["ShelfPostgres", "ShelfStore", "ShelfReactive", "ShelfTestSupport"]),
+            dependencies: [
+                "ShelfPostgres", "ShelfStore", "ShelfReactive", "ShelfTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+            ]),
         .testTarget(
             name: "ShelfConformanceTests",
             dependencies: ["ShelfStore", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
