@@ -190,7 +190,8 @@
         // MARK: Imports
 
         package func makeImportSession(table: ImportTable) throws -> any ImportSession {
-            try PostgresImportSession(place: place, table: table)
+            try pool.checkOpen()
+            return try PostgresImportSession(place: place, table: table)
         }
     }
 #endif

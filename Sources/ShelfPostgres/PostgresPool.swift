@@ -39,11 +39,25 @@
             await task.value
         }
 
+        /// True once `close()` has run: every call then fails.
+        private var isClosed: Bool { runner.withLock { $0 == nil } }
+
+        private var closedError: StoreError {
+            StoreError(.database, "the store at \(location.server)/\(location.database) is closed; open it again")
+        }
+
+        /// Throws unless the pool is open.
+        package func checkOpen() throws {
+            if isClosed { throw closedError }
+        }
+
         /// Runs `body` on a connection of the pool, outside any transaction.
         package func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+            if isClosed { throw closedError }
             do {
                 return try await client.withConnection { connection in try await body(connection) }
             } catch {
+                if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location)
             }
         }
@@ -54,6 +68,7 @@
             isolation: String = "READ COMMITTED", subject: (@Sendable () -> String?)? = nil,
             _ body: (PostgresConnection) async throws -> T
         ) async throws -> T {
+            if isClosed { throw closedError }
             do {
                 return try await client.withConnection { connection in
                     try await connection.query(
@@ -70,6 +85,7 @@
             } catch let error as SubjectError {
                 throw StoreError(postgres: error.error, at: location, subject: error.subject)
             } catch {
+                if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location, subject: subject?())
             }
         }
