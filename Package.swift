@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "ShelfConformanceTests",
             dependencies: ["ShelfStore", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
-        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport"]),
+        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport", "ShelfPostgres"]),
     ],
     swiftLanguageModes: [.v6]
 )

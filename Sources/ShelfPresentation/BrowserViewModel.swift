@@ -18,7 +18,7 @@ public final class BrowserViewModel {
     }
 
     /// Where the database is, for the status bar ("in memory" for a temporary store).
-    public var location: String { store.path ?? "in memory" }
+    public var location: String { store.location }
 
     /// The detail of one item.
     public func makeDetailViewModel(id: Item.ID) -> ItemDetailViewModel {

@@ -20,6 +20,12 @@ public struct MigrationStatus: Hashable, Sendable {
     public let name: String
     /// Where the migration stands in this database.
     public let state: State
+
+    /// A migration's state, as a backend reads it.
+    package init(name: String, state: State) {
+        self.name = name
+        self.state = state
+    }
 }
 
 extension Store {

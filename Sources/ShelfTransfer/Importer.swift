@@ -67,7 +67,7 @@ public struct Importer: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportSummary, any Error>) in
                 guard outcome.start(continuation) else { return }
                 // A thread of its own: reading the input may block (a pipe that pauses), and
-                // staging and applying are blocking SQLite calls.
+                // staging and applying are blocking database calls.
                 DispatchQueue.global().async {
                     outcome.finish(
                         Result {

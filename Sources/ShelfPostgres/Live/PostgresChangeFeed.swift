@@ -1,0 +1,120 @@
+#if PostgreSQL
+    package import Logging
+    package import PostgresNIO
+    package import ShelfReactive
+    package import ShelfStore
+
+    /// Live values over PostgreSQL: re-reads a value when a commit, from any connection or
+    /// machine, changed a table it reads, and publishes it when it differs from the last.
+    ///
+    /// **How it knows.** The schema's triggers (`shelf_notify_change()`, one per table, once per
+    /// statement) send `NOTIFY shelf_changes, '<table>'`. PostgreSQL delivers notifications only
+    /// when the transaction commits, and folds identical ones of a transaction into one: a
+    /// rolled-back transaction wakes nothing, and a transaction writing 1,000 rows of a table
+    /// wakes each query that reads it once. The feed holds ONE connection of its own for this
+    /// (`application_name` `shelf-change-feed` unless the configuration sets one), not one from
+    /// a pool, since a pool recycles connections and their `LISTEN`s with them. The fetches are
+    /// the caller's (typically on a `PostgresClient` pool).
+    ///
+    /// **Connecting.** `init` does not connect; the first `live` call does, and waits for
+    /// `LISTEN` to be acknowledged before it reads the first value, so no commit can fall
+    /// between the read and the subscription. While no live value exists the connection stays
+    /// open but idle; a connection lost then is not re-made until the next `live` call.
+    ///
+    /// **Lost connection.** When the listening connection fails (server restart,
+    /// `pg_terminate_backend`, network), every live value becomes `.failure` with a message
+    /// saying that the connection to the server was lost and is being re-established; the feed
+    /// reconnects after 50 ms, doubling the delay up to 5 s (back to 50 ms once listening
+    /// again), re-`LISTEN`s, then re-reads every live value once, so a commit made while
+    /// disconnected is not missed. The fresh value replaces the failure.
+    ///
+    /// **Cost when idle.** With no notifications, nothing runs: no query, no timer (retries of a
+    /// failed read excepted, which stop at the first success).
+    ///
+    /// **Logging.** Lost connections and reconnects at `.info`, failed attempts and state at
+    /// `.debug`, notifications at `.trace`; nothing at `.notice` or above.
+    ///
+    /// Call `close()` when done; releasing the feed stops it too, without waiting.
+    package final class PostgresChangeFeed: Sendable {
+        private let listener: ChangeListener
+
+        /// A feed that will listen on a connection made with `configuration`; connects on the
+        /// first `live` call, not now.
+        package init(configuration: PostgresConnection.Configuration, logger: Logger) {
+            listener = ChangeListener(configuration: configuration, logger: logger)
+        }
+
+        deinit {
+            listener.stop()
+        }
+
+        /// A live value: `fetch` now, then again whenever a commit changes one of `tables`.
+        ///
+        /// The first value is read before this returns, after the listening connection has
+        /// acknowledged `LISTEN` (connecting first if needed). Later, a notification naming a
+        /// table in `tables` runs `fetch` again (never two runs at once; notifications during a
+        /// run cause one more run after it), and the result is published when it differs from
+        /// the current value. A failed run publishes `.failure(translate(error))` once and
+        /// retries after 100 ms, 300 ms, 1 s, then every 3 s, and on every notification, until a
+        /// run succeeds. Values are published on the task that ran `fetch`; use
+        /// `observeOnMainActor` for UI code.
+        ///
+        /// The query lives as long as the returned property or an observation of it; then it is
+        /// removed from the feed and `fetch` is not called again.
+        /// - Parameters:
+        ///   - tables: the tables `fetch` reads, as the triggers name them (`users`, `items`).
+        ///   - translate: turns what `fetch` throws into a `StoreError` (by default, `describe`).
+        ///   - fetch: reads the value; runs on a task, concurrently with nothing else of this query.
+        /// - Throws: `StoreError` when the feed cannot listen (server unreachable, after one
+        ///   connection attempt; or closed), or `translate(error)` when the first `fetch` fails.
+        package func live<Value: Equatable & Sendable>(
+            reading tables: Set<String>,
+            translate: @escaping @Sendable (any Error) -> StoreError = PostgresChangeFeed.translate,
+            _ fetch: @escaping @Sendable () async throws -> Value
+        ) async throws -> Property<LiveResult<Value>> {
+            // Registered first: a notification arriving before the first read ends marks the
+            // query for one more run, so nothing between subscription and read is missed.
+            let query = PostgresLiveQuery(tables: tables, listener: listener, translate: translate, fetch: fetch)
+            let epoch = try await listener.waitUntilListening()
+            let initial: Value
+            do {
+                initial = try await fetch()
+            } catch {
+                throw translate(error)
+            }
+            return Property(query.start(initial: initial, epoch: epoch), retaining: query)
+        }
+
+        /// Ends listening, the listening connection, and every live query's runs and retries;
+        /// live properties keep their last value. Returns once the connection is closed.
+        /// Idempotent; `live` throws afterwards.
+        package func close() async {
+            await listener.stop()?.value
+        }
+
+        /// How many live queries the feed knows (released ones are removed at once): for tests.
+        package var liveQueryCount: Int { listener.registrationCount }
+
+        /// `error` as a `StoreError`: unchanged when it is one; a PostgreSQL server error with its
+        /// message and SQLSTATE; anything else with its description. The backend's fuller
+        /// translation can be passed to `live` instead.
+        @Sendable
+        package static func translate(_ error: any Error) -> StoreError {
+            if let error = error as? StoreError { return error }
+            return StoreError(.database, "reading a live value from PostgreSQL failed: \(describe(error))")
+        }
+
+        /// A short account of `error` for messages. `PSQLError`'s own description hides
+        /// everything; this keeps the server's message and SQLSTATE, or the client-side code and
+        /// its cause.
+        static func describe(_ error: any Error) -> String {
+            guard let error = error as? PSQLError else { return String(describing: error) }
+            if let info = error.serverInfo, let message = info[.message] {
+                return info[.sqlState].map { "\(message) (SQLSTATE \($0))" } ?? message
+            }
+            let code = String(describing: error.code)
+            guard let underlying = error.underlying else { return code }
+            return "\(code): \(describe(underlying))"
+        }
+    }
+#endif

@@ -1,0 +1,117 @@
+#if PostgreSQL
+    import PostgresNIO
+    import ShelfPostgres
+    import ShelfReactive
+    import ShelfStore
+    import Testing
+
+    /// `PostgresChangeFeed` losing its listening connection and getting it back.
+    @Suite(.enabled(if: PostgresServer.url != nil, "set SHELF_TEST_POSTGRES to run the PostgreSQL tests"))
+    struct LiveReconnectTests {
+        @Test func aCommitMadeWhileDisconnectedIsSeenAfterTheReconnect() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                let count = try await feed.live(reading: ["items"]) {
+                    try await reader.integer("SELECT count(*) FROM items")
+                }
+                let published = Recorder(count)
+                let pid = try #require(try await database.listenerPID())
+
+                // New connections to the database are refused until allowed again: the feed stays
+                // disconnected (it keeps trying) while the commit below is made. The reader's and
+                // the writer's connections are open already and unaffected.
+                try await database.onServer { server in
+                    try await server.run("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS false")
+                    // Waits (up to 10 s) until the backend has exited.
+                    let ended = try await server.integer(
+                        "SELECT CASE WHEN pg_terminate_backend(\(pid), 10000) THEN 1 ELSE 0 END")
+                    #expect(ended == 1)
+                }
+                try await writer.run("INSERT INTO items (title) VALUES ('while away')")
+                try await waitUntil("the loss is published") { count.value.failureValue != nil }
+                let failure = try #require(count.value.failureValue)
+                #expect(failure.code == .database)
+                #expect(failure.message.contains("watches for changes was lost"))
+                #expect(failure.message.contains("being re-established"))
+                #expect(try await reader.integer("SELECT count(*) FROM items") == 1)
+
+                try await database.onServer { server in
+                    try await server.run("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS true")
+                }
+                try await waitUntil("the commit made while away is seen") { count.value == .success(1) }
+                #expect(published.recorded == [.failure(failure), .success(1)])
+                let newPID = try #require(try await database.listenerPID())
+                #expect(newPID != pid)
+
+                // And listening goes on.
+                try await writer.run("INSERT INTO items (title) VALUES ('back')")
+                try await waitUntil("the next commit is seen") { count.value == .success(2) }
+
+            }
+        }
+
+        @Test func everyLiveValueIsReadAgainAfterAReconnect() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                let items = try await feed.live(reading: ["items"]) {
+                    try await reader.integer("SELECT count(*) FROM items")
+                }
+                let users = try await feed.live(reading: ["users"]) {
+                    try await reader.integer("SELECT count(*) FROM users")
+                }
+                let pid = try #require(try await database.listenerPID())
+                try await database.onServer { server in
+                    try await server.run("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS false")
+                    _ = try await server.integer(
+                        "SELECT CASE WHEN pg_terminate_backend(\(pid), 10000) THEN 1 ELSE 0 END")
+                }
+                try await writer.run(
+                    "INSERT INTO items (title) VALUES ('one')", "INSERT INTO users (name) VALUES ('Ada')")
+                try await waitUntil("both values show the loss") {
+                    items.value.failureValue != nil && users.value.failureValue != nil
+                }
+                try await database.onServer { server in
+                    try await server.run("ALTER DATABASE \(database.name) ALLOW_CONNECTIONS true")
+                }
+                try await waitUntil("both values are read again") {
+                    items.value == .success(1) && users.value == .success(1)
+                }
+            }
+        }
+
+        @Test func aDisconnectionWithoutCommitsEndsInTheSameValue() async throws {
+            try await LiveTestDatabase.with { database in
+                let feed = database.makeFeed()
+                let reader = try await database.connect()
+                let writer = try await database.connect()
+                let count = try await feed.live(reading: ["items"]) {
+                    try await reader.integer("SELECT count(*) FROM items")
+                }
+                let published = Recorder(count)
+                // Terminated repeatedly: the feed reconnects every time.
+                for _ in 0..<3 {
+                    let pid = try #require(try await database.listenerPID())
+                    try await database.onServer { server in
+                        _ = try await server.integer(
+                            "SELECT CASE WHEN pg_terminate_backend(\(pid), 10000) THEN 1 ELSE 0 END")
+                    }
+                    try await waitUntil("a new listening connection") {
+                        let now = try await database.listenerPID()
+                        return now != nil && now != pid && count.value == .success(0)
+                    }
+                }
+                try await writer.run("INSERT INTO items (title) VALUES ('one')")
+                try await waitUntil("the commit is seen") { count.value == .success(1) }
+                // Each loss published one failure and each reconnect the value again.
+                let failures = published.recorded.filter { $0.failureValue != nil }
+                #expect(failures.count == 3)
+                #expect(published.recorded.filter { $0 == .success(0) }.count == 3)
+                #expect(published.recorded.last == .success(1))
+            }
+        }
+    }
+#endif

@@ -1,0 +1,219 @@
+#if PostgreSQL
+    import Foundation
+    import Logging
+    import PostgresNIO
+    import ShelfPostgres
+    import ShelfReactive
+    import ShelfStore
+    import Synchronization
+    import Testing
+
+    /// A scratch database of its own for one live-query test: `users` and `items` tables with the
+    /// change triggers the backend's migration installs, and `knobs`, a table without them.
+    struct LiveTestDatabase: Sendable {
+        /// What a test opened, closed when it ends (passed or not: postgres-nio asserts that a
+        /// connection is closed before it is released).
+        private final class Opened: Sendable {
+            let connections = Mutex<[PostgresConnection]>([])
+            let feeds = Mutex<[PostgresChangeFeed]>([])
+        }
+
+        let name: String
+        /// Connects to this database.
+        let configuration: PostgresConnection.Configuration
+        /// Connects to the server's own database (the URL's), to create and drop this one.
+        let serverConfiguration: PostgresConnection.Configuration
+        private let opened = Opened()
+
+        static let logger = Logger(label: "shelf.tests.postgres-live", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        /// The schema the tests read: the trigger contract exactly as the backend installs it.
+        static let schema = [
+            """
+            CREATE FUNCTION shelf_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('shelf_changes', TG_TABLE_NAME); RETURN NULL; END $$
+            """,
+            "CREATE TABLE users (id bigserial PRIMARY KEY, name text NOT NULL)",
+            "CREATE TABLE items (id bigserial PRIMARY KEY, title text NOT NULL, priority integer NOT NULL DEFAULT 0)",
+            "CREATE TABLE knobs (divisor integer NOT NULL)",
+            "INSERT INTO knobs VALUES (1)",
+            """
+            CREATE TRIGGER users_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_notify_change()
+            """,
+            """
+            CREATE TRIGGER items_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON items
+                FOR EACH STATEMENT EXECUTE FUNCTION shelf_notify_change()
+            """,
+        ]
+
+        /// Runs `body` with a fresh database, then drops it (closing whatever is still connected).
+        static func with(_ body: (LiveTestDatabase) async throws -> Void) async throws {
+            let url = try #require(PostgresServer.url.flatMap(URLComponents.init(string:)))
+            let server = PostgresConnection.Configuration(
+                host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
+                password: url.password, database: url.path.isEmpty ? nil : String(url.path.dropFirst()), tls: .disable)
+            let name = "shelf_live_\(UInt64.random(in: 0...UInt64.max))"
+            var configuration = server
+            configuration.database = name
+            let database = LiveTestDatabase(name: name, configuration: configuration, serverConfiguration: server)
+            try await database.onServer {
+                try await $0.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+            }
+            do {
+                let connection = try await database.connect()
+                for statement in schema {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await body(database)
+            } catch {
+                await database.closeEverything()
+                try? await database.drop()
+                throw error
+            }
+            await database.closeEverything()
+            try await database.drop()
+        }
+
+        /// A connection to this database, closed when the test ends.
+        func connect() async throws -> PostgresConnection {
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: 1, logger: Self.logger)
+            opened.connections.withLock { $0.append(connection) }
+            return connection
+        }
+
+        private func closeEverything() async {
+            for feed in opened.feeds.withLock({ $0 }) { await feed.close() }
+            for connection in opened.connections.withLock({ $0 }) { try? await connection.close() }
+        }
+
+        /// Runs `body` on a connection to the server's own database.
+        @discardableResult
+        func onServer<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+            let connection = try await PostgresConnection.connect(
+                configuration: serverConfiguration, id: 0, logger: Self.logger)
+            do {
+                let result = try await body(connection)
+                try await connection.close()
+                return result
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+
+        private func drop() async throws {
+            try await onServer {
+                try await $0.query(
+                    PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: Self.logger)
+            }
+        }
+
+        /// A feed on this database that logs nothing, closed when the test ends.
+        func makeFeed() -> PostgresChangeFeed {
+            let feed = PostgresChangeFeed(configuration: configuration, logger: Self.logger)
+            opened.feeds.withLock { $0.append(feed) }
+            return feed
+        }
+
+        /// The process ID of the feed's listening connection, or nil when there is none.
+        func listenerPID() async throws -> Int? {
+            try await onServer { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT pid FROM pg_stat_activity
+                    WHERE datname = \(name) AND application_name = 'shelf-change-feed'
+                    """, logger: Self.logger)
+                for try await pid in rows.decode(Int.self) { return pid }
+                return nil
+            }
+        }
+    }
+
+    extension PostgresConnection {
+        /// Runs each statement, in order.
+        func run(_ statements: String...) async throws {
+            for statement in statements {
+                try await query(PostgresQuery(unsafeSQL: statement), logger: LiveTestDatabase.logger)
+            }
+        }
+
+        /// The one integer that `sql` selects.
+        func integer(_ sql: String) async throws -> Int {
+            let rows = try await query(PostgresQuery(unsafeSQL: sql), logger: LiveTestDatabase.logger)
+            for try await value in rows.decode(Int.self) { return value }
+            throw StoreError(.notFound, "\(sql) returned no row")
+        }
+    }
+
+    /// Counts calls from any task.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func increment() { count.withLock { $0 += 1 } }
+    }
+
+    /// Every value a property publishes after now, in order.
+    final class Recorder<Value: Sendable>: Sendable {
+        private final class Storage: Sendable {
+            let values = Mutex<[Value]>([])
+        }
+        private let storage = Storage()
+        private let token = Lifetime.Token()
+
+        init(_ property: Property<Value>) {
+            property.changes.observe(during: token.lifetime) { [storage] value in
+                storage.values.withLock { $0.append(value) }
+            }
+        }
+
+        var recorded: [Value] { storage.values.withLock { $0 } }
+    }
+
+    /// A door that tasks wait at until it opens, once.
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        /// Returns once the gate is open (at once when it is).
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state -> Bool in
+                    if !state.open { state.waiters.append(continuation) }
+                    return state.open
+                }
+                if open { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.open = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    struct GaveUpWaiting: Error, CustomStringConvertible {
+        let what: String
+        var description: String { "gave up waiting until \(what)" }
+    }
+
+    /// Waits, polling every 10 ms, until `condition` holds; fails the test after `limit`. Not a
+    /// timing assertion: the limit is only there so that a broken feed fails instead of hanging.
+    func waitUntil(
+        _ what: String, limit: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("gave up waiting (\(limit)) until \(what)", sourceLocation: sourceLocation)
+                throw GaveUpWaiting(what: what)
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+#endif
