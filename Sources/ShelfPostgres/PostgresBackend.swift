@@ -22,11 +22,16 @@
 
         package let place: PostgresLocation
         package let pool: PostgresPool
+        /// Re-reads live values when a commit changes their tables (LISTEN on a connection of
+        /// its own, which it opens on the first live value).
+        let feed: PostgresChangeFeed
+        private let runs = RunCounter()
 
-        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) {
+        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) throws {
             location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
+            feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: Logger.silent)
             pool = PostgresPool(location: place)
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)
@@ -42,7 +47,7 @@
             let applied = try await withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.migrate(on: connection, at: place)
             }
-            return PostgresBackend(url: url, place: place, appliedMigrations: applied)
+            return try PostgresBackend(url: url, place: place, appliedMigrations: applied)
         }
 
         /// Runs `body` on a new plain connection to `place`, closed at the end.
@@ -69,35 +74,62 @@
         }
 
         package func close() async {
+            await feed.close()
             await pool.close()
         }
 
-        // MARK: Live values (built by the change feed; wired by the lead)
-
-        private static var liveUnavailable: StoreError {
-            StoreError(.database, "live queries on PostgreSQL are not built yet")
-        }
+        // MARK: Live values
 
         package func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
             -> Property<LiveResult<ItemWindow>>
         {
-            throw Self.liveUnavailable
+            let page = try query.postgresPage(cursor: anchor, backward: false, limit: limit)
+            let count = query.postgresCount()
+            return try await live(reading: ["items"]) { pool in
+                // The window and its count from one snapshot.
+                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+                    let items = try await PostgresItemRepository.items(page, on: connection)
+                    let totals: [Int64] = try await connection.query(count, logger: .silent).all((Int64).self)
+                    return ItemWindow(items: items, totalCount: Int(totals.first ?? 0))
+                }
+            }
         }
 
         package func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
-            throw Self.liveUnavailable
+            try await live(reading: ["items"]) { pool in
+                try await pool.read { connection in try await PostgresItemRepository.item(id: id, on: connection) }
+            }
         }
 
         package func liveUsers() async throws -> Property<LiveResult<[User]>> {
-            throw Self.liveUnavailable
+            try await live(reading: ["users"]) { pool in
+                try await pool.read { connection in try await PostgresUserRepository.users(on: connection) }
+            }
         }
 
         package func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
-            throw Self.liveUnavailable
+            try await live(reading: ["users", "items"]) { pool in
+                try await pool.read { connection in try await PostgresUserRepository.summaries(on: connection) }
+            }
         }
 
-        /// No live value runs here yet.
-        package var liveQueryRuns: Int { 0 }
+        /// How many times this backend's live values have run their queries.
+        package var liveQueryRuns: Int { runs.value }
+
+        /// A live value of `fetch` over the pool, re-read when a commit changes `tables`.
+        private func live<Value: Equatable & Sendable>(
+            reading tables: Set<String>, _ fetch: @escaping @Sendable (PostgresPool) async throws -> Value
+        ) async throws -> Property<LiveResult<Value>> {
+            try pool.checkOpen()
+            let pool = self.pool
+            let place = self.place
+            return try await feed.live(
+                reading: tables, translate: { StoreError(postgres: $0, at: place) },
+                { [runs] in
+                    runs.increment()
+                    return try await fetch(pool)
+                })
+        }
 
         // MARK: Snapshot reads
 

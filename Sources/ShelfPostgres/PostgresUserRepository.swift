@@ -125,6 +125,30 @@
                 PostgresQuery(unsafeSQL: "SELECT \(columns) FROM users ORDER BY \(nameOrder)"), on: connection)
         }
 
+        /// Every user with their item counts, in name order.
+        static func summaries(on connection: PostgresConnection) async throws -> [UserSummary] {
+            var summaries: [UserSummary] = []
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT u.id, u.name, u.email, u.created_at, coalesce(c.total, 0), coalesce(c.open, 0)
+                        FROM users u
+                        LEFT JOIN (
+                            SELECT user_id, count(*) AS total, count(*) FILTER (WHERE status = 'open') AS open
+                            FROM items GROUP BY user_id
+                        ) AS c ON c.user_id = u.id
+                        ORDER BY shelf_fold(u.name) COLLATE "C", u.id
+                        """), logger: .silent)
+            for try await (id, name, email, created, total, open) in rows.decode(
+                (Int64, String, String, Int64, Int64, Int64).self)
+            {
+                let user = User(
+                    id: User.ID(id), name: name, email: email, createdAt: Date(postgresMilliseconds: created))
+                summaries.append(UserSummary(user: user, itemCount: Int(total), openCount: Int(open)))
+            }
+            return summaries
+        }
+
         static func users(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [User] {
             var users: [User] = []
             let rows = try await connection.query(query, logger: .silent)
