@@ -29,13 +29,16 @@
             let status = try await PostgresBackend.withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.status(on: connection)
             }
-            // MigrationStatus has no initializer visible outside ShelfStore yet; until it has
-            // (`package init(name:state:)`), say what the states are instead of showing them.
-            let lines = status.map { "\($0.name): \($0.state)" }.joined(separator: "; ")
-            throw StoreError(
-                .database,
-                "migration states of \(StoreLocation.redacted(url)) cannot be listed by this build yet (\(lines)); "
-                    + "`shelf migrate` applies the pending ones")
+            return status.map { status in
+                let state: MigrationStatus.State =
+                    switch status.state {
+                    case .applied(let date): .applied(date)
+                    case .pending: .pending
+                    case .modified(let date): .modified(date)
+                    case .unknown(let date): .unknown(date)
+                    }
+                return MigrationStatus(name: status.name, state: state)
+            }
         }
     }
 #endif
