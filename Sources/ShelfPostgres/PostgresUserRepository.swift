@@ -36,6 +36,23 @@
             }
             let emails = normalized
             let now = Date().postgresMilliseconds
+            if users.count > 1 {
+                do {
+                    return try await pool.transaction { connection in
+                        let ids = try await Self.nextIDs(users.count, table: "users", on: connection)
+                        let names = users.map(\.name)
+                        let created = users.map { $0.createdAt?.postgresMilliseconds ?? now }
+                        try await connection.query(
+                            """
+                            INSERT INTO users (id, name, email, created_at)
+                            SELECT * FROM unnest(\(ids), \(names), \(emails), \(created))
+                            """, logger: .silent)
+                        return ids.map { User.ID($0) }
+                    }
+                } catch let error as StoreError where error.code == .invalidValue || error.code == .duplicateEmail {
+                    // Nothing was written; the row-by-row insert below fails again, naming the row.
+                }
+            }
             return try await pool.transaction { connection in
                 var ids: [User.ID] = []
                 ids.reserveCapacity(users.count)
@@ -54,6 +71,19 @@
                 }
                 return ids
             }
+        }
+
+        /// `count` new IDs from `table`'s sequence, ascending.
+        static func nextIDs(_ count: Int, table: String, on connection: PostgresConnection) async throws -> [Int64] {
+            var ids: [Int64] = []
+            ids.reserveCapacity(count)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT nextval(pg_get_serial_sequence('\(table)', 'id')) FROM generate_series(1, $1)",
+                    binds: binds(Int64(count))),
+                logger: .silent)
+            for try await id in rows.decode(Int64.self) { ids.append(id) }
+            return ids.sorted()
         }
 
         /// "user 3 of 10" in a batch; nil for a batch of one.
