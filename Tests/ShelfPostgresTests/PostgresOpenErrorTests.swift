@@ -47,6 +47,17 @@
             }
         }
 
+        @Test func requiredTLSOnAServerWithoutItSaysSo() async throws {
+            let place = try server
+            let url = Self.url(place) + "?sslmode=require"
+            await #expect {
+                _ = try await PostgresBackend.open(url: url)
+            } throws: { error in
+                StoreError.code(of: error) == .database && "\(error)".contains("TLS")
+                    && "\(error)".contains(place.server)
+            }
+        }
+
         private static func url(_ place: PostgresLocation) -> String {
             var components = URLComponents()
             components.scheme = "postgres"

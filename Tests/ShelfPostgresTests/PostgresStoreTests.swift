@@ -22,5 +22,13 @@
                 #expect(after.allSatisfy { if case .applied = $0.state { true } else { false } })
             }
         }
+
+        @Test func preferredTLSFallsBackToPlainConnections() async throws {
+            try await Scratch.withDatabase { url in
+                let store = try await Store.open(postgres: url + "?sslmode=prefer")
+                #expect(try await store.users.users().isEmpty)
+                await store.close()
+            }
+        }
     }
 #endif
