@@ -58,6 +58,22 @@
             }
         }
 
+        /// The pool would wait for a connection without end; the call ends with the reason.
+        @Test func aDatabaseDroppedWhileOpenEndsCallsWithTheReason() async throws {
+            guard let server = PostgresServer.url else { return }
+            let url = try await PostgresScratch.create(serverURL: server)
+            let store = try await PostgresBackend.open(url: url)
+            store.pool.leasePatience = .milliseconds(300)
+            _ = try await store.users.users()
+            try await PostgresScratch.drop(url: url)
+            await #expect {
+                _ = try await store.users.users()
+            } throws: { error in
+                "\(error)".contains("does not exist") && "\(error)".contains("createdb")
+            }
+            await store.close()
+        }
+
         private static func url(_ place: PostgresLocation) -> String {
             var components = URLComponents()
             components.scheme = "postgres"
