@@ -1,7 +1,7 @@
 #if PostgreSQL
     internal import Foundation
-    internal import PostgresNIO
-    internal import ShelfStore
+    package import PostgresNIO
+    package import ShelfStore
 
     extension ItemQuery {
         /// The columns every item read selects, in the order `Item(postgres:)` decodes them.
@@ -51,7 +51,7 @@
         /// One keyset page. `backward` reads the rows before `cursor` in reverse order (the
         /// caller reverses them back). The row comparison `(key, id) > (…)` and the ORDER BY
         /// match an index of Migrations/postgres/0001, so the page is one index range scan.
-        func postgresPage(cursor: ItemCursor?, backward: Bool, limit: Int?) throws -> PostgresQuery {
+        package func postgresPage(cursor: ItemCursor?, backward: Bool, limit: Int?) throws -> PostgresQuery {
             if let limit, limit < 0 {
                 throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
             }

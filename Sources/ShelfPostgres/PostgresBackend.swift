@@ -2,7 +2,7 @@
     internal import Foundation
     internal import Logging
     package import PostgresNIO
-    internal import ShelfReactive
+    package import ShelfReactive
     package import ShelfStore
 
     /// A shelf kept in a PostgreSQL database: the `StoreBackend` behind
@@ -22,16 +22,17 @@
 
         package let place: PostgresLocation
         package let pool: PostgresPool
-        /// Live values: one listening connection of its own, fetches on the pool.
+        /// Re-reads live values when a commit changes their tables (LISTEN on a connection of
+        /// its own, which it opens on the first live value).
         let feed: PostgresChangeFeed
-        let runs = RunCounter()
+        private let runs = RunCounter()
 
         private init(url: String, place: PostgresLocation, appliedMigrations: [String]) throws {
             location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
-            pool = PostgresPool(location: place)
             feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: Logger.silent)
+            pool = PostgresPool(location: place)
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)
         }
@@ -75,6 +76,59 @@
         package func close() async {
             await feed.close()
             await pool.close()
+        }
+
+        // MARK: Live values
+
+        package func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+            -> Property<LiveResult<ItemWindow>>
+        {
+            let page = try query.postgresPage(cursor: anchor, backward: false, limit: limit)
+            let count = query.postgresCount()
+            return try await live(reading: ["items"]) { pool in
+                // The window and its count from one snapshot.
+                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+                    let items = try await PostgresItemRepository.items(page, on: connection)
+                    let totals: [Int64] = try await connection.query(count, logger: .silent).all((Int64).self)
+                    return ItemWindow(items: items, totalCount: Int(totals.first ?? 0))
+                }
+            }
+        }
+
+        package func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
+            try await live(reading: ["items"]) { pool in
+                try await pool.read { connection in try await PostgresItemRepository.item(id: id, on: connection) }
+            }
+        }
+
+        package func liveUsers() async throws -> Property<LiveResult<[User]>> {
+            try await live(reading: ["users"]) { pool in
+                try await pool.read { connection in try await PostgresUserRepository.users(on: connection) }
+            }
+        }
+
+        package func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
+            try await live(reading: ["users", "items"]) { pool in
+                try await pool.read { connection in try await PostgresUserRepository.summaries(on: connection) }
+            }
+        }
+
+        /// How many times this backend's live values have run their queries.
+        package var liveQueryRuns: Int { runs.value }
+
+        /// A live value of `fetch` over the pool, re-read when a commit changes `tables`.
+        private func live<Value: Equatable & Sendable>(
+            reading tables: Set<String>, _ fetch: @escaping @Sendable (PostgresPool) async throws -> Value
+        ) async throws -> Property<LiveResult<Value>> {
+            try pool.checkOpen()
+            let pool = self.pool
+            let place = self.place
+            return try await feed.live(
+                reading: tables, translate: { StoreError(postgres: $0, at: place) },
+                { [runs] in
+                    runs.increment()
+                    return try await fetch(pool)
+                })
         }
 
         // MARK: Snapshot reads
@@ -168,7 +222,8 @@
         // MARK: Imports
 
         package func makeImportSession(table: ImportTable) throws -> any ImportSession {
-            try PostgresImportSession(place: place, table: table)
+            try pool.checkOpen()
+            return try PostgresImportSession(place: place, table: table)
         }
     }
 #endif

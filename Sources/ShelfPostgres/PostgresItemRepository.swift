@@ -20,6 +20,15 @@
         @discardableResult
         package func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
             let now = Date().postgresMilliseconds
+            if items.count > 1 {
+                do {
+                    return try await pool.transaction { connection in
+                        try await Self.insertAll(items, now: now, on: connection)
+                    }
+                } catch let error as StoreError where error.code == .invalidValue || error.code == .unknownUser {
+                    // Nothing was written; the row-by-row insert below fails again, naming the row.
+                }
+            }
             return try await pool.transaction { connection in
                 var ids: [Item.ID] = []
                 ids.reserveCapacity(items.count)
@@ -41,6 +50,29 @@
                 }
                 return ids
             }
+        }
+
+        /// Inserts `items` with one statement: IDs are taken from the sequence first, in order,
+        /// then every row goes in through arrays (one round trip whatever the count).
+        private static func insertAll(_ items: [NewItem], now: Int64, on connection: PostgresConnection)
+            async throws -> [Item.ID]
+        {
+            let ids = try await PostgresUserRepository.nextIDs(items.count, table: "items", on: connection)
+            let owners = items.map(\.userID.rawValue)
+            let titles = items.map(\.title)
+            let notes = items.map { $0.notes ?? "" }
+            let hasNotes = items.map { $0.notes != nil }
+            let statuses = items.map(\.status.rawValue)
+            let priorities = items.map { Int64($0.priority) }
+            let created = items.map { $0.createdAt?.postgresMilliseconds ?? now }
+            try await connection.query(
+                """
+                INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
+                SELECT id, user_id, title, CASE WHEN has_notes THEN notes END, status, priority, created, created, 1
+                FROM unnest(\(ids), \(owners), \(titles), \(notes), \(hasNotes), \(statuses), \(priorities), \(created))
+                    AS t (id, user_id, title, notes, has_notes, status, priority, created)
+                """, logger: .silent)
+            return ids.map { Item.ID($0) }
         }
 
         package func update(_ item: Item) async throws -> Item {

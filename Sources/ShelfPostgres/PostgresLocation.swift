@@ -124,7 +124,8 @@
             var configuration = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(10)
-            configuration.options.maximumConnections = 8
+            // Few: a shelf makes short queries, and many stores may share one server.
+            configuration.options.maximumConnections = 4
             return configuration
         }
 

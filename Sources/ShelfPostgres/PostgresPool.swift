@@ -14,9 +14,13 @@
         package let location: PostgresLocation
         let client: PostgresClient
         private let runner: Mutex<Task<Void, Never>?>
+        /// How long a call waits for a connection before it checks that the server can still
+        /// be reached (and keeps waiting only if it can).
+        private let patience: Mutex<Duration>
 
-        package init(location: PostgresLocation) {
+        package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
             self.location = location
+            self.patience = Mutex(patience)
             let client = PostgresClient(
                 configuration: location.clientConfiguration(), backgroundLogger: Logger.silent)
             self.client = client
@@ -39,11 +43,88 @@
             await task.value
         }
 
+        /// True once `close()` has run: every call then fails.
+        private var isClosed: Bool { runner.withLock { $0 == nil } }
+
+        private var closedError: StoreError {
+            StoreError(.database, "the store at \(location.server)/\(location.database) is closed; open it again")
+        }
+
+        /// Throws unless the pool is open.
+        package func checkOpen() throws {
+            if isClosed { throw closedError }
+        }
+
+        /// How long a call waits for a connection before it checks the server; for tests.
+        package var leasePatience: Duration {
+            get { patience.withLock { $0 } }
+            set { patience.withLock { $0 = newValue } }
+        }
+
+        /// What happened first while waiting for a connection.
+        private enum LeaseEvent<T: Sendable>: Sendable {
+            case done(T)
+            case leased
+            case unreachable(StoreError)
+        }
+
+        /// Runs `body` on a leased connection. The pool waits for a connection without end
+        /// when the server is gone (it retries connecting), so while no connection has come
+        /// after `leasePatience`, a plain connection is tried: when it fails, its error (the
+        /// server refuses, the database was dropped, the password changed) ends the call;
+        /// when it works, the pool is only busy, and the call goes on waiting.
+        private func withLease<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+            async throws -> T
+        {
+            let client = self.client
+            let location = self.location
+            let patience = leasePatience
+            let leased = LeaseFlag()
+            return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
+                group.addTask {
+                    .done(
+                        try await client.withConnection { connection in
+                            leased.set()
+                            return try await body(connection)
+                        })
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: patience)
+                        if leased.isSet { return .leased }
+                        do {
+                            try await PostgresBackend.withConnection(to: location) { _ in }
+                        } catch let error as StoreError {
+                            if leased.isSet { return .leased }
+                            return .unreachable(error)
+                        }
+                    }
+                }
+                while let event = try await group.next() {
+                    switch event {
+                    case .done(let value):
+                        group.cancelAll()
+                        return value
+                    case .leased:
+                        continue
+                    case .unreachable(let error):
+                        group.cancelAll()
+                        throw error
+                    }
+                }
+                throw CancellationError()
+            }
+        }
+
         /// Runs `body` on a connection of the pool, outside any transaction.
-        package func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        package func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+            async throws -> T
+        {
+            if isClosed { throw closedError }
             do {
-                return try await client.withConnection { connection in try await body(connection) }
+                return try await withLease(body)
             } catch {
+                if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location)
             }
         }
@@ -52,10 +133,11 @@
         /// returns and rolls back when it throws. `isolation` is the level to BEGIN with.
         package func transaction<T: Sendable>(
             isolation: String = "READ COMMITTED", subject: (@Sendable () -> String?)? = nil,
-            _ body: (PostgresConnection) async throws -> T
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
+            if isClosed { throw closedError }
             do {
-                return try await client.withConnection { connection in
+                return try await withLease { connection in
                     try await connection.query(
                         PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger: .silent)
                     do {
@@ -70,9 +152,19 @@
             } catch let error as SubjectError {
                 throw StoreError(postgres: error.error, at: location, subject: error.subject)
             } catch {
+                if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location, subject: subject?())
             }
         }
+    }
+
+    /// Set once a call has its connection.
+    private final class LeaseFlag: Sendable {
+        private let value = Atomic<Bool>(false)
+
+        func set() { value.store(true, ordering: .relaxed) }
+
+        var isSet: Bool { value.load(ordering: .relaxed) }
     }
 
     /// A failure while writing one element of a batch: names the element for the message.

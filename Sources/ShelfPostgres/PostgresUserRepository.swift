@@ -36,6 +36,23 @@
             }
             let emails = normalized
             let now = Date().postgresMilliseconds
+            if users.count > 1 {
+                do {
+                    return try await pool.transaction { connection in
+                        let ids = try await Self.nextIDs(users.count, table: "users", on: connection)
+                        let names = users.map(\.name)
+                        let created = users.map { $0.createdAt?.postgresMilliseconds ?? now }
+                        try await connection.query(
+                            """
+                            INSERT INTO users (id, name, email, created_at)
+                            SELECT * FROM unnest(\(ids), \(names), \(emails), \(created))
+                            """, logger: .silent)
+                        return ids.map { User.ID($0) }
+                    }
+                } catch let error as StoreError where error.code == .invalidValue || error.code == .duplicateEmail {
+                    // Nothing was written; the row-by-row insert below fails again, naming the row.
+                }
+            }
             return try await pool.transaction { connection in
                 var ids: [User.ID] = []
                 ids.reserveCapacity(users.count)
@@ -54,6 +71,19 @@
                 }
                 return ids
             }
+        }
+
+        /// `count` new IDs from `table`'s sequence, ascending.
+        static func nextIDs(_ count: Int, table: String, on connection: PostgresConnection) async throws -> [Int64] {
+            var ids: [Int64] = []
+            ids.reserveCapacity(count)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT nextval(pg_get_serial_sequence('\(table)', 'id')) FROM generate_series(1, $1)",
+                    binds: binds(Int64(count))),
+                logger: .silent)
+            for try await id in rows.decode(Int64.self) { ids.append(id) }
+            return ids.sorted()
         }
 
         /// "user 3 of 10" in a batch; nil for a batch of one.
@@ -123,6 +153,30 @@
         static func users(on connection: PostgresConnection) async throws -> [User] {
             try await users(
                 PostgresQuery(unsafeSQL: "SELECT \(columns) FROM users ORDER BY \(nameOrder)"), on: connection)
+        }
+
+        /// Every user with their item counts, in name order.
+        static func summaries(on connection: PostgresConnection) async throws -> [UserSummary] {
+            var summaries: [UserSummary] = []
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT u.id, u.name, u.email, u.created_at, coalesce(c.total, 0), coalesce(c.open, 0)
+                        FROM users u
+                        LEFT JOIN (
+                            SELECT user_id, count(*) AS total, count(*) FILTER (WHERE status = 'open') AS open
+                            FROM items GROUP BY user_id
+                        ) AS c ON c.user_id = u.id
+                        ORDER BY shelf_fold(u.name) COLLATE "C", u.id
+                        """), logger: .silent)
+            for try await (id, name, email, created, total, open) in rows.decode(
+                (Int64, String, String, Int64, Int64, Int64).self)
+            {
+                let user = User(
+                    id: User.ID(id), name: name, email: email, createdAt: Date(postgresMilliseconds: created))
+                summaries.append(UserSummary(user: user, itemCount: Int(total), openCount: Int(open)))
+            }
+            return summaries
         }
 
         static func users(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [User] {

@@ -1,2 +1,34 @@
 // ShelfPostgres: the PostgreSQL backend of `Store`. Built only with the PostgreSQL package
 // trait (`swift build --traits PostgreSQL`); without it this module is empty.
+//
+// How it is put together (the choices a reader would otherwise have to rediscover):
+//
+// - Opening (`Store.open(postgres:)`, `PostgresBackend.open(url:)`): the URL is read by
+//   `PostgresLocation` (postgres:// or postgresql://, percent-decoded, port 5432, database
+//   defaulting to the user, `sslmode=disable|prefer|require`, no TLS by default: the server is
+//   expected on this machine or a private network; `require` checks the certificate against
+//   the system's trust roots). One plain connection checks the server first, so a refused
+//   connection, a wrong password or a missing database is reported at once and clearly, and
+//   runs the migrations; then a `PostgresPool` (a `PostgresClient` and the task running it)
+//   serves every call until `close()`.
+// - Schema (Migrations/postgres, embedded like the SQLite ones): the SQLite schema's tables,
+//   rules and constraint names. Letter case: SQLite's NOCASE folds only A-Z, so the
+//   function `shelf_fold` does the same (translate, not lower()) and every index and query
+//   compares `shelf_fold(x) COLLATE "C"`: emails are unique, and titles ordered, exactly as on
+//   SQLite. One index per list ordering, alone and under an owner, ends with the ID, so a
+//   keyset page is one index range scan (PostgresQueryPlanTests checks each plan).
+// - Full text: a generated tsvector (config 'simple') over title and notes, non-alphanumerics
+//   turned into spaces first so words split as SQLite's unicode61 tokenizer splits them, with
+//   a GIN index. The query is built from `FullTextQuery.words(in:)`, each word quoted and a
+//   prefix, joined with &, and bound as a parameter of to_tsquery. Unlike SQLite, accents
+//   are not removed ("eclair" does not find "éclair").
+// - Counts are count(*) over the narrowest index: about 10 ms for 100,000 items.
+// - Change notification: statement-level triggers call `shelf_notify_change()`, which
+//   notifies the channel 'shelf_changes' with the table's name (the live-query feed listens).
+// - Blocking entry points (snapshot reads, import sessions) are called from plain threads:
+//   each runs its async work in a task and waits on a semaphore (`runBlocking`); snapshot
+//   reads stream one query's rows through a bounded `RowChannel`, so memory stays flat.
+// - Imports stage rows by COPY into TEMP tables of a connection of their own (no lock on
+//   shared tables while the input is read), then apply them in one transaction: set-based
+//   when that gives the input-order result, else row by row in savepoints.
+// - Backups copy one REPEATABLE READ snapshot into a new SQLite shelf file.

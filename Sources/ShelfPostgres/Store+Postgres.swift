@@ -29,15 +29,15 @@
             let status = try await PostgresBackend.withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.status(on: connection)
             }
-            return status.map { migration in
+            return status.map { status in
                 let state: MigrationStatus.State =
-                    switch migration.state {
+                    switch status.state {
                     case .applied(let date): .applied(date)
                     case .pending: .pending
                     case .modified(let date): .modified(date)
                     case .unknown(let date): .unknown(date)
                     }
-                return MigrationStatus(name: migration.name, state: state)
+                return MigrationStatus(name: status.name, state: state)
             }
         }
     }

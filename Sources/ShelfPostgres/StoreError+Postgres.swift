@@ -71,7 +71,13 @@
                 return
             }
             switch error.code {
-            case .connectionError, .serverClosedConnection, .sslUnsupported, .failedToAddSSLHandler:
+            case .sslUnsupported:
+                self.init(
+                    .database,
+                    "the PostgreSQL server at \(location.server) does not offer TLS, and the URL asks for it "
+                        + "(sslmode=require); use sslmode=prefer or disable in --db/SHELF_DB, or turn on ssl in the server"
+                )
+            case .connectionError, .serverClosedConnection, .failedToAddSSLHandler:
                 let cause = error.underlying.map { String(describing: $0) } ?? "\(error.code)"
                 self.init(
                     .database,

@@ -165,6 +165,28 @@
             }
         }
 
+        @Test func anItemNamedTwiceIsWrittenInInputOrderRowByRow() async throws {
+            try await Scratch.withBackend { store, _ in
+                let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                let old = try await store.items.insert(NewItem(userID: ann, title: "old"))
+                let gone = try await store.items.insert(NewItem(userID: ann, title: "gone"))
+                let counts = try await withSession(store, .items) { session in
+                    for title in ["first", "second"] {
+                        try session.stage(
+                            ImportedItem(
+                                id: old.rawValue, owner: .id(ann.rawValue), title: title, notes: nil, status: .open,
+                                priority: 0, createdAt: nil, updatedAt: nil),
+                            record: Self.record(title))
+                    }
+                    return try Self.apply(session, .replace)
+                }
+                #expect((counts.updated, counts.deleted, counts.inserted) == (2, 1, 0))
+                let item = try #require(try await store.items.item(id: old))
+                #expect(item.title == "second" && item.version == 3)
+                #expect(try await store.items.item(id: gone) == nil)
+            }
+        }
+
         @Test func dryRunCountsAndWritesNothing() async throws {
             try await Scratch.withBackend { store, _ in
                 let counts = try await withSession(store, .users) { session in

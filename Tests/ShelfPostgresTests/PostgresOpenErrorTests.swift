@@ -47,6 +47,33 @@
             }
         }
 
+        @Test func requiredTLSOnAServerWithoutItSaysSo() async throws {
+            let place = try server
+            let url = Self.url(place) + "?sslmode=require"
+            await #expect {
+                _ = try await PostgresBackend.open(url: url)
+            } throws: { error in
+                StoreError.code(of: error) == .database && "\(error)".contains("TLS")
+                    && "\(error)".contains(place.server)
+            }
+        }
+
+        /// The pool would wait for a connection without end; the call ends with the reason.
+        @Test func aDatabaseDroppedWhileOpenEndsCallsWithTheReason() async throws {
+            guard let server = PostgresServer.url else { return }
+            let url = try await PostgresScratch.create(serverURL: server)
+            let store = try await PostgresBackend.open(url: url)
+            store.pool.leasePatience = .milliseconds(300)
+            _ = try await store.users.users()
+            try await PostgresScratch.drop(url: url)
+            await #expect {
+                _ = try await store.users.users()
+            } throws: { error in
+                "\(error)".contains("does not exist") && "\(error)".contains("createdb")
+            }
+            await store.close()
+        }
+
         private static func url(_ place: PostgresLocation) -> String {
             var components = URLComponents()
             components.scheme = "postgres"

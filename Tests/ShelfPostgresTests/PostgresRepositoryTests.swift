@@ -91,6 +91,16 @@
             }
         }
 
+        @Test func aClosedStoreFailsClearly() async throws {
+            try await Scratch.withBackend { store, _ in
+                await store.close()
+                await store.close()
+                await #expect { _ = try await store.users.users() } throws: { error in
+                    StoreError.code(of: error) == .database && "\(error)".contains("closed")
+                }
+            }
+        }
+
         @Test func deletingAUserDeletesTheirItems() async throws {
             try await Scratch.withBackend { store, _ in
                 let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))

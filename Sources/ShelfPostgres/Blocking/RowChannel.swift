@@ -10,7 +10,7 @@
     /// consumer takes the rows; it ends with `finish`. The consumer takes rows a batch at a
     /// time with `next()`, which blocks while the buffer is empty, and calls `stop()` when it
     /// quits early (its body threw): the producer's next `send` returns false.
-    final class RowChannel<Row: Sendable>: Sendable {
+    package final class RowChannel<Row: Sendable>: Sendable {
         private struct State {
             var rows: [Row] = []
             var finished = false
@@ -24,19 +24,19 @@
 
         private let state = Mutex(State())
         private let available = DispatchSemaphore(value: 0)
-        let capacity: Int
+        package let capacity: Int
         /// How many rows wake a waiting consumer: waking it for every row would cost a thread
         /// switch per row.
         private let wakeCount: Int
 
-        init(capacity: Int) {
+        package init(capacity: Int) {
             self.capacity = max(1, capacity)
             wakeCount = max(1, min(256, self.capacity / 4))
         }
 
         /// Adds `row`; suspends while the buffer is full. Returns false when the consumer has
         /// stopped: the producer should end.
-        func send(_ row: Row) async -> Bool {
+        package func send(_ row: Row) async -> Bool {
             let (accepted, wake, full) = state.withLock { state -> (Bool, Bool, Bool) in
                 guard !state.stopped else { return (false, false, false) }
                 state.rows.append(row)
@@ -60,7 +60,7 @@
         }
 
         /// Ends the rows, with `failure` when the producer failed.
-        func finish(throwing failure: (any Error)?) {
+        package func finish(throwing failure: (any Error)?) {
             let wake = state.withLock { state -> Bool in
                 state.finished = true
                 state.failure = failure
@@ -73,7 +73,7 @@
 
         /// The next rows, in order; nil at the end. Blocks while none is ready.
         /// - Throws: what the producer finished with.
-        func next() throws -> [Row]? {
+        package func next() throws -> [Row]? {
             while true {
                 let (batch, producer, finished, failure) = state.withLock {
                     state -> ([Row], CheckedContinuation<Void, Never>?, Bool, (any Error)?) in
@@ -102,7 +102,7 @@
 
         /// The consumer quits: drops the buffered rows and lets a suspended producer go on to
         /// see it. Safe to call more than once.
-        func stop() {
+        package func stop() {
             let producer = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 state.stopped = true
                 state.rows = []

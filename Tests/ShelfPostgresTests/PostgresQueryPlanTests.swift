@@ -1,0 +1,61 @@
+#if PostgreSQL
+    import Foundation
+    import PostgresNIO
+    import ShelfPostgres
+    import ShelfStore
+    import Testing
+
+    /// Every keyset page is one range scan of an index that gives its order: no sort, no
+    /// scan of the rows before the cursor. With sequential scans and sorts priced out, the
+    /// planner shows which index it can use; a page whose order no index gives would still
+    /// show a Sort.
+    @Suite(.enabled(if: PostgresServer.url != nil)) struct PostgresQueryPlanTests {
+        @Test func everyPageIsAnIndexRangeScanWithoutASort() async throws {
+            try await Scratch.withBackend { store, url in
+                let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                let id = try await store.items.insert(NewItem(userID: ann, title: "Dune"))
+                let item = try #require(try await store.items.item(id: id))
+                let place = try PostgresLocation(url: url)
+                try await PostgresBackend.withConnection(to: place) { connection in
+                    let logger = Logger(label: "test")
+                    _ = try await connection.query("SET enable_seqscan = off", logger: logger)
+                    _ = try await connection.query("SET enable_sort = off", logger: logger)
+                    _ = try await connection.query("SET enable_bitmapscan = off", logger: logger)
+                    for field in ItemQuery.SortField.allCases {
+                        for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                            for owner in [nil, ann] {
+                                for backward in [false, true] {
+                                    let query = ItemQuery(
+                                        owner: owner, status: .open, sortField: field, sortDirection: direction)
+                                    let page = try query.postgresPage(
+                                        cursor: ItemCursor(item), backward: backward, limit: 50)
+                                    let rows = try await connection.query(
+                                        PostgresQuery(unsafeSQL: "EXPLAIN " + page.sql, binds: page.binds),
+                                        logger: logger)
+                                    var plan: [String] = []
+                                    for try await line in rows.decode(String.self) { plan.append(line) }
+                                    let text = plan.joined(separator: "\n")
+                                    let index = "items_by_\(owner == nil ? "" : "user_")\(Self.name(field))"
+                                    #expect(text.contains("Index Scan"), "\(text)")
+                                    #expect(text.contains(" \(index) "), "expected \(index):\n\(text)")
+                                    #expect(!text.contains("Sort"), "\(text)")
+                                    // The cursor is an index condition, not a filter on rows read.
+                                    #expect(text.contains("Index Cond: (") && text.contains("ROW("), "\(text)")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        private static func name(_ field: ItemQuery.SortField) -> String {
+            switch field {
+            case .created: "created"
+            case .updated: "updated"
+            case .priority: "priority"
+            case .title: "title"
+            }
+        }
+    }
+#endif
