@@ -49,6 +49,9 @@ final class FileWatcher: Sendable {
         close(stopPipe.write)
     }
 
+    /// The longest the watcher waits for a burst of events to end before it reports.
+    static let longestWait: Duration = .milliseconds(5)
+
     private static func run(inotify: Int32, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
         var fds = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
@@ -66,12 +69,15 @@ final class FileWatcher: Sendable {
             guard fds[0].revents != 0 else { continue }
             var relevant = false
             // A commit is several writes (WAL frames, then the commit frame). Wait until the
-            // file has been quiet for a moment (at most a few ms), so the check that follows
-            // sees the finished commit; then drain every queued event and report once.
-            var quietRounds = 0
-            while quietRounds < 5, poll(&fds, 2, 1) > 0, fds[1].revents == 0 {
-                quietRounds += 1
+            // file has been quiet for a millisecond (at most `longestWait`), so the check that
+            // follows sees the finished commit; then drain every queued event and report once.
+            // The bound is a time, not a number of events: a one-row commit makes a dozen
+            // events in a fraction of a millisecond, and reporting in the middle of it costs a
+            // second report (and pass) for the same commit.
+            let deadline = ContinuousClock.now + longestWait
+            while poll(&fds, 2, 1) > 0, fds[1].revents == 0 {
                 relevant = drain(inotify, buffer, bufferSize, names) || relevant
+                if ContinuousClock.now >= deadline { break }
             }
             if fds[1].revents != 0 { return }
             relevant = drain(inotify, buffer, bufferSize, names) || relevant

@@ -39,9 +39,13 @@ struct LiveSuite {
             let folder = try scratchFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let shelfPath = folder.appendingPathComponent("shelf.sqlite").path
-            let rawPath = folder.appendingPathComponent("raw.sqlite").path
+            // The raw side in a folder of its own: Shelf's file watcher watches its database's
+            // folder, and must not wake (on the raw side's time) for the raw side's writes.
+            let rawFolder = folder.appendingPathComponent("raw")
+            try FileManager.default.createDirectory(at: rawFolder, withIntermediateDirectories: true)
+            let rawPath = rawFolder.appendingPathComponent("raw.sqlite").path
             // Both sides get an identical, compact copy of one seeded database.
-            let seedPath = folder.appendingPathComponent("seed.sqlite").path
+            let seedPath = rawFolder.appendingPathComponent("seed.sqlite").path
             try await populate(seedPath, rows: rows)
             let seed = RawConnection(path: seedPath)
             seed.exec("VACUUM INTO '\(shelfPath)'")
