@@ -248,7 +248,7 @@ package final class ChangeTracker: Sendable {
 
     /// Delays before looking again at an external change that showed no moved counter, while
     /// a commit may still be under way (see `runPass`).
-    private static let followUps: [DispatchTimeInterval] = [.milliseconds(10), .milliseconds(50)]
+    private static let followUps: [DispatchTimeInterval] = [.milliseconds(2), .milliseconds(10), .milliseconds(50)]
 
     func stop() {
         let (watcher, timer) = state.withLock { state in

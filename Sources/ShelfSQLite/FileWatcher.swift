@@ -56,6 +56,7 @@ final class FileWatcher: Sendable {
         var fds = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
         ]
+        var stopOnly = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
         let bufferSize = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
         defer { buffer.deallocate() }
@@ -68,17 +69,16 @@ final class FileWatcher: Sendable {
             if fds[1].revents != 0 { return }
             guard fds[0].revents != 0 else { continue }
             var relevant = false
-            // A commit is several writes (WAL frames, then the commit frame). Wait until the
-            // file has been quiet for a millisecond (at most `longestWait`), so the check that
-            // follows sees the finished commit; then drain every queued event and report once.
-            // The bound is a time, not a number of events: a one-row commit makes a dozen
-            // events in a fraction of a millisecond, and reporting in the middle of it costs a
-            // second report (and pass) for the same commit.
+            // A commit is several writes (WAL frames, then the commit frame). Let the burst
+            // finish (a millisecond, sleeping: no wake-up per event), drain every queued event
+            // and report once; go round again only while events are still arriving, for at
+            // most `longestWait`. Events after the report make another one; the tracker looks
+            // again by itself while another process holds the write lock.
             let deadline = ContinuousClock.now + longestWait
-            while poll(&fds, 2, 1) > 0, fds[1].revents == 0 {
+            repeat {
+                if poll(&stopOnly, 1, 1) > 0 { return }
                 relevant = drain(inotify, buffer, bufferSize, names) || relevant
-                if ContinuousClock.now >= deadline { break }
-            }
+            } while poll(&fds, 2, 0) > 0 && fds[1].revents == 0 && ContinuousClock.now < deadline
             if fds[1].revents != 0 { return }
             relevant = drain(inotify, buffer, bufferSize, names) || relevant
             if relevant { onChange() }
