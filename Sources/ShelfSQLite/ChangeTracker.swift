@@ -46,6 +46,10 @@ package final class ChangeTracker: Sendable {
         /// Set once the file was deleted or replaced; every run fails with it from then on.
         var terminalFailure: DatabaseError?
         var stopped = false
+        /// `ownWrites` and `ownWritesEnded` at the last look prompted by a file event.
+        var ownWritesAtLastLook: (started: UInt64, ended: UInt64) = (0, 0)
+        /// Looks again scheduled because a commit might have been under way (for tests).
+        var followUps = 0
     }
 
     private struct Pending {
@@ -87,6 +91,12 @@ package final class ChangeTracker: Sendable {
     /// Whether commits by other processes are learned from file events (tests turn it off to
     /// prove that the safety check alone finds them).
     private let watchesFiles: Bool
+    /// The WAL index, to see whether another process is in the middle of a commit.
+    private let walIndex: WALIndexFile?
+    /// Write transactions started through this process's writer.
+    private let ownWrites = Atomic<UInt64>(0)
+    /// Write transactions of this process's writer that have ended (committed or not).
+    private let ownWritesEnded = Atomic<UInt64>(0)
 
     /// How often, while observers exist, the tracker checks `PRAGMA data_version` and the
     /// file's identity, in case a file event was missed or coalesced away.
@@ -95,6 +105,7 @@ package final class ChangeTracker: Sendable {
     init(path: String?, watchesFiles: Bool = true) {
         self.path = path
         self.watchesFiles = watchesFiles
+        walIndex = path.map(WALIndexFile.init(databasePath:))
     }
 
     /// Why the database can no longer be read through this process's connections, if it
@@ -185,6 +196,10 @@ package final class ChangeTracker: Sendable {
     /// How many observers are registered (released ones leave at the next pass; for tests).
     package var registeredCount: Int { state.withLock { $0.observers.count } }
 
+    /// How many times a look prompted by a file event found nothing new and scheduled another,
+    /// because a commit might still have been under way (for tests).
+    package var followUpCount: Int { state.withLock { $0.followUps } }
+
     /// True while the once-a-second check is scheduled (for tests).
     package var isCheckingPeriodically: Bool { state.withLock { $0.safetyTimer != nil } }
 
@@ -213,6 +228,16 @@ package final class ChangeTracker: Sendable {
         }
     }
 
+    /// Called by `Database` before it starts a write transaction on its writer.
+    func willWrite() {
+        ownWrites.add(1, ordering: .relaxed)
+    }
+
+    /// Called by `Database` once a write transaction begun after `willWrite()` has ended.
+    func didEndWrite() {
+        ownWritesEnded.add(1, ordering: .relaxed)
+    }
+
     /// Called by the file watcher when the database or WAL file changed.
     func externalChange() {
         schedule {
@@ -221,8 +246,9 @@ package final class ChangeTracker: Sendable {
         }
     }
 
-    /// Delays before looking again at an external change that showed no moved counter.
-    private static let followUps: [DispatchTimeInterval] = [.milliseconds(10), .milliseconds(50)]
+    /// Delays before looking again at an external change that showed no moved counter, while
+    /// a commit may still be under way (see `runPass`).
+    private static let followUps: [DispatchTimeInterval] = [.milliseconds(2), .milliseconds(10), .milliseconds(50)]
 
     func stop() {
         let (watcher, timer) = state.withLock { state in
@@ -365,18 +391,30 @@ package final class ChangeTracker: Sendable {
 
     /// One pass: work out the changed tables, then tell the observers that read them.
     private func runPass() {
-        let pending = state.withLock { state in
+        let (pending, explained) = state.withLock { state in
             defer {
                 state.pending = Pending()
                 state.scheduled = false
             }
-            return state.pending
+            // A write by this process's writer that started, or ended, since the last look
+            // explains a file event (its commit wrote the WAL and hands its counters over
+            // itself, read under the write lock, after any commit that another process had
+            // under way). Ended counts too: the events of one commit can straddle two looks.
+            let writes = (started: ownWrites.load(ordering: .relaxed), ended: ownWritesEnded.load(ordering: .relaxed))
+            let explained = writes != state.ownWritesAtLastLook
+            if state.pending.external { state.ownWritesAtLastLook = writes }
+            return (state.pending, explained)
         }
         guard !pending.isEmpty else { return }
         if pending.external, checkIdentity() { return }
         var snapshot = pending.snapshot
         var unknown = pending.unknown
+        // Who holds the write lock, asked BEFORE the counters are read: a commit publishes its
+        // frames before it releases the lock, so when no other process holds it now, every
+        // commit whose writes caused the event is visible to the read that follows.
+        var writeLock = WALIndexFile.WriteLock.free
         if pending.external {
+            writeLock = walIndex?.writeLock() ?? .unknown
             if let now = readCounters() {
                 snapshot = (snapshot ?? [:]).merging(now, uniquingKeysWith: max)
             } else {
@@ -396,7 +434,19 @@ package final class ChangeTracker: Sendable {
         }
         let observers = liveObservers(registrations)
         if changed?.isEmpty == true {
-            if pending.external, pending.externalAttempt < Self.followUps.count {
+            // Nothing new. Look again shortly only if a commit may be under way: another
+            // process holds the write lock (its frames are written, its commit not yet
+            // visible), the lock cannot be seen, or no commit of this process explains the
+            // event (a second `Database` on the file in this process, whose locks `F_GETLK`
+            // cannot show). The file event of this process's own commit needs no second look:
+            // that commit handed its counters over itself.
+            let underWay: Bool
+            switch writeLock {
+            case .heldElsewhere, .unknown: underWay = true
+            case .free: underWay = !explained
+            }
+            if pending.external, underWay, pending.externalAttempt < Self.followUps.count {
+                state.withLock { $0.followUps += 1 }
                 let attempt = pending.externalAttempt + 1
                 queue.asyncAfter(deadline: .now() + Self.followUps[attempt - 1]) { [weak self] in
                     self?.schedule {
@@ -422,6 +472,11 @@ package final class ChangeTracker: Sendable {
 struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
+
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
 
     /// The identity of the file at `path`, or nil when there is none.
     init?(path: String) {

@@ -183,6 +183,12 @@ package final class Connection: @unchecked Sendable {
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try savepoint(body) }
         try cachedStatement("BEGIN IMMEDIATE").run()
+        return try commit(body)
+    }
+
+    /// Runs `body` in the transaction just begun, then commits; throwing from `body` (or a
+    /// failed COMMIT) rolls everything back.
+    func commit<T>(_ body: () throws -> T) throws -> T {
         do {
             let result = try body()
             try cachedStatement("COMMIT").run()

@@ -29,6 +29,8 @@ package final class Database: Sendable {
     private let checkpointer: Checkpointer?
     /// How long a write waits for another process's lock.
     private let writeTimeout: Duration
+    /// `writeTimeout` as SQLite's busy timeout.
+    private let writerTimeoutMilliseconds: Int32
 
     /// Opens (creating when missing) the database file at `path`.
     ///
@@ -62,6 +64,7 @@ package final class Database: Sendable {
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
         self.writeTimeout = writeTimeout
+        writerTimeoutMilliseconds = Int32(clamping: Self.milliseconds(writeTimeout))
         changeTracker = ChangeTracker(path: path, watchesFiles: watchesFiles)
         let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
@@ -173,25 +176,69 @@ package final class Database: Sendable {
         // A file deleted or replaced under the process: a write would land in a ghost (and
         // in a WAL that a process opening the new file would read).
         if let failure = changeTracker.fileFailure() { throw failure }
-        var changed = false
-        var counters: [String: Int64]?
-        let result = try explainingBusy {
+        let commit = try explainingBusy {
             try withWriter { connection in
-                return try connection.transaction {
-                    let result = try body(connection)
-                    // Read the counters only when live queries exist: the tracker takes its
-                    // baseline when the first one registers. A write that changed no row may
-                    // still have changed the schema (which the counters include).
-                    if changeTracker.isWatching {
-                        counters = try ChangeTracker.counters(on: connection)
-                        changed = true
-                    }
-                    return result
-                }
+                changeTracker.willWrite()
+                defer { changeTracker.didEndWrite() }
+                return try connection.transaction { try runTracked(body) }
             }
         }
-        if changed { changeTracker.didCommit(counters: counters) }
-        return result
+        return finish(commit)
+    }
+
+    /// What a committed write hands back: its result, and the counters to pass on.
+    private struct Commit<T> {
+        var result: T
+        /// Whether the change tracker must hear of the commit.
+        var tracked: Bool
+        var counters: [String: Int64]?
+    }
+
+    /// Runs `body` on the writer inside its write transaction (the caller holds the writer's
+    /// lock), then reads the change counters in the same transaction.
+    private func runTracked<T>(_ body: (Connection) throws -> T) throws -> Commit<T> {
+        let result = try body(writer)
+        // Read the counters only when live queries exist: the tracker takes its
+        // baseline when the first one registers. A write that changed no row may
+        // still have changed the schema (which the counters include).
+        guard changeTracker.isWatching else { return Commit(result: result, tracked: false) }
+        return Commit(result: result, tracked: true, counters: try ChangeTracker.counters(on: writer))
+    }
+
+    /// Tells the change tracker about a commit (outside the writer's lock) and returns its result.
+    private func finish<T>(_ commit: Commit<T>) -> T {
+        if commit.tracked { changeTracker.didCommit(counters: commit.counters) }
+        return commit.result
+    }
+
+    /// Runs `body` as `write(_:)` does, but only if it can start at once: this process's writer
+    /// is free and no other process holds the write lock. Returns nil, having done nothing,
+    /// otherwise. Once the lock is taken nothing in a write waits for another process (WAL
+    /// writers never wait for readers; the rare truncating checkpoint waits at most
+    /// `Checkpointer.truncateWait`).
+    private func writeWithoutWaiting<T>(_ body: (Connection) throws -> T) throws -> Commit<T>? {
+        guard writerLock.try() else { return nil }
+        defer { writerLock.unlock() }
+        // A transaction left open on the writer (by `withWriter`) is joined through a savepoint
+        // by `write`: leave that to it.
+        guard !writer.isInTransaction else { return nil }
+        if let failure = changeTracker.fileFailure() { throw failure }
+        changeTracker.willWrite()
+        defer { changeTracker.didEndWrite() }
+        sqlite3_busy_timeout(writer.handle, 0)
+        let began: Bool
+        do {
+            try writer.cachedStatement("BEGIN IMMEDIATE").run()
+            began = true
+        } catch let error as DatabaseError where error.code == DatabaseError.busy {
+            began = false
+        } catch {
+            sqlite3_busy_timeout(writer.handle, writerTimeoutMilliseconds)
+            throw error
+        }
+        sqlite3_busy_timeout(writer.handle, writerTimeoutMilliseconds)
+        guard began else { return nil }
+        return try writer.commit { try runTracked(body) }
     }
 
     /// After the file was deleted or replaced: writes every WAL frame into the old file (the
@@ -227,10 +274,14 @@ package final class Database: Sendable {
         return try body(writer)
     }
 
-    /// Like `write(_:)`, without blocking the calling task: the transaction runs on a
-    /// dedicated thread, since a write can wait for another process's lock.
+    /// Like `write(_:)`, without blocking the calling task on a lock. When the writer is free
+    /// and no other process holds the write lock, the transaction runs right away on the
+    /// calling task (no thread hop: a short write is CPU work over the page cache, like a
+    /// read); otherwise it runs on a dedicated thread, since it may wait up to the write
+    /// timeout for another process's lock.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit) }
+        return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async {
                 continuation.resume(with: Result { try self.write(body) })
             }

@@ -49,10 +49,14 @@ final class FileWatcher: Sendable {
         close(stopPipe.write)
     }
 
+    /// The longest the watcher waits for a burst of events to end before it reports.
+    static let longestWait: Duration = .milliseconds(5)
+
     private static func run(inotify: Int32, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
         var fds = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
         ]
+        var stopOnly = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
         let bufferSize = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize, alignment: 8)
         defer { buffer.deallocate() }
@@ -65,14 +69,16 @@ final class FileWatcher: Sendable {
             if fds[1].revents != 0 { return }
             guard fds[0].revents != 0 else { continue }
             var relevant = false
-            // A commit is several writes (WAL frames, then the commit frame). Wait until the
-            // file has been quiet for a moment (at most a few ms), so the check that follows
-            // sees the finished commit; then drain every queued event and report once.
-            var quietRounds = 0
-            while quietRounds < 5, poll(&fds, 2, 1) > 0, fds[1].revents == 0 {
-                quietRounds += 1
+            // A commit is several writes (WAL frames, then the commit frame). Let the burst
+            // finish (a millisecond, sleeping: no wake-up per event), drain every queued event
+            // and report once; go round again only while events are still arriving, for at
+            // most `longestWait`. Events after the report make another one; the tracker looks
+            // again by itself while another process holds the write lock.
+            let deadline = ContinuousClock.now + longestWait
+            repeat {
+                if poll(&stopOnly, 1, 1) > 0 { return }
                 relevant = drain(inotify, buffer, bufferSize, names) || relevant
-            }
+            } while poll(&fds, 2, 0) > 0 && fds[1].revents == 0 && ContinuousClock.now < deadline
             if fds[1].revents != 0 { return }
             relevant = drain(inotify, buffer, bufferSize, names) || relevant
             if relevant { onChange() }

@@ -29,9 +29,14 @@ package struct LockHolder: CustomStringConvertible, Sendable {
     }
 
     private static func holder(ofSHM path: String, offset: Int) -> LockHolder? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Closing any descriptor of a file drops all of this process's POSIX locks on it: when
+        // SQLite has the file open here (its locks are then this process's), use SQLite's own
+        // descriptor and close nothing. Otherwise this process holds no lock on the file, and
+        // a descriptor of our own may be opened and closed.
+        let borrowed = FileIdentity(path: path).flatMap(WALIndexFile.openDescriptor(of:))
+        let descriptor = borrowed ?? open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+        defer { if borrowed == nil { close(descriptor) } }
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)

@@ -139,3 +139,64 @@ struct CheckpointTests {
         #expect(autocheckpoint == 0, "the WAL hook replaced SQLite's automatic checkpoint")
     }
 }
+
+/// Set around an async write to tell whether its body ran on the calling task (a task-local
+/// value is visible there, not on the writer's thread).
+enum WriteProbe {
+    @TaskLocal static var onCallingTask = false
+}
+
+@Suite("Async writes")
+struct AsyncWriteTests {
+    let database: Database
+
+    init() throws {
+        database = try Database.temporary()
+        try database.write { try $0.execute("CREATE TABLE t (x INTEGER NOT NULL)") }
+    }
+
+    func count() throws -> Int {
+        try database.read { try $0.fetchOne("SELECT count(*) FROM t") { try $0.get(0, as: Int.self) } } ?? -1
+    }
+
+    /// Inserts `value` asynchronously; returns whether the body ran on the calling task.
+    func insert(_ value: Int) async throws -> Bool {
+        try await WriteProbe.$onCallingTask.withValue(true) {
+            try await database.write { connection in
+                try connection.run("INSERT INTO t VALUES (?)", value)
+                return WriteProbe.onCallingTask
+            }
+        }
+    }
+
+    @Test func runsOnTheCallingTaskWhenNothingHoldsTheLock() async throws {
+        #expect(try await insert(1), "no hop to the writer's thread")
+        #expect(try count() == 1)
+    }
+
+    @Test func waitsOnTheWriterThreadForALockHeldElsewhere() async throws {
+        let other = try Connection(path: try #require(database.path))
+        defer { other.close() }
+        try other.execute("BEGIN IMMEDIATE")
+        let write = Task { try await insert(2) }
+        // Not a time bound: gives a write that would not wait the chance to fail meanwhile.
+        try await Task.sleep(for: .milliseconds(200))
+        try other.execute("ROLLBACK")
+        #expect(try await write.value == false, "it waited on the writer's thread, with the write timeout")
+        #expect(try count() == 1)
+        #expect(try await insert(3), "the next write, with the lock free, runs on the calling task again")
+    }
+
+    @Test func aThrowingBodyOnTheCallingTaskRollsBackAndFreesTheWriter() async throws {
+        struct Stop: Error {}
+        await #expect(throws: Stop.self) {
+            try await database.write { connection in
+                try connection.run("INSERT INTO t VALUES (1)")
+                throw Stop()
+            }
+        }
+        #expect(try count() == 0)
+        #expect(try await insert(2))
+        #expect(try count() == 1)
+    }
+}

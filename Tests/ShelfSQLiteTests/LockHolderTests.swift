@@ -1,0 +1,43 @@
+import Foundation
+import ShelfSQLite
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Lock holders")
+struct LockHolderTests {
+    /// The byte ranges this process holds POSIX locks on in the file at `path`, from /proc/locks.
+    func locksHeldHere(on path: String) throws -> [String] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [] }
+        let device = UInt64(info.st_dev)
+        // /proc/locks names a file MAJOR:MINOR:INODE, the numbers of the device in hex.
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        let file = String(format: "%02x:%02x:%llu", major, minor, UInt64(info.st_ino))
+        let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+        let pid = String(getpid())
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 8, fields[1] == "POSIX", fields[4] == pid, fields[5] == file else { return nil }
+            return "\(fields[3]) \(fields[6])-\(fields[7])"
+        }
+    }
+
+    @Test func lookingForAHolderKeepsThisProcesssOwnLocks() throws {
+        let database = try Database.temporary()
+        let path = try #require(database.path)
+        try database.write { try $0.execute("CREATE TABLE t (x)") }
+        _ = try database.read { try $0.fetchOne("SELECT count(*) FROM t") { try $0.int64(0) } }
+        let before = try locksHeldHere(on: path + "-shm")
+        #expect(!before.isEmpty, "SQLite holds locks on the -shm (at least the shared byte 128)")
+
+        // Both look at the -shm; neither may close a descriptor of it (which would drop every
+        // POSIX lock this process holds there, behind SQLite's back).
+        #expect(LockHolder.user(ofDatabase: path) == nil)
+        _ = try database.write { _ in LockHolder.user(ofDatabase: path) }
+        #expect(try locksHeldHere(on: path + "-shm") == before)
+    }
+}

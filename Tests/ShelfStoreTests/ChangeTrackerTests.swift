@@ -1,0 +1,62 @@
+import Foundation
+import ShelfReactive
+import ShelfSQLite
+import Testing
+
+@testable import ShelfStore
+
+@Suite("Change tracker: second looks at file events")
+struct ChangeTrackerTests {
+    @Test func ownCommitsNeedNoSecondLook() async throws {
+        let fixture = try await Fixture()
+        let tracker = fixture.store.database.changeTracker
+        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let writes = 20
+        for index in 1...writes {
+            _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "item \(index)"))
+            #expect(await eventually { live.value.success?.totalCount == index })
+            // Room for the file event of this commit to arrive on its own (no time bound).
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Let the last file events and any second looks they scheduled (at most 60 ms) run.
+        try await Task.sleep(for: .milliseconds(300))
+        await withCheckedContinuation { continuation in tracker.enqueue { continuation.resume() } }
+        // Before, every file event of an own commit found nothing new and was looked at twice
+        // more (after 10 and 50 ms): at least two second looks a commit.
+        #expect(tracker.followUpCount < writes, "\(tracker.followUpCount) second looks for \(writes) commits")
+    }
+
+    @Test func aCommitUnderWayInAnotherProcessIsLookedAtAgain() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let tracker = fixture.store.database.changeTracker
+        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let walIndex = WALIndexFile(databasePath: path)
+        #expect(walIndex.writeLock() == .free)
+        let shell = try SQLiteShell(path: path)
+        defer { shell.finish() }
+        try await shell.run("BEGIN IMMEDIATE;")
+        #expect(walIndex.writeLock() == .heldElsewhere(pid: shell.pid))
+
+        // A file event while the shell holds the lock: nothing new yet, so it is looked at again.
+        let before = tracker.followUpCount
+        let wal = open(path + "-wal", O_WRONLY | O_CLOEXEC)
+        #expect(wal >= 0)
+        close(wal)  // IN_CLOSE_WRITE; SQLite takes no lock on the -wal, so none is released
+        #expect(await eventually { tracker.followUpCount > before })
+
+        try await shell.run(
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'shell', 0, 0); COMMIT;"
+        )
+        #expect(await eventually { live.value.success?.totalCount == 1 })
+        #expect(walIndex.writeLock() == .free)
+    }
+
+    @Test func thisProcesssOwnWriteLockIsNotAnotherProcesss() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let walIndex = WALIndexFile(databasePath: path)
+        let seen = try await fixture.store.database.write { _ in walIndex.writeLock() }
+        #expect(seen == .free)
+    }
+}
