@@ -10,7 +10,7 @@ struct ChangeTrackerTests {
     @Test func ownCommitsNeedNoSecondLook() async throws {
         let fixture = try await Fixture()
         let tracker = fixture.store.database.changeTracker
-        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
         let writes = 20
         for index in 1...writes {
             _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "item \(index)"))
@@ -30,7 +30,7 @@ struct ChangeTrackerTests {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
         let tracker = fixture.store.database.changeTracker
-        let live = try fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
         let walIndex = WALIndexFile(databasePath: path)
         #expect(walIndex.writeLock() == .free)
         let shell = try SQLiteShell(path: path)
