@@ -34,18 +34,18 @@ struct BrowserRenderingTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(
+        await #expect(
             try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
                 == 0)
         // Enough older items that the list scrolls: its scrollbar then fills the last column
         // of every row, so a row's end is the screen's right edge.
         let fillers = "title\n" + (1...40).map { "Filler item \($0)\n" }.joined()
-        let imported = try shelf.run(
+        let imported = try await shelf.run(
             ["import", "items", "-", "--db", db, "--format", "csv", "--user", "ada@example.com", "--quiet"],
             input: fillers)
         #expect(imported.status == 0, "\(imported.error)")
         for title in Self.titles {
-            let added = try shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title])
+            let added = try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title])
             #expect(added.status == 0, "\(added.error)")
         }
         let tmux = try TmuxSession(

@@ -77,7 +77,7 @@
             let shelf = try ShelfProcess()
             defer { shelf.cleanUp() }
             // A port nothing listens on.
-            let result = try shelf.run(["items", "list", "--db", "postgres://shelf:secret@127.0.0.1:1/shelf"])
+            let result = try await shelf.run(["items", "list", "--db", "postgres://shelf:secret@127.0.0.1:1/shelf"])
             #expect(result.status == 1)
             #expect(result.error.contains("127.0.0.1:1"), "\(result.error)")
             #expect(!result.error.contains("secret"), "the password is never printed")
@@ -85,7 +85,7 @@
 
         @Test func watchSeesAnInsertMadeByPsql() async throws {
             try await withDatabase { url, shelf in
-                #expect(
+                await #expect(
                     try shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"]).status
                         == 0)
                 let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"])
@@ -108,10 +108,10 @@
 
         @Test func theBrowserShowsAnItemAddedByAnotherProcess() async throws {
             try await withDatabase { url, shelf in
-                #expect(
+                await #expect(
                     try shelf.run(["users", "add", "--db", url, "--name", "Ada", "--email", "ada@example.com"]).status
                         == 0)
-                #expect(
+                await #expect(
                     try shelf.run(["items", "add", "--db", url, "--user", "ada@example.com", "--title", "First"]).status
                         == 0)
                 let tmux = try TmuxSession(
@@ -119,7 +119,7 @@
                     environment: ["HOME": shelf.folder.path])
                 try await tmux.waitFor("1 item")
                 let clock = ContinuousClock()
-                let added = try shelf.run([
+                let added = try await shelf.run([
                     "items", "add", "--db", url, "--user", "ada@example.com", "--title", "Added elsewhere",
                 ])
                 let written = clock.now

@@ -8,9 +8,9 @@ struct ReplacedDatabaseTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
-        _ = try shelf.run(["users", "add", "--db", other, "--name", "Zed", "--email", "zed@example.com"])
+        _ = try await shelf.run(["users", "add", "--db", other, "--name", "Zed", "--email", "zed@example.com"])
         let errors = shelf.folder.appendingPathComponent("watch.err").path
         let watch = try RunningShelf(["watch", "items", "--db", db], stderr: errors)
         try #require(await watch.waitForLines(1).count == 1)
@@ -35,8 +35,8 @@ struct BrowserReplacedDatabaseTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
-        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Visible before"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Visible before"])
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 200, height: 30,
             environment: ["HOME": shelf.folder.path])

@@ -60,4 +60,22 @@ struct ShelfProcess {
             output: (try? String(contentsOfFile: files + ".out", encoding: .utf8)) ?? "",
             error: (try? String(contentsOfFile: files + ".err", encoding: .utf8)) ?? "")
     }
+
+    /// `run(_:environment:input:stdout:)` for async tests: the child is waited for on a thread
+    /// of its own, so a test never holds one of the few threads that every task runs on (two,
+    /// on a two-core machine) while a child process works.
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        stdout: ChildProcess.Output? = nil
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Swift.Result {
+                        let result: Result = try run(arguments, environment: environment, input: input, stdout: stdout)
+                        return result
+                    })
+            }
+        }
+    }
 }

@@ -44,14 +44,16 @@ struct WatchCommandTests {
     @Test func watchPrintsALinePerChangeFromAnyProcess() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        _ = try shelf.run(["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
+        ])
         let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath, "--query", "mot", "--limit", "5"])
         let first = await watch.waitForLines(1)
         try #require(first.count == 1, "no first line from shelf watch")
         #expect(try WatchLine(first[0]).count == 0)
 
         // Another shelf process writes.
-        _ = try shelf.run([
+        _ = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Moth trap",
         ])
         let second = await watch.waitForLines(2)
@@ -61,7 +63,9 @@ struct WatchCommandTests {
         #expect(line.items.map(\.title) == ["Moth trap"])
 
         // An item that does not match changes nothing: no line.
-        _ = try shelf.run(["items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Lamp"])
+        _ = try await shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Lamp",
+        ])
 
         // The sqlite3 shell writes.
         try ChildProcess.sqlite3(
@@ -81,11 +85,15 @@ struct WatchCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Bob", "--email", "bob@example.com"])
-        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "a", "--status", "done"])
-        _ = try shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "b", "--status", "done"])
-        _ = try shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "c"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Bob", "--email", "bob@example.com"])
+        _ = try await shelf.run([
+            "items", "add", "--db", db, "--user", "ann@example.com", "--title", "a", "--status", "done",
+        ])
+        _ = try await shelf.run([
+            "items", "add", "--db", db, "--user", "bob@example.com", "--title", "b", "--status", "done",
+        ])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "c"])
         let watch = try RunningShelf(["watch", "items", "--db", db, "--user", "bob@example.com", "--status", "done"])
         let lines = await watch.waitForLines(1)
         try #require(lines.count == 1)
@@ -93,7 +101,7 @@ struct WatchCommandTests {
         #expect(line.count == 1)
         #expect(line.items.map(\.title) == ["b"])
 
-        let unknown = try shelf.run(["watch", "items", "--db", db, "--user", "zed@example.com"])
+        let unknown = try await shelf.run(["watch", "items", "--db", db, "--user", "zed@example.com"])
         #expect(unknown.status != 0)
         #expect(unknown.error.contains("no user has the email"))
     }
