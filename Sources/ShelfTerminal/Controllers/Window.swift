@@ -134,9 +134,11 @@ public final class HeadlessScreen {
     public func resize(to size: Size) { window.resize(to: size) }
 
     /// Waits (yielding to the main actor, so property deliveries run) until `condition`
-    /// holds for the screen text, or `timeout` passes. Returns whether it held.
+    /// holds for the screen text, or `timeout` passes. Returns whether it held. The default
+    /// timeout is generous: it is reached only when something is wrong, or when a loaded
+    /// machine runs a whole parallel test suite.
     @discardableResult
-    public func waitUntil(timeout: Duration = .seconds(5), _ condition: (String) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
