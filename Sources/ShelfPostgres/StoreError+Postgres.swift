@@ -3,6 +3,10 @@
     internal import PostgresNIO
     package import ShelfStore
 
+    #if canImport(Glibc)
+        internal import Glibc
+    #endif
+
     extension StoreError {
         /// `error`, thrown by PostgresNIO (or anything else) while talking to the server at
         /// `location`, in the store's terms. `subject` names what was being written ("item 3
@@ -78,7 +82,7 @@
                         + "(sslmode=require); use sslmode=prefer or disable in --db/SHELF_DB, or turn on ssl in the server"
                 )
             case .connectionError, .serverClosedConnection, .failedToAddSSLHandler:
-                let cause = error.underlying.map { String(describing: $0) } ?? "\(error.code)"
+                let cause = error.underlying.map(Self.connectionCause) ?? "\(error.code)"
                 self.init(
                     .database,
                     "cannot reach the PostgreSQL server at \(location.server) (\(cause)); check that it runs and "
@@ -95,6 +99,25 @@
             default:
                 let cause = error.underlying.map { " (\($0))" } ?? ""
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server) failed: \(error.code)\(cause)")
+            }
+        }
+
+        /// Why a connection could not be made, in a few words: "connection refused", "the
+        /// host name does not resolve (…)", "timed out after 10 s".
+        private static func connectionCause(_ error: any Error) -> String {
+            switch error {
+            case let error as NIOConnectionError:
+                if let failure = error.connectionErrors.first { return connectionCause(failure.error) }
+                if let dns = error.dnsAError ?? error.dnsAAAAError {
+                    return "the host name \(error.host) does not resolve: \(dns)"
+                }
+                return String(describing: error)
+            case let error as IOError:
+                return String(cString: strerror(error.errnoCode)).lowercased()
+            case ChannelError.connectTimeout(let limit):
+                return "no answer within \(limit.nanoseconds / 1_000_000_000) s"
+            default:
+                return String(describing: error)
             }
         }
 

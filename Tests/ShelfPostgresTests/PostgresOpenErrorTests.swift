@@ -42,7 +42,7 @@
                 _ = try await PostgresBackend.open(url: Self.url(place))
             } throws: { error in
                 StoreError.code(of: error) == .database
-                    && "\(error)".contains("cannot reach the PostgreSQL server at 127.0.0.1:1")
+                    && "\(error)".contains("cannot reach the PostgreSQL server at 127.0.0.1:1 (connection refused)")
                     && "\(error)".contains("--db/SHELF_DB")
             }
         }
