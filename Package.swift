@@ -49,7 +49,8 @@ let package = Package(
                 "ShelfStore", "ShelfReactive",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
-            ]
+            ],
+            plugins: ["EmbedMigrations"]
         ),
         .executableTarget(
             name: "shelf",

@@ -73,16 +73,16 @@
                         }
                         let items = try await connection.query(
                             """
-                            SELECT id, user_id, title, notes, status, priority, created_at, updated_at
+                            SELECT id, user_id, title, notes, status, priority, created_at, updated_at, version
                             FROM items ORDER BY id
                             """, logger: .silent)
-                        for try await (id, owner, title, notes, status, priority, created, updated) in items.decode(
-                            (Int64, Int64, String, String?, String, Int64, Int64, Int64).self)
+                        for try await (id, owner, title, notes, status, priority, created, updated, version)
+                            in items.decode((Int64, Int64, String, String?, String, Int64, Int64, Int64, Int64).self)
                         {
                             let item = ImportedItem(
                                 id: id, owner: .id(owner), title: title, notes: notes,
                                 status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
-                                createdAt: created, updatedAt: updated)
+                                createdAt: created, updatedAt: updated, version: version)
                             guard await channel.send(.item(item)) else { return }
                         }
                     }

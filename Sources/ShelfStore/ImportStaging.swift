@@ -53,7 +53,7 @@ final class ImportStaging: ImportSession {
             case .items:
                 """
                 id INTEGER, owner_id INTEGER, owner_email TEXT, title TEXT, notes TEXT, status TEXT,
-                priority INTEGER, created_at INTEGER, updated_at INTEGER
+                priority INTEGER, created_at INTEGER, updated_at INTEGER, version INTEGER
                 """
             }
         try StoreError.translating {
@@ -148,7 +148,7 @@ final class ImportStaging: ImportSession {
             switch table {
             case .users: try connection.makeStatement("INSERT INTO temp.\(rows) VALUES (?, ?, ?, ?, ?, ?)")
             case .items:
-                try connection.makeStatement("INSERT INTO temp.\(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                try connection.makeStatement("INSERT INTO temp.\(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             }
         let rejected = try connection.makeStatement(
             "INSERT INTO temp.\(rejects) VALUES (?, 1, ?, ?, ?, ?, ?, ?)")
@@ -167,7 +167,7 @@ final class ImportStaging: ImportSession {
                 }
                 try row.bind(
                     seq, item.id, ownerID, ownerEmail, item.title, item.notes, item.status.rawValue,
-                    Int64(item.priority), item.createdAt, item.updatedAt, record)
+                    Int64(item.priority), item.createdAt, item.updatedAt, item.version, record)
                 try row.run()
                 row.reset()
             case .reject(let seq, let reject):
@@ -301,7 +301,7 @@ final class ImportStaging: ImportSession {
                     """
                     INSERT INTO main.items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
                     SELECT id, \(owner), title, notes, status, priority, coalesce(created_at, \(now)),
-                        coalesce(updated_at, created_at, \(now)), 1
+                        coalesce(updated_at, created_at, \(now)), coalesce(version, 1)
                     FROM \(staged) s
                     WHERE \(mode == .insert ? "1" : "s.id IS NULL OR NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)")
                     ORDER BY seq
@@ -344,7 +344,7 @@ final class ImportStaging: ImportSession {
             case .users: "SELECT seq, id, name, email, created_at FROM temp.\(rows) ORDER BY seq"
             case .items:
                 """
-                SELECT seq, id, owner_id, owner_email, title, notes, status, priority, created_at, updated_at
+                SELECT seq, id, owner_id, owner_email, title, notes, status, priority, created_at, updated_at, version
                 FROM temp.\(rows) ORDER BY seq
                 """
             }
@@ -375,7 +375,7 @@ final class ImportStaging: ImportSession {
                             id: try row.get(1, as: Int64?.self), owner: owner, title: try row.string(4),
                             notes: row.optionalString(5), status: Item.Status(rawValue: try row.string(6)) ?? .open,
                             priority: Int(try row.int64(7)), createdAt: try row.get(8, as: Int64?.self),
-                            updatedAt: try row.get(9, as: Int64?.self)))
+                            updatedAt: try row.get(9, as: Int64?.self), version: try row.get(10, as: Int64?.self)))
                 }
                 switch outcome {
                 case .inserted: counts.inserted += 1

@@ -47,10 +47,13 @@ package struct ImportedItem: Sendable {
     package var priority: Int
     package var createdAt: Int64?
     package var updatedAt: Int64?
+    /// The version a new item gets (a backup keeps it); nil for 1. An update always adds one
+    /// to the stored version.
+    package var version: Int64?
 
     package init(
         id: Int64?, owner: ImportedOwner, title: String, notes: String?, status: Item.Status, priority: Int,
-        createdAt: Int64?, updatedAt: Int64?
+        createdAt: Int64?, updatedAt: Int64?, version: Int64? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -60,6 +63,7 @@ package struct ImportedItem: Sendable {
         self.priority = priority
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.version = version
     }
 }
 
@@ -191,11 +195,11 @@ package final class ImportWriter {
             try connection.cachedStatement(
                 """
                 INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ).bindAndRun(
                 item.id, ownerID, item.title, item.notes, item.status, item.priority, item.createdAt ?? now,
-                item.updatedAt ?? item.createdAt ?? now)
+                item.updatedAt ?? item.createdAt ?? now, item.version ?? 1)
         } catch let error as DatabaseError where error.extendedCode == DatabaseError.primaryKeyConstraint {
             throw ImportRowError(
                 field: "id",

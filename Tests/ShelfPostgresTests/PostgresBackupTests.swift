@@ -27,6 +27,12 @@
                         status: $0 % 5 == 0 ? .done : .open, priority: $0 % 4)
                 }
                 try await store.items.insert(contentsOf: new)
+                // Edited items have later versions, which the copy keeps.
+                for item in try await store.items.items(matching: ItemQuery(text: "item 7"), limit: 5) {
+                    var edited = item
+                    edited.title += " (edited)"
+                    _ = try await store.items.update(edited)
+                }
                 let users = try await store.users.users()
                 let items = try await store.items.items(
                     matching: ItemQuery(sortField: .created, sortDirection: .ascending))
@@ -43,6 +49,8 @@
                 #expect(copied.map(\.createdAt) == items.map(\.createdAt))
                 #expect(copied.map(\.updatedAt) == items.map(\.updatedAt))
                 #expect(copied.map(\.userID) == items.map(\.userID))
+                #expect(copied.map(\.version) == items.map(\.version))
+                #expect(copied.contains { $0.version == 2 })
             }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             #expect(leftovers.filter { $0 != "backup.sqlite" && !$0.hasPrefix("backup.sqlite-") } == [])
