@@ -20,9 +20,20 @@ struct DatabaseOptions: ParsableArguments {
     var demo = false
 
     /// Opens the store the options name: the demo store (filled on first use, with a
-    /// progress bar on a terminal), or the file, migrated.
-    func openStore() async throws -> Store {
-        guard demo else { return try await OpenDatabases.open(try resolvedLocation()) }
+    /// progress bar on a terminal), or the database, migrated. A SQLite file that does not
+    /// exist is created only when `creating` (commands that add data); a command that reads
+    /// or changes what is there says that nothing is there instead, and creates nothing.
+    func openStore(creating: Bool = false) async throws -> Store {
+        guard demo else {
+            let location = try resolvedLocation()
+            if !creating, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+                throw CommandError(
+                    "no database at \(path) (this command creates none); check --db or SHELF_DB, or make one: "
+                        + "`shelf demo --db \(Self.quoted(path))` adds sample data, `shelf users add --db "
+                        + "\(Self.quoted(path)) --name NAME --email EMAIL` starts an empty one, `shelf import` fills one")
+            }
+            return try await OpenDatabases.open(location)
+        }
         let store = try await OpenDatabases.open(.sqlite(path: try demoPath()))
         if try await store.users.users().isEmpty {
             let progress = ProgressLine(total: DemoData.defaultItems, label: "Creating the demo database")
@@ -44,6 +55,14 @@ struct DatabaseOptions: ParsableArguments {
     /// The demo database: demo.sqlite in the data folder.
     func demoPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         try Self.dataFolder(environment: environment) + "/demo.sqlite"
+    }
+
+    /// `path` as a shell word: quoted when it holds anything but plain characters.
+    static func quoted(_ path: String) -> String {
+        let plain = path.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
+        }
+        return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// $XDG_DATA_HOME/shelf, else ~/.local/share/shelf.

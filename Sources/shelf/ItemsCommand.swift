@@ -24,16 +24,16 @@ struct ItemsCommand: AsyncParsableCommand {
         var notes: String?
 
         @Option(help: "0 (lowest) to 3 (highest).")
-        var priority = 0
+        var priority = PriorityArgument(value: 0)
 
         @Option(help: "open or done.")
         var status: Item.Status = .open
 
         func run() async throws {
-            let store = try await database.openStore()
+            let store = try await database.openStore(creating: true)
             let owner = try await store.users.requireUser(email: user)
             let id = try await store.items.insert(
-                NewItem(userID: owner.id, title: title, notes: notes, status: status, priority: priority))
+                NewItem(userID: owner.id, title: title, notes: notes, status: status, priority: priority.value))
             do {
                 try printLine(String(id.rawValue))
             } catch let error as ReaderGone {
@@ -176,6 +176,22 @@ struct ItemsCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// A priority on the command line: 0 to 3. Anything else is a usage error, as a word is.
+struct PriorityArgument: ExpressibleByArgument {
+    let value: Int
+
+    init(value: Int) {
+        self.value = value
+    }
+
+    init?(argument: String) {
+        guard let number = Int(argument), Item.priorities.contains(number) else { return nil }
+        value = number
+    }
+
+    var defaultValueDescription: String { String(value) }
 }
 
 /// An item ID on the command line: `42` or `#42`.

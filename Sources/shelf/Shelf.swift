@@ -10,6 +10,7 @@ struct Shelf: AsyncParsableCommand {
             Exit status: 0 success, 1 the operation failed, 2 a usage error, 128 + N when signal N \
             (Ctrl-C, SIGTERM, SIGHUP) stopped the command. Messages go to stderr.
             """,
+        version: shelfVersion,
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
             ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self, TerminalDemoCommand.self,
@@ -50,6 +51,13 @@ struct Shelf: AsyncParsableCommand {
     }
 
     private static func runCommand() async throws {
+        // A first word that names no command is a mistyped command, not an argument of the
+        // default one (`browse`): answer with the top-level usage and the list of commands.
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"),
+            !configuration.subcommands.contains(where: { $0._commandName == first }), first != "help"
+        {
+            throw UnknownCommand(name: first)
+        }
         var command = try parseAsRoot()
         if var command = command as? any AsyncParsableCommand {
             try await command.run()
@@ -61,6 +69,10 @@ struct Shelf: AsyncParsableCommand {
     /// Prints what `error` says where it belongs; returns the exit status.
     private static func report(_ error: any Error) -> Int32 {
         if error is ReaderGone { return 0 }
+        if let unknown = error as? UnknownCommand {
+            printError("Error: '\(unknown.name)' is not a shelf command.\n\n" + helpMessage(for: Shelf.self))
+            return 2
+        }
         let code = exitCode(for: error)
         guard code != .success else {
             // Help and the version: output asked for, written like any other.
@@ -79,4 +91,12 @@ struct Shelf: AsyncParsableCommand {
         if !message.isEmpty { printError(message) }
         return code == .validationFailure ? 2 : code.rawValue
     }
+}
+
+/// The version `shelf --version` prints.
+let shelfVersion = "0.3.0"
+
+/// The first word of the command line names no command.
+struct UnknownCommand: Error {
+    let name: String
 }

@@ -82,7 +82,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await database.openStore()
+        let store = try await database.openStore(creating: true)
         if let rejects { try Self.checkRejects(rejects, store: store, input: file) }
         let options = ImportOptions(
             format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,

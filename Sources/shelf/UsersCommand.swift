@@ -19,7 +19,7 @@ struct UsersCommand: AsyncParsableCommand {
         var email: String
 
         func run() async throws {
-            let store = try await database.openStore()
+            let store = try await database.openStore(creating: true)
             let id = try await store.users.insert(NewUser(name: name, email: email))
             do {
                 try printLine(String(id.rawValue))

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// How `shelf` answers a person who mistypes a command, asks for its version, or points a
+/// command at a database that is not there.
+@Suite("shelf usage (end to end)")
+struct CommandUsageTests {
+    @Test func anUnknownCommandGetsTheTopLevelUsage() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let result = try await shelf.run(["frobnicate"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("'frobnicate' is not a shelf command"), "\(result.error)")
+        #expect(result.error.contains("SUBCOMMANDS"))
+        for command in ["browse", "import", "export", "watch", "backup"] {
+            #expect(result.error.contains(command), "\(command) is listed")
+        }
+        #expect(!result.error.contains("shelf browse [--db"), "not browse's usage")
+    }
+
+    @Test func versionIsPrinted() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let result = try await shelf.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.output.split(separator: ".").count == 3, "\(result.output)")
+    }
+
+    @Test(arguments: ["high", "5", "4", "2.5"])
+    func aBadPriorityIsAUsageError(_ priority: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let result = try await shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "T", "--priority",
+            priority,
+        ])
+        #expect(result.status == 2)
+        #expect(result.error.contains("is invalid for '--priority"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: shelf.databasePath), "nothing was created")
+    }
+
+    @Test(arguments: [
+        ["items", "list"], ["items", "show", "1"], ["items", "done", "1"], ["items", "remove", "1"],
+        ["users", "list"], ["users", "remove", "ann@example.com"], ["export", "items"], ["watch", "items"],
+        ["backup", "copy.sqlite"],
+    ])
+    func aCommandThatReadsCreatesNoDatabase(_ arguments: [String]) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let path = shelf.folder.appendingPathComponent("missing/shelf.sqlite").path
+        let result = try await shelf.run(arguments + ["--db", path])
+        #expect(result.status == 1, "\(arguments): \(result.error)")
+        #expect(result.error.contains("no database at \(path)"), "\(result.error)")
+        #expect(result.error.contains("shelf demo --db \(path)"), "the hint quotes the --db in use")
+        #expect(!FileManager.default.fileExists(atPath: shelf.folder.appendingPathComponent("missing").path))
+    }
+
+    @Test func commandsThatAddDataCreateTheDatabase() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let path = shelf.folder.appendingPathComponent("new/shelf.sqlite").path
+        let added = try await shelf.run(["users", "add", "--db", path, "--name", "Ann", "--email", "ann@example.com"])
+        #expect(added.status == 0, "\(added.error)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        let migrated = try await shelf.run(["migrate", "--db", path + "-2"])
+        #expect(migrated.status == 0, "\(migrated.error)")
+        let imported = try await shelf.run(
+            ["import", "users", "-", "--db", path + "-3"], input: "name,email\nBob,bob@example.com\n")
+        #expect(imported.status == 0, "\(imported.error)")
+    }
+}
