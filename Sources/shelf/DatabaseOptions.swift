@@ -30,7 +30,8 @@ struct DatabaseOptions: ParsableArguments {
                 throw CommandError(
                     "no database at \(path) (this command creates none); check --db or SHELF_DB, or make one: "
                         + "`shelf demo --db \(Self.quoted(path))` adds sample data, `shelf users add --db "
-                        + "\(Self.quoted(path)) --name NAME --email EMAIL` starts an empty one, `shelf import` fills one")
+                        + "\(Self.quoted(path)) --name NAME --email EMAIL` starts an empty one, `shelf import` fills one"
+                )
             }
             return try await OpenDatabases.open(location)
         }
@@ -60,7 +61,8 @@ struct DatabaseOptions: ParsableArguments {
     /// `path` as a shell word: quoted when it holds anything but plain characters.
     static func quoted(_ path: String) -> String {
         let plain = path.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
         }
         return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
