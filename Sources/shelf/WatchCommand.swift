@@ -42,14 +42,23 @@ struct WatchCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await database.openStore()
             let live = try await store.liveItems(matching: try await filter.itemQuery(in: store), limit: limit)
+            // Owners by email, as `list` and `export` show them: a line is printed when the
+            // window or one of its owners' emails changed, not for any change to users.
+            let users = try await store.liveUsers()
+            let lines = combineLatest(live, users).map { window, users -> LiveResult<WindowLine> in
+                switch (window, users) {
+                case (.success(let window), .success(let users)): .success(WindowLine(window, users: users))
+                case (.failure(let error), _), (_, .failure(let error)): .failure(error)
+                }
+            }.skipRepeats()
             let encoder = JSONEncoder.lines
             let stop = StopLatch()
             StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
             let token = Lifetime.Token()
-            live.observe(during: token.lifetime) { result in
-                let window: ItemWindow
+            lines.observe(during: token.lifetime) { result in
+                let line: WindowLine
                 switch result {
-                case .success(let value): window = value
+                case .success(let value): line = value
                 case .failure(let error) where error.code == .fileReplaced:
                     // The file is gone or another one: nothing this process reads is true now.
                     stop.stop(throwing: CommandError(error.message))
@@ -60,8 +69,7 @@ struct WatchCommand: AsyncParsableCommand {
                     return
                 }
                 do {
-                    try StandardOutput.write(
-                        JSONEncoder.escapingInvisibles(try encoder.encode(WindowLine(window))) + [0x0A])
+                    try StandardOutput.write(JSONEncoder.escapingInvisibles(try encoder.encode(line)) + [0x0A])
                 } catch {
                     stop.stop(throwing: error)
                 }
@@ -72,14 +80,33 @@ struct WatchCommand: AsyncParsableCommand {
     }
 }
 
-/// One line of `shelf watch items`.
-struct WindowLine: Encodable {
-    let count: Int
-    let items: [Item]
+/// One line of `shelf watch items`: how many items match, and the first of them with their
+/// owner's email in `user`, as exports write it.
+struct WindowLine: Encodable, Hashable, Sendable {
+    struct WatchedItem: Encodable, Hashable, Sendable {
+        let id: Int64
+        let user: String
+        let title: String
+        let notes: String?
+        let status: Item.Status
+        let priority: Int
+        let createdAt: Date
+        let updatedAt: Date
+        let version: Int64
+    }
 
-    init(_ window: ItemWindow) {
+    let count: Int
+    let items: [WatchedItem]
+
+    init(_ window: ItemWindow, users: [User]) {
+        let emails = Dictionary(users.map { ($0.id, $0.email) }, uniquingKeysWith: { first, _ in first })
         count = window.totalCount
-        items = window.items
+        items = window.items.map { item in
+            WatchedItem(
+                id: item.id.rawValue, user: emails[item.userID] ?? "", title: item.title, notes: item.notes,
+                status: item.status, priority: item.priority, createdAt: item.createdAt, updatedAt: item.updatedAt,
+                version: item.version)
+        }
     }
 }
 

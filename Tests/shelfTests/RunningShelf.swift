@@ -82,7 +82,7 @@ struct WatchLine: Decodable {
         let title: String
         let status: String
         let priority: Int
-        let userId: Int64
+        let user: String
     }
     let count: Int
     let items: [Item]

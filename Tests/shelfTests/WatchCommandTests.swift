@@ -61,7 +61,12 @@ struct WatchCommandTests {
         let line = try WatchLine(second[1])
         #expect(line.count == 1)
         #expect(line.items.map(\.title) == ["Moth trap"])
+        #expect(line.items.map(\.user) == ["ann@example.com"], "owners by email, as list and export show them")
 
+        // A new user changes no owner in the window: no line.
+        _ = try await shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Bob", "--email", "b@example.com",
+        ])
         // An item that does not match changes nothing: no line.
         _ = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "Lamp",
