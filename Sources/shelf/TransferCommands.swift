@@ -181,6 +181,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
 
+    @Flag(help: "Print no summary on stderr (none is printed when the rows go to stdout).")
+    var quiet = false
+
     func validate() throws {
         if table == .users, filter.isFiltering {
             throw ValidationError("--query, --status and --user filter items only")
@@ -191,14 +194,23 @@ struct ExportCommand: AsyncParsableCommand {
         let store = try await database.openStore()
         let exporter = Exporter(store: store)
         let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
+        let start = ContinuousClock.now
+        var count = 0
         try await exporting(toStandardOutput: output == "-") {
             switch table {
             case .users:
-                try await exporter.exportUsers(format: resolvedFormat, to: destination)
+                count = try await exporter.exportUsers(format: resolvedFormat, to: destination)
             case .items:
-                try await exporter.exportItems(
+                count = try await exporter.exportItems(
                     matching: try await filter.itemQuery(in: store), format: resolvedFormat, to: destination)
             }
+        }
+        // A summary like import's, on stderr; not when the rows themselves went to stdout.
+        if output != "-", !quiet {
+            let seconds = (ContinuousClock.now - start).seconds
+            printError(
+                "Exported \(count) \(table.rawValue) to \(output) (\(resolvedFormat.rawValue)) in "
+                    + "\(String(format: "%.2f", seconds)) s.")
         }
     }
 }

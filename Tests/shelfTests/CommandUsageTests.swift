@@ -68,4 +68,22 @@ struct CommandUsageTests {
             ["import", "users", "-", "--db", path + "-3"], input: "name,email\nBob,bob@example.com\n")
         #expect(imported.status == 0, "\(imported.error)")
     }
+
+    @Test func exportSaysWhatItWroteOnlyWhenTheRowsWentToAFile() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        let file = shelf.folder.appendingPathComponent("users.csv").path
+        let toFile = try await shelf.run(["export", "users", "--db", db, "-o", file])
+        #expect(toFile.status == 0)
+        #expect(toFile.error.hasPrefix("Exported 1 users to \(file) (csv) in "), "\(toFile.error)")
+        let quiet = try await shelf.run(["export", "users", "--db", db, "-o", file, "--quiet"])
+        #expect(quiet.error.isEmpty)
+        let toStdout = try await shelf.run(["export", "users", "--db", db])
+        #expect(toStdout.error.isEmpty, "\(toStdout.error)")
+        #expect(toStdout.output.contains("ann@example.com"))
+    }
 }
