@@ -1,0 +1,238 @@
+import Foundation
+import PostgresNIO
+import ShelfPostgres
+import ShelfStore
+
+/// `store.*` on PostgreSQL: Shelf (`Store.open(postgres:)`, its pool) against postgres-nio on
+/// one plain connection running the same SQL as ShelfPostgres, by hand, in one run, sides
+/// alternating. Throughputs; the ratio is Shelf over the hand-written side (target ≥ 0.9).
+///
+/// - `pg.store.insert`: a batch of `batch` items in one transaction (a fresh table each run).
+/// - `pg.store.page_first`, `pg.store.page_deep`: the first keyset page of 50 items, and the
+///   page after row 100,000 (or the middle) of `rows`, newest first.
+/// - `pg.store.search`: the first 50 items whose words start with "pia" (a fifth of the rows).
+///
+/// Two references say where time goes: `raw-pool` runs the reads through a `PostgresClient`
+/// (the pool Shelf uses) instead of one connection, and `raw-unnest` inserts the whole batch
+/// in one statement (arrays bound once) instead of one statement per row.
+struct PostgresStoreSuite {
+    let server: PostgresBenchServer
+    let rows: Int
+    let batch: Int
+    let runs: Int
+    let report: Report
+    let only: String?
+
+    func wanted(_ name: String) -> Bool { only == nil || only == name }
+
+    func run() async throws {
+        report.note("pg.store on \(server.host):\(server.port), \(PostgresBaseline.machineLoad())")
+        report.header()
+        if wanted("pg.store.insert") { try await runInsert() }
+        if wanted("pg.store.page_first") || wanted("pg.store.page_deep") || wanted("pg.store.search") {
+            try await runReads()
+        }
+        report.note("pg.store done, \(PostgresBaseline.machineLoad())")
+    }
+
+    // MARK: Insert
+
+    func makeItems() -> [NewItem] {
+        StoreSuite(rows: batch, runs: 1, report: report, only: nil).makeItems()
+    }
+
+    func runInsert() async throws {
+        let items = makeItems()
+        try await server.withScratch { shelfDatabase in
+            try await server.withScratch { rawDatabase in
+                let store = try await Store.open(postgres: shelfDatabase.url)
+                let shelfAdmin = try await shelfDatabase.connect()
+                let raw = try await rawDatabase.connect()
+                var shelf: [Double] = []
+                var hand: [Double] = []
+                var unnest: [Double] = []
+                for run in 0..<runs {
+                    for side in run % 2 == 0 ? [0, 1, 2] : [1, 0, 2] {
+                        switch side {
+                        case 0:
+                            try await shelfAdmin.query("TRUNCATE items", logger: .bench)
+                            let seconds = try await time { _ = try await store.items.insert(contentsOf: items) }
+                            shelf.append(Double(items.count) / seconds)
+                        case 1:
+                            try await raw.query("TRUNCATE items", logger: .bench)
+                            let seconds = try await time { _ = try await insertByHand(items, on: raw) }
+                            hand.append(Double(items.count) / seconds)
+                        default:
+                            try await raw.query("TRUNCATE items", logger: .bench)
+                            let seconds = try await time { _ = try await insertUnnest(items, on: raw) }
+                            unnest.append(Double(items.count) / seconds)
+                        }
+                    }
+                }
+                let stored = try await PostgresBaseline.integer("SELECT count(*) FROM items", on: shelfAdmin)
+                precondition(stored == items.count, "shelf stored \(stored) of \(items.count)")
+                try await shelfAdmin.close()
+                try await raw.close()
+                await store.close()
+                report.compare(
+                    "pg.store.insert", unit: "rows/s", shelf: shelf,
+                    against: [
+                        ("postgres-nio", hand, "ratio >= 0.9"),
+                        ("raw-unnest", unnest, "(one statement for the batch)"),
+                    ])
+            }
+        }
+    }
+
+    /// ShelfPostgres's insert, by hand: BEGIN, one `INSERT … RETURNING id` per item, COMMIT.
+    func insertByHand(_ items: [NewItem], on connection: PostgresConnection) async throws -> [Int64] {
+        let now = PostgresBaseline.milliseconds(Date())
+        try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: .bench)
+        var ids: [Int64] = []
+        ids.reserveCapacity(items.count)
+        for item in items {
+            let created = item.createdAt.map(PostgresBaseline.milliseconds) ?? now
+            let rows = try await connection.query(
+                """
+                INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at, version)
+                VALUES (\(item.userID.rawValue), \(item.title), \(item.notes), \(item.status.rawValue),
+                    \(Int64(item.priority)), \(created), \(created), 1)
+                RETURNING id
+                """, logger: .bench)
+            for try await id in rows.decode(Int64.self) { ids.append(id) }
+        }
+        try await connection.query("COMMIT", logger: .bench)
+        return ids
+    }
+
+    /// The whole batch in one statement: seven arrays bound once, unnested in order.
+    func insertUnnest(_ items: [NewItem], on connection: PostgresConnection) async throws -> [Int64] {
+        let now = PostgresBaseline.milliseconds(Date())
+        let users = items.map(\.userID.rawValue)
+        let titles = items.map(\.title)
+        let notes = items.map { $0.notes ?? "" }
+        let hasNotes = items.map { $0.notes != nil }
+        let statuses = items.map(\.status.rawValue)
+        let priorities = items.map { Int64($0.priority) }
+        let created = items.map { $0.createdAt.map(PostgresBaseline.milliseconds) ?? now }
+        try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: .bench)
+        let rows = try await connection.query(
+            """
+            INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at, version)
+            SELECT u, t, CASE WHEN h THEN n END, s, p, c, c, 1
+            FROM unnest(\(users), \(titles), \(notes), \(hasNotes), \(statuses), \(priorities), \(created))
+                WITH ORDINALITY AS batch (u, t, n, h, s, p, c, position)
+            ORDER BY position
+            RETURNING id
+            """, logger: .bench)
+        var ids: [Int64] = []
+        ids.reserveCapacity(items.count)
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        try await connection.query("COMMIT", logger: .bench)
+        return ids
+    }
+
+    // MARK: Reads
+
+    func runReads() async throws {
+        try await server.withScratch { database in
+            try await PostgresBaseline.fill(database, rows: rows)
+            let store = try await Store.open(postgres: database.url)
+            let raw = try await database.connect()
+            let client = PostgresClient(
+                configuration: PostgresClient.Configuration(
+                    host: database.host, port: database.port, username: database.user, password: database.password,
+                    database: database.database, tls: .disable),
+                backgroundLogger: .bench)
+            let clientTask = Task { await client.run() }
+            defer { clientTask.cancel() }
+
+            let columns = PostgresBaseline.itemColumns
+            let order = "ORDER BY created_at DESC, id DESC"
+            let anchorRow = min(100_000, rows / 2)
+            let anchor = try await PostgresBaseline.items(
+                PostgresQuery(unsafeSQL: "SELECT \(columns) FROM items \(order) OFFSET \(anchorRow) LIMIT 1"), on: raw)[
+                    0]
+            let cursor = ItemCursor(anchor)
+            let anchorMilliseconds = PostgresBaseline.milliseconds(anchor.createdAt)
+            let anchorID = anchor.id.rawValue
+
+            // The SQL ItemQuery.postgresPage writes for these three queries.
+            let cases: [(name: String, query: ItemQuery, cursor: ItemCursor?, sql: @Sendable () -> PostgresQuery)] = [
+                (
+                    "pg.store.page_first", ItemQuery(), nil,
+                    { PostgresQuery(unsafeSQL: "SELECT \(columns) FROM items \(order) LIMIT $1", binds: binds(50)) }
+                ),
+                (
+                    "pg.store.page_deep", ItemQuery(), cursor,
+                    {
+                        PostgresQuery(
+                            unsafeSQL:
+                                "SELECT \(columns) FROM items WHERE (created_at, id) < ($1, $2) \(order) LIMIT $3",
+                            binds: binds(anchorMilliseconds, anchorID, 50))
+                    }
+                ),
+                (
+                    "pg.store.search", ItemQuery(text: "pia"), nil,
+                    {
+                        PostgresQuery(
+                            unsafeSQL:
+                                "SELECT \(columns) FROM items WHERE search @@ to_tsquery('simple', $1) \(order) LIMIT $2",
+                            binds: binds("'pia':*", 50))
+                    }
+                ),
+            ]
+            for benchmark in cases where wanted(benchmark.name) {
+                let expected = try await store.items.items(
+                    matching: benchmark.query, after: benchmark.cursor, limit: 50)
+                let byHand = try await PostgresBaseline.items(benchmark.sql(), on: raw)
+                precondition(expected == byHand, "\(benchmark.name): shelf and postgres-nio pages differ")
+                precondition(expected.count == 50, "\(benchmark.name): \(expected.count) items, not 50")
+                // Short batches, sides alternating, many of them: a burst of load from a
+                // neighbour lands in a few batches of every side, and the medians shrug it off.
+                let pages = 100
+                var shelf: [Double] = []
+                var hand: [Double] = []
+                var pooled: [Double] = []
+                for batch in 0..<(runs * 6 + 1) {
+                    var times = [0.0, 0.0, 0.0]
+                    for side in batch % 2 == 0 ? [0, 1, 2] : [2, 1, 0] {
+                        times[side] = try await time {
+                            for _ in 0..<pages {
+                                switch side {
+                                case 0:
+                                    _ = try await store.items.items(
+                                        matching: benchmark.query, after: benchmark.cursor, limit: 50)
+                                case 1: _ = try await PostgresBaseline.items(benchmark.sql(), on: raw)
+                                default:
+                                    _ = try await client.withConnection { connection in
+                                        try await PostgresBaseline.items(benchmark.sql(), on: connection)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    guard batch > 0 else { continue }  // the first batch warms every side up
+                    shelf.append(Double(pages) / times[0])
+                    hand.append(Double(pages) / times[1])
+                    pooled.append(Double(pages) / times[2])
+                }
+                report.compare(
+                    benchmark.name, unit: "pages/s", shelf: shelf,
+                    against: [
+                        ("postgres-nio", hand, "ratio >= 0.9"),
+                        ("raw-pool", pooled, "(the same through a PostgresClient)"),
+                    ])
+            }
+            try await raw.close()
+            await store.close()
+        }
+    }
+}
+
+/// Bindings of `values`, in order ($1, $2, …).
+func binds(_ values: any PostgresDynamicTypeEncodable...) -> PostgresBindings {
+    var bindings = PostgresBindings()
+    for value in values { bindings.append(value) }
+    return bindings
+}
