@@ -158,45 +158,69 @@ struct PostgresStoreSuite {
             let anchorID = anchor.id.rawValue
 
             // The SQL ItemQuery.postgresPage writes for these three queries.
-            let cases: [(name: String, query: ItemQuery, cursor: ItemCursor?, sql: @Sendable () -> PostgresQuery)] = [
-                (
-                    "pg.store.page_first", ItemQuery(), nil,
-                    { PostgresQuery(unsafeSQL: "SELECT \(columns) FROM items \(order) LIMIT $1", binds: binds(50)) }
-                ),
-                (
-                    "pg.store.page_deep", ItemQuery(), cursor,
-                    {
-                        PostgresQuery(
-                            unsafeSQL:
-                                "SELECT \(columns) FROM items WHERE (created_at, id) < ($1, $2) \(order) LIMIT $3",
-                            binds: binds(anchorMilliseconds, anchorID, 50))
-                    }
-                ),
-                (
-                    "pg.store.search", ItemQuery(text: "pia"), nil,
-                    {
-                        PostgresQuery(
-                            unsafeSQL:
-                                "SELECT \(columns) FROM items WHERE search @@ to_tsquery('simple', $1) \(order) LIMIT $2",
-                            binds: binds("'pia':*", 50))
-                    }
-                ),
-            ]
+            // `prepared`: the same as a named prepared statement (a reference; not for the first page).
+            typealias Prepared = @Sendable (PostgresConnection) async throws -> [Item]
+            let cases:
+                [(
+                    name: String, query: ItemQuery, cursor: ItemCursor?, sql: @Sendable () -> PostgresQuery,
+                    prepared: Prepared?
+                )] = [
+                    (
+                        "pg.store.page_first", ItemQuery(), nil,
+                        {
+                            PostgresQuery(unsafeSQL: "SELECT \(columns) FROM items \(order) LIMIT $1", binds: binds(50))
+                        },
+                        nil
+                    ),
+                    (
+                        "pg.store.page_deep", ItemQuery(), cursor,
+                        {
+                            PostgresQuery(
+                                unsafeSQL:
+                                    "SELECT \(columns) FROM items WHERE (created_at, id) < ($1, $2) \(order) LIMIT $3",
+                                binds: binds(anchorMilliseconds, anchorID, 50))
+                        },
+                        { connection in
+                            try await PostgresPreparedPages.items(
+                                PostgresPreparedPages.Deep(createdAt: anchorMilliseconds, id: anchorID, limit: 50),
+                                on: connection)
+                        }
+                    ),
+                    (
+                        "pg.store.search", ItemQuery(text: "pia"), nil,
+                        {
+                            PostgresQuery(
+                                unsafeSQL:
+                                    "SELECT \(columns) FROM items WHERE search @@ to_tsquery('simple', $1) \(order) LIMIT $2",
+                                binds: binds("'pia':*", 50))
+                        },
+                        { connection in
+                            try await PostgresPreparedPages.items(
+                                PostgresPreparedPages.Search(match: "'pia':*", limit: 50), on: connection)
+                        }
+                    ),
+                ]
             for benchmark in cases where wanted(benchmark.name) {
                 let expected = try await store.items.items(
                     matching: benchmark.query, after: benchmark.cursor, limit: 50)
                 let byHand = try await PostgresBaseline.items(benchmark.sql(), on: raw)
                 precondition(expected == byHand, "\(benchmark.name): shelf and postgres-nio pages differ")
                 precondition(expected.count == 50, "\(benchmark.name): \(expected.count) items, not 50")
+                if let prepared = benchmark.prepared {
+                    let page = try await prepared(raw)
+                    precondition(page == expected, "\(benchmark.name): the prepared page differs")
+                }
+                let sides = benchmark.prepared == nil ? [0, 1, 2] : [0, 1, 2, 3]
                 // Short batches, sides alternating, many of them: a burst of load from a
                 // neighbour lands in a few batches of every side, and the medians shrug it off.
                 let pages = 100
                 var shelf: [Double] = []
                 var hand: [Double] = []
                 var pooled: [Double] = []
+                var preparedRates: [Double] = []
                 for batch in 0..<(runs * 6 + 1) {
-                    var times = [0.0, 0.0, 0.0]
-                    for side in batch % 2 == 0 ? [0, 1, 2] : [2, 1, 0] {
+                    var times = [0.0, 0.0, 0.0, 0.0]
+                    for side in batch % 2 == 0 ? sides : sides.reversed() {
                         times[side] = try await time {
                             for _ in 0..<pages {
                                 switch side {
@@ -204,6 +228,7 @@ struct PostgresStoreSuite {
                                     _ = try await store.items.items(
                                         matching: benchmark.query, after: benchmark.cursor, limit: 50)
                                 case 1: _ = try await PostgresBaseline.items(benchmark.sql(), on: raw)
+                                case 3: _ = try await benchmark.prepared?(raw)
                                 default:
                                     _ = try await client.withConnection { connection in
                                         try await PostgresBaseline.items(benchmark.sql(), on: connection)
@@ -216,13 +241,34 @@ struct PostgresStoreSuite {
                     shelf.append(Double(pages) / times[0])
                     hand.append(Double(pages) / times[1])
                     pooled.append(Double(pages) / times[2])
+                    if times[3] > 0 { preparedRates.append(Double(pages) / times[3]) }
                 }
                 report.compare(
                     benchmark.name, unit: "pages/s", shelf: shelf,
                     against: [
                         ("postgres-nio", hand, "ratio >= 0.9"),
                         ("raw-pool", pooled, "(the same through a PostgresClient)"),
-                    ])
+                    ] + (preparedRates.isEmpty ? [] : [("raw-prepared", preparedRates, "(a named prepared statement)")])
+                )
+            }
+            if only == nil {
+                // Where a page's time goes: a bare round trip, and a pool lease with no query.
+                var trips: [Double] = []
+                var leases: [Double] = []
+                for _ in 0..<(runs * 6) {
+                    trips.append(
+                        try await time { for _ in 0..<200 { try await raw.query("SELECT 1", logger: .bench) } } / 200)
+                    leases.append(
+                        try await time { for _ in 0..<200 { try await client.withConnection { _ in } } } / 200)
+                }
+                report.print(
+                    Figure(
+                        name: "pg.store.round_trip", unit: "us", value: median(trips) * 1e6,
+                        target: "(SELECT 1 on one connection: the floor of any page)"))
+                report.print(
+                    Figure(
+                        name: "pg.store.pool_lease", unit: "us", value: median(leases) * 1e6,
+                        target: "(PostgresClient.withConnection with no query: what the pool adds to each read)"))
             }
             try await raw.close()
             await store.close()
