@@ -139,13 +139,27 @@ struct PostgresStoreSuite {
             try await PostgresBaseline.fill(database, rows: rows)
             let store = try await Store.open(postgres: database.url)
             let raw = try await database.connect()
-            let client = PostgresClient(
-                configuration: PostgresClient.Configuration(
+            // Pools set up as ShelfPostgres sets up its own (PostgresLocation.clientConfiguration),
+            // and the same keeping one connection open (`minimumConnections = 1`): a pool above
+            // its minimum starts an idle timer (a task) at every release and cancels it at the
+            // next lease.
+            func makeClient(minimumConnections: Int) -> PostgresClient {
+                var configuration = PostgresClient.Configuration(
                     host: database.host, port: database.port, username: database.user, password: database.password,
-                    database: database.database, tls: .disable),
-                backgroundLogger: .bench)
+                    database: database.database, tls: .disable)
+                configuration.options.connectTimeout = .seconds(10)
+                configuration.options.maximumConnections = 8
+                configuration.options.minimumConnections = minimumConnections
+                return PostgresClient(configuration: configuration, backgroundLogger: .bench)
+            }
+            let client = makeClient(minimumConnections: 0)
+            let keeping = makeClient(minimumConnections: 1)
             let clientTask = Task { await client.run() }
-            defer { clientTask.cancel() }
+            let keepingTask = Task { await keeping.run() }
+            defer {
+                clientTask.cancel()
+                keepingTask.cancel()
+            }
 
             let columns = PostgresBaseline.itemColumns
             let order = "ORDER BY created_at DESC, id DESC"
@@ -210,7 +224,7 @@ struct PostgresStoreSuite {
                     let page = try await prepared(raw)
                     precondition(page == expected, "\(benchmark.name): the prepared page differs")
                 }
-                let sides = benchmark.prepared == nil ? [0, 1, 2] : [0, 1, 2, 3]
+                let sides = benchmark.prepared == nil ? [0, 1, 2, 4] : [0, 1, 2, 3, 4]
                 // Short batches, sides alternating, many of them: a burst of load from a
                 // neighbour lands in a few batches of every side, and the medians shrug it off.
                 let pages = 100
@@ -218,8 +232,9 @@ struct PostgresStoreSuite {
                 var hand: [Double] = []
                 var pooled: [Double] = []
                 var preparedRates: [Double] = []
+                var keptRates: [Double] = []
                 for batch in 0..<(runs * 6 + 1) {
-                    var times = [0.0, 0.0, 0.0, 0.0]
+                    var times = [0.0, 0.0, 0.0, 0.0, 0.0]
                     for side in batch % 2 == 0 ? sides : sides.reversed() {
                         times[side] = try await time {
                             for _ in 0..<pages {
@@ -229,6 +244,10 @@ struct PostgresStoreSuite {
                                         matching: benchmark.query, after: benchmark.cursor, limit: 50)
                                 case 1: _ = try await PostgresBaseline.items(benchmark.sql(), on: raw)
                                 case 3: _ = try await benchmark.prepared?(raw)
+                                case 4:
+                                    _ = try await keeping.withConnection { connection in
+                                        try await PostgresBaseline.items(benchmark.sql(), on: connection)
+                                    }
                                 default:
                                     _ = try await client.withConnection { connection in
                                         try await PostgresBaseline.items(benchmark.sql(), on: connection)
@@ -242,12 +261,14 @@ struct PostgresStoreSuite {
                     hand.append(Double(pages) / times[1])
                     pooled.append(Double(pages) / times[2])
                     if times[3] > 0 { preparedRates.append(Double(pages) / times[3]) }
+                    keptRates.append(Double(pages) / times[4])
                 }
                 report.compare(
                     benchmark.name, unit: "pages/s", shelf: shelf,
                     against: [
                         ("postgres-nio", hand, "ratio >= 0.9"),
                         ("raw-pool", pooled, "(the same through a PostgresClient)"),
+                        ("raw-pool-min1", keptRates, "(a PostgresClient keeping one connection)"),
                     ] + (preparedRates.isEmpty ? [] : [("raw-prepared", preparedRates, "(a named prepared statement)")])
                 )
             }
