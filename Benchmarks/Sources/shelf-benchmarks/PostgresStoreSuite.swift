@@ -140,20 +140,24 @@ struct PostgresStoreSuite {
             let store = try await Store.open(postgres: database.url)
             let raw = try await database.connect()
             // Pools set up as ShelfPostgres sets up its own (PostgresLocation.clientConfiguration),
-            // and the same keeping one connection open (`minimumConnections = 1`): a pool above
-            // its minimum starts an idle timer (a task) at every release and cancels it at the
-            // next lease.
-            func makeClient(minimumConnections: Int) -> PostgresClient {
+            // and the same with no timers: at every release a pool starts a keep-alive timer (a
+            // task; on by default) and, for a connection above `minimumConnections`, an idle
+            // timer, and cancels them at the next lease. `quiet` keeps one connection and no
+            // keep-alive, so a lease and a release start and cancel nothing.
+            func makeClient(quiet: Bool) -> PostgresClient {
                 var configuration = PostgresClient.Configuration(
                     host: database.host, port: database.port, username: database.user, password: database.password,
                     database: database.database, tls: .disable)
                 configuration.options.connectTimeout = .seconds(10)
                 configuration.options.maximumConnections = 8
-                configuration.options.minimumConnections = minimumConnections
+                if quiet {
+                    configuration.options.minimumConnections = 1
+                    configuration.options.keepAliveBehavior = nil
+                }
                 return PostgresClient(configuration: configuration, backgroundLogger: .bench)
             }
-            let client = makeClient(minimumConnections: 0)
-            let keeping = makeClient(minimumConnections: 1)
+            let client = makeClient(quiet: false)
+            let keeping = makeClient(quiet: true)
             let clientTask = Task { await client.run() }
             let keepingTask = Task { await keeping.run() }
             defer {
@@ -268,7 +272,7 @@ struct PostgresStoreSuite {
                     against: [
                         ("postgres-nio", hand, "ratio >= 0.9"),
                         ("raw-pool", pooled, "(the same through a PostgresClient)"),
-                        ("raw-pool-min1", keptRates, "(a PostgresClient keeping one connection)"),
+                        ("raw-pool-quiet", keptRates, "(a PostgresClient with no timers: 1 kept, no keep-alive)"),
                     ] + (preparedRates.isEmpty ? [] : [("raw-prepared", preparedRates, "(a named prepared statement)")])
                 )
             }
