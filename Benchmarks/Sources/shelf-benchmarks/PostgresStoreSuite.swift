@@ -12,9 +12,11 @@ import ShelfStore
 ///   page after row 100,000 (or the middle) of `rows`, newest first.
 /// - `pg.store.search`: the first 50 items whose words start with "pia" (a fifth of the rows).
 ///
-/// Two references say where time goes: `raw-pool` runs the reads through a `PostgresClient`
-/// (the pool Shelf uses) instead of one connection, and `raw-unnest` inserts the whole batch
-/// in one statement (arrays bound once) instead of one statement per row.
+/// References say where time goes: `raw-pool` runs the reads through a `PostgresClient` set up
+/// as Shelf's, `raw-pool-quiet` through one with no timers (one kept connection, no
+/// keep-alive), `raw-prepared` as named prepared statements on one connection; `raw-unnest`
+/// inserts the whole batch in one statement (arrays bound once) instead of one per row.
+/// `pg.store.round_trip` (SELECT 1) and `pg.store.pool_lease` (an empty lease) give the scale.
 struct PostgresStoreSuite {
     let server: PostgresBenchServer
     let rows: Int
