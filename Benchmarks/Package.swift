@@ -7,7 +7,10 @@ import PackageDescription
 let package = Package(
     name: "ShelfBenchmarks",
     dependencies: [
-        .package(name: "Shelf", path: "..")
+        // The PostgreSQL trait builds ShelfPostgres (and the shelf binary with postgres:// support);
+        // postgres-nio, the root package's version, runs the hand-written PostgreSQL baselines.
+        .package(name: "Shelf", path: "..", traits: ["PostgreSQL"]),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "BaselineSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -18,6 +21,8 @@ let package = Package(
                 .product(name: "ShelfReactive", package: "Shelf"),
                 .product(name: "ShelfTerminal", package: "Shelf"),
                 .product(name: "ShelfPresentation", package: "Shelf"),
+                .product(name: "ShelfPostgres", package: "Shelf"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Built so that `shelf-benchmarks browser` can run the release binary.
                 .product(name: "shelf", package: "Shelf"),
                 "BaselineSQLite",

@@ -13,6 +13,11 @@ import Foundation
 //   importlock  import_lock.longest_wait: the longest wait of a one-row write from another
 //           connection during a 1,000,000-row shelf import (--items N); --before PATH runs another
 //           shelf binary (built from an older commit) as the baseline
+//   --backend postgres [--postgres URL]: store, live and load on PostgreSQL against postgres-nio by
+//           hand (PostgresStoreSuite, PostgresLiveSuite, PostgresLoadSuite); URL defaults to
+//           $SHELF_BENCH_POSTGRES, else postgres://postgres:shelf@127.0.0.1:54329/postgres
+//   load    8 writers for --seconds (30) while 4 `shelf watch items` processes watch (SQLite
+//           without --backend postgres)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -28,21 +33,32 @@ let rows = option("--rows", default: 200_000, in: arguments)
 let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 let before = arguments.firstIndex(of: "--before").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-let suites = arguments.filter { !$0.hasPrefix("--") && Int($0) == nil && $0 != only && $0 != before }
+let backend = arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let postgresURL = arguments.firstIndex(of: "--postgres").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let suites = arguments.filter {
+    !$0.hasPrefix("--") && Int($0) == nil && $0 != only && $0 != before && $0 != backend && $0 != postgresURL
+}
 
 guard !suites.isEmpty,
     suites.allSatisfy({
-        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock"].contains($0)
+        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load"].contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|terminal|presentation|browser|transfer|importlock [--json] [--runs N] [--rows N] [--only BENCHMARK]\n"
+            "usage: shelf-benchmarks store|live|load|terminal|presentation|browser|transfer|importlock [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
+if backend == "postgres" {
+    try await runPostgres(
+        suites, server: try PostgresBenchServer(url: postgresURL ?? PostgresBenchServer.defaultURL), report: report,
+        arguments: arguments, runs: runs, rows: rows, only: only)
+    exit(0)  // the SQLite suites below are not run on PostgreSQL
+}
 for suite in suites {
     switch suite {
+    case "load": try await runLoad(server: nil, arguments: arguments, report: report)
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
