@@ -19,6 +19,34 @@ struct TextFieldTests {
         #expect(field.cursor == 2)
     }
 
+    /// A combining mark or a variation selector typed after a character joins it: the text
+    /// then has one character fewer than the keys typed, and the cursor must follow (typing
+    /// "❤️a" or "e\u{301}x" used to crash with an index out of range).
+    @Test(arguments: [
+        ["\u{2764}", "\u{FE0F}", "a", "b"], ["e", "\u{301}", "x"], ["\u{301}", "\u{301}", "a"],
+        ["👩", "\u{200D}", "💻", "!"], ["🇫", "🇷", "x"],
+    ])
+    func charactersThatJoinKeepTheCursorInTheText(_ keys: [String]) {
+        let field = field()
+        for key in keys {
+            for character in key { #expect(field.handle(.character(character))) }
+            #expect(field.cursor <= field.text.count)
+        }
+        #expect(field.text == keys.joined())
+        #expect(field.cursor == field.text.count)
+        // Editing in the middle of joined characters stays inside the text too.
+        _ = field.handle(KeyEvent(.left))
+        _ = field.handle(.character("\u{308}"))
+        _ = field.handle(KeyEvent(.backspace))
+        _ = field.handle(KeyEvent(.home))
+        _ = field.handle(.character("\u{FE0F}"))
+        _ = field.handle(KeyEvent(.end))
+        _ = field.handle(.character("z"))
+        #expect(field.cursor == field.text.count)
+        field.paste("e\u{301}\u{FE0F}")
+        #expect(field.cursor <= field.text.count)
+    }
+
     @Test func editingKeys() {
         let field = field("hello big world")
         _ = field.handle(.control("w"))

@@ -39,6 +39,7 @@ public final class TextField: View {
     /// Applies an editing key; false when the key is not an editing key.
     public func handle(_ event: KeyEvent) -> Bool {
         var characters = Array(text)
+        cursor = min(cursor, characters.count)
         let control = event.modifiers.contains(.control)
         let alt = event.modifiers.contains(.alt)
         switch event.key {
@@ -84,7 +85,7 @@ public final class TextField: View {
         case .end: cursor = characters.count
         default: return false
         }
-        commit(String(characters))
+        commit(characters)
         return true
     }
 
@@ -92,12 +93,18 @@ public final class TextField: View {
     public func paste(_ pasted: String) {
         var characters = Array(text)
         let insert = Array(Self.singleLine(pasted)).prefix(max(0, maximumLength - characters.count))
+        cursor = min(cursor, characters.count)
         characters.insert(contentsOf: insert, at: cursor)
         cursor += insert.count
-        commit(String(characters))
+        commit(characters)
     }
 
-    private func commit(_ newText: String) {
+    /// Makes `characters` the text. Characters typed one by one may join into fewer as a
+    /// string (a combining mark or variation selector joins the character before it), so the
+    /// cursor is counted again in the joined text.
+    private func commit(_ characters: [Character]) {
+        let newText = String(characters)
+        cursor = min(String(characters.prefix(cursor)).count, newText.count)
         let changed = newText != text
         text = newText
         setNeedsDisplay()
