@@ -48,8 +48,9 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The location `--db` names, else `SHELF_DB`, else the default file.
     func resolvedLocation(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
-        if let path, !path.isEmpty { return StoreLocation(path) }
-        if let path = environment["SHELF_DB"], !path.isEmpty { return StoreLocation(path) }
+        // An empty --db is a mistake; an empty SHELF_DB counts as unset, as empty variables do.
+        if let path { return try StoreLocation(parsing: path) }
+        if let path = environment["SHELF_DB"], !path.isEmpty { return try StoreLocation(parsing: path) }
         return .sqlite(path: try Self.dataFolder(environment: environment) + "/shelf.sqlite")
     }
 

@@ -86,4 +86,21 @@ struct CommandUsageTests {
         #expect(toStdout.error.isEmpty, "\(toStdout.error)")
         #expect(toStdout.output.contains("ann@example.com"))
     }
+
+    @Test(arguments: ["", "sqlite:", "postgres:SECRET@127.0.0.1:54329/db", "postgres:/u:SECRET@127.0.0.1/db"])
+    func aMistypedLocationCreatesNothing(_ location: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let result = try await shelf.run(["users", "add", "--name", "A", "--email", "a@example.com", "--db", location])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(!result.error.contains("SECRET"))
+        let created = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
+            .filter { !$0.hasPrefix("run-") && $0 != "home" }
+        #expect(created.isEmpty, "\(created)")
+        // A relative location would have been made in the working directory, which the child
+        // shares with this process.
+        if let folder = location.split(separator: "/").first, folder.hasPrefix("postgres:") {
+            #expect(!FileManager.default.fileExists(atPath: String(folder)))
+        }
+    }
 }
