@@ -19,6 +19,10 @@
 
         @discardableResult
         package func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
+            for (offset, item) in items.enumerated() {
+                try TextLimits.check(
+                    title: item.title, subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
+            }
             let now = Date().postgresMilliseconds
             if items.count > 1 {
                 do {
@@ -76,6 +80,7 @@
         }
 
         package func update(_ item: Item) async throws -> Item {
+            try TextLimits.check(title: item.title)
             let now = Date().postgresMilliseconds
             return try await pool.read { connection in
                 let updated = try await connection.query(

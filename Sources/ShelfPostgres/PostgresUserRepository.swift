@@ -27,6 +27,7 @@
             var normalized: [String] = []
             normalized.reserveCapacity(users.count)
             for (offset, user) in users.enumerated() {
+                try TextLimits.check(name: user.name, subject: Self.subject(offset, of: users.count))
                 do {
                     normalized.append(try Email.normalized(user.email))
                 } catch {
@@ -92,6 +93,7 @@
         }
 
         package func update(_ user: User) async throws {
+            try TextLimits.check(name: user.name)
             let email = try Email.normalized(user.email)
             let found = try await pool.read { connection in
                 try await connection.query(

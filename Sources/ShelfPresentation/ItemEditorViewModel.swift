@@ -61,7 +61,7 @@ public final class ItemEditorViewModel {
     public let state: Property<ItemEditorContent>
 
     /// Longest title accepted, in characters.
-    public nonisolated static let maximumTitleLength = 200
+    public nonisolated static let maximumTitleLength = TextLimits.title
 
     private let store: Store
     private let mutableState: MutableProperty<ItemEditorContent>
@@ -195,7 +195,8 @@ public final class ItemEditorViewModel {
 
     // MARK: - Pure rules
 
-    /// The message for each invalid field: title required and at most 200 characters,
+    /// The message for each invalid field: title required and at most `maximumTitleLength`
+    /// characters (Unicode scalars, the store's rule),
     /// priority a whole number from 0 to 3, owner an email. Whether the owner exists is
     /// checked when saving.
     public nonisolated static func validate(_ values: [ItemEditorField: String]) -> [ItemEditorField: String] {
@@ -203,8 +204,9 @@ public final class ItemEditorViewModel {
         let title = (values[.title] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if title.isEmpty {
             errors[.title] = "A title is required."
-        } else if title.count > maximumTitleLength {
-            errors[.title] = "The title is \(title.count) characters; shorten it to \(maximumTitleLength) or fewer."
+        } else if title.unicodeScalars.count > maximumTitleLength {
+            errors[.title] =
+                "The title is \(title.unicodeScalars.count) characters; shorten it to \(maximumTitleLength) or fewer."
         }
         let priority = (values[.priority] ?? "").trimmingCharacters(in: .whitespaces)
         let isValidPriority = priority.isEmpty || Int(priority).map(Item.priorities.contains) == true

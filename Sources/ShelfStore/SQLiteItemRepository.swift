@@ -22,7 +22,11 @@ public final class SQLiteItemRepository: ItemRepository {
 
     @discardableResult
     public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
-        try await database.storeWrite { connection in
+        for (offset, item) in items.enumerated() {
+            try TextLimits.check(
+                title: item.title, subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
+        }
+        return try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
             var ids: [Item.ID] = []
             ids.reserveCapacity(items.count)
@@ -40,7 +44,8 @@ public final class SQLiteItemRepository: ItemRepository {
     }
 
     public func update(_ item: Item) async throws -> Item {
-        try await database.storeWrite { connection in
+        try TextLimits.check(title: item.title)
+        return try await database.storeWrite { connection in
             try StoreError.translating {
                 try connection.run(
                     """

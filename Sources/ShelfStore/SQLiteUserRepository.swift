@@ -22,6 +22,7 @@ public final class SQLiteUserRepository: UserRepository {
         var normalized: [String] = []
         normalized.reserveCapacity(users.count)
         for (offset, user) in users.enumerated() {
+            try TextLimits.check(name: user.name, subject: Self.subject(offset, of: users.count))
             do {
                 normalized.append(try Email.normalized(user.email))
             } catch {
@@ -51,6 +52,7 @@ public final class SQLiteUserRepository: UserRepository {
     }
 
     public func update(_ user: User) async throws {
+        try TextLimits.check(name: user.name)
         let email = try Email.normalized(user.email)
         try await database.storeWrite { connection in
             try StoreError.translating {

@@ -85,6 +85,7 @@ struct RowDecoder {
     func user(_ record: SourceRecord) throws(TransferError) -> ImportedUser {
         let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
         let name = try required(.name, record, what: "every user needs a name")
+        if let tooLong = TextLimits.nameProblem(name) { throw problem(tooLong, field: .name, in: record) }
         let given = try required(.email, record, what: "every user needs an email")
         // The store's rule: trimmed, NFC, no control or bidi characters (so an import cannot
         // add a second "Äda" that differs only in its bytes).
@@ -116,6 +117,7 @@ struct RowDecoder {
                 "the row has no owner; fill its 'user' column, or pass --user EMAIL", field: .user, in: record)
         }
         let title = try required(.title, record, what: "every item needs a title")
+        if let tooLong = TextLimits.titleProblem(title) { throw problem(tooLong, field: .title, in: record) }
         let notes = try text(.notes, record)
         let status: Item.Status
         switch try text(.status, record) {

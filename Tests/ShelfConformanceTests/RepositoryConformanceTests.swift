@@ -127,7 +127,7 @@ struct RepositoryConformanceTests {
             let titles = [
                 "e\u{301}t\u{E9} — ✔︎ RTL \u{202E}abc\u{202C}", "line\u{2028}sep",
                 "quote ' \" \\ ; DROP TABLE items; --",
-                String(repeating: "long ", count: 20_000),
+                String(repeating: "😀", count: 500),
             ]
             for title in titles {
                 let id = try await store.items.insert(NewItem(userID: ann, title: title, notes: "\u{1F600}\u{FE0F}"))
@@ -135,7 +135,40 @@ struct RepositoryConformanceTests {
                 #expect(item.title.unicodeScalars.elementsEqual(title.unicodeScalars))
                 #expect(item.notes == "\u{1F600}\u{FE0F}")
             }
+            // Notes have no length limit: 100,000 words.
+            let long = String(repeating: "long ", count: 20_000)
+            let noted = try await store.items.insert(NewItem(userID: ann, title: "Long notes", notes: long))
+            #expect(try await store.items.item(id: noted)?.notes == long)
             #expect(try await store.users.user(id: ann)?.name == "Zoë 👩🏽‍💻")
+        }
+    }
+
+    /// Titles and names are sort keys with an index each: both backends take 500 characters
+    /// of any kind (4-byte ones included) and refuse 501, before any SQL runs.
+    @Test(arguments: Backend.available)
+    func titlesAndNamesHaveOneLimitOnEveryBackend(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let longest = String(repeating: "😀", count: 500)
+            let ann = try await store.users.insert(NewUser(name: longest, email: "ann@example.com"))
+            let id = try await store.items.insert(NewItem(userID: ann, title: longest))
+            #expect(try await store.items.item(id: id)?.title == longest)
+            let items = try await store.items.items(matching: ItemQuery(sortField: .title, sortDirection: .ascending))
+            #expect(items.map(\.id) == [id])
+            let tooLong = longest + "x"
+            let title = await #expect(throws: StoreError.self) {
+                try await store.items.insert(NewItem(userID: ann, title: tooLong))
+            }
+            #expect(title?.code == .invalidValue)
+            #expect(title?.message.contains("at most 500 characters") == true)
+            var edited = try #require(try await store.items.item(id: id))
+            edited.title = tooLong
+            let update = await #expect(throws: StoreError.self) { try await store.items.update(edited) }
+            #expect(update?.code == .invalidValue)
+            let name = await #expect(throws: StoreError.self) {
+                try await store.users.insert(NewUser(name: tooLong, email: "bob@example.com"))
+            }
+            #expect(name?.code == .invalidValue)
+            #expect(try await store.items.count(matching: ItemQuery()) == 1)
         }
     }
 }

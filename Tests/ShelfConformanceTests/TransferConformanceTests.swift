@@ -136,4 +136,24 @@ struct TransferConformanceTests {
             #expect(try await store.users.user(email: "dry@example.com") == nil)
         }
     }
+
+    /// A title over the limit in a file is a problem at its FILE:LINE:COLUMN, a reject with
+    /// --skip-invalid, and a problem in a dry run: on both backends, before anything is written.
+    @Test(arguments: Backend.available)
+    func aTooLongTitleIsAPlacedProblem(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let importer = Importer(store: store)
+            _ = try await importer.importUsers(from: .file(try Self.file("u.csv", Self.users)))
+            let long = String(repeating: "t", count: 501)
+            let path = try Self.file("long.csv", "user,title\nann@example.com,fine\nann@example.com,\(long)\n")
+            let error = await #expect(throws: TransferError.self) { try await importer.importItems(from: .file(path)) }
+            #expect(error?.description.contains("long.csv:3:17") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("at most 500 characters") == true)
+            let rejects = path + ".rejects.csv"
+            let skipped = try await importer.importItems(
+                from: .file(path), options: ImportOptions(skipInvalid: true, rejectsPath: rejects))
+            #expect((skipped.inserted, skipped.skipped) == (1, 1))
+            #expect(try String(contentsOfFile: rejects, encoding: .utf8).contains("at most 500 characters"))
+        }
+    }
 }

@@ -76,15 +76,21 @@ package final class ChildProcess {
             for pointer in cEnvironment { free(pointer) }
         }
         var pid = pid_t()
-        // The tests ignore SIGPIPE; the child starts with every signal at its default, as
-        // from a shell.
+        // The tests ignore SIGPIPE; the child starts with every signal at its default and
+        // none blocked, as from a shell. The mask matters: a child inherits the blocked
+        // signals of the thread that spawns it, and threads of the test process (SwiftNIO's
+        // among them, in the PostgreSQL build) block some, so a SIGTERM the test sent never
+        // reached the child.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigfillset(&defaults)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let status = posix_spawn(&pid, executable, &actions, &attributes, &cArguments, &cEnvironment)
         guard status == 0 else {
             throw CocoaError(
