@@ -10,9 +10,10 @@ internal import Synchronization
 package protocol TableObserver: AnyObject, Sendable {
     /// The tables it reads, or nil when not known yet (then every change concerns it).
     var observedTables: Set<String>? { get }
-    /// Called on the tracker's queue, serially, after a commit changed an observed table.
+    /// Called serially, after a commit changed an observed table: on the tracker's queue, or
+    /// on the thread of an async write that found the tracker idle (see `ChangeTracker`).
     func tablesDidChange()
-    /// Called on the tracker's queue when the database can no longer be read through this
+    /// Called serially, like `tablesDidChange`, when the database can no longer be read through this
     /// process's connections (its file was deleted or replaced); nothing is called after it.
     func databaseDidFail(_ error: any Error)
 }
@@ -29,10 +30,17 @@ package protocol TableObserver: AnyObject, Sendable {
 /// transaction moves nothing, and a write to a table without counters wakes no observer.
 /// Without a `shelf_changes` table every commit concerns every observer.
 ///
-/// **Coalescing.** Work runs on one serial queue. Commits that arrive while a pass is
-/// running are merged into the next pass, so a burst of commits costs one re-run per
-/// observer, never a queue of stale ones. Idle, it uses no CPU: the file watcher blocks in
-/// `poll(2)`.
+/// **Coalescing.** Work runs one piece at a time: passes, and the work `enqueue` is given,
+/// hold `passLock` while they run. Commits that arrive while a pass is running are merged
+/// into the next pass, so a burst of commits costs one re-run per observer, never a queue of
+/// stale ones. Idle, it uses no CPU: the file watcher blocks in `poll(2)`.
+///
+/// **Where passes run.** On the tracker's serial queue, except one case: the pass for a
+/// commit of this process's async `Database.write` runs on the committing thread, right
+/// after the commit, when no pass is scheduled and none is running (`passLock` free). That
+/// takes the thread hop from the writer to the queue off the path from a write to its live
+/// values. Deliveries stay in order: every pass and every enqueued piece holds `passLock`,
+/// so none overlaps another, and each pass reads a snapshot no older than the last one's.
 package final class ChangeTracker: Sendable {
     private struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
@@ -79,6 +87,11 @@ package final class ChangeTracker: Sendable {
 
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "shelf.change-tracker")
+    /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
+    /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
+    private let passLock = NSLock()
+    /// Passes run on a committing thread instead of the queue (for tests).
+    private let passesOnCommittingThread = Atomic<Int>(0)
     private let path: String?
     /// The database this tracker belongs to; weak, since the database owns the tracker.
     private let owner = Mutex(WeakDatabase())
@@ -211,21 +224,52 @@ package final class ChangeTracker: Sendable {
         state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
     }
 
-    /// Runs `work` on the tracker's queue, after any pass in progress.
+    /// Runs `work` on the tracker's queue, after any pass in progress, never while a pass or
+    /// another piece of enqueued work runs.
     package func enqueue(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        queue.async { [passLock] in
+            passLock.lock()
+            defer { passLock.unlock() }
+            work()
+        }
     }
 
+    /// How many passes ran on the thread of the commit that caused them rather than on the
+    /// tracker's queue (for tests).
+    package var passesOnCommittingThreadCount: Int { passesOnCommittingThread.load(ordering: .relaxed) }
+
     /// Called by `Database.write` after a commit that changed rows, with the counters read
-    /// inside the transaction (nil when the database keeps none).
-    func didCommit(counters: [String: Int64]?) {
-        schedule { pending in
+    /// inside the transaction (nil when the database keeps none). With `runHere` (async
+    /// writes, outside the writer's lock), the pass runs on the calling thread when the
+    /// tracker is idle: no pass scheduled or running. Otherwise it is merged into the next
+    /// pass on the queue.
+    func didCommit(counters: [String: Int64]?, runHere: Bool = false) {
+        let update = { (pending: inout Pending) in
             if let counters {
                 pending.snapshot = (pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
             } else {
                 pending.unknown = true
             }
         }
+        guard runHere else { return schedule(update) }
+        let claimed = state.withLock { state -> Bool in
+            guard state.counters != nil else { return false }  // nobody observes yet
+            update(&state.pending)
+            guard !state.scheduled else { return false }  // a pass on the queue will take it
+            state.scheduled = true
+            return true
+        }
+        guard claimed else { return }
+        // `try`: never wait here. The lock is held by a pass or enqueued work on the queue, or
+        // by this very thread when an observer writes from inside a pass: then the queue runs
+        // the pass after it.
+        guard passLock.try() else {
+            queue.async { self.runPass() }
+            return
+        }
+        defer { passLock.unlock() }
+        passesOnCommittingThread.add(1, ordering: .relaxed)
+        runPassHoldingLock()
     }
 
     /// Called by `Database` before it starts a write transaction on its writer.
@@ -337,7 +381,7 @@ package final class ChangeTracker: Sendable {
             return state.observers
         }
         guard let registrations else { return true }
-        queue.async { [self] in
+        enqueue { [self] in
             for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
         }
         // The -wal at the path is still this process's: a process opening the new file would
@@ -389,8 +433,16 @@ package final class ChangeTracker: Sendable {
         if start { queue.async { self.runPass() } }
     }
 
-    /// One pass: work out the changed tables, then tell the observers that read them.
+    /// One pass on the tracker's queue, once no other pass or enqueued work runs.
     private func runPass() {
+        passLock.lock()
+        defer { passLock.unlock() }
+        runPassHoldingLock()
+    }
+
+    /// One pass: work out the changed tables, then tell the observers that read them. The
+    /// caller holds `passLock`.
+    private func runPassHoldingLock() {
         let (pending, explained) = state.withLock { state in
             defer {
                 state.pending = Pending()

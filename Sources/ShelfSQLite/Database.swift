@@ -205,9 +205,10 @@ package final class Database: Sendable {
         return Commit(result: result, tracked: true, counters: try ChangeTracker.counters(on: writer))
     }
 
-    /// Tells the change tracker about a commit (outside the writer's lock) and returns its result.
-    private func finish<T>(_ commit: Commit<T>) -> T {
-        if commit.tracked { changeTracker.didCommit(counters: commit.counters) }
+    /// Tells the change tracker about a commit (outside the writer's lock) and returns its
+    /// result. `runHere`: the tracker may run the pass for it on this thread (async writes).
+    private func finish<T>(_ commit: Commit<T>, runHere: Bool = false) -> T {
+        if commit.tracked { changeTracker.didCommit(counters: commit.counters, runHere: runHere) }
         return commit.result
     }
 
@@ -279,8 +280,12 @@ package final class Database: Sendable {
     /// calling task (no thread hop: a short write is CPU work over the page cache, like a
     /// read); otherwise it runs on a dedicated thread, since it may wait up to the write
     /// timeout for another process's lock.
+    ///
+    /// When the change tracker is idle, the live queries over the tables the commit changed
+    /// re-run (and publish) on the calling task before this returns: a caller that awaits a
+    /// write then finds the live values showing it, and no thread hop delays them.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit) }
+        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit, runHere: true) }
         return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async {
                 continuation.resume(with: Result { try self.write(body) })

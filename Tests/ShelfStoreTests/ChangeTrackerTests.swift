@@ -52,6 +52,71 @@ struct ChangeTrackerTests {
         #expect(walIndex.writeLock() == .free)
     }
 
+    @Test func anAsyncWriteRunsItsPassOnItsOwnTaskWhenTheTrackerIsIdle() async throws {
+        let fixture = try await Fixture()
+        let tracker = fixture.store.database.changeTracker
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        var shownOnReturn = 0
+        for index in 1...20 {
+            // Room for the tracker to finish the file event of the last commit (no time bound:
+            // a write that finds it busy hands its pass to the queue, as before).
+            try await Task.sleep(for: .milliseconds(10))
+            _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "item \(index)"))
+            if live.value.success?.totalCount == index { shownOnReturn += 1 }
+        }
+        #expect(await eventually { live.value.success?.totalCount == 20 })
+        // Before, every pass ran on the tracker's queue, after the write had returned.
+        #expect(tracker.passesOnCommittingThreadCount > 0)
+        #expect(shownOnReturn > 0, "no write returned with its live value up to date")
+    }
+
+    @Test func deliveriesStayInOrderWithPassesOnCommittingTasks() async throws {
+        let fixture = try await Fixture()
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let token = Lifetime.Token()
+        let counts = Locked<[Int]>([])
+        live.observe(during: token.lifetime) { result in
+            if let count = result.success?.totalCount { counts.withLock { $0.append(count) } }
+        }
+        // Writers on several tasks: passes run on whichever committing task finds the tracker
+        // idle, others on the queue. Counts only grow, so deliveries in order only grow too.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    for index in 0..<25 {
+                        _ = try await fixture.store.items.insert(
+                            NewItem(userID: fixture.ann, title: "writer \(writer) item \(index)"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await eventually { live.value.success?.totalCount == 100 })
+        let seen = counts.value
+        #expect(seen.last == 100)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 }, "out of order or repeated: \(seen)")
+    }
+
+    @Test func aWriteFromInsideAPassOnTheCommittingTaskIsTrackedToo() async throws {
+        let fixture = try await Fixture()
+        let database = fixture.store.database
+        let ann = fixture.ann.rawValue
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let token = Lifetime.Token()
+        // The observer writes (blocking) when it sees the first item: the pass delivering it
+        // holds the tracker, so this commit's pass must go to the queue, not wait for itself.
+        live.observe(during: token.lifetime) { result in
+            guard result.success?.totalCount == 1 else { return }
+            _ = try? database.write { connection in
+                try connection.execute(
+                    "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(ann), 'from the observer', 0, 0)"
+                )
+            }
+        }
+        _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "first"))
+        #expect(await eventually { live.value.success?.totalCount == 2 })
+    }
+
     @Test func thisProcesssOwnWriteLockIsNotAnotherProcesss() async throws {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
