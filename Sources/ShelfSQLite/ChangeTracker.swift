@@ -28,7 +28,11 @@ package protocol TableObserver: AnyObject, Sendable {
 /// and WAL files, after which the counters are read on a reader. Either way the changed
 /// tables are the counters that moved, so one mechanism covers both, a rolled-back
 /// transaction moves nothing, and a write to a table without counters wakes no observer.
-/// Without a `shelf_changes` table every commit concerns every observer.
+/// Without a `shelf_changes` table every commit concerns every observer. A file event that
+/// this process's own commit caused reads nothing: while no other process holds the write
+/// lock and the WAL index's change counter (`iChange`, moved by every commit) is where this
+/// process's latest commit left it, no commit happened since the one whose counters are
+/// already known.
 ///
 /// **Coalescing.** Work runs one piece at a time: passes, and the work `enqueue` is given,
 /// hold `passLock` while they run. Commits that arrive while a pass is running are merged
@@ -58,6 +62,12 @@ package final class ChangeTracker: Sendable {
         var ownWritesAtLastLook: (started: UInt64, ended: UInt64) = (0, 0)
         /// Looks again scheduled because a commit might have been under way (for tests).
         var followUps = 0
+        /// The WAL index's change counter as this process's latest tracked commit left it
+        /// (see `didCommit`): while the counter still has this value, nothing was committed
+        /// since, and a file event needs no read of the counters.
+        var ownCommitChange: UInt32?
+        /// Reads of the counters for file events and periodic checks (for tests).
+        var externalReads = 0
     }
 
     private struct Pending {
@@ -238,23 +248,35 @@ package final class ChangeTracker: Sendable {
     /// tracker's queue (for tests).
     package var passesOnCommittingThreadCount: Int { passesOnCommittingThread.load(ordering: .relaxed) }
 
+    /// How many times a file event or the periodic check had the counters read (for tests).
+    package var externalReadCount: Int { state.withLock { $0.externalReads } }
+
+    /// The WAL index's change counter now, or nil when it cannot be read. `Database` reads it
+    /// inside a write transaction (which holds the write lock) to learn the value its commit
+    /// will leave.
+    func walChangeCounter() -> UInt32? {
+        walIndex?.changeCounter()
+    }
+
     /// Called by `Database.write` after a commit that changed rows, with the counters read
-    /// inside the transaction (nil when the database keeps none). With `runHere` (async
-    /// writes, outside the writer's lock), the pass runs on the calling thread when the
-    /// tracker is idle: no pass scheduled or running. Otherwise it is merged into the next
-    /// pass on the queue.
-    func didCommit(counters: [String: Int64]?, runHere: Bool = false) {
-        let update = { (pending: inout Pending) in
-            if let counters {
-                pending.snapshot = (pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
-            } else {
-                pending.unknown = true
-            }
-        }
-        guard runHere else { return schedule(update) }
+    /// inside the transaction (nil when the database keeps none) and, when known, the WAL
+    /// index's change counter as the commit left it. With `runHere` (async writes, outside
+    /// the writer's lock), the pass runs on the calling thread when the tracker is idle: no
+    /// pass scheduled or running. Otherwise it is merged into the next pass on the queue.
+    func didCommit(counters: [String: Int64]?, walChange: UInt32? = nil, runHere: Bool = false) {
         let claimed = state.withLock { state -> Bool in
             guard state.counters != nil else { return false }  // nobody observes yet
-            update(&state.pending)
+            if let counters {
+                state.pending.snapshot = (state.pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
+            } else {
+                state.pending.unknown = true
+            }
+            // The counters of this commit include every commit before it. Commits of this
+            // process can report out of order (each reports after releasing the writer): keep
+            // the latest (wrapping comparison).
+            if let walChange, state.ownCommitChange.map({ Int32(bitPattern: walChange &- $0) > 0 }) ?? true {
+                state.ownCommitChange = walChange
+            }
             guard !state.scheduled else { return false }  // a pass on the queue will take it
             state.scheduled = true
             return true
@@ -263,7 +285,7 @@ package final class ChangeTracker: Sendable {
         // `try`: never wait here. The lock is held by a pass or enqueued work on the queue, or
         // by this very thread when an observer writes from inside a pass: then the queue runs
         // the pass after it.
-        guard passLock.try() else {
+        guard runHere, passLock.try() else {
             queue.async { self.runPass() }
             return
         }
@@ -467,9 +489,19 @@ package final class ChangeTracker: Sendable {
         var writeLock = WALIndexFile.WriteLock.free
         if pending.external {
             writeLock = walIndex?.writeLock() ?? .unknown
-            if let now = readCounters() {
+            // Nothing committed since this process's latest tracked commit (no other process
+            // holds the write lock, so none is half done, and the WAL index's change counter,
+            // which every commit moves, is where that commit left it): its counters, handed
+            // over by the commit itself, are the latest. The file event was that commit's (or
+            // a checkpoint's), and reading the counters again would find nothing new.
+            let own = state.withLock { $0.ownCommitChange }
+            if writeLock == .free, let own, walIndex?.changeCounter() == own {
+                // Nothing to read.
+            } else if let now = readCounters() {
+                state.withLock { $0.externalReads += 1 }
                 snapshot = (snapshot ?? [:]).merging(now, uniquingKeysWith: max)
             } else {
+                state.withLock { $0.externalReads += 1 }
                 unknown = true
             }
         }

@@ -117,6 +117,70 @@ struct ChangeTrackerTests {
         #expect(await eventually { live.value.success?.totalCount == 2 })
     }
 
+    @Test func theFileEventOfAnOwnCommitReadsNoCounters() async throws {
+        let fixture = try await Fixture()
+        let tracker = fixture.store.database.changeTracker
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let writes = 20
+        for index in 1...writes {
+            _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "item \(index)"))
+            #expect(await eventually { live.value.success?.totalCount == index })
+            // Room for the file event of this commit to arrive on its own (no time bound).
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        await withCheckedContinuation { continuation in tracker.enqueue { continuation.resume() } }
+        // Before, the file event of every own commit read the counters again, on a reader.
+        #expect(tracker.externalReadCount < writes / 2, "\(tracker.externalReadCount) reads for \(writes) commits")
+    }
+
+    @Test func theWALChangeCounterMovesByOnePerCommitThatWrites() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let walIndex = WALIndexFile(databasePath: path)
+        let before = try #require(walIndex.changeCounter())
+        _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "one"))
+        #expect(walIndex.changeCounter() == before &+ 1)
+        try await fixture.store.database.write { _ in }
+        #expect(walIndex.changeCounter() == before &+ 1, "a transaction that wrote nothing moved it")
+        let shell = try SQLiteShell(path: path)
+        try await shell.run(
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'shell', 0, 0);"
+        )
+        shell.finish()
+        #expect(walIndex.changeCounter() == before &+ 2)
+    }
+
+    @Test func anotherProcesssCommitAfterAnOwnCommitThatWroteNothingIsSeen() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        // Tracked, but it writes no WAL frame: the change counter it predicted (the current
+        // one plus one) is the one the shell's commit takes. Kept, it would hide that commit.
+        try await fixture.store.database.write { _ in }
+        let shell = try SQLiteShell(path: path)
+        defer { shell.finish() }
+        try await shell.run(
+            "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'shell', 0, 0);"
+        )
+        #expect(await eventually { live.value.success?.totalCount == 1 })
+    }
+
+    @Test func commitsOfAnotherProcessBetweenOwnCommitsAreSeen() async throws {
+        let fixture = try await Fixture()
+        let path = try #require(fixture.store.path)
+        let live = try await fixture.store.liveItems(matching: ItemQuery(), limit: 10)
+        let shell = try SQLiteShell(path: path)
+        defer { shell.finish() }
+        for index in 1...10 {
+            _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "own \(index)"))
+            try await shell.run(
+                "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(fixture.ann.rawValue), 'shell \(index)', 0, 0);"
+            )
+            #expect(await eventually { live.value.success?.totalCount == 2 * index })
+        }
+    }
+
     @Test func thisProcesssOwnWriteLockIsNotAnotherProcesss() async throws {
         let fixture = try await Fixture()
         let path = try #require(fixture.store.path)
