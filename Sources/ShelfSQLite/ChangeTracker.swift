@@ -68,6 +68,8 @@ package final class ChangeTracker: Sendable {
         var ownCommitChange: UInt32?
         /// Reads of the counters for file events and periodic checks (for tests).
         var externalReads = 0
+        /// File events that needed no pass (see `fileEventIsOwnCommit`; for tests).
+        var eventsWithoutPass = 0
     }
 
     private struct Pending {
@@ -304,12 +306,37 @@ package final class ChangeTracker: Sendable {
         ownWritesEnded.add(1, ordering: .relaxed)
     }
 
+    /// How many file events were settled on the watcher's thread, without a pass (for tests).
+    package var eventsWithoutPassCount: Int { state.withLock { $0.eventsWithoutPass } }
+
     /// Called by the file watcher when the database or WAL file changed.
     func externalChange() {
+        if fileEventIsOwnCommit() { return }
         schedule {
             $0.external = true
             $0.externalAttempt = 0
         }
+    }
+
+    /// True when a file event can only be this process's own commit (or a checkpoint), so that
+    /// no pass is needed, not even a hop to the tracker's queue: a write of this process's
+    /// writer started or ended since the last look (it explains the event); the file is still
+    /// the one opened; no other process holds the write lock (none is half done); and the WAL
+    /// index's change counter is where this process's latest commit left it (nothing was
+    /// committed since; that commit handed its counters over itself). Checked on the
+    /// watcher's thread, in a few system calls; any doubt leaves the event to a pass.
+    private func fileEventIsOwnCommit() -> Bool {
+        guard let path, let walIndex, let opened = identity.withLock({ $0 }) else { return false }
+        let writes = (started: ownWrites.load(ordering: .relaxed), ended: ownWritesEnded.load(ordering: .relaxed))
+        let (explained, own) = state.withLock { ($0.ownWritesAtLastLook != writes, $0.ownCommitChange) }
+        guard explained, let own, terminalFailure == nil, FileIdentity(path: path) == opened,
+            walIndex.writeLock() == .free, walIndex.changeCounter() == own
+        else { return false }
+        state.withLock { state in
+            state.ownWritesAtLastLook = writes
+            state.eventsWithoutPass += 1
+        }
+        return true
     }
 
     /// Delays before looking again at an external change that showed no moved counter, while
