@@ -10,9 +10,10 @@ internal import Synchronization
 package protocol TableObserver: AnyObject, Sendable {
     /// The tables it reads, or nil when not known yet (then every change concerns it).
     var observedTables: Set<String>? { get }
-    /// Called on the tracker's queue, serially, after a commit changed an observed table.
+    /// Called serially, after a commit changed an observed table: on the tracker's queue, or
+    /// on the thread of an async write that found the tracker idle (see `ChangeTracker`).
     func tablesDidChange()
-    /// Called on the tracker's queue when the database can no longer be read through this
+    /// Called serially, like `tablesDidChange`, when the database can no longer be read through this
     /// process's connections (its file was deleted or replaced); nothing is called after it.
     func databaseDidFail(_ error: any Error)
 }
@@ -27,12 +28,23 @@ package protocol TableObserver: AnyObject, Sendable {
 /// and WAL files, after which the counters are read on a reader. Either way the changed
 /// tables are the counters that moved, so one mechanism covers both, a rolled-back
 /// transaction moves nothing, and a write to a table without counters wakes no observer.
-/// Without a `shelf_changes` table every commit concerns every observer.
+/// Without a `shelf_changes` table every commit concerns every observer. A file event that
+/// this process's own commit caused reads nothing: while no other process holds the write
+/// lock and the WAL index's change counter (`iChange`, moved by every commit) is where this
+/// process's latest commit left it, no commit happened since the one whose counters are
+/// already known.
 ///
-/// **Coalescing.** Work runs on one serial queue. Commits that arrive while a pass is
-/// running are merged into the next pass, so a burst of commits costs one re-run per
-/// observer, never a queue of stale ones. Idle, it uses no CPU: the file watcher blocks in
-/// `poll(2)`.
+/// **Coalescing.** Work runs one piece at a time: passes, and the work `enqueue` is given,
+/// hold `passLock` while they run. Commits that arrive while a pass is running are merged
+/// into the next pass, so a burst of commits costs one re-run per observer, never a queue of
+/// stale ones. Idle, it uses no CPU: the file watcher blocks in `poll(2)`.
+///
+/// **Where passes run.** On the tracker's serial queue, except one case: the pass for a
+/// commit of this process's async `Database.write` runs on the committing thread, right
+/// after the commit, when no pass is scheduled and none is running (`passLock` free). That
+/// takes the thread hop from the writer to the queue off the path from a write to its live
+/// values. Deliveries stay in order: every pass and every enqueued piece holds `passLock`,
+/// so none overlaps another, and each pass reads a snapshot no older than the last one's.
 package final class ChangeTracker: Sendable {
     private struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
@@ -50,6 +62,14 @@ package final class ChangeTracker: Sendable {
         var ownWritesAtLastLook: (started: UInt64, ended: UInt64) = (0, 0)
         /// Looks again scheduled because a commit might have been under way (for tests).
         var followUps = 0
+        /// The WAL index's change counter as this process's latest tracked commit left it
+        /// (see `didCommit`): while the counter still has this value, nothing was committed
+        /// since, and a file event needs no read of the counters.
+        var ownCommitChange: UInt32?
+        /// Reads of the counters for file events and periodic checks (for tests).
+        var externalReads = 0
+        /// File events that needed no pass (see `fileEventIsOwnCommit`; for tests).
+        var eventsWithoutPass = 0
     }
 
     private struct Pending {
@@ -79,6 +99,11 @@ package final class ChangeTracker: Sendable {
 
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "shelf.change-tracker")
+    /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
+    /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
+    private let passLock = NSLock()
+    /// Passes run on a committing thread instead of the queue (for tests).
+    private let passesOnCommittingThread = Atomic<Int>(0)
     private let path: String?
     /// The database this tracker belongs to; weak, since the database owns the tracker.
     private let owner = Mutex(WeakDatabase())
@@ -211,21 +236,64 @@ package final class ChangeTracker: Sendable {
         state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
     }
 
-    /// Runs `work` on the tracker's queue, after any pass in progress.
+    /// Runs `work` on the tracker's queue, after any pass in progress, never while a pass or
+    /// another piece of enqueued work runs.
     package func enqueue(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        queue.async { [passLock] in
+            passLock.lock()
+            defer { passLock.unlock() }
+            work()
+        }
+    }
+
+    /// How many passes ran on the thread of the commit that caused them rather than on the
+    /// tracker's queue (for tests).
+    package var passesOnCommittingThreadCount: Int { passesOnCommittingThread.load(ordering: .relaxed) }
+
+    /// How many times a file event or the periodic check had the counters read (for tests).
+    package var externalReadCount: Int { state.withLock { $0.externalReads } }
+
+    /// The WAL index's change counter now, or nil when it cannot be read. `Database` reads it
+    /// inside a write transaction (which holds the write lock) to learn the value its commit
+    /// will leave.
+    func walChangeCounter() -> UInt32? {
+        walIndex?.changeCounter()
     }
 
     /// Called by `Database.write` after a commit that changed rows, with the counters read
-    /// inside the transaction (nil when the database keeps none).
-    func didCommit(counters: [String: Int64]?) {
-        schedule { pending in
+    /// inside the transaction (nil when the database keeps none) and, when known, the WAL
+    /// index's change counter as the commit left it. With `runHere` (async writes, outside
+    /// the writer's lock), the pass runs on the calling thread when the tracker is idle: no
+    /// pass scheduled or running. Otherwise it is merged into the next pass on the queue.
+    func didCommit(counters: [String: Int64]?, walChange: UInt32? = nil, runHere: Bool = false) {
+        let claimed = state.withLock { state -> Bool in
+            guard state.counters != nil else { return false }  // nobody observes yet
             if let counters {
-                pending.snapshot = (pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
+                state.pending.snapshot = (state.pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
             } else {
-                pending.unknown = true
+                state.pending.unknown = true
             }
+            // The counters of this commit include every commit before it. Commits of this
+            // process can report out of order (each reports after releasing the writer): keep
+            // the latest (wrapping comparison).
+            if let walChange, state.ownCommitChange.map({ Int32(bitPattern: walChange &- $0) > 0 }) ?? true {
+                state.ownCommitChange = walChange
+            }
+            guard !state.scheduled else { return false }  // a pass on the queue will take it
+            state.scheduled = true
+            return true
         }
+        guard claimed else { return }
+        // `try`: never wait here. The lock is held by a pass or enqueued work on the queue, or
+        // by this very thread when an observer writes from inside a pass: then the queue runs
+        // the pass after it.
+        guard runHere, passLock.try() else {
+            queue.async { self.runPass() }
+            return
+        }
+        defer { passLock.unlock() }
+        passesOnCommittingThread.add(1, ordering: .relaxed)
+        runPassHoldingLock()
     }
 
     /// Called by `Database` before it starts a write transaction on its writer.
@@ -238,12 +306,37 @@ package final class ChangeTracker: Sendable {
         ownWritesEnded.add(1, ordering: .relaxed)
     }
 
+    /// How many file events were settled on the watcher's thread, without a pass (for tests).
+    package var eventsWithoutPassCount: Int { state.withLock { $0.eventsWithoutPass } }
+
     /// Called by the file watcher when the database or WAL file changed.
     func externalChange() {
+        if fileEventIsOwnCommit() { return }
         schedule {
             $0.external = true
             $0.externalAttempt = 0
         }
+    }
+
+    /// True when a file event can only be this process's own commit (or a checkpoint), so that
+    /// no pass is needed, not even a hop to the tracker's queue: a write of this process's
+    /// writer started or ended since the last look (it explains the event); the file is still
+    /// the one opened; no other process holds the write lock (none is half done); and the WAL
+    /// index's change counter is where this process's latest commit left it (nothing was
+    /// committed since; that commit handed its counters over itself). Checked on the
+    /// watcher's thread, in a few system calls; any doubt leaves the event to a pass.
+    private func fileEventIsOwnCommit() -> Bool {
+        guard let path, let walIndex, let opened = identity.withLock({ $0 }) else { return false }
+        let writes = (started: ownWrites.load(ordering: .relaxed), ended: ownWritesEnded.load(ordering: .relaxed))
+        let (explained, own) = state.withLock { ($0.ownWritesAtLastLook != writes, $0.ownCommitChange) }
+        guard explained, let own, terminalFailure == nil, FileIdentity(path: path) == opened,
+            walIndex.writeLock() == .free, walIndex.changeCounter() == own
+        else { return false }
+        state.withLock { state in
+            state.ownWritesAtLastLook = writes
+            state.eventsWithoutPass += 1
+        }
+        return true
     }
 
     /// Delays before looking again at an external change that showed no moved counter, while
@@ -337,7 +430,7 @@ package final class ChangeTracker: Sendable {
             return state.observers
         }
         guard let registrations else { return true }
-        queue.async { [self] in
+        enqueue { [self] in
             for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
         }
         // The -wal at the path is still this process's: a process opening the new file would
@@ -389,8 +482,16 @@ package final class ChangeTracker: Sendable {
         if start { queue.async { self.runPass() } }
     }
 
-    /// One pass: work out the changed tables, then tell the observers that read them.
+    /// One pass on the tracker's queue, once no other pass or enqueued work runs.
     private func runPass() {
+        passLock.lock()
+        defer { passLock.unlock() }
+        runPassHoldingLock()
+    }
+
+    /// One pass: work out the changed tables, then tell the observers that read them. The
+    /// caller holds `passLock`.
+    private func runPassHoldingLock() {
         let (pending, explained) = state.withLock { state in
             defer {
                 state.pending = Pending()
@@ -415,9 +516,19 @@ package final class ChangeTracker: Sendable {
         var writeLock = WALIndexFile.WriteLock.free
         if pending.external {
             writeLock = walIndex?.writeLock() ?? .unknown
-            if let now = readCounters() {
+            // Nothing committed since this process's latest tracked commit (no other process
+            // holds the write lock, so none is half done, and the WAL index's change counter,
+            // which every commit moves, is where that commit left it): its counters, handed
+            // over by the commit itself, are the latest. The file event was that commit's (or
+            // a checkpoint's), and reading the counters again would find nothing new.
+            let own = state.withLock { $0.ownCommitChange }
+            if writeLock == .free, let own, walIndex?.changeCounter() == own {
+                // Nothing to read.
+            } else if let now = readCounters() {
+                state.withLock { $0.externalReads += 1 }
                 snapshot = (snapshot ?? [:]).merging(now, uniquingKeysWith: max)
             } else {
+                state.withLock { $0.externalReads += 1 }
                 unknown = true
             }
         }

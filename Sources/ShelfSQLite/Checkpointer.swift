@@ -53,7 +53,13 @@ final class Checkpointer: Sendable {
         sqlite3_wal_hook(writer.handle, nil, nil)
     }
 
+    /// Commits of the writer that wrote to the WAL: SQLite calls the hook after each of them,
+    /// and only for them (a transaction that changed no page writes nothing, and is not told).
+    var walCommits: Int { commits.load(ordering: .relaxed) }
+    private let commits = Atomic<Int>(0)
+
     fileprivate func walGrew(to pages: Int32, writer: OpaquePointer) {
+        commits.add(1, ordering: .relaxed)
         guard pages >= Self.thresholdPages else { return }
         if pages >= Self.hardLimitPages {
             let due = lastAttempt.withLock { last in

@@ -180,7 +180,8 @@ package final class Database: Sendable {
             try withWriter { connection in
                 changeTracker.willWrite()
                 defer { changeTracker.didEndWrite() }
-                return try connection.transaction { try runTracked(body) }
+                let walCommits = checkpointer?.walCommits
+                return confirmed(try connection.transaction { try runTracked(body) }, walCommitsBefore: walCommits)
             }
         }
         return finish(commit)
@@ -192,6 +193,21 @@ package final class Database: Sendable {
         /// Whether the change tracker must hear of the commit.
         var tracked: Bool
         var counters: [String: Int64]?
+        /// The WAL index's change counter as this commit left it, once `confirmed` has seen
+        /// that the commit wrote to the WAL (which moves the counter by exactly one); nil
+        /// when unknown.
+        var walChange: UInt32?
+    }
+
+    /// `commit` with its `walChange` kept only if the writer's WAL hook ran since
+    /// `walCommitsBefore` (read under the writer's lock before the transaction): then the
+    /// transaction committed and wrote frames. A transaction that wrote nothing, or a
+    /// savepoint inside an open transaction, leaves the counter where it was, and a commit by
+    /// another process could take the value it predicted.
+    private func confirmed<T>(_ commit: Commit<T>, walCommitsBefore: Int?) -> Commit<T> {
+        var commit = commit
+        if walCommitsBefore == nil || checkpointer?.walCommits == walCommitsBefore { commit.walChange = nil }
+        return commit
     }
 
     /// Runs `body` on the writer inside its write transaction (the caller holds the writer's
@@ -202,12 +218,19 @@ package final class Database: Sendable {
         // baseline when the first one registers. A write that changed no row may
         // still have changed the schema (which the counters include).
         guard changeTracker.isWatching else { return Commit(result: result, tracked: false) }
-        return Commit(result: result, tracked: true, counters: try ChangeTracker.counters(on: writer))
+        // The WAL index's change counter, read while this transaction holds the write lock (no
+        // other commit can move it): this commit, if it writes, moves it by one.
+        return Commit(
+            result: result, tracked: true, counters: try ChangeTracker.counters(on: writer),
+            walChange: changeTracker.walChangeCounter().map { $0 &+ 1 })
     }
 
-    /// Tells the change tracker about a commit (outside the writer's lock) and returns its result.
-    private func finish<T>(_ commit: Commit<T>) -> T {
-        if commit.tracked { changeTracker.didCommit(counters: commit.counters) }
+    /// Tells the change tracker about a commit (outside the writer's lock) and returns its
+    /// result. `runHere`: the tracker may run the pass for it on this thread (async writes).
+    private func finish<T>(_ commit: Commit<T>, runHere: Bool = false) -> T {
+        if commit.tracked {
+            changeTracker.didCommit(counters: commit.counters, walChange: commit.walChange, runHere: runHere)
+        }
         return commit.result
     }
 
@@ -238,7 +261,8 @@ package final class Database: Sendable {
         }
         sqlite3_busy_timeout(writer.handle, writerTimeoutMilliseconds)
         guard began else { return nil }
-        return try writer.commit { try runTracked(body) }
+        let walCommits = checkpointer?.walCommits
+        return confirmed(try writer.commit { try runTracked(body) }, walCommitsBefore: walCommits)
     }
 
     /// After the file was deleted or replaced: writes every WAL frame into the old file (the
@@ -279,8 +303,12 @@ package final class Database: Sendable {
     /// calling task (no thread hop: a short write is CPU work over the page cache, like a
     /// read); otherwise it runs on a dedicated thread, since it may wait up to the write
     /// timeout for another process's lock.
+    ///
+    /// When the change tracker is idle, the live queries over the tables the commit changed
+    /// re-run (and publish) on the calling task before this returns: a caller that awaits a
+    /// write then finds the live values showing it, and no thread hop delays them.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit) }
+        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit, runHere: true) }
         return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async {
                 continuation.resume(with: Result { try self.write(body) })

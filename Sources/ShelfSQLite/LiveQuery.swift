@@ -24,8 +24,9 @@ package enum LiveOutcome<Value: Equatable & Sendable>: Sendable {
 /// tables its authorizer reports reading (including those read through full-text indexes
 /// and subqueries). Each run re-learns them, so the set follows the query.
 ///
-/// Runs happen on a reader, in one read transaction (one snapshot), on the change tracker's
-/// serial queue. A run that fails (the database busy past the timeout, damaged, a table
+/// Runs happen on a reader, in one read transaction (one snapshot), one at a time, on the
+/// change tracker's serial queue, or on the task of an async write that found the tracker
+/// idle (see `ChangeTracker`). A run that fails (the database busy past the timeout, damaged, a table
 /// dropped by another process, the file replaced) publishes the failure once, and the query
 /// retries on its own with a growing delay (`retryDelays`) as well as on every change, until
 /// a run succeeds; the value it then reads is published even when it equals the last one, so
@@ -77,8 +78,9 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
     /// How many times the query has run (for tests and benchmarks).
     package var runCount: Int { state.withLock { $0.runs } }
 
-    /// Delivers every later outcome that differs from the one before to `publish`, on the
-    /// tracker's queue. `known` is the result the caller already holds (read from `value`):
+    /// Delivers every later outcome that differs from the one before to `publish`, one at a
+    /// time and in order, on the tracker's queue or on the task of an async write that found
+    /// the tracker idle. `known` is the result the caller already holds (read from `value`):
     /// if a re-run replaced it before `start`, the newer outcome is delivered first.
     package func start(from known: Value, _ publish: @escaping @Sendable (LiveOutcome<Value>) -> Void) {
         state.withLock {

@@ -50,6 +50,23 @@ package final class WALIndexFile: Sendable {
         return lock.l_type == Int16(F_UNLCK) ? .free : .heldElsewhere(pid: lock.l_pid)
     }
 
+    /// The WAL index header's change counter (`iChange`), which every commit to the database,
+    /// by any connection of any process, moves by one (a checkpoint leaves it); nil when it
+    /// cannot be read (no descriptor of SQLite's for the file). Read from the first copy of
+    /// the header: a copy being written may read torn, which only makes it differ.
+    package func changeCounter() -> UInt32? {
+        guard let descriptor = descriptor() else { return nil }
+        var value: UInt32 = 0
+        let read = withUnsafeMutableBytes(of: &value) { bytes in
+            pread(descriptor, bytes.baseAddress, bytes.count, off_t(Self.changeCounterOffset))
+        }
+        return read == MemoryLayout<UInt32>.size ? value : nil
+    }
+
+    /// Where `iChange` lies in the `-shm` file: the third 32-bit word of the WAL index header
+    /// (see `WalIndexHdr` in SQLite's wal.c), in native byte order.
+    static let changeCounterOffset = 8
+
     /// SQLite's descriptor for the file, when this process has one open.
     func descriptor() -> Int32? {
         found.withLock { found -> Int32? in

@@ -98,9 +98,15 @@ struct LiveQueryTests {
         let fixture = try await Fixture()
         let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let runs = items.query.runCount
-        // Hold the tracker's queue while 50 commits land; they must cost one re-run.
+        // Hold the tracker while 50 commits land; they must cost one re-run. Held once the
+        // held work has started: before, a commit finding the tracker idle runs its own pass.
         let gate = DispatchSemaphore(value: 0)
-        fixture.store.database.changeTracker.enqueue { gate.wait() }
+        await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+            fixture.store.database.changeTracker.enqueue {
+                started.resume()
+                gate.wait()
+            }
+        }
         for index in 1...50 {
             _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "burst \(index)"))
         }

@@ -57,7 +57,7 @@ struct LiveSuite {
             var rawUsage = Usage()
             let store = try Store(path: shelfPath)
             let rawSide = RawLive(path: rawPath)
-            let observer = try WindowObserver(store: store)
+            let observer = try await WindowObserver(store: store)
             try await Task.sleep(for: settle)
             var index = 0
             for turn in 0..<(writes + block - 1) / block {
@@ -172,9 +172,9 @@ final class WindowObserver: Sendable {
     private let token = Lifetime.Token()
     private let waiting = Mutex(Waiting())
 
-    init(store: Store) throws {
+    init(store: Store) async throws {
         self.store = store
-        window = try store.liveItems(matching: ItemQuery(), limit: 50)
+        window = try await store.liveItems(matching: ItemQuery(), limit: 50)
         window.observe(during: token.lifetime) { [weak self] result in
             let now = ContinuousClock.now
             guard let self, case .success(let window) = result, let first = window.items.first?.title else { return }

@@ -19,7 +19,7 @@ extension StoreSuite {
         for run in 0..<max(1, runs / 2) {
             let store = try await makeStore(in: folder, name: "wal-shelf-\(run).sqlite")
             let shelfPath = folder.appendingPathComponent("wal-shelf-\(run).sqlite").path
-            let live = try store.liveItems(matching: ItemQuery(), limit: 50)
+            let live = try await store.liveItems(matching: ItemQuery(), limit: 50)
             var largest = 0
             let shelfTime = try await time {
                 for index in 0..<writes {
