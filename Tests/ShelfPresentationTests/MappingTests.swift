@@ -142,8 +142,8 @@ struct MappingTests {
     static let editorCases: [([ItemEditorField: String], [ItemEditorField])] = [
         ([.title: "", .priority: "0", .owner: "a@x.io"], [.title]),
         ([.title: "  \n", .priority: "0", .owner: "a@x.io"], [.title]),
-        ([.title: String(repeating: "x", count: 201), .priority: "0", .owner: "a@x.io"], [.title]),
-        ([.title: String(repeating: "x", count: 200), .priority: "", .owner: "a@x.io"], []),
+        ([.title: String(repeating: "x", count: 501), .priority: "0", .owner: "a@x.io"], [.title]),
+        ([.title: String(repeating: "x", count: 500), .priority: "", .owner: "a@x.io"], []),
         ([.title: "ok", .priority: "4", .owner: "a@x.io"], [.priority]),
         ([.title: "ok", .priority: "-1", .owner: "a@x.io"], [.priority]),
         ([.title: "ok", .priority: "two", .owner: "a@x.io"], [.priority]),
