@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelfReactive
 import ShelfStore
+import Synchronization
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,6 +56,7 @@ struct WatchCommand: AsyncParsableCommand {
             let stop = StopLatch()
             StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
             let token = Lifetime.Token()
+            let printed = LastLine()
             lines.observe(during: token.lifetime) { result in
                 let line: WindowLine
                 switch result {
@@ -68,6 +70,10 @@ struct WatchCommand: AsyncParsableCommand {
                     printError("Error: \(error.message) (still watching; retrying)")
                     return
                 }
+                // After a failure (a lost connection, say) the value is often what was printed
+                // before it: print only what changed.
+                guard printed.withLock({ $0 }) != line else { return }
+                printed.withLock { $0 = line }
                 do {
                     try StandardOutput.write(JSONEncoder.escapingInvisibles(try encoder.encode(line)) + [0x0A])
                 } catch {
@@ -160,5 +166,15 @@ extension JSONEncoder {
             try container.encode(TimeFormat.iso8601(date))
         }
         return encoder
+    }
+}
+
+/// The last line `watch` printed (handlers of one property never run concurrently; the lock
+/// makes that visible to the compiler).
+private final class LastLine: Sendable {
+    private let line = Mutex<WindowLine?>(nil)
+
+    func withLock<T: Sendable>(_ body: (inout WindowLine?) -> T) -> T {
+        line.withLock { body(&$0) }
     }
 }

@@ -106,6 +106,38 @@
             }
         }
 
+        /// Lost connections make live values fail and recover; watch prints a line only when
+        /// what it shows changed, not again after each reconnect.
+        @Test func watchDoesNotRepeatItselfAfterReconnects() async throws {
+            try await withDatabase { url, shelf in
+                #expect(
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
+                        .status == 0)
+                let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"])
+                try #require(await watch.waitForLines(1, timeout: .seconds(30)).count == 1)
+                let database = try #require(URLComponents(string: url)?.path.dropFirst())
+                for _ in 0..<3 {
+                    let killed = try ChildProcess(
+                        "/usr/bin/psql",
+                        [
+                            url, "-qAtc",
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                + "WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+                        ], environment: ["PATH": "/usr/bin:/bin"]
+                    ).wait()
+                    #expect(killed == 0)
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                #expect(
+                    try await shelf.run(["items", "add", "--db", url, "--user", "ann@example.com", "--title", "After"])
+                        .status == 0)
+                let lines = await watch.waitForLines(2, timeout: .seconds(30))
+                try #require(lines.count == 2, "\(lines)")
+                #expect(lines[1].contains("After"))
+                #expect(await watch.waitForLines(3, timeout: .seconds(1)).count == 2, "no repeated line")
+            }
+        }
+
         @Test func theBrowserShowsAnItemAddedByAnotherProcess() async throws {
             try await withDatabase { url, shelf in
                 await #expect(
