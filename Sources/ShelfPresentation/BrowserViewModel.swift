@@ -11,7 +11,11 @@ public final class BrowserViewModel {
     public let list: ItemListViewModel
     private let store: Store
 
-    /// - Parameter now: the clock for relative dates.
+    /// A browser over `store`; nothing is read until the list's `load()`.
+    /// - Parameters:
+    ///   - store: the store every screen reads and writes.
+    ///   - windowSize: rows the list holds at once (a few screens; at least 4 are kept).
+    ///   - now: the clock for relative dates.
     public init(store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         list = ItemListViewModel(store: store, windowSize: windowSize, now: now)

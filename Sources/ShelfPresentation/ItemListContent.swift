@@ -90,9 +90,17 @@ public enum ItemListMapping {
     /// The state for a window of `items` out of `totalCount`.
     ///
     /// - Parameters:
+    ///   - items: the window's items, in the query's order.
+    ///   - totalCount: how many items match the query in all.
+    ///   - windowOffset: the position of `items[0]` in the whole result.
     ///   - selectedIndex: the row to select (clamped); nil selects none.
+    ///   - query: the active query, described in the content and in the empty message.
+    ///   - owners: the users by ID, for owners' names ("unknown owner" when missing).
+    ///   - now: the time relative dates are measured from.
     ///   - unfilteredCount: how many items exist without filters, to say whether filters
     ///     hide items when nothing matches.
+    ///   - isRefreshing: true while a newer query or window is being read.
+    ///   - message: feedback about the last action, or nil.
     public static func state(
         items: [Item], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
         owners: [User.ID: User], now: Date, unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
