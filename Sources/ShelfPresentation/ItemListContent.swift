@@ -54,8 +54,8 @@ public struct ItemListContent: Hashable, Sendable {
     public let totalCount: Int
     /// The position of `rows[0]` in the whole result.
     public let windowOffset: Int
-    /// The selected item, or nil when nothing is selected. It may lie outside `rows` while a
-    /// new window is read.
+    /// The selected item's ID (the ID of `rows[selectedIndex]`), or nil when nothing is
+    /// selected.
     public let selectedID: Item.ID?
     /// The selected row's index in `rows`.
     public let selectedIndex: Int?

@@ -103,7 +103,8 @@ public final class HeadlessScreen {
     public private(set) var didQuit = false
 
     /// Shows `rootController` at `size` in a new `Window` (its view loads and it appears at
-    /// once). `rootController` must have no parent; the screen keeps it until `close()`.
+    /// once). `rootController` must have no parent. Call `close()` at the end of a test so
+    /// the controllers disappear and their lifetimes end.
     public init(rootController: Controller, size: Size) {
         window = Window(rootController: rootController, size: size)
         canvas = Canvas(size: size)

@@ -19,8 +19,8 @@ public final class StatusBar: View {
         length = .fixed(1)
     }
 
-    /// Fills the frame's first line with `style`, draws `right` flush right and `left` in the
-    /// room left over.
+    /// Fills the frame with `style`, then draws `right` flush right and `left` in the room
+    /// left over, on the frame's first line.
     public override func draw(in canvas: inout Canvas) {
         canvas.fill(frame, style: style)
         let rightWidth = min(DisplayWidth.of(Sanitizer.sanitize(right)), frame.width)
