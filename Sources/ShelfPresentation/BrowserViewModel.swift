@@ -11,7 +11,11 @@ public final class BrowserViewModel {
     public let list: ItemListViewModel
     private let store: Store
 
-    /// - Parameter now: the clock for relative dates.
+    /// A browser over `store`; nothing is read until the list's `load()`.
+    /// - Parameters:
+    ///   - store: the store every screen reads and writes.
+    ///   - windowSize: rows the list holds at once (a few screens; at least 4 are kept).
+    ///   - now: the clock for relative dates.
     public init(store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         list = ItemListViewModel(store: store, windowSize: windowSize, now: now)
@@ -48,7 +52,9 @@ public final class BrowserViewModel {
 /// A yes-or-no question. Main actor.
 @MainActor
 public final class ConfirmViewModel {
+    /// The dialog's title, e.g. "Delete item".
     public let title: String
+    /// The question, naming what the choice affects and whether it can be undone.
     public let message: String
     /// The verb on the confirming choice: "delete".
     public let confirmLabel: String
@@ -56,6 +62,7 @@ public final class ConfirmViewModel {
     public let decision: Property<Bool?>
     private let mutableDecision = MutableProperty<Bool?>(nil)
 
+    /// A question not yet answered: `decision` starts at nil.
     public init(title: String, message: String, confirmLabel: String) {
         self.title = title
         self.message = message
@@ -63,10 +70,14 @@ public final class ConfirmViewModel {
         decision = mutableDecision.property
     }
 
+    /// Answers yes: `decision` becomes true. Only the first answer counts; later calls to
+    /// `confirm()` or `cancel()` do nothing.
     public func confirm() {
         if mutableDecision.value == nil { mutableDecision.value = true }
     }
 
+    /// Answers no: `decision` becomes false. Only the first answer counts; later calls to
+    /// `confirm()` or `cancel()` do nothing.
     public func cancel() {
         if mutableDecision.value == nil { mutableDecision.value = false }
     }

@@ -3,11 +3,15 @@ public import ShelfStore
 
 /// Everything the detail pane shows about one item, formatted.
 public struct ItemDetailContent: Hashable, Sendable {
+    /// The item's ID.
     public let id: Item.ID
+    /// The title as stored (not cut; the view fits it).
     public let title: String
     /// The notes, or nil when there are none (empty notes are none).
     public let notes: String?
+    /// The owner's name, or "unknown owner" while users load or when the owner is missing.
     public let ownerName: String
+    /// The owner's email, or "" when the owner is not known.
     public let ownerEmail: String
     /// "open" or "done".
     public let status: String
@@ -15,6 +19,7 @@ public struct ItemDetailContent: Hashable, Sendable {
     public let priority: String
     /// Full timestamps: "2026-11-22 14:05 UTC".
     public let created: String
+    /// When the item was last changed, formatted as `created` is.
     public let updated: String
     /// The item as stored, for editing.
     public let item: Item
@@ -50,6 +55,8 @@ public final class ItemDetailViewModel {
     private let token = Lifetime.Token()
     private var observation: Observation?
 
+    /// A detail model for the item `id`, in state `.idle`: nothing is read until `load()`.
+    /// Observations it makes end when the model is released.
     public init(store: Store, id: Item.ID) {
         self.store = store
         self.id = id

@@ -4,19 +4,27 @@ public import ShelfStore
 
 /// A field of the item editor.
 public enum ItemEditorField: String, Hashable, Sendable, CaseIterable {
+    /// The editor's fields: the title, the notes, the priority (0 to 3, as typed) and the
+    /// owner's email.
     case title, notes, priority, owner
 }
 
 /// What the editor shows: the fields as typed, a message per invalid field, and where
 /// saving stands.
 public struct ItemEditorContent: Hashable, Sendable {
+    /// Whether the editor creates an item or edits a stored one.
     public enum Mode: Hashable, Sendable {
+        /// A new item: saving inserts it.
         case create
+        /// The stored item with this ID: saving updates it if nobody changed it meanwhile.
         case edit(Item.ID)
     }
 
+    /// Where saving stands.
     public enum Phase: Hashable, Sendable {
+        /// The fields can be edited; nothing is being saved.
         case editing
+        /// A save is in progress; `save()` does nothing until it ends.
         case saving
         /// Saved; the item's ID.
         case saved(Item.ID)
@@ -27,13 +35,16 @@ public struct ItemEditorContent: Hashable, Sendable {
         case failed(String)
     }
 
+    /// Creating, or editing the item with the given ID.
     public let mode: Mode
     /// The text of each field as typed.
     public let values: [ItemEditorField: String]
     /// Why a field is invalid, for the fields that are.
     public let errors: [ItemEditorField: String]
+    /// Where saving stands: editing, saving, saved, a conflict or a failure.
     public let phase: Phase
 
+    /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(
         mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase
     ) {

@@ -3,7 +3,9 @@ public import ShelfStore
 
 /// One row of the item list, ready to draw: every string already formatted.
 public struct ItemRowViewModel: Hashable, Sendable, Identifiable {
+    /// The item's ID, which identifies the row across updates.
     public let id: Item.ID
+    /// The title as stored; the list cuts it to the column.
     public let title: String
     /// "✓" or " ".
     public let doneMark: String
@@ -13,9 +15,13 @@ public struct ItemRowViewModel: Hashable, Sendable, Identifiable {
     public let owner: String
     /// When it was last updated, relative to now: "5m ago".
     public let updated: String
+    /// True when the item's status is done, for styling the row.
     public let isDone: Bool
+    /// The priority, 0 to 3, for styling the row.
     public let priority: Int
 
+    /// A row from already formatted values; for tests. Use `init(_:owners:now:)` to format an
+    /// item.
     public init(
         id: Item.ID, title: String, doneMark: String, priorityMark: String, owner: String, updated: String,
         isDone: Bool, priority: Int
@@ -48,6 +54,8 @@ public struct ItemListContent: Hashable, Sendable {
     public let totalCount: Int
     /// The position of `rows[0]` in the whole result.
     public let windowOffset: Int
+    /// The selected item's ID (the ID of `rows[selectedIndex]`), or nil when nothing is
+    /// selected.
     public let selectedID: Item.ID?
     /// The selected row's index in `rows`.
     public let selectedIndex: Int?
@@ -58,6 +66,7 @@ public struct ItemListContent: Hashable, Sendable {
     /// Feedback about the last action, e.g. why a delete failed; nil when there is none.
     public let message: String?
 
+    /// Content from its parts, as `ItemListMapping` produces it; for tests.
     public init(
         rows: [ItemRowViewModel], totalCount: Int, windowOffset: Int, selectedID: Item.ID?, selectedIndex: Int?,
         queryDescription: String, isRefreshing: Bool, message: String?
@@ -81,9 +90,17 @@ public enum ItemListMapping {
     /// The state for a window of `items` out of `totalCount`.
     ///
     /// - Parameters:
+    ///   - items: the window's items, in the query's order.
+    ///   - totalCount: how many items match the query in all.
+    ///   - windowOffset: the position of `items[0]` in the whole result.
     ///   - selectedIndex: the row to select (clamped); nil selects none.
+    ///   - query: the active query, described in the content and in the empty message.
+    ///   - owners: the users by ID, for owners' names ("unknown owner" when missing).
+    ///   - now: the time relative dates are measured from.
     ///   - unfilteredCount: how many items exist without filters, to say whether filters
     ///     hide items when nothing matches.
+    ///   - isRefreshing: true while a newer query or window is being read.
+    ///   - message: feedback about the last action, or nil.
     public static func state(
         items: [Item], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
         owners: [User.ID: User], now: Date, unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil

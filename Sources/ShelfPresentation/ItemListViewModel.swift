@@ -67,7 +67,9 @@ public final class ItemListViewModel {
 
     /// A list over `store`, starting with `query`; nothing is read until `load()`.
     /// - Parameters:
-    ///   - windowSize: rows held at once (a few screens).
+    ///   - store: the store to read and write.
+    ///   - query: the first query; change it with `search(_:)`, `filter(status:)` and the like.
+    ///   - windowSize: rows held at once (a few screens; at least 4 are kept).
     ///   - now: the clock for relative dates.
     public init(
         store: Store, query: ItemQuery = ItemQuery(), windowSize: Int = 200,

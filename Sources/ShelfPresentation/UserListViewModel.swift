@@ -3,14 +3,18 @@ public import ShelfStore
 
 /// One user in the user list, formatted.
 public struct UserRowViewModel: Hashable, Sendable, Identifiable {
+    /// The user's ID, which identifies the row across updates.
     public let id: User.ID
+    /// The user's name as stored.
     public let name: String
+    /// The user's email as stored (normalized).
     public let email: String
     /// "3 items", "1 item".
     public let items: String
     /// "2 open".
     public let open: String
 
+    /// The row for `summary`, with the counts in words.
     public init(_ summary: UserSummary) {
         id = summary.user.id
         name = summary.user.name
@@ -31,6 +35,8 @@ public final class UserListViewModel {
     private let token = Lifetime.Token()
     private var observation: Observation?
 
+    /// A user list model in state `.idle`: nothing is read until `load()`. Observations it
+    /// makes end when the model is released.
     public init(store: Store) {
         self.store = store
         state = mutableState.property

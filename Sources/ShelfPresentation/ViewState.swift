@@ -6,7 +6,9 @@ public enum ViewState<Content> {
     case idle
     /// Waiting for the first content.
     case loading
+    /// The content to show.
     case loaded(Content)
+    /// Reading failed; the failure's message says what to do (often: retry).
     case failed(Failure)
     /// Nothing to show; the text says why, written for a person (e.g. whether filters hide
     /// items).
@@ -18,6 +20,7 @@ public enum ViewState<Content> {
         return nil
     }
 
+    /// True in state `.loading` only (not while idle).
     public var isLoading: Bool {
         if case .loading = self { return true }
         return false
@@ -60,13 +63,17 @@ public struct Failure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error that caused it.
     public let underlying: any Error
 
+    /// A failure that shows `message` and keeps `underlying` for logs.
     public init(_ message: String, underlying: any Error) {
         self.message = message
         self.underlying = underlying
     }
 
+    /// The message.
     public var description: String { message }
 
+    /// Compares messages only: the underlying errors are not compared.
     public static func == (lhs: Failure, rhs: Failure) -> Bool { lhs.message == rhs.message }
+    /// Hashes the message only, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(message) }
 }

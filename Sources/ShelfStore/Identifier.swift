@@ -25,8 +25,10 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendab
         try container.encode(rawValue)
     }
 
+    /// Orders by raw value, which is insertion order for IDs the store assigns.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The ID as people see it: "#42".
     public var description: String { "#\(rawValue)" }
 }
 

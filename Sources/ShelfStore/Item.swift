@@ -10,7 +10,9 @@ public struct Item: Identifiable, Hashable, Sendable, Codable {
 
     /// Whether an item is still to do.
     public enum Status: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Still to do.
         case open
+        /// Done.
         case done
     }
 

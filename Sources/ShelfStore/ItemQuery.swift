@@ -8,11 +8,14 @@ public import Foundation
 public struct ItemQuery: Hashable, Sendable, Codable {
     /// What a list is ordered by.
     public enum SortField: String, Hashable, Sendable, Codable, CaseIterable {
+        /// By `createdAt`, `updatedAt`, `priority` or `title`; ties are broken by ID.
         case created, updated, priority, title
     }
 
     /// Ascending or descending.
     public enum SortDirection: String, Hashable, Sendable, Codable {
+        /// Smallest first (`ascending`) or largest first (`descending`); the ID tie-break follows
+        /// the same direction.
         case ascending, descending
     }
 
@@ -53,8 +56,11 @@ public struct ItemCursor: Hashable, Sendable, Codable {
     public let id: Item.ID
     /// The item's sort values, one per `ItemQuery.SortField`.
     public let createdAt: Date
+    /// The item's last change time.
     public let updatedAt: Date
+    /// The item's priority.
     public let priority: Int
+    /// The item's title.
     public let title: String
 
     /// The position of `item` in any ordering.

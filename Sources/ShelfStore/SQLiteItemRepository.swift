@@ -15,11 +15,18 @@ public final class SQLiteItemRepository: ItemRepository {
         VALUES (?, ?, ?, ?, ?, ?, ?, 1)
         """
 
+    /// Stores a new item (version 1) in its own write transaction and returns its ID.
+    /// `createdAt` and `updatedAt` are the item's `createdAt`, or now when it is nil.
+    /// - Throws: `StoreError` `.unknownUser`, `.invalidValue`, `.busy` when another process
+    ///   holds the write lock past the busy timeout. Nothing is stored when it throws.
     @discardableResult
     public func insert(_ item: NewItem) async throws -> Item.ID {
         try await insert(contentsOf: [item])[0]
     }
 
+    /// Stores all `items` in one write transaction and returns their IDs in the same order.
+    /// When one is refused, none is stored and the error's message starts with its position
+    /// ("item 3 of 10: …"). Live queries see the whole batch at once, or nothing.
     @discardableResult
     public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
         for (offset, item) in items.enumerated() {
@@ -43,6 +50,10 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// Saves `item`'s fields if the stored item is still at `item.version`, and returns the
+    /// stored item: version + 1, `updatedAt` now (never earlier than before).
+    /// - Throws: `StoreError` `.conflict` when the stored version differs, `.notFound` when the
+    ///   item was deleted, `.unknownUser`, `.invalidValue`. Nothing is written when it throws.
     public func update(_ item: Item) async throws -> Item {
         try TextLimits.check(title: item.title)
         return try await database.storeWrite { connection in
@@ -72,6 +83,8 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// Deletes the item with `id`.
+    /// - Throws: `StoreError` `.notFound` when no such item exists.
     public func delete(id: Item.ID) async throws {
         let deleted = try await deleteItems(ids: [id])
         if deleted == 0 {
@@ -79,6 +92,8 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// Deletes every item of `ids` that exists, in one write transaction, and returns how many
+    /// were deleted; IDs that do not exist are skipped, not an error.
     public func deleteItems(ids: [Item.ID]) async throws -> Int {
         try await database.storeWrite { connection in
             try StoreError.translating {
@@ -92,12 +107,17 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// The item with `id`, or nil, read from a reader connection (it sees the last committed
+    /// write, never a write in progress).
     public func item(id: Item.ID) async throws -> Item? {
         try await database.storeRead { connection in
             try StoreError.translating { try Self.item(id: id, connection) }
         }
     }
 
+    /// Up to `limit` items (all when nil) matching `query`, in its order, starting just after
+    /// `cursor` (from the first when nil). One read transaction, so the page is consistent; the
+    /// cost does not grow with the cursor's position.
     public func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
         try await database.storeRead { connection in
             try StoreError.translating {
@@ -106,6 +126,8 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// Up to `limit` items matching `query` that come just before `cursor` (the last ones when
+    /// nil), returned in the query's order. One read transaction.
     public func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
         try await database.storeRead { connection in
             try StoreError.translating {
@@ -114,6 +136,7 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// How many items match `query`, counted in one read transaction.
     public func count(matching query: ItemQuery) async throws -> Int {
         try await database.storeRead { connection in
             try StoreError.translating { try Self.count(query, connection) }

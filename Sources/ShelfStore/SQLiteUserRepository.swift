@@ -11,11 +11,18 @@ public final class SQLiteUserRepository: UserRepository {
 
     static let columns = "id, name, email, created_at"
 
+    /// Stores a new user in its own write transaction and returns its ID. The email is
+    /// normalized first (see `UserRepository.insert(_:)`); `createdAt` is now when nil.
+    /// - Throws: `StoreError` `.duplicateEmail`, `.invalidValue`, `.busy`. Nothing is stored
+    ///   when it throws.
     @discardableResult
     public func insert(_ user: NewUser) async throws -> User.ID {
         try await insert(contentsOf: [user])[0]
     }
 
+    /// Stores all `users` in one write transaction and returns their IDs in order. Every email
+    /// is checked before the transaction starts; when one user is refused, none is stored and the
+    /// message starts with its position ("user 3 of 10: …").
     @discardableResult
     public func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
         // Emails are checked and normalized before the transaction: a refused one writes nothing.
@@ -51,6 +58,9 @@ public final class SQLiteUserRepository: UserRepository {
         count == 1 ? nil : "user \(offset + 1) of \(count)"
     }
 
+    /// Saves `user`'s name and email (normalized as by `insert`). Users have no version: the
+    /// last update wins.
+    /// - Throws: `StoreError` `.notFound`, `.duplicateEmail`, `.invalidValue`.
     public func update(_ user: User) async throws {
         try TextLimits.check(name: user.name)
         let email = try Email.normalized(user.email)
@@ -64,6 +74,8 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// Deletes the user with `id` and, with it, all their items, in one write transaction.
+    /// - Throws: `StoreError` `.notFound` when no such user exists.
     public func delete(id: User.ID) async throws {
         try await database.storeWrite { connection in
             try StoreError.translating {
@@ -75,6 +87,7 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// The user with `id`, or nil, read from a reader connection.
     public func user(id: User.ID) async throws -> User? {
         try await database.storeRead { connection in
             try StoreError.translating {
@@ -83,6 +96,8 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// The user with `email` (trimmed, NFC-normalized and ASCII letter case ignored, as stored),
+    /// or nil. An email stored before normalization existed is also found as given.
     public func user(email: String) async throws -> User? {
         let key = Email.lookupKey(email)
         return try await database.storeRead { connection in
@@ -96,6 +111,7 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// All users ordered by name (letter case ignored), then by ID.
     public func users() async throws -> [User] {
         try await database.storeRead { connection in
             try StoreError.translating { try Self.users(connection) }

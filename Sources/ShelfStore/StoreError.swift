@@ -46,6 +46,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message: what happened, to what, and what to do.
     public var description: String { message }
 }
 

@@ -26,7 +26,9 @@ public struct User: Identifiable, Hashable, Sendable, Codable {
 
 /// The fields of a user not yet stored; the store assigns the ID.
 public struct NewUser: Hashable, Sendable, Codable {
+    /// The user's name; must not be empty.
     public var name: String
+    /// The user's email; normalized and checked when inserted (see `UserRepository.insert(_:)`).
     public var email: String
     /// When nil, the store uses the time of the insert.
     public var createdAt: Date?

@@ -296,13 +296,18 @@ final class ByteInput {
 
 /// A line and a column in an input file, both from 1.
 public struct SourcePosition: Hashable, Sendable, CustomStringConvertible {
+    /// The line, from 1. Lines end at LF, CRLF or a lone CR.
     public var line: Int
+    /// The column, from 1, in Unicode scalars from the start of the line (UTF-8 continuation
+    /// bytes do not move it; on line 1, a byte-order mark is not counted).
     public var column: Int
 
+    /// A position; both values should be 1 or more.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
+    /// "line:column", e.g. "12:7", as compilers print positions.
     public var description: String { "\(line):\(column)" }
 }

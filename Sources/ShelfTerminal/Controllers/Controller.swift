@@ -25,7 +25,11 @@ open class Controller {
     private enum Containment { case detached, adding, attached, removing, removed }
     private var containment = Containment.detached
 
+    /// The controllers added with `addChild(_:)` and not yet removed, in the order they were
+    /// added. A child is listed from step 1 of adding until `removeFromParent()` returns.
     public private(set) var children: [Controller] = []
+    /// The controller this one was added to, or nil for a root or a removed controller. Weak:
+    /// a parent owns its children, never the reverse.
     public private(set) weak var parent: Controller?
     /// The child that receives keys first; nil when this controller is the focused one.
     public var focusedChild: Controller? {
@@ -40,6 +44,8 @@ open class Controller {
     public private(set) var isAppearing = false
     weak var window: Window?
 
+    /// Creates a detached controller. Its view is not loaded until `view` is first read, and it
+    /// shows nothing until it is a window's root or is added to a visible parent.
     public init() {}
 
     /// Ends when the controller is removed from its parent or its window closes. Bind
@@ -58,6 +64,7 @@ open class Controller {
         set { loadedView = newValue }
     }
 
+    /// True once `view` has been loaded (or assigned). Reading this does not load the view.
     public var isViewLoaded: Bool { loadedView != nil }
 
     /// Creates the view. The default makes an empty `View`; override to build your own and
@@ -66,9 +73,17 @@ open class Controller {
 
     /// Called once, after the view is loaded: bind the view model here.
     open func viewDidLoad() {}
+    /// Called before the controller joins a visible tree, parent before children. The view is
+    /// loaded. The default does nothing; overrides need not call super.
     open func viewWillAppear() {}
+    /// Called after the controller and its attached children have appeared (children's
+    /// `viewDidAppear` first). The default does nothing.
     open func viewDidAppear() {}
+    /// Called when the controller starts leaving a visible tree (step 1 of removing, or the
+    /// window closing), parent before children. `lifetime` has not ended yet.
     open func viewWillDisappear() {}
+    /// Called when the controller has left the visible tree, children first; for a removed
+    /// controller this is just before its `lifetime` ends. The default does nothing.
     open func viewDidDisappear() {}
 
     /// Handles a key; return true when handled, false to pass it to the parent.

@@ -3,7 +3,10 @@
 /// `HeadlessScreen` drives one in tests. Main actor only.
 @MainActor
 public final class Window {
+    /// The controller at the root of the tree; the window holds it strongly for its whole life.
     public let rootController: Controller
+    /// The screen size in cells, as given to `init(rootController:size:)` or `resize(to:)`;
+    /// the root view's frame at the next `draw()`.
     public private(set) var size: Size
     /// Animation frame counter, advanced by the application while something animates.
     var tick = 0
@@ -93,11 +96,15 @@ public final class Window {
 /// ```
 @MainActor
 public final class HeadlessScreen {
+    /// The window the screen drives; use it to reach the root controller or its size.
     public let window: Window
     private var canvas: Canvas
     /// Set once a controller asked the application to quit.
     public private(set) var didQuit = false
 
+    /// Shows `rootController` at `size` in a new `Window` (its view loads and it appears at
+    /// once). `rootController` must have no parent. Call `close()` at the end of a test so
+    /// the controllers disappear and their lifetimes end.
     public init(rootController: Controller, size: Size) {
         window = Window(rootController: rootController, size: size)
         canvas = Canvas(size: size)
@@ -131,6 +138,8 @@ public final class HeadlessScreen {
         for character in text { window.send(.key(.character(character))) }
     }
 
+    /// Changes the screen size, as a terminal resize does; the next read of `screen`, `lines` or
+    /// `text` lays the tree out again at the new size. Nothing happens when the size is unchanged.
     public func resize(to size: Size) { window.resize(to: size) }
 
     /// Waits (yielding to the main actor, so property deliveries run) until `condition`

@@ -11,10 +11,13 @@ public struct Cell: Hashable, Sendable {
     /// The grapheme's only scalar; 0 for a continuation; `clusterFlag | n` for the n-th
     /// grapheme of `GraphemeTable`.
     private var code: UInt32
+    /// How the cell is drawn.
     public var style: Style
 
     private static let clusterFlag: UInt32 = 0x8000_0000
 
+    /// A cell showing `text`, which should be one grapheme; "" makes a continuation cell. The
+    /// text is stored as given (not sanitized): draw through `Canvas` for sanitized text.
     public init(_ text: String = " ", style: Style = .plain) {
         self.style = style
         let scalars = text.unicodeScalars
@@ -33,6 +36,7 @@ public struct Cell: Hashable, Sendable {
         self.style = style
     }
 
+    /// A plain space: what a new canvas is filled with.
     public static let blank = Cell(scalar: 0x20, style: .plain)
 
     /// The grapheme shown, or "" for the second cell of a wide grapheme.
@@ -110,6 +114,7 @@ final class GraphemeTable: Sendable {
 /// Every string is sanitized before it is stored, and clipped to `clip` and to the width
 /// given, by display width. Value type; not shared between threads while drawn.
 public struct Canvas: Hashable, Sendable {
+    /// The canvas's size in cells, fixed at creation (negative sides become zero).
     public private(set) var size: Size
     private var cells: [Cell]
     /// Drawing outside this rectangle is ignored.
@@ -125,6 +130,8 @@ public struct Canvas: Hashable, Sendable {
         clip = Rect(origin: .zero, size: size)
     }
 
+    /// The cell at column `x`, row `y`. Both must be within `size`: reading outside it stops
+    /// the program.
     public subscript(x: Int, y: Int) -> Cell {
         cells[y * size.width + x]
     }
@@ -294,6 +301,8 @@ public enum TextLayout {
 
     /// Horizontal alignment of text in its space.
     public enum Alignment: Hashable, Sendable {
+        /// Text starts at the left edge (`leading`), is centred with any odd cell on the right
+        /// (`center`), or ends at the right edge (`trailing`).
         case leading, center, trailing
     }
 }

@@ -16,8 +16,11 @@ public struct Renderer: Sendable {
     public enum ColorMode: Hashable, Sendable {
         /// No colours (`NO_COLOR`): attributes such as bold and reverse only.
         case monochrome
+        /// The 16 ANSI colours; other colours are shown as the nearest of them.
         case ansi16
+        /// The 256 indexed colours; 24-bit colours are shown as the nearest of them.
         case indexed256
+        /// 24-bit colours, written as they are.
         case truecolor
 
         /// The mode the environment asks for: `NO_COLOR` set and not empty wins, then
@@ -32,6 +35,9 @@ public struct Renderer: Sendable {
         }
     }
 
+    /// The colours output uses; colours the mode lacks are mapped to the nearest it has, and
+    /// `.monochrome` drops them. Changing it does not redraw cells already written: call
+    /// `invalidate()` too.
     public var colorMode: ColorMode
     private var previous: Canvas?
     private var previousCursor: Point?
@@ -39,6 +45,7 @@ public struct Renderer: Sendable {
     private var previousRowHashes: [Int] = []
     private var cursorShown = false
 
+    /// A renderer that has drawn nothing yet: its first frame is written in full.
     public init(colorMode: ColorMode) {
         self.colorMode = colorMode
     }

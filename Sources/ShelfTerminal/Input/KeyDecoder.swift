@@ -14,6 +14,7 @@ public struct KeyDecoder: Sendable {
     /// Pastes larger than this are cut, so a runaway paste cannot exhaust memory.
     static let maximumPasteBytes = 1 << 20
 
+    /// A decoder with nothing held back.
     public init() {}
 
     /// True when bytes are held back waiting for the rest of a sequence.

@@ -7,9 +7,14 @@
 public struct KeyEvent: Hashable, Sendable, CustomStringConvertible {
     /// Which key.
     public enum Key: Hashable, Sendable {
+        /// A character key, as typed (a shifted letter is upper case); Ctrl and Alt letters come
+        /// with those modifiers.
         case character(Character)
+        /// Enter (CR or LF), Tab, Backspace (DEL or BS) and a lone Escape.
         case enter, tab, backspace, escape
+        /// The arrow keys.
         case up, down, left, right
+        /// The editing and navigation keys.
         case home, end, pageUp, pageDown, insert, delete
         /// F1 to F12.
         case function(Int)
@@ -17,16 +22,25 @@ public struct KeyEvent: Hashable, Sendable, CustomStringConvertible {
 
     /// Modifier keys held with the key.
     public struct Modifiers: OptionSet, Hashable, Sendable {
+        /// The modifier bits.
         public let rawValue: UInt8
+        /// Modifiers from their bits (see the static members for the values).
         public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// Shift, where the terminal reports it (arrows, function keys, Shift-Tab).
         public static let shift = Modifiers(rawValue: 1)
+        /// Alt (Meta): the key arrived after an Escape, or with the Alt flag of a sequence.
         public static let alt = Modifiers(rawValue: 2)
+        /// Ctrl; Ctrl-letters arrive as `.character` of the lower-case letter with this flag.
         public static let control = Modifiers(rawValue: 4)
     }
 
+    /// The key pressed.
     public var key: Key
+    /// The modifier keys held with it.
     public var modifiers: Modifiers
 
+    /// A key event, as the decoder would produce it; use it to drive a `HeadlessScreen` in
+    /// tests.
     public init(_ key: Key, modifiers: Modifiers = []) {
         self.key = key
         self.modifiers = modifiers
@@ -73,17 +87,26 @@ public struct KeyEvent: Hashable, Sendable, CustomStringConvertible {
 
 /// A mouse event (SGR 1006 reporting). Positions are zero-based cells.
 public struct MouseEvent: Hashable, Sendable {
+    /// What the mouse did. Buttons are numbered from 0 (left, middle, right).
     public enum Action: Hashable, Sendable {
+        /// A button went down; 0 is the left button, 1 the middle, 2 the right.
         case press(button: Int)
+        /// A button went up.
         case release(button: Int)
+        /// The pointer moved with a button held.
         case drag(button: Int)
+        /// One step of the wheel, up or down.
         case wheelUp, wheelDown
     }
 
+    /// What happened.
     public var action: Action
+    /// The cell under the pointer, zero-based.
     public var position: Point
+    /// The modifier keys held (Shift, Alt, Ctrl as the terminal reports them).
     public var modifiers: KeyEvent.Modifiers
 
+    /// A mouse event at `position`.
     public init(_ action: Action, at position: Point, modifiers: KeyEvent.Modifiers = []) {
         self.action = action
         self.position = position
@@ -93,8 +116,10 @@ public struct MouseEvent: Hashable, Sendable {
 
 /// One event from the terminal's input.
 public enum InputEvent: Hashable, Sendable {
+    /// A key press.
     case key(KeyEvent)
     /// A bracketed paste, as one string (line breaks normalised to "\n").
     case paste(String)
+    /// A mouse event; arrives only while mouse reporting is on.
     case mouse(MouseEvent)
 }

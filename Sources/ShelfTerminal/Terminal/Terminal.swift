@@ -6,6 +6,8 @@
 
 /// Why the terminal could not be used.
 public struct TerminalError: Error, Sendable, CustomStringConvertible {
+    /// What failed and what to do about it, e.g. that standard input is not a terminal; it
+    /// includes the system's error message when a terminal call failed.
     public let description: String
 }
 

@@ -2,12 +2,17 @@
 /// Lines that do not fit are cut with an ellipsis; text is sanitized when drawn.
 @MainActor
 public final class Label: View {
+    /// The text shown; "\n" starts a new line. Setting a different value redraws.
     public var text: String { didSet { if text != oldValue { setNeedsDisplay() } } }
+    /// The style every cell of the text is drawn in. Setting a different value redraws.
     public var style: Style { didSet { if style != oldValue { setNeedsDisplay() } } }
+    /// How each line sits in the frame's width. Does not redraw by itself: set it before the
+    /// label is shown, or call `setNeedsDisplay()`.
     public var alignment: TextLayout.Alignment = .leading
     /// Wrap long lines at word boundaries instead of cutting them.
     public var wraps = false
 
+    /// Creates a label one line high (`length` is `.fixed(1)`); set `length` for more lines.
     public init(_ text: String = "", style: Style = .plain) {
         self.text = text
         self.style = style
@@ -15,6 +20,8 @@ public final class Label: View {
         length = .fixed(1)
     }
 
+    /// Draws the text's lines from the top of the frame, as many as fit, each sanitized, padded
+    /// to the frame's width by `alignment` and cut with an ellipsis when too wide.
     public override func draw(in canvas: inout Canvas) {
         let lines =
             wraps

@@ -19,6 +19,7 @@ public protocol ListCell: AnyObject {
 /// changed. Main actor only.
 @MainActor
 public final class ListDataSource<ID: Hashable & Sendable, Cell: ListCell> {
+    /// The value a cell shows for one identifier, as the cell type declares it.
     public typealias Row = Cell.Row
 
     @usableFromInline let listView: ListView

@@ -15,12 +15,17 @@ public struct ListSnapshot<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Identifiers that were appended more than once (each once).
     @inlinable public var duplicates: [ID] { storedDuplicates }
 
+    /// An empty snapshot.
     @inlinable public init() {}
 
+    /// A snapshot of `ids` in order; an identifier seen again is left out and listed in
+    /// `duplicates`. O(n).
     @inlinable public init(_ ids: some Sequence<ID>) {
         append(ids)
     }
 
+    /// Appends `newIDs` in order, skipping identifiers already present (they are listed once in
+    /// `duplicates`). Amortised O(1) per identifier.
     @inlinable public mutating func append(_ newIDs: some Sequence<ID>) {
         let expected = storedIDs.count + newIDs.underestimatedCount
         storedIDs.reserveCapacity(expected)
@@ -35,11 +40,14 @@ public struct ListSnapshot<ID: Hashable & Sendable>: Sendable, Equatable {
         }
     }
 
+    /// The number of distinct identifiers.
     @inlinable public var count: Int { storedIDs.count }
 
     /// The position of `id`, in O(1).
     @inlinable public func index(of id: ID) -> Int? { positions[id] }
 
+    /// Two snapshots are equal when they hold the same identifiers in the same order;
+    /// `duplicates` is not compared.
     @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.storedIDs == rhs.storedIDs }
 }
 
@@ -52,6 +60,7 @@ public struct ListChanges<ID: Hashable & Sendable>: Sendable, Equatable {
     /// Identifiers in both whose position among the kept identifiers changed.
     public var moved: [ID]
 
+    /// True when nothing was inserted, removed or moved.
     @inlinable public var isEmpty: Bool { inserted.isEmpty && removed.isEmpty && moved.isEmpty }
 
     /// The changes from `old` to `new`: one lookup per identifier of `old`, then array work.

@@ -1,12 +1,16 @@
 /// A column of a list: a title, a width and how it is dropped when the list is narrow.
 public struct ListColumn: Hashable, Sendable {
+    /// The header text; cut with an ellipsis when wider than the column.
     public var title: String
     /// `fixed(n)` takes n cells, `minimum(n)` at least n plus a share, `flexible` a share.
     public var width: Length
+    /// How the header and (by convention) the cells of this column sit in its width.
     public var alignment: TextLayout.Alignment
     /// When the columns do not fit, the lowest priorities are dropped first.
     public var priority: Int
 
+    /// A column titled `title`. A column with a lower `priority` is dropped before one with a
+    /// higher priority when the list is too narrow for all of them.
     public init(_ title: String, width: Length, alignment: TextLayout.Alignment = .leading, priority: Int = 0) {
         self.title = title
         self.width = width
@@ -17,8 +21,12 @@ public struct ListColumn: Hashable, Sendable {
 
 /// Where one column is drawn in a row; `index` is its position in `ListView.columns`.
 public struct ColumnFrame: Hashable, Sendable {
+    /// The column's position in `ListView.columns`.
     public var index: Int
+    /// The column's first cell: relative to the list when returned by `columnFrames(width:)`,
+    /// absolute on the screen when handed to a `ListCell`.
     public var x: Int
+    /// The column's width in cells; never past the end of the row.
     public var width: Int
 }
 
@@ -30,9 +38,14 @@ public struct ColumnFrame: Hashable, Sendable {
 /// scrollbar shows the position in the whole list.
 @MainActor
 public final class ListView: View {
+    /// The columns, in the order they are drawn. Setting them redraws.
     public var columns: [ListColumn] = [] { didSet { setNeedsDisplay() } }
+    /// Whether the first line shows the column titles. Setting it redraws.
     public var showsHeader = true { didSet { setNeedsDisplay() } }
+    /// The style of the header line. Takes effect at the next draw.
     public var headerStyle = Style(attributes: [.bold, .underline])
+    /// The attributes added to the selected row while `isFocused`; when not focused, the row is
+    /// drawn bold instead. Takes effect at the next draw.
     public var selectionStyle = Style(attributes: .reverse)
     /// Whether the selection is drawn as focused (full highlight) or not (dim).
     public var isFocused = true { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
@@ -49,6 +62,7 @@ public final class ListView: View {
     var drawRow:
         (@MainActor (_ index: Int, _ frame: Rect, _ columns: [ColumnFrame], _ selected: Bool, inout Canvas) -> Void)?
 
+    /// An empty list: no rows until a `ListDataSource` is attached and applies a snapshot.
     public override init() {
         super.init()
     }
@@ -111,6 +125,9 @@ public final class ListView: View {
         }
     }
 
+    /// Draws the header, the visible rows (through the data source's cells) with the selection
+    /// highlighted, and a scrollbar in the last column when the rows do not all fit. The last
+    /// column is always kept for the scrollbar so other columns do not shift.
     public override func draw(in canvas: inout Canvas) {
         let needsScrollbar = (scrollIndicator?.total ?? rowCount) > visibleRowCount
         // The scrollbar's column is kept even when it is not needed, so columns never shift

@@ -12,8 +12,12 @@ public final class SplitView: View {
         case secondOnly
     }
 
+    /// The primary pane (a list, say); it is always shown in `.automatic` mode.
     public let first: View
+    /// The secondary pane (a detail, say); in `.automatic` mode it shows only when the frame is
+    /// at least `minimumWidthForColumns` wide or `minimumHeightForRows` high.
     public let second: View
+    /// Which panes show. Setting a different value redraws.
     public var mode: Mode = .automatic { didSet { if mode != oldValue { setNeedsDisplay() } } }
     /// Side by side from this width on.
     public var minimumWidthForColumns: Int
@@ -22,6 +26,8 @@ public final class SplitView: View {
     /// The first view's share of the room, in percent.
     public var firstShare: Int
 
+    /// Splits `first` and `second`, which become its subviews (they must have no superview).
+    /// The thresholds are in cells, `firstShare` in percent.
     public init(
         _ first: View, _ second: View, minimumWidthForColumns: Int = 110, minimumHeightForRows: Int = 20,
         firstShare: Int = 60
@@ -41,6 +47,8 @@ public final class SplitView: View {
         mode == .automatic && (frame.width >= minimumWidthForColumns || frame.height >= minimumHeightForRows)
     }
 
+    /// Hides the pane that does not show and gives the frame to the panes that do: side by side,
+    /// stacked, or one alone, depending on `mode` and the frame's size.
     public override func layoutSubviews() {
         first.isHidden = mode == .secondOnly
         second.isHidden = mode == .firstOnly || (mode == .automatic && !showsBoth)

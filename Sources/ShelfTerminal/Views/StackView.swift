@@ -5,14 +5,19 @@
 /// enough room, later subviews are cut.
 @MainActor
 public final class StackView: View {
+    /// The direction subviews are laid out in.
     public enum Axis: Hashable, Sendable {
+        /// Left to right (`horizontal`) or top to bottom (`vertical`).
         case horizontal, vertical
     }
 
+    /// `.vertical` stacks subviews top to bottom, `.horizontal` left to right. Takes effect at
+    /// the next layout.
     public var axis: Axis
     /// Empty cells between subviews.
     public var spacing: Int
 
+    /// A stack of `subviews` (added in order; none may have a superview).
     public init(axis: Axis, spacing: Int = 0, _ subviews: [View] = []) {
         self.axis = axis
         self.spacing = spacing
@@ -20,6 +25,8 @@ public final class StackView: View {
         for view in subviews { addSubview(view) }
     }
 
+    /// Sets the frames of the visible subviews along `axis` by their `length`, separated by
+    /// `spacing`; each spans the full frame across the axis. Hidden subviews take no room.
     public override func layoutSubviews() {
         let visible = subviews.filter { !$0.isHidden }
         let total = axis == .vertical ? frame.height : frame.width

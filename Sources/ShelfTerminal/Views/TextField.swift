@@ -7,14 +7,20 @@
 /// cursor shows there while `isFocused`.
 @MainActor
 public final class TextField: View {
+    /// The text being edited, always a single line. Change it with `setText(_:)` or by keys.
     public private(set) var text: String = ""
     /// The cursor, as a count of characters before it.
     public private(set) var cursor = 0
+    /// Text shown in `placeholderStyle` while `text` is empty. Setting it redraws.
     public var placeholder: String { didSet { setNeedsDisplay() } }
     /// Text drawn before the field, e.g. "/" or "Title: ".
     public var prompt: String { didSet { setNeedsDisplay() } }
+    /// The style of the prompt and text. Takes effect at the next draw.
     public var style: Style = .plain
+    /// The style of the placeholder. Takes effect at the next draw.
     public var placeholderStyle = Style(attributes: .dim)
+    /// Whether the field has the focus: the terminal cursor is shown in it only then. The field
+    /// does not receive keys by itself; its controller forwards them to `handle(_:)`.
     public var isFocused = false { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
     /// Longest text accepted, in characters.
     public var maximumLength = 10_000
@@ -22,6 +28,7 @@ public final class TextField: View {
     public var onChange: (@MainActor (String) -> Void)?
     private var scroll = 0
 
+    /// An empty field one line high (`length` is `.fixed(1)`), not focused.
     public init(prompt: String = "", placeholder: String = "") {
         self.prompt = prompt
         self.placeholder = placeholder
@@ -129,6 +136,8 @@ public final class TextField: View {
         return i
     }
 
+    /// Draws the prompt, then the visible part of the text (or the placeholder), scrolled so
+    /// the cursor is visible, and sets the canvas cursor while `isFocused`.
     public override func draw(in canvas: inout Canvas) {
         let promptWidth = canvas.draw(prompt, at: frame.origin, style: style, width: frame.width)
         let fieldX = frame.x + promptWidth

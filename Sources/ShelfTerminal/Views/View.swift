@@ -16,7 +16,9 @@ public enum Length: Hashable, Sendable {
 /// look marks the window for redraw; `setNeedsDisplay()` does it by hand. Main actor only.
 @MainActor
 open class View {
+    /// The subviews in drawing order: later ones draw on top.
     public private(set) var subviews: [View] = []
+    /// The view this one was added to, or nil. Weak: a view owns its subviews.
     public private(set) weak var superview: View?
     /// The view's rectangle on the screen.
     public var frame: Rect = .zero
@@ -31,6 +33,7 @@ open class View {
     /// Called when something in the tree below needs a redraw (set on the root by a window).
     var onNeedsDisplay: (@MainActor () -> Void)?
 
+    /// A view with an empty frame, no subviews, a `.flexible()` length and no background.
     public init() {}
 
     /// Adds `view` on top of the existing subviews. It must not have a superview.
