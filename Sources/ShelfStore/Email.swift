@@ -60,7 +60,10 @@ package enum Email {
         case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: true
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         case 0x20...0x7E: false
-        default: scalar.properties.generalCategory == .format
+        // Format characters, and everything else Unicode says to ignore when displayed (the
+        // combining grapheme joiner, variation selectors, Hangul fillers): two emails that look
+        // the same must be the same.
+        default: scalar.properties.generalCategory == .format || scalar.properties.isDefaultIgnorableCodePoint
         }
     }
 

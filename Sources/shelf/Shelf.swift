@@ -51,6 +51,16 @@ struct Shelf: AsyncParsableCommand {
     }
 
     private static func runCommand() async throws {
+        // Swift repairs invalid UTF-8 in arguments with U+FFFD; a title typed in another
+        // encoding would be stored changed. Refuse it, as an import refuses such a file.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else {
+                continue
+            }
+            throw ValidationError(
+                "argument \(index) (\(CommandLine.arguments[index].debugDescription)) is not valid UTF-8; "
+                    + "shelf takes text in UTF-8 (convert it, e.g. with iconv -f latin1 -t utf-8)")
+        }
         // A first word that names no command is a mistyped command, not an argument of the
         // default one (`browse`): answer with the top-level usage and the list of commands.
         if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"),

@@ -131,6 +131,9 @@ struct UserRepositoryTests {
         ("ann\u{AD}@example.com", "U+00AD (SOFT HYPHEN)", "character 4"),
         ("\u{FEFF}ann@example.com", "U+FEFF (ZERO WIDTH NO-BREAK SPACE)", "character 1"),
         ("ann\u{2060}@example.com", "U+2060 (WORD JOINER)", "character 4"),
+        ("x@example.com\u{34F}", "U+034F (COMBINING GRAPHEME JOINER)", "character 14"),
+        ("ann\u{FE0F}@example.com", "U+FE0F (VARIATION SELECTOR-16)", "character 4"),
+        ("ann\u{3164}@example.com", "U+3164 (HANGUL FILLER)", "character 4"),
     ]
 
     @Test(arguments: refused)

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
 /// How `shelf` answers a person who mistypes a command, asks for its version, or points a
@@ -102,5 +103,22 @@ struct CommandUsageTests {
         if let folder = location.split(separator: "/").first, folder.hasPrefix("postgres:") {
             #expect(!FileManager.default.fileExists(atPath: String(folder)))
         }
+    }
+
+    /// Bytes that are not UTF-8 in an argument are refused, not stored "repaired" with U+FFFD.
+    @Test func anArgumentThatIsNotUTF8IsRefused() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let errors = shelf.folder.appendingPathComponent("errors").path
+        let status = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" items add --db \"$1\" --user a@example.com --title \"$(printf 'inv\\377utf')\"",
+                ShelfProcess.executable.path, shelf.databasePath,
+            ], environment: ["PATH": "/usr/bin:/bin"], stderr: errors
+        ).wait()
+        #expect(status == 2)
+        #expect(try String(contentsOfFile: errors, encoding: .utf8).contains("is not valid UTF-8"))
+        #expect(!FileManager.default.fileExists(atPath: shelf.databasePath))
     }
 }
