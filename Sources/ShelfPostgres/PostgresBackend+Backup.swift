@@ -63,6 +63,7 @@
         private func copy(into file: String) async throws -> Store {
             let channel = RowChannel<SnapshotRow>(capacity: Self.streamCapacity)
             let pool = self.pool
+            let place = self.place
             let reader = Task {
                 do {
                     try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
@@ -70,7 +71,7 @@
                         // the read with an error, never the process.
                         let limit = Int64(Self.pageSize)
                         let usersDone = try await Self.readPages(
-                            on: connection,
+                            on: connection, at: place,
                             page: { (last: ImportedUser?) in
                                 """
                                 SELECT id, name, email, created_at FROM users WHERE id > \(last?.id ?? Int64.min)
@@ -83,7 +84,7 @@
                             }, send: { await channel.send(.user($0)) })
                         guard usersDone else { return }
                         _ = try await Self.readPages(
-                            on: connection,
+                            on: connection, at: place,
                             page: { (last: ImportedItem?) in
                                 """
                                 SELECT id, user_id, title, notes, status, priority, created_at, updated_at, version

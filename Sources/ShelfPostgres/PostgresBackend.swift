@@ -230,11 +230,12 @@
             let channel = RowChannel<Row>(capacity: Self.streamCapacity)
             let producerEnded = RowChannel<Bool>(capacity: 1)
             let pool = self.pool
+            let place = self.place
             Task {
                 do {
                     try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
                         _ = try await Self.readPages(
-                            on: connection, page: page, decode: decode, send: { await channel.send($0) })
+                            on: connection, at: place, page: page, decode: decode, send: { await channel.send($0) })
                     }
                     channel.finish(throwing: nil)
                 } catch {
@@ -255,11 +256,17 @@
         /// Reads the pages `page` gives on `connection` (see `stream`), each page whole, and
         /// `send`s their rows in order; false when `send` returned false (the consumer quit).
         static func readPages<Row: Sendable>(
-            on connection: PostgresConnection, page: (Row?) -> PostgresQuery,
+            on connection: PostgresConnection, at place: PostgresLocation, page: (Row?) -> PostgresQuery,
             decode: (PostgresRow) throws -> Row, send: (Row) async -> Bool
         ) async throws -> Bool {
             var last: Row?
             while true {
+                // A query sent on a connection the server has ended never answers (postgres-nio
+                // 1.33): fail at once instead.
+                if connection.isClosed {
+                    throw StoreError(
+                        .database, StoreError.lostConnection(at: place, cause: "the server closed it"))
+                }
                 let rows = try await connection.query(page(last), logger: .silent).collect()
                 var count = 0
                 for row in rows {

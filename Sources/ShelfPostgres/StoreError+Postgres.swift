@@ -120,7 +120,7 @@
         }
 
         /// The words of a connection lost in the middle of work; `isLostConnection` knows them.
-        private static func lostConnection(at location: PostgresLocation, cause: String) -> String {
+        static func lostConnection(at location: PostgresLocation, cause: String) -> String {
             "the connection to the PostgreSQL server at \(location.server) was lost (\(cause))"
         }
 

@@ -269,6 +269,11 @@
         /// they are (`PSQLError`), so callers can tell a constraint from a lost connection.
         func rawQuery(_ sql: PostgresQuery) throws -> [PostgresRow] {
             let connection = self.connection
+            // A query sent on a connection the server has ended never answers (postgres-nio
+            // 1.33): fail at once instead.
+            if connection.isClosed {
+                throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
+            }
             return try runBlocking { try await connection.query(sql, logger: .silent).collect() }
         }
 
