@@ -25,10 +25,22 @@
         /// `to_tsquery('simple', …)`: words hold only letters, digits and marks, so no input
         /// can break out of its quotes nor raise a syntax error.
         static func tsquery(for text: String) -> String? {
-            let words = FullTextQuery.words(in: text)
+            // A word of combining marks alone folds to nothing (see `searchFoldedMarks`), and
+            // an empty quoted word is a syntax error in a tsquery.
+            let words = FullTextQuery.words(in: text).filter { word in
+                !word.unicodeScalars.allSatisfy { scalar in
+                    searchFoldedMarks.contains { $0.contains(scalar.value) }
+                }
+            }
             guard !words.isEmpty else { return nil }
             return words.map { "'\($0)':*" }.joined(separator: " & ")
         }
+
+        /// The code points `shelf_search_fold` (Migrations/postgres/0001) removes: the blocks
+        /// of combining marks.
+        static let searchFoldedMarks: [ClosedRange<UInt32>] = [
+            0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
+        ]
 
         /// The WHERE clauses of the owner, status and text filters, binding their values.
         func postgresFilter(into bindings: inout PostgresBindings, prefix: String = "") -> [String] {
@@ -43,7 +55,10 @@
             }
             if let match = Self.tsquery(for: text) {
                 bindings.append(match)
-                clauses.append("\(prefix)search @@ to_tsquery('simple', $\(bindings.count))")
+                // Folded as the indexed text is (accents off, one Unicode normal form): see
+                // shelf_search_fold in Migrations/postgres/0001. NFD only splits letters into a
+                // base and marks, and the marks go, so the quotes stay as they are.
+                clauses.append("\(prefix)search @@ to_tsquery('simple', shelf_search_fold($\(bindings.count)))")
             }
             return clauses
         }

@@ -14,7 +14,8 @@
         ///
         /// The same destination rules as a SQLite store's backup: the copy is written beside
         /// `path`, flushed, then renamed over it; an existing `path` is replaced only when it
-        /// is an older shelf backup.
+        /// is an older shelf backup. The file is a single file (no -wal or -shm), as a SQLite
+        /// store's backup is.
         ///
         /// Items' versions start again at 1 in the copy: the SQLite store's API has no way yet
         /// to write a stored version.
@@ -32,20 +33,19 @@
                 (folder.isEmpty ? "." : folder)
                 + "/.\((path as NSString).lastPathComponent).backup-\(UUID().uuidString)"
             do {
-                try await copy(into: temporary)
-                try Store.makeDurable(temporary)
+                defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+                let copy = try await copy(into: temporary)
                 // Interrupted meanwhile (Ctrl-C): the old file stays.
                 try Task.checkCancellation()
-                guard rename(temporary, path) == 0 else {
-                    throw StoreError(
-                        .database,
-                        "cannot move the backup into place at \(path): \(String(cString: strerror(errno)))")
-                }
-                try? Store.makeDurable(folder.isEmpty ? "." : folder)
+                // The copy is a WAL store, whose -wal and -shm would come back beside `path`
+                // whenever it is opened read-only: its own backup (VACUUM INTO) writes it as one
+                // plain file, flushed, then renamed over `path`, as a SQLite store's backup is.
+                try await copy.backup(to: path)
             } catch {
-                for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
                 if let error = error as? StoreError {
-                    throw StoreError(error.code, "cannot write the backup \(path): \(error.message)")
+                    if error.message.hasPrefix("cannot write the backup") { throw error }
+                    let outcome = error.isLostConnection ? "; nothing was written (\(path) is as it was)" : ""
+                    throw StoreError(error.code, "cannot write the backup \(path): \(error.message)\(outcome)")
                 }
                 throw error
             }
@@ -59,39 +59,54 @@
 
         /// Copies the snapshot into a new SQLite store at `file`, through its import sessions
         /// (which block, so on a thread of their own), fed by a task reading the snapshot.
-        private func copy(into file: String) async throws {
+        /// Returns that store.
+        private func copy(into file: String) async throws -> Store {
             let channel = RowChannel<SnapshotRow>(capacity: Self.streamCapacity)
             let pool = self.pool
+            let place = self.place
             let reader = Task {
                 do {
                     try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
-                        let users = try await connection.query(
-                            "SELECT id, name, email, created_at FROM users ORDER BY id", logger: .silent)
-                        for try await (id, name, email, created) in users.decode((Int64, String, String, Int64).self) {
-                            let user = ImportedUser(id: id, name: name, email: email, createdAt: created)
-                            guard await channel.send(.user(user)) else { return }
-                        }
-                        let items = try await connection.query(
-                            """
-                            SELECT id, user_id, title, notes, status, priority, created_at, updated_at, version
-                            FROM items ORDER BY id
-                            """, logger: .silent)
-                        for try await (id, owner, title, notes, status, priority, created, updated, version)
-                            in items.decode((Int64, Int64, String, String?, String, Int64, Int64, Int64, Int64).self)
-                        {
-                            let item = ImportedItem(
-                                id: id, owner: .id(owner), title: title, notes: notes,
-                                status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
-                                createdAt: created, updatedAt: updated, version: version)
-                            guard await channel.send(.item(item)) else { return }
-                        }
+                        // In pages, each read whole (see `stream`): a lost connection then ends
+                        // the read with an error, never the process.
+                        let limit = Int64(Self.pageSize)
+                        let usersDone = try await Self.readPages(
+                            on: connection, at: place,
+                            page: { (last: ImportedUser?) in
+                                """
+                                SELECT id, name, email, created_at FROM users WHERE id > \(last?.id ?? Int64.min)
+                                ORDER BY id LIMIT \(limit)
+                                """
+                            },
+                            decode: { row in
+                                let (id, name, email, created) = try row.decode((Int64, String, String, Int64).self)
+                                return ImportedUser(id: id, name: name, email: email, createdAt: created)
+                            }, send: { await channel.send(.user($0)) })
+                        guard usersDone else { return }
+                        _ = try await Self.readPages(
+                            on: connection, at: place,
+                            page: { (last: ImportedItem?) in
+                                """
+                                SELECT id, user_id, title, notes, status, priority, created_at, updated_at, version
+                                FROM items WHERE id > \(last?.id ?? Int64.min) ORDER BY id LIMIT \(limit)
+                                """
+                            },
+                            decode: { row in
+                                let (id, owner, title, notes, status, priority, created, updated, version) =
+                                    try row.decode(
+                                        (Int64, Int64, String, String?, String, Int64, Int64, Int64, Int64).self)
+                                return ImportedItem(
+                                    id: id, owner: .id(owner), title: title, notes: notes,
+                                    status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
+                                    createdAt: created, updatedAt: updated, version: version)
+                            }, send: { await channel.send(.item($0)) })
                     }
                     channel.finish(throwing: nil)
                 } catch {
                     channel.finish(throwing: error)
                 }
             }
-            let written: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            let written: Result<Store, any Error> = await withCheckedContinuation { continuation in
                 let thread = Thread {
                     continuation.resume(returning: Result { try Self.write(channel, into: file) })
                 }
@@ -99,12 +114,12 @@
             }
             channel.stop()
             await reader.value
-            try written.get()
+            return try written.get()
         }
 
-        /// Writes the rows of `channel` into a new SQLite store at `file`; the store is closed
-        /// when this returns. Blocks: runs on a thread.
-        private static func write(_ channel: RowChannel<SnapshotRow>, into file: String) throws {
+        /// Writes the rows of `channel` into a new SQLite store at `file`, and returns it.
+        /// Blocks: runs on a thread.
+        private static func write(_ channel: RowChannel<SnapshotRow>, into file: String) throws -> Store {
             let store = try Store(path: file)
             var session = try store.makeImportSession(table: .users)
             var table = ImportTable.users
@@ -132,6 +147,7 @@
                 }
             }
             try apply()
+            return store
         }
     }
 #endif

@@ -160,23 +160,50 @@
         /// streaming; blocks as `forEachUser`.
         package func forEachUserRow(orderedByName: Bool, _ body: (UserRow) throws -> Void) throws {
             let order = orderedByName ? PostgresUserRepository.nameOrder : "id"
+            let limit = Int64(Self.pageSize)
             try stream(
-                PostgresQuery(unsafeSQL: "SELECT id, name, email, created_at FROM users ORDER BY \(order)"),
+                page: { (last: UserRow?) in
+                    var bindings = PostgresBindings()
+                    var after = ""
+                    if let last {
+                        if orderedByName {
+                            bindings.append(last.name)
+                            bindings.append(last.id)
+                            after = "WHERE (shelf_fold(name) COLLATE \"C\", id) > (shelf_fold($1) COLLATE \"C\", $2)"
+                        } else {
+                            bindings.append(last.id)
+                            after = "WHERE id > $1"
+                        }
+                    }
+                    bindings.append(limit)
+                    return PostgresQuery(
+                        unsafeSQL:
+                            "SELECT id, name, email, created_at FROM users \(after) ORDER BY \(order) LIMIT $\(bindings.count)",
+                        binds: bindings)
+                },
                 decode: { row in try row.decode((Int64, String, String, Int64).self) }, body)
         }
 
         /// Calls `body` with every item `query`'s owner, status and text select, by ID, from one
         /// snapshot, streaming; blocks as `forEachItem`.
         package func forEachItemRow(matching query: ItemQuery, _ body: (ItemRow) throws -> Void) throws {
-            var bindings = PostgresBindings()
-            let clauses = query.postgresFilter(into: &bindings, prefix: "i.")
-            let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
-            let sql = """
-                SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
-                FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
-                """
+            let limit = Int64(Self.pageSize)
             try stream(
-                PostgresQuery(unsafeSQL: sql, binds: bindings),
+                page: { (last: ItemRow?) in
+                    var bindings = PostgresBindings()
+                    var clauses = query.postgresFilter(into: &bindings, prefix: "i.")
+                    if let last {
+                        bindings.append(last.id)
+                        clauses.append("i.id > $\(bindings.count)")
+                    }
+                    bindings.append(limit)
+                    let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+                    let sql = """
+                        SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+                        FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id LIMIT $\(bindings.count)
+                        """
+                    return PostgresQuery(unsafeSQL: sql, binds: bindings)
+                },
                 decode: { row in
                     try row.decode((Int64, String, String, String?, String, Int64, Int64, Int64).self)
                 }, body)
@@ -184,24 +211,31 @@
 
         /// Rows buffered between the query and a snapshot read's body.
         package static let streamCapacity = 2048
+        /// Rows per page of a snapshot read.
+        package static let pageSize = 2000
 
-        /// Calls `body` on this thread with every row of `query`, decoded by `decode`. The rows
-        /// come from one query (one snapshot), read by a task into a bounded `RowChannel`, so
-        /// memory stays flat. A throwing body stops the query; its error is rethrown.
+        /// Calls `body` on this thread with every row of the pages `page` gives, decoded by
+        /// `decode`: `page(nil)` is the first page, `page(last)` the one after the row `last`;
+        /// a page shorter than `pageSize` is the last. The pages are read in one REPEATABLE
+        /// READ READ ONLY transaction (one snapshot) by a task, into a bounded `RowChannel`,
+        /// so memory stays flat. A throwing body stops the read; its error is rethrown.
+        ///
+        /// Each page is read whole before its rows are handed on: no row stream of
+        /// postgres-nio is ever held back while the consumer is slow, since a connection lost
+        /// under a held-back stream stops the process (postgres-nio 1.33 RowStreamStateMachine).
         package func stream<Row: Sendable>(
-            _ query: PostgresQuery, decode: @escaping @Sendable (PostgresRow) throws -> Row,
+            page: @escaping @Sendable (Row?) -> PostgresQuery, decode: @escaping @Sendable (PostgresRow) throws -> Row,
             _ body: (Row) throws -> Void
         ) throws {
             let channel = RowChannel<Row>(capacity: Self.streamCapacity)
             let producerEnded = RowChannel<Bool>(capacity: 1)
             let pool = self.pool
+            let place = self.place
             Task {
                 do {
-                    try await pool.read { connection in
-                        let rows = try await connection.query(query, logger: .silent)
-                        for try await row in rows {
-                            guard await channel.send(try decode(row)) else { break }
-                        }
+                    try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+                        _ = try await Self.readPages(
+                            on: connection, at: place, page: page, decode: decode, send: { await channel.send($0) })
                     }
                     channel.finish(throwing: nil)
                 } catch {
@@ -216,6 +250,32 @@
             }
             while let batch = try channel.next() {
                 for row in batch { try body(row) }
+            }
+        }
+
+        /// Reads the pages `page` gives on `connection` (see `stream`), each page whole, and
+        /// `send`s their rows in order; false when `send` returned false (the consumer quit).
+        static func readPages<Row: Sendable>(
+            on connection: PostgresConnection, at place: PostgresLocation, page: (Row?) -> PostgresQuery,
+            decode: (PostgresRow) throws -> Row, send: (Row) async -> Bool
+        ) async throws -> Bool {
+            var last: Row?
+            while true {
+                // A query sent on a connection the server has ended never answers (postgres-nio
+                // 1.33): fail at once instead.
+                if connection.isClosed {
+                    throw StoreError(
+                        .database, StoreError.lostConnection(at: place, cause: "the server closed it"))
+                }
+                let rows = try await connection.query(page(last), logger: .silent).collect()
+                var count = 0
+                for row in rows {
+                    let decoded = try decode(row)
+                    guard await send(decoded) else { return false }
+                    last = decoded
+                    count += 1
+                }
+                if count < pageSize { return true }
             }
         }
 

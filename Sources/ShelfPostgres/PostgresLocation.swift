@@ -7,9 +7,13 @@
     /// `postgres://ann:secret@db.example.com:5432/shelf?sslmode=require`.
     ///
     /// - The scheme is `postgres` or `postgresql`.
-    /// - User, password and database are percent-decoded. The user is required (there is no
-    ///   operating-system user to fall back on in a URL); the password may be left out; the
-    ///   database defaults to the user's name, as `psql` does.
+    /// - User, password and database are percent-decoded; a malformed escape (one that is not
+    ///   `%` and two hex digits, or bytes that are not UTF-8) is an error. The user is required
+    ///   (there is no operating-system user to fall back on in a URL); the password may be left
+    ///   out; the database is required too (unlike `psql`, no default: opening migrates the
+    ///   database, and migrating the `postgres` maintenance database by accident must not
+    ///   happen).
+    /// - No fragment (`#…`), no empty option (`?&`, a trailing `&`), no option twice.
     /// - The port defaults to 5432. An IPv6 host is written in brackets: `[::1]`.
     /// - `sslmode` is `disable` (the default: no TLS, fit for a server on this machine or a
     ///   private network), `prefer` (TLS when the server offers it) or `require` (TLS or fail;
@@ -47,16 +51,54 @@
             guard let host = components.host, !host.isEmpty else {
                 throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no server host; \(shape)")
             }
-            guard let user = components.user, !user.isEmpty else {
+            let invalid = StoreError(
+                .invalidValue,
+                "\(StoreLocation.redacted(url)) is not a valid URL: it has a malformed percent escape "
+                    + "(each % must start %XX, XX two hex digits of UTF-8); \(shape)")
+            // The decoded parts are read from the encoded ones: URLComponents turns an escape that
+            // does not decode into nothing, which would silently fall back to a default.
+            func decoded(_ part: String?) throws -> String? {
+                guard let part else { return nil }
+                guard let text = part.removingPercentEncoding else { throw invalid }
+                return text
+            }
+            guard let user = try decoded(components.percentEncodedUser), !user.isEmpty else {
                 throw StoreError(.invalidValue, "\(StoreLocation.redacted(url)) names no user; \(shape)")
             }
-            var database = components.path
+            let password = try decoded(components.percentEncodedPassword)
+            guard var database = try decoded(components.percentEncodedPath) else { throw invalid }
             if database.hasPrefix("/") { database.removeFirst() }
+            if database.isEmpty {
+                throw StoreError(
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) names no database; "
+                        + "name the database: postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+            }
             if database.contains("/") {
                 throw StoreError(
                     .invalidValue,
                     "\(StoreLocation.redacted(url)) has the path /\(database); the path must be one database name; \(shape)"
                 )
+            }
+            if components.fragment != nil {
+                throw StoreError(
+                    .invalidValue,
+                    "\(StoreLocation.redacted(url)) has a fragment (#…), which a PostgreSQL URL does not take; \(shape)"
+                )
+            }
+            if let query = components.percentEncodedQuery {
+                let options = query.split(separator: "&", omittingEmptySubsequences: false)
+                if options.contains(where: \.isEmpty) {
+                    throw StoreError(
+                        .invalidValue,
+                        "\(StoreLocation.redacted(url)) has an empty option (a stray ? or &); "
+                            + "the only option is sslmode=disable|prefer|require")
+                }
+                let names = options.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
+                if Set(names).count != names.count {
+                    throw StoreError(
+                        .invalidValue, "\(StoreLocation.redacted(url)) gives an option twice; give sslmode once")
+                }
             }
             var tlsMode = TLSMode.disable
             for item in components.queryItems ?? [] {
@@ -84,8 +126,8 @@
             self.host = bareHost.removingPercentEncoding ?? bareHost
             self.port = components.port ?? 5432
             self.user = user
-            self.password = components.password
-            self.database = database.isEmpty ? user : database
+            self.password = password
+            self.database = database
             self.tlsMode = tlsMode
         }
 

@@ -145,7 +145,9 @@
                         try await connection.query("COMMIT", logger: .silent)
                         return value
                     } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: .silent)
+                        // Not on a connection the server has ended: a query there never answers
+                        // (postgres-nio 1.33), and the server has rolled back already.
+                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: .silent) }
                         throw error
                     }
                 }

@@ -20,15 +20,21 @@
 // - Full text: a generated tsvector (config 'simple') over title and notes, non-alphanumerics
 //   turned into spaces first so words split as SQLite's unicode61 tokenizer splits them, with
 //   a GIN index. The query is built from `FullTextQuery.words(in:)`, each word quoted and a
-//   prefix, joined with &, and bound as a parameter of to_tsquery. Unlike SQLite, accents
-//   are not removed ("eclair" does not find "éclair").
+//   prefix, joined with &, and bound as a parameter of to_tsquery. Both sides go through
+//   `shelf_search_fold` (NFD, combining marks removed, lower-cased), so accents fold as under
+//   SQLite's remove_diacritics 2: "eclair" finds "éclair", "zoe" a decomposed "Zoë". Only
+//   the first 100,000 characters of notes are indexed (a tsvector holds at most 1 MB).
 // - Counts are count(*) over the narrowest index: about 10 ms for 100,000 items.
 // - Change notification: statement-level triggers call `shelf_notify_change()`, which
 //   notifies the channel 'shelf_changes' with the table's name (the live-query feed listens).
 // - Blocking entry points (snapshot reads, import sessions) are called from plain threads:
 //   each runs its async work in a task and waits on a semaphore (`runBlocking`); snapshot
-//   reads stream one query's rows through a bounded `RowChannel`, so memory stays flat.
-// - Imports stage rows by COPY into TEMP tables of a connection of their own (no lock on
-//   shared tables while the input is read), then apply them in one transaction: set-based
-//   when that gives the input-order result, else row by row in savepoints.
+//   reads (and backups) read keyset pages of 2,000 rows, each whole, in one REPEATABLE READ
+//   READ ONLY transaction, and hand them on through a bounded `RowChannel`, so memory stays
+//   flat and no row stream is ever held back (a lost connection under a held-back
+//   postgres-nio stream stops the process).
+// - Imports stage rows by multi-row INSERT (never COPY, whose postgres-nio code hangs on a
+//   lost connection) into TEMP tables of a connection of their own (no lock on shared tables
+//   while the input is read), then apply them in one transaction: set-based when that gives
+//   the input-order result, else row by row in savepoints.
 // - Backups copy one REPEATABLE READ snapshot into a new SQLite shelf file.

@@ -64,6 +64,20 @@
                             + "create it with `createdb \(location.database)`")
                 case "40001", "40P01", "55P03":
                     self.init(.busy, "\(prefix)the database is busy with another transaction (\(message)); try again")
+                case "54000":
+                    // A value too large for a btree index row (about 2,700 bytes) or a tsvector.
+                    let what =
+                        if message.contains("users_by_name") {
+                            "a user's name is too long for the store (\(message)); shorten it"
+                        } else if message.contains("items_by") && message.contains("title") {
+                            "an item's title is too long for the store (\(message)); shorten it"
+                        } else {
+                            "a value is too long for the store (\(message)); shorten it"
+                        }
+                    self.init(.invalidValue, prefix + what)
+                case "57P01", "57P02", "57P03":
+                    // The server ended this connection (pg_terminate_backend, a shutdown).
+                    self.init(.database, prefix + Self.lostConnection(at: location, cause: message))
                 case "53300":
                     self.init(
                         .database,
@@ -81,7 +95,10 @@
                     "the PostgreSQL server at \(location.server) does not offer TLS, and the URL asks for it "
                         + "(sslmode=require); use sslmode=prefer or disable in --db/SHELF_DB, or turn on ssl in the server"
                 )
-            case .connectionError, .serverClosedConnection, .failedToAddSSLHandler:
+            case .serverClosedConnection:
+                let cause = error.underlying.map(Self.connectionCause) ?? "the server closed it"
+                self.init(.database, prefix + Self.lostConnection(at: location, cause: cause))
+            case .connectionError, .failedToAddSSLHandler:
                 let cause = error.underlying.map(Self.connectionCause) ?? "\(error.code)"
                 self.init(
                     .database,
@@ -100,6 +117,17 @@
                 let cause = error.underlying.map { " (\($0))" } ?? ""
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server) failed: \(error.code)\(cause)")
             }
+        }
+
+        /// The words of a connection lost in the middle of work; `isLostConnection` knows them.
+        static func lostConnection(at location: PostgresLocation, cause: String) -> String {
+            "the connection to the PostgreSQL server at \(location.server) was lost (\(cause))"
+        }
+
+        /// True when this error says the connection to the server was lost in the middle of
+        /// work, so the caller can say what that left undone.
+        package var isLostConnection: Bool {
+            message.contains("the connection to the PostgreSQL server at ") && message.contains(" was lost (")
         }
 
         /// Why a connection could not be made, in a few words: "connection refused", "the

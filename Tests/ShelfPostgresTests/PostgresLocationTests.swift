@@ -14,10 +14,10 @@
             #expect(place.tlsMode == .require)
         }
 
-        @Test func defaultsPortDatabaseAndTLS() throws {
-            let place = try PostgresLocation(url: "postgresql://ann@localhost")
+        @Test func defaultsPortAndTLS() throws {
+            let place = try PostgresLocation(url: "postgresql://ann@localhost/shelf")
             #expect(place.port == 5432)
-            #expect(place.database == "ann")
+            #expect(place.database == "shelf")
             #expect(place.password == nil)
             #expect(place.tlsMode == .disable)
         }
@@ -44,6 +44,16 @@
             ("postgres://ann@db/a/b", "one database name"),
             ("postgres://ann:pw@db:99999/shelf", "port"),
             ("not a url at all", "not"),
+            // A malformed escape never falls back to a default database (which opening migrates).
+            ("postgres://u:pw@127.0.0.1:54329/db%C3_a", "not a valid URL"),
+            ("postgres://u%C3:pw@127.0.0.1:54329/db", "not a valid URL"),
+            ("postgres://u:pw%FF@127.0.0.1:54329/db", "not a valid URL"),
+            ("postgres://u:pw@127.0.0.1:54329", "name the database: postgres://USER:PASSWORD@HOST:PORT/DATABASE"),
+            ("postgres://u:pw@127.0.0.1:54329/", "name the database: postgres://USER:PASSWORD@HOST:PORT/DATABASE"),
+            ("postgres://u:pw@db/shelf?sslmode=disable&sslmode=require", "option twice"),
+            ("postgres://u:pw@db/shelf?sslmode=disable&", "empty option"),
+            ("postgres://u:pw@db/shelf?", "empty option"),
+            ("postgres://u:pw@db/shelf#part", "fragment"),
         ])
         func refusesBadURLsClearly(url: String, expected: String) {
             do {

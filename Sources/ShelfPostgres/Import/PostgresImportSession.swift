@@ -8,7 +8,7 @@
     /// `ImportStaging`.
     ///
     /// The session has a connection of its own for its whole life. Rows go into two TEMP
-    /// tables of that connection (by `COPY`, a batch at a time), which takes no lock on the
+    /// tables of that connection (by multi-row INSERTs, a batch at a time), which takes no lock on the
     /// store's tables, so other clients write freely while the input is read; TEMP tables
     /// vanish with the connection, so an import killed at any moment leaves nothing behind.
     /// `apply` then writes every staged row in one transaction: with a few set-based
@@ -24,8 +24,11 @@
         private var pending: [Pending] = []
         private var nextSeq: Int64 = 0
         private var closed = false
+        /// True when the last `apply` wrote row by row (a row needed it, or the set-based
+        /// statements failed on a row); for tests.
+        package internal(set) var appliedRowByRow = false
 
-        /// Rows kept in memory before they go to the TEMP tables in one COPY.
+        /// Rows kept in memory before they go to the TEMP tables in one INSERT.
         static let batchSize = 2048
 
         private enum Pending {
@@ -124,26 +127,29 @@
                 "SELECT id FROM users WHERE shelf_fold(email) COLLATE \"C\" = shelf_fold(\(email)) COLLATE \"C\"")
         }
 
-        /// Writes the pending rows to the TEMP tables: one COPY per table.
+        /// Writes the pending rows to the TEMP tables: one multi-row INSERT per table, its
+        /// rows bound as one JSON array (`json_to_recordset`), which keeps NULLs NULL.
+        ///
+        /// Not COPY: postgres-nio 1.33's `copyFrom` never returns when the connection is lost
+        /// in the middle (it leaks its continuation), so an import would hang; a plain query
+        /// fails with the connection.
         func flush() throws {
             guard !pending.isEmpty else { return }
             let batch = pending
             pending.removeAll(keepingCapacity: true)
-            var rows = CopyText()
-            var rejects = CopyText()
+            var users: [StagedUser] = []
+            var items: [StagedItem] = []
+            var rejects: [StagedReject] = []
             for entry in batch {
                 switch entry {
                 case .user(let seq, let user, let record):
                     var refusal: String?
-                    rows.row {
-                        $0.integer(seq)
-                        $0.integer(user.id)
-                        $0.text(user.name, field: "name", refusal: &refusal)
-                        $0.text(user.email, field: "email", refusal: &refusal)
-                        $0.integer(user.createdAt)
-                        $0.text(refusal)
-                        $0.bytes(record)
-                    }
+                    let name = StageText.checked(user.name, field: "name", refusal: &refusal)
+                    let email = StageText.checked(user.email, field: "email", refusal: &refusal)
+                    users.append(
+                        StagedUser(
+                            seq: seq, id: user.id, name: name, email: email, createdAt: user.createdAt,
+                            refusal: refusal, record: StageText.hex(record)))
                 case .item(let seq, let item, let record):
                     var refusal: String?
                     var ownerID: Int64?
@@ -152,51 +158,76 @@
                     case .id(let id): ownerID = id
                     case .email(let email): ownerEmail = email
                     }
-                    rows.row {
-                        $0.integer(seq)
-                        $0.integer(item.id)
-                        $0.integer(ownerID)
-                        $0.text(ownerEmail, field: "user", refusal: &refusal)
-                        $0.text(item.title, field: "title", refusal: &refusal)
-                        $0.text(item.notes, field: "notes", refusal: &refusal)
-                        $0.text(item.status.rawValue)
-                        $0.integer(Int64(item.priority))
-                        $0.integer(item.createdAt)
-                        $0.integer(item.updatedAt)
-                        $0.text(refusal)
-                        $0.bytes(record)
-                    }
+                    let owner = ownerEmail.map { StageText.checked($0, field: "user", refusal: &refusal) }
+                    let title = StageText.checked(item.title, field: "title", refusal: &refusal)
+                    let notes = item.notes.map { StageText.checked($0, field: "notes", refusal: &refusal) }
+                    items.append(
+                        StagedItem(
+                            seq: seq, id: item.id, ownerID: ownerID, ownerEmail: owner, title: title, notes: notes,
+                            status: item.status.rawValue, priority: Int64(item.priority), createdAt: item.createdAt,
+                            updatedAt: item.updatedAt, refusal: refusal, record: StageText.hex(record)))
                 case .reject(let seq, let reject):
-                    rejects.row {
-                        $0.integer(seq)
-                        $0.text("t")
-                        $0.integer(reject.line.map(Int64.init))
-                        $0.integer(reject.column.map(Int64.init))
-                        $0.text(reject.field.map(CopyText.withoutNUL))
-                        $0.text(reject.value.map(CopyText.withoutNUL))
-                        $0.text(CopyText.withoutNUL(reject.reason))
-                        $0.bytes(reject.record)
-                    }
+                    rejects.append(
+                        StagedReject(
+                            seq: seq, line: reject.line.map(Int64.init), column: reject.column.map(Int64.init),
+                            field: reject.field.map(StageText.withoutNUL),
+                            value: reject.value.map(StageText.withoutNUL),
+                            reason: StageText.withoutNUL(reject.reason), record: StageText.hex(reject.record)))
                 }
             }
-            let connection = self.connection
-            let place = self.place
-            let rowData = rows.data
-            let rejectData = rejects.data
-            try runBlocking {
+            var statements: [(sql: String, json: String)] = []
+            do {
+                let encoder = JSONEncoder()
+                encoder.keyEncodingStrategy = .convertToSnakeCase
+                func json(_ value: some Encodable) throws -> String {
+                    String(decoding: try encoder.encode(value), as: UTF8.self)
+                }
+                if !users.isEmpty {
+                    statements.append(
+                        (
+                            """
+                            INSERT INTO shelf_stage (seq, id, name, email, created_at, refusal, record)
+                            SELECT seq, id, name, email, created_at, refusal, decode(record, 'hex')
+                            FROM json_to_recordset($1::json) AS r(seq bigint, id bigint, name text, email text,
+                                created_at bigint, refusal text, record text)
+                            """, try json(users)
+                        ))
+                }
+                if !items.isEmpty {
+                    statements.append(
+                        (
+                            """
+                            INSERT INTO shelf_stage (seq, id, owner_id, owner_email, title, notes, status, priority,
+                                created_at, updated_at, refusal, record)
+                            SELECT seq, id, owner_id, owner_email, title, notes, status, priority, created_at,
+                                updated_at, refusal, decode(record, 'hex')
+                            FROM json_to_recordset($1::json) AS r(seq bigint, id bigint, owner_id bigint,
+                                owner_email text, title text, notes text, status text, priority bigint,
+                                created_at bigint, updated_at bigint, refusal text, record text)
+                            """, try json(items)
+                        ))
+                }
+                if !rejects.isEmpty {
+                    statements.append(
+                        (
+                            """
+                            INSERT INTO shelf_stage_rejects (seq, placed, line, "column", field, value, reason, record)
+                            SELECT seq, true, line, "column", field, value, reason, decode(record, 'hex')
+                            FROM json_to_recordset($1::json) AS r(seq bigint, line bigint, "column" bigint,
+                                field text, value text, reason text, record text)
+                            """, try json(rejects)
+                        ))
+                }
+            } catch {
+                throw StoreError(.database, "cannot stage the import's rows: \(error)")
+            }
+            for statement in statements {
+                var bindings = PostgresBindings()
+                bindings.append(statement.json)
                 do {
-                    if !rowData.isEmpty {
-                        try await connection.copyFrom(table: "shelf_stage", logger: .silent) { writer in
-                            try await writer.write(ByteBuffer(string: rowData))
-                        }
-                    }
-                    if !rejectData.isEmpty {
-                        try await connection.copyFrom(table: "shelf_stage_rejects", logger: .silent) { writer in
-                            try await writer.write(ByteBuffer(string: rejectData))
-                        }
-                    }
-                } catch {
-                    throw StoreError(postgres: error, at: place)
+                    _ = try query(PostgresQuery(unsafeSQL: statement.sql, binds: bindings))
+                } catch let error as StoreError where error.isLostConnection {
+                    throw Self.lost(error)
                 }
             }
         }
@@ -238,6 +269,11 @@
         /// they are (`PSQLError`), so callers can tell a constraint from a lost connection.
         func rawQuery(_ sql: PostgresQuery) throws -> [PostgresRow] {
             let connection = self.connection
+            // A query sent on a connection the server has ended never answers (postgres-nio
+            // 1.33): fail at once instead.
+            if connection.isClosed {
+                throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
+            }
             return try runBlocking { try await connection.query(sql, logger: .silent).collect() }
         }
 
@@ -260,72 +296,69 @@
         }
     }
 
-    /// Rows in the text format of COPY: tab-separated fields, `\N` for NULL, backslash escapes.
-    struct CopyText {
-        private(set) var data = ""
+    // One staged row each, as `flush` sends them (in snake case, the JSON keys are the TEMP
+    // tables' columns; a nil is left out, which `json_to_recordset` reads as NULL).
 
-        struct Row {
-            fileprivate var fields: [String] = []
+    private struct StagedUser: Encodable {
+        let seq: Int64
+        let id: Int64?
+        let name: String
+        let email: String
+        let createdAt: Int64?
+        let refusal: String?
+        let record: String
+    }
 
-            mutating func integer(_ value: Int64?) {
-                fields.append(value.map(String.init) ?? "\\N")
-            }
+    private struct StagedItem: Encodable {
+        let seq: Int64
+        let id: Int64?
+        let ownerID: Int64?
+        let ownerEmail: String?
+        let title: String
+        let notes: String?
+        let status: String
+        let priority: Int64
+        let createdAt: Int64?
+        let updatedAt: Int64?
+        let refusal: String?
+        let record: String
+    }
 
-            mutating func text(_ value: String?) {
-                fields.append(value.map(CopyText.escaped) ?? "\\N")
-            }
+    private struct StagedReject: Encodable {
+        let seq: Int64
+        let line: Int64?
+        let column: Int64?
+        let field: String?
+        let value: String?
+        let reason: String
+        let record: String
+    }
 
-            /// A text field that PostgreSQL cannot store when it holds NUL: the NULs are removed
-            /// and `refusal` names the first such field, so `apply` refuses the row.
-            mutating func text(_ value: String?, field: String, refusal: inout String?) {
-                guard let value, value.utf8.contains(0) else { return text(value) }
-                if refusal == nil { refusal = field }
-                text(CopyText.withoutNUL(value))
-            }
-
-            mutating func bytes(_ value: Data) {
-                var hex = "\\\\x"
-                hex.reserveCapacity(3 + value.count * 2)
-                let digits = Array("0123456789abcdef".utf8)
-                var scalars: [UInt8] = []
-                scalars.reserveCapacity(value.count * 2)
-                for byte in value {
-                    scalars.append(digits[Int(byte >> 4)])
-                    scalars.append(digits[Int(byte & 0x0F)])
-                }
-                hex += String(decoding: scalars, as: UTF8.self)
-                fields.append(hex)
-            }
-        }
-
-        mutating func row(_ build: (inout Row) -> Void) {
-            var row = Row()
-            build(&row)
-            data += row.fields.joined(separator: "\t")
-            data += "\n"
-        }
-
-        static func escaped(_ text: String) -> String {
-            guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
-                return text
-            }
-            var out = ""
-            out.reserveCapacity(text.utf8.count + 8)
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\\": out += "\\\\"
-                case "\t": out += "\\t"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out
+    /// Text as the TEMP tables take it.
+    enum StageText {
+        /// `value` without NUL, which PostgreSQL text cannot hold; `refusal` names the first
+        /// field that had one, so `apply` refuses the row.
+        static func checked(_ value: String, field: String, refusal: inout String?) -> String {
+            guard value.utf8.contains(0) else { return value }
+            if refusal == nil { refusal = field }
+            return withoutNUL(value)
         }
 
         static func withoutNUL(_ text: String) -> String {
             guard text.utf8.contains(0) else { return text }
             return String(text.unicodeScalars.filter { $0 != "\0" }.map(Character.init))
+        }
+
+        /// The bytes in hex, for `decode(…, 'hex')`.
+        static func hex(_ value: Data) -> String {
+            let digits = Array("0123456789abcdef".utf8)
+            var scalars: [UInt8] = []
+            scalars.reserveCapacity(value.count * 2)
+            for byte in value {
+                scalars.append(digits[Int(byte >> 4)])
+                scalars.append(digits[Int(byte & 0x0F)])
+            }
+            return String(decoding: scalars, as: UTF8.self)
         }
     }
 #endif
