@@ -30,14 +30,20 @@ struct LockHolderTests {
         let database = try Database.temporary()
         let path = try #require(database.path)
         try database.write { try $0.execute("CREATE TABLE t (x)") }
-        _ = try database.read { try $0.fetchOne("SELECT count(*) FROM t") { try $0.int64(0) } }
-        let before = try locksHeldHere(on: path + "-shm")
-        #expect(!before.isEmpty, "SQLite holds locks on the -shm (at least the shared byte 128)")
+        // Inside a read transaction that has read, the reader holds a read-mark lock on the
+        // -shm for certain (besides the shared byte 128 of every open connection).
+        try database.read { connection in
+            _ = try connection.fetchOne("SELECT count(*) FROM t") { try $0.int64(0) }
+            let before = try locksHeldHere(on: path + "-shm")
+            #expect(!before.isEmpty, "SQLite holds locks on the -shm during a read transaction")
 
-        // Both look at the -shm; neither may close a descriptor of it (which would drop every
-        // POSIX lock this process holds there, behind SQLite's back).
-        #expect(LockHolder.user(ofDatabase: path) == nil)
+            // Both look at the -shm; neither may close a descriptor of it (which would drop
+            // every POSIX lock this process holds there, behind SQLite's back).
+            #expect(LockHolder.user(ofDatabase: path) == nil)
+            #expect(try locksHeldHere(on: path + "-shm") == before)
+        }
+        let afterRead = try locksHeldHere(on: path + "-shm")
         _ = try database.write { _ in LockHolder.user(ofDatabase: path) }
-        #expect(try locksHeldHere(on: path + "-shm") == before)
+        #expect(try locksHeldHere(on: path + "-shm") == afterRead)
     }
 }
