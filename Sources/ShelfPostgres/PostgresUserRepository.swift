@@ -23,19 +23,8 @@
 
         @discardableResult
         package func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
-            // Emails are checked and normalized before the transaction: a refused one writes nothing.
-            var normalized: [String] = []
-            normalized.reserveCapacity(users.count)
-            for (offset, user) in users.enumerated() {
-                try TextLimits.check(name: user.name, subject: Self.subject(offset, of: users.count))
-                do {
-                    normalized.append(try Email.normalized(user.email))
-                } catch {
-                    throw StoreError(
-                        error.code, (Self.subject(offset, of: users.count).map { "\($0): " } ?? "") + error.message)
-                }
-            }
-            let emails = normalized
+            // Checked before the transaction: a refused user writes nothing.
+            let emails = try NewUser.checkedEmails(of: users)
             let now = Date().postgresMilliseconds
             if users.count > 1 {
                 do {

@@ -46,7 +46,7 @@ package protocol TableObserver: AnyObject, Sendable {
 /// values. Deliveries stay in order: every pass and every enqueued piece holds `passLock`,
 /// so none overlaps another, and each pass reads a snapshot no older than the last one's.
 package final class ChangeTracker: Sendable {
-    private struct State {
+    struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
         var nextRegistration: UInt64 = 0
         /// The counters as of the last pass; nil until the first observer registers.
@@ -72,7 +72,7 @@ package final class ChangeTracker: Sendable {
         var eventsWithoutPass = 0
     }
 
-    private struct Pending {
+    struct Pending {
         var snapshot: [String: Int64]?
         var unknown = false
         var external = false
@@ -88,31 +88,31 @@ package final class ChangeTracker: Sendable {
     /// lock and call `unregister`, which takes the same lock (a crash seen in a benchmark:
     /// "Recursive call to lock Mutex"). `registration` tells a re-registration at a reused
     /// address apart from the dead one it replaces.
-    private struct WeakObserver {
+    struct WeakObserver {
         weak var observer: (any TableObserver)?
         let registration: UInt64
     }
 
-    private struct WeakDatabase {
+    struct WeakDatabase {
         weak var database: Database?
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let queue = DispatchQueue(label: "shelf.change-tracker")
     /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
     /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
     private let passLock = NSLock()
     /// Passes run on a committing thread instead of the queue (for tests).
     private let passesOnCommittingThread = Atomic<Int>(0)
-    private let path: String?
+    let path: String?
     /// The database this tracker belongs to; weak, since the database owns the tracker.
-    private let owner = Mutex(WeakDatabase())
+    let owner = Mutex(WeakDatabase())
 
     /// The file's device and inode when the database was opened (set by `attach`, once the
     /// file exists).
-    private let identity = Mutex<FileIdentity?>(nil)
+    let identity = Mutex<FileIdentity?>(nil)
     /// A connection of the tracker's own for `PRAGMA data_version`, opened on first use.
-    private let versionConnection = Mutex<(connection: Connection?, version: Int64?)>((nil, nil))
+    let versionConnection = Mutex<(connection: Connection?, version: Int64?)>((nil, nil))
     /// Whether commits by other processes are learned from file events (tests turn it off to
     /// prove that the safety check alone finds them).
     private let watchesFiles: Bool
@@ -341,7 +341,7 @@ package final class ChangeTracker: Sendable {
 
     /// Delays before looking again at an external change that showed no moved counter, while
     /// a commit may still be under way (see `runPass`).
-    private static let followUps: [DispatchTimeInterval] = [.milliseconds(2), .milliseconds(10), .milliseconds(50)]
+    static let followUps: [DispatchTimeInterval] = [.milliseconds(2), .milliseconds(10), .milliseconds(50)]
 
     func stop() {
         let (watcher, timer) = state.withLock { state in
@@ -360,98 +360,9 @@ package final class ChangeTracker: Sendable {
         }
     }
 
-    /// The periodic cross-check, on the tracker's queue: a commit whose file event was
-    /// missed (inotify coalesces, and a WAL reset followed by a commit of the same size looks
-    /// like nothing happened) still moves `PRAGMA data_version`; and a file deleted or
-    /// replaced under the process is found even if its event was lost.
-    private func safetyCheck() {
-        guard !isStopped else { return }
-        // No observer left (the released ones pruned first): stop until the next registers,
-        // so a process with a store but no live query does no periodic work.
-        let alive = liveObservers(state.withLock { $0.observers })
-        if alive.isEmpty {
-            let idle = state.withLock { state -> (any DispatchSourceTimer)? in
-                guard state.observers.isEmpty else { return nil }
-                defer { state.safetyTimer = nil }
-                return state.safetyTimer
-            }
-            if let idle {
-                idle.cancel()
-                return
-            }
-        }
-        if checkIdentity() { return }
-        guard let path else { return }
-        if dataVersionMoved(path) {
-            // Commits by this process move it too; those were handled already, so look once,
-            // without the follow-ups an inotify event gets.
-            schedule {
-                $0.external = true
-                $0.externalAttempt = Self.followUps.count
-            }
-        }
-    }
-
-    /// True when `PRAGMA data_version` on the tracker's own connection differs from the last
-    /// look: some other connection committed since. The first look takes the baseline.
-    @discardableResult
-    private func dataVersionMoved(_ path: String) -> Bool {
-        versionConnection.withLock { state -> Bool in
-            if state.connection == nil {
-                state.connection = try? Connection(path: path, readOnly: true)
-            }
-            guard let connection = state.connection,
-                let version = try? connection.fetchOne("PRAGMA data_version", row: { try $0.int64(0) })
-            else { return false }
-            defer { state.version = version }
-            return state.version != nil && state.version != version
-        }
-    }
-
-    /// Compares the file at the path with the one opened. When it is gone or another file,
-    /// records the terminal failure, tells every observer (on the tracker's queue), has the
-    /// database save and empty its WAL, and returns true. Callable from any thread.
-    @discardableResult
-    private func checkIdentity() -> Bool {
-        guard let path, let identity = identity.withLock({ $0 }), terminalFailure == nil else {
-            return terminalFailure != nil
-        }
-        let now = FileIdentity(path: path)
-        guard now != identity else { return false }
-        let what = now == nil ? "was deleted or moved away" : "was replaced by another file (moved or copied over it)"
-        let failure = DatabaseError(
-            extendedCode: DatabaseError.databaseMoved,
-            message: "the database file \(path) \(what) while this process had it open; its data can no longer "
-                + "be shown or changed here (commits made here were written into the old file). Quit and start "
-                + "again to open the file now at that path")
-        let registrations = state.withLock { state -> [ObjectIdentifier: WeakObserver]? in
-            guard state.terminalFailure == nil else { return nil }  // another thread got here first
-            state.terminalFailure = failure
-            return state.observers
-        }
-        guard let registrations else { return true }
-        enqueue { [self] in
-            for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
-        }
-        // The -wal at the path is still this process's: a process opening the new file would
-        // read its frames as if they were the new file's pages. Checkpoint them into the old
-        // file (where they belong: a moved file is then complete) and truncate the WAL to
-        // nothing, off this thread (which may hold the writer).
-        let database = owner.withLock { $0.database }
-        DispatchQueue.global().async { database?.emptyWALAfterMove() }
-        return true
-    }
-
-    /// The failure that stops all work when the file was deleted or replaced; checks the
-    /// file's identity now (one `stat`).
-    package func fileFailure() -> DatabaseError? {
-        checkIdentity()
-        return terminalFailure
-    }
-
     /// The observers still alive among `registrations`, loaded outside the lock; drops the
     /// dead ones from the state (by registration, so a new observer at a reused address stays).
-    private func liveObservers(_ registrations: [ObjectIdentifier: WeakObserver]) -> [any TableObserver] {
+    func liveObservers(_ registrations: [ObjectIdentifier: WeakObserver]) -> [any TableObserver] {
         var alive: [any TableObserver] = []
         var dead: [(ObjectIdentifier, UInt64)] = []
         for (id, box) in registrations {
@@ -471,7 +382,7 @@ package final class ChangeTracker: Sendable {
         return alive
     }
 
-    private func schedule(_ update: (inout Pending) -> Void) {
+    func schedule(_ update: (inout Pending) -> Void) {
         let start = state.withLock { state -> Bool in
             guard state.counters != nil else { return false }  // nobody observes yet
             update(&state.pending)
@@ -575,25 +486,5 @@ package final class ChangeTracker: Sendable {
             }
             if !tables.isDisjoint(with: changed) { observer.tablesDidChange() }
         }
-    }
-}
-
-/// A file's device and inode: what stays the same while a file is written, and changes when
-/// another file is moved over its path.
-struct FileIdentity: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-
-    init(device: UInt64, inode: UInt64) {
-        self.device = device
-        self.inode = inode
-    }
-
-    /// The identity of the file at `path`, or nil when there is none.
-    init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
     }
 }

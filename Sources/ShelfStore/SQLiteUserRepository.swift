@@ -25,19 +25,8 @@ public final class SQLiteUserRepository: UserRepository {
     /// message starts with its position ("user 3 of 10: …").
     @discardableResult
     public func insert(contentsOf users: [NewUser]) async throws -> [User.ID] {
-        // Emails are checked and normalized before the transaction: a refused one writes nothing.
-        var normalized: [String] = []
-        normalized.reserveCapacity(users.count)
-        for (offset, user) in users.enumerated() {
-            try TextLimits.check(name: user.name, subject: Self.subject(offset, of: users.count))
-            do {
-                normalized.append(try Email.normalized(user.email))
-            } catch {
-                throw StoreError(
-                    error.code, (Self.subject(offset, of: users.count).map { "\($0): " } ?? "") + error.message)
-            }
-        }
-        let emails = normalized
+        // Checked before the transaction: a refused user writes nothing.
+        let emails = try NewUser.checkedEmails(of: users)
         return try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
             var ids: [User.ID] = []
