@@ -127,7 +127,7 @@ package enum OutputSafety {
             for base in bases where companions(of: base).contains(target) {
                 throw Refusal(
                     description:
-                        "refusing to write \(path): it is \(target == base ? "" : "a part of ")the database \(protected), "
+                        "refusing to write \(path): it is \(target == base ? protected : "a part of the database \(protected)"), "
                         + "which this command reads; writing it would destroy it; choose another file")
             }
         }

@@ -121,4 +121,19 @@ struct CommandUsageTests {
         #expect(try String(contentsOfFile: errors, encoding: .utf8).contains("is not valid UTF-8"))
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath))
     }
+
+    /// A rejects file aimed at the input it reads is refused, and called what it is.
+    @Test func rejectsAimedAtTheInputAreRefusedAsTheInput() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let input = shelf.folder.appendingPathComponent("users.csv").path
+        try Data("name,email\nB,b@example.com\n".utf8).write(to: URL(fileURLWithPath: input))
+        let result = try await shelf.run([
+            "import", "users", input, "--db", shelf.databasePath, "--skip-invalid", "--rejects", input,
+        ])
+        #expect(result.status == 1)
+        #expect(result.error.contains("it is \(input), which this command reads"), "\(result.error)")
+        #expect(!result.error.contains("the database \(input)"))
+        #expect(try String(contentsOfFile: input, encoding: .utf8) == "name,email\nB,b@example.com\n")
+    }
 }
