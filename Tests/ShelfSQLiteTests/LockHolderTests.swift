@@ -17,13 +17,22 @@ struct LockHolderTests {
         let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
         let minor = (device & 0xff) | ((device >> 12) & ~0xff)
         let file = String(format: "%02x:%02x:%llu", major, minor, UInt64(info.st_ino))
-        let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
         let pid = String(getpid())
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 8, fields[1] == "POSIX", fields[4] == pid, fields[5] == file else { return nil }
-            return "\(fields[3]) \(fields[6])-\(fields[7])"
+        // /proc/locks is read a page at a time, and the kernel lists it again from the top
+        // for every page: when other tests of this process take or drop locks between two
+        // pages, lines slide across the boundary and one read can miss some. The locks on
+        // this test's own file do not change while it looks, so the union of a few reads
+        // holds every one of them.
+        var found = Set<String>()
+        for _ in 0..<5 {
+            let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 8, fields[1] == "POSIX", fields[4] == pid, fields[5] == file else { continue }
+                found.insert("\(fields[3]) \(fields[6])-\(fields[7])")
+            }
         }
+        return found.sorted()
     }
 
     @Test func lookingForAHolderKeepsThisProcesssOwnLocks() throws {
