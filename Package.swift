@@ -34,7 +34,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "ShelfReactive"),
-        .target(name: "ShelfSQLite", dependencies: ["CSQLite"]),
+        .target(
+            name: "ShelfSQLite", dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
         .target(name: "ShelfTransfer", dependencies: ["ShelfStore"]),
@@ -65,6 +66,7 @@ let package = Package(
                 "ShelfBrowser",
                 "ShelfTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -31,7 +31,7 @@
             location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
-            feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: Logger.silent)
+            feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: PostgresPool.logger)
             pool = PostgresPool(location: place)
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)

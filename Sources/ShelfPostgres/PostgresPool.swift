@@ -22,13 +22,31 @@
             self.location = location
             self.patience = Mutex(patience)
             let client = PostgresClient(
-                configuration: location.clientConfiguration(), backgroundLogger: Logger.silent)
+                configuration: location.clientConfiguration(), backgroundLogger: Self.logger)
             self.client = client
             runner = Mutex(Task { await client.run() })
         }
 
         deinit {
             runner.withLock { $0?.cancel() }
+        }
+
+        /// The PostgreSQL layer's diagnostics (pool events, slow calls, the change feed's
+        /// reconnects), all at `debug` or below: silent unless the program shows debug logs.
+        package static let logger = Logger(label: "shelf.postgres")
+
+        /// Runs `body` and logs it when it took longer than `SlowCallThreshold`.
+        private func timed<T>(_ what: @autoclosure () -> String, _ body: () async throws -> T) async rethrows -> T {
+            let start = ContinuousClock.now
+            defer {
+                let elapsed = ContinuousClock.now - start
+                if elapsed >= SlowCallThreshold.duration {
+                    Self.logger.debug(
+                        "slow \(what()): \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000) ms",
+                        metadata: ["server": "\(location.server)", "database": "\(location.database)"])
+                }
+            }
+            return try await body()
         }
 
         /// Ends the pool's connections and its task. Safe to call more than once.
@@ -122,7 +140,7 @@
         {
             if isClosed { throw closedError }
             do {
-                return try await withLease(body)
+                return try await timed("read") { try await withLease(body) }
             } catch {
                 if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location)
@@ -137,18 +155,20 @@
         ) async throws -> T {
             if isClosed { throw closedError }
             do {
-                return try await withLease { connection in
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger: .silent)
-                    do {
-                        let value = try await body(connection)
-                        try await connection.query("COMMIT", logger: .silent)
-                        return value
-                    } catch {
-                        // Not on a connection the server has ended: a query there never answers
-                        // (postgres-nio 1.33), and the server has rolled back already.
-                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: .silent) }
-                        throw error
+                return try await timed("transaction") {
+                    try await withLease { connection in
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger: .silent)
+                        do {
+                            let value = try await body(connection)
+                            try await connection.query("COMMIT", logger: .silent)
+                            return value
+                        } catch {
+                            // Not on a connection the server has ended: a query there never answers
+                            // (postgres-nio 1.33), and the server has rolled back already.
+                            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: .silent) }
+                            throw error
+                        }
                     }
                 }
             } catch let error as SubjectError {

@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+internal import Logging
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -79,6 +80,7 @@ extension ChangeTracker {
             return state.observers
         }
         guard let registrations else { return true }
+        Diagnostics.logger.debug("database file \(what); live queries stop", metadata: ["path": "\(path)"])
         enqueue { [self] in
             for observer in liveObservers(registrations) { observer.databaseDidFail(failure) }
         }

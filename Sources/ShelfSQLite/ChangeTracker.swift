@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+internal import Logging
 internal import Synchronization
 
 #if canImport(Glibc)
@@ -455,6 +456,14 @@ package final class ChangeTracker: Sendable {
             return (changed, state.observers)  // weak boxes copied, none loaded
         }
         let observers = liveObservers(registrations)
+        if changed?.isEmpty != true {
+            Diagnostics.logger.debug(
+                "commit seen: \(changed.map { $0.sorted().joined(separator: ", ") } ?? "any table") changed",
+                metadata: [
+                    "by": "\(pending.external ? "a file event" : "this process")",
+                    "liveQueries": "\(observers.count)",
+                ])
+        }
         if changed?.isEmpty == true {
             // Nothing new. Look again shortly only if a commit may be under way: another
             // process holds the write lock (its frames are written, its commit not yet

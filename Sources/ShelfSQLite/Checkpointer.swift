@@ -1,5 +1,6 @@
 internal import CSQLite
 internal import Dispatch
+internal import Logging
 internal import Synchronization
 
 /// Moves WAL checkpoints off the commit path.
@@ -72,6 +73,11 @@ final class Checkpointer: Sendable {
                 sqlite3_busy_timeout(writer, Self.truncateWait)
                 let code = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
                 sqlite3_busy_timeout(writer, writerTimeout)
+                let outcome =
+                    code == SQLITE_OK ? "emptied it" : "found readers in the way (code \(code)); retrying later"
+                Diagnostics.logger.debug(
+                    "WAL at \(pages) pages: a truncating checkpoint on the writer \(outcome)",
+                    metadata: ["path": "\(path)"])
                 lastAttempt.withLock { $0 = code == SQLITE_OK ? 0 : pages }
                 if code == SQLITE_OK { return }
             }
@@ -85,7 +91,15 @@ final class Checkpointer: Sendable {
         queue.async { [self] in
             let connection = state.withLock { $0.connection } ?? Self.openConnection(path)
             if let connection {
-                sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                var logged: Int32 = 0
+                var copied: Int32 = 0
+                let code = sqlite3_wal_checkpoint_v2(
+                    connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied)
+                Diagnostics.logger.debug(
+                    "passive checkpoint: \(copied) of \(logged) WAL pages copied into the database (code \(code))",
+                    metadata: ["path": "\(path)"])
+            } else {
+                Diagnostics.logger.debug("no connection for checkpoints", metadata: ["path": "\(path)"])
             }
             state.withLock {
                 $0.connection = connection

@@ -46,6 +46,7 @@ package final class Connection: @unchecked Sendable {
         sqlite3_extended_result_codes(handle, 1)
         // The authorizer runs only while statements are prepared, never per row.
         sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
+        Diagnostics.profile(handle)
     }
 
     /// Set once `close()` has run; the handle is then invalid.

@@ -1,6 +1,7 @@
 internal import CSQLite
 internal import Dispatch
 internal import Foundation
+internal import Logging
 internal import Synchronization
 
 /// A SQLite database: one serialized writer connection and a pool of reader connections.
@@ -95,6 +96,9 @@ package final class Database: Sendable {
             checkpointer = nil
         }
         changeTracker.attach(to: self)
+        Diagnostics.logger.debug(
+            "opened \(path ?? "a private in-memory database") in WAL mode with \(path == nil ? 0 : readerCount) readers"
+        )
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -1,4 +1,5 @@
 package import Foundation
+internal import Logging
 
 /// Applies `Migration`s in name order, each in its own transaction, and records them in the
 /// `shelf_migrations` table with a checksum.
@@ -62,7 +63,11 @@ package struct Migrator: Sendable {
                             migration.name, migration.checksum, Date())
                         return true
                     }
-                    if ran { done.append(migration.name) }
+                    if ran {
+                        done.append(migration.name)
+                        Diagnostics.logger.debug(
+                            "applied migration \(migration.name)", metadata: ["path": "\(database.path ?? ":memory:")"])
+                    }
                 } catch let error as DatabaseError {
                     throw MigrationError.failed(name: migration.name, error: error)
                 }

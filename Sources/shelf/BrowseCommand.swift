@@ -26,12 +26,20 @@ struct BrowseCommand: AsyncParsableCommand {
                 "the browser needs a terminal: run shelf in a terminal without redirecting input or output, "
                     + "or use shelf watch items / shelf export for scripts")
         }
+        // The screen is drawn on the terminal; logs written there would scramble it.
+        try LogSetup.start(verbose: database.verbose, screenOnStandardError: isatty(2) == 1)
         let store = try await database.openStore()
         // A signal while the store opened: stop before taking over the terminal.
         try Task.checkCancellation()
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
         let ending = try await browse(store, environment: environment)
+        if LogSetup.withheld {
+            FileHandle.standardError.write(
+                Data(
+                    "shelf: logs were not shown: standard error is the browser's terminal; add 2>FILE to keep them\n"
+                        .utf8))
+        }
         if case .signal(let number) = ending { throw ExitCode(128 + number) }
     }
 

@@ -19,11 +19,20 @@ struct DatabaseOptions: ParsableArguments {
         ))
     var demo = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Log what the store does (change tracking, checkpoints, reconnects, slow queries) on standard error.",
+            discussion:
+                "SHELF_LOG=LEVEL (trace, debug, info, …) does the same; SHELF_SLOW_QUERY_MS sets what is slow (100)."
+        ))
+    var verbose = false
+
     /// Opens the store the options name: the demo store (filled on first use, with a
     /// progress bar on a terminal), or the database, migrated. A SQLite file that does not
     /// exist is created only when `creating` (commands that add data); a command that reads
     /// or changes what is there says that nothing is there instead, and creates nothing.
     func openStore(creating: Bool = false) async throws -> Store {
+        try LogSetup.start(verbose: verbose)
         guard demo else {
             let location = try resolvedLocation()
             if !creating, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
@@ -48,6 +57,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The location `--db` names, else `SHELF_DB`, else the default file.
     func resolvedLocation(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> StoreLocation {
+        try LogSetup.start(verbose: verbose, environment: environment)
         // An empty --db is a mistake; an empty SHELF_DB counts as unset, as empty variables do.
         if let path { return try StoreLocation(parsing: path) }
         if let path = environment["SHELF_DB"], !path.isEmpty { return try StoreLocation(parsing: path) }

@@ -113,7 +113,8 @@
                 #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
                         .status == 0)
-                let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"])
+                let log = shelf.folder.appendingPathComponent("watch.err").path
+                let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5", "--verbose"], stderr: log)
                 try #require(await watch.waitForLines(1, timeout: .seconds(30)).count == 1)
                 let database = try #require(URLComponents(string: url)?.path.dropFirst())
                 for _ in 0..<3 {
@@ -135,6 +136,14 @@
                 try #require(lines.count == 2, "\(lines)")
                 #expect(lines[1].contains("After"))
                 #expect(await watch.waitForLines(3, timeout: .seconds(1)).count == 2, "no repeated line")
+                // --verbose told of the lost connection and the reconnect, without the password.
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                #expect(text.contains("lost its connection; reconnecting"), "\(text)")
+                #expect(text.contains("reconnected; refreshing live values"))
+                if let password = URLComponents(string: url)?.password, !password.isEmpty {
+                    #expect(!text.contains(":\(password)@"))
+                    #expect(!text.contains("password=\(password)"))
+                }
             }
         }
 

@@ -292,7 +292,7 @@
             logger.debug(
                 "PostgreSQL change feed listening", metadata: ["server": "\(serverDescription)", "epoch": "\(epoch)"])
             if epoch > 0 {
-                logger.info(
+                logger.debug(
                     "PostgreSQL change feed reconnected; refreshing live values",
                     metadata: ["server": "\(serverDescription)", "queries": "\(registrations.count)"])
             }
@@ -332,7 +332,7 @@
                 for waiter in waiters.values { waiter.resume(throwing: failure) }
             }
             if wasListening {
-                logger.info(
+                logger.debug(
                     "PostgreSQL change feed lost its connection; reconnecting",
                     metadata: ["server": "\(serverDescription)", "reason": "\(reason)"])
                 let failure = StoreError(
