@@ -42,15 +42,25 @@ public final class Window {
         onNeedsDisplay?()
     }
 
-    /// Lays out and draws the whole tree into a new canvas.
+    /// Lays out and draws the whole tree into a new canvas, changed or not.
     public func draw() -> Canvas {
         needsDisplay = false
+        drawCount += 1
         var canvas = Canvas(size: size)
         let root = rootController.view
         root.frame = Rect(origin: .zero, size: size)
         root.render(in: &canvas, tick: tick)
         return canvas
     }
+
+    /// Lays out and draws the tree only when something changed since the last draw (a view
+    /// asked for display, the size changed); nil when the screen would be the same.
+    public func drawIfNeeded() -> Canvas? {
+        needsDisplay ? draw() : nil
+    }
+
+    /// How many times the tree was laid out and drawn (for tests of redraw economy).
+    package private(set) var drawCount = 0
 
     /// True when a visible view animates.
     var isAnimating: Bool { rootController.view.hasVisibleAnimation }

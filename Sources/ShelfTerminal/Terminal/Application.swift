@@ -167,7 +167,7 @@ public final class Application {
         try? terminal.enter()
         resize()
         renderer.invalidate()
-        render()
+        render(force: true)
     }
 
     private func resize() {
@@ -194,10 +194,15 @@ public final class Application {
         }
     }
 
-    private func render() {
+    /// Draws the tree and writes what changed on the screen. Nothing is laid out, drawn or
+    /// written unless a view asked for display or the size changed (a key that changes
+    /// nothing costs nothing, and a render scheduled by changes that a render made on the
+    /// way already showed is a no-op); `force` draws anyway, for a screen to repaint whole.
+    private func render(force: Bool = false) {
         renderScheduled = false
         guard let window, let terminal, terminal.isActive else { return }
-        let bytes = renderer.render(window.draw())
+        guard let canvas = force ? window.draw() : window.drawIfNeeded() else { return }
+        let bytes = renderer.render(canvas)
         if !bytes.isEmpty { terminal.write(bytes) }
         lastRender = ContinuousClock.now
         if window.isAnimating, !animationScheduled {
@@ -207,6 +212,7 @@ public final class Application {
                     guard let self, let window = self.window else { return }
                     self.animationScheduled = false
                     window.tick += 1
+                    window.setNeedsDisplay()
                     self.render()
                 }
             }

@@ -39,9 +39,9 @@ public struct ColumnFrame: Hashable, Sendable {
 @MainActor
 public final class ListView: View {
     /// The columns, in the order they are drawn. Setting them redraws.
-    public var columns: [ListColumn] = [] { didSet { setNeedsDisplay() } }
+    public var columns: [ListColumn] = [] { didSet { if columns != oldValue { setNeedsDisplay() } } }
     /// Whether the first line shows the column titles. Setting it redraws.
-    public var showsHeader = true { didSet { setNeedsDisplay() } }
+    public var showsHeader = true { didSet { if showsHeader != oldValue { setNeedsDisplay() } } }
     /// The style of the header line. Takes effect at the next draw.
     public var headerStyle = Style(attributes: [.bold, .underline])
     /// The attributes added to the selected row while `isFocused`; when not focused, the row is
@@ -50,7 +50,13 @@ public final class ListView: View {
     /// Whether the selection is drawn as focused (full highlight) or not (dim).
     public var isFocused = true { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
     /// The position to show in the scrollbar when the rows are a window of `total` rows.
-    public var scrollIndicator: (position: Int, total: Int)? { didSet { setNeedsDisplay() } }
+    public var scrollIndicator: (position: Int, total: Int)? {
+        didSet {
+            if scrollIndicator?.position != oldValue?.position || scrollIndicator?.total != oldValue?.total {
+                setNeedsDisplay()
+            }
+        }
+    }
 
     /// Number of rows (set by the data source).
     public internal(set) var rowCount = 0
