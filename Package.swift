@@ -70,6 +70,10 @@ let package = Package(
             ]
         ),
 
+        // An example of an app on the terminal kit alone (no store): `swift run terminal-demo`.
+        .executableTarget(
+            name: "terminal-demo", dependencies: ["ShelfTerminal", "ShelfReactive"], path: "Examples/TerminalDemo"),
+
         // Build tooling: Migrations/*.sql become Swift string literals at build time,
         // so a copied `shelf` binary carries its schema with it.
         .executableTarget(name: "EmbedMigrationsTool", path: "Plugins/EmbedMigrationsTool"),
@@ -102,7 +106,9 @@ let package = Package(
         .testTarget(
             name: "ShelfConformanceTests",
             dependencies: ["ShelfStore", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
-        .testTarget(name: "shelfTests", dependencies: ["shelf", "ShelfStore", "ShelfTestSupport", "ShelfPostgres"]),
+        .testTarget(
+            name: "shelfTests",
+            dependencies: ["shelf", "terminal-demo", "ShelfStore", "ShelfTestSupport", "ShelfPostgres"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,7 +13,7 @@ struct Shelf: AsyncParsableCommand {
         version: shelfVersion,
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
-            ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self, TerminalDemoCommand.self,
+            ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self
     )

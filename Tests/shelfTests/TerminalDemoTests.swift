@@ -1,10 +1,14 @@
 import Foundation
+import ShelfTestSupport
 import Testing
 
-/// The terminal kit through the real binary in tmux: `shelf terminal-demo`.
-@Suite("shelf terminal-demo", .serialized)
+/// The terminal kit through the example app's real binary in tmux: `terminal-demo`, built
+/// beside `shelf` but not part of it.
+@Suite("terminal-demo example", .serialized)
 struct TerminalDemoTests {
-    private var demo: String { ShelfProcess.executable.path + " terminal-demo" }
+    private var demo: String {
+        ShelfProcess.executable.deletingLastPathComponent().appendingPathComponent("terminal-demo").path
+    }
 
     /// The terminal settings printed by `stty -a` after the program ended show cooked mode.
     private func expectRestored(_ screen: [String]) {
@@ -72,9 +76,11 @@ struct TerminalDemoTests {
     @Test func refusesWhenNotATerminal() throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let result = try shelf.run(["terminal-demo"])
-        #expect(result.status == 1)
-        #expect(result.error.contains("standard input is not a terminal"))
-        #expect(result.output.isEmpty)
+        let output = shelf.folder.appendingPathComponent("out").path
+        let errors = shelf.folder.appendingPathComponent("err").path
+        let status = try ChildProcess(demo, [], environment: [:], stdout: output, stderr: errors).wait()
+        #expect(status == 1)
+        #expect(try String(contentsOfFile: errors, encoding: .utf8).contains("standard input is not a terminal"))
+        #expect(try String(contentsOfFile: output, encoding: .utf8).isEmpty)
     }
 }

@@ -1,38 +1,6 @@
-import ArgumentParser
 import Foundation
 import ShelfReactive
 import ShelfTerminal
-
-/// `shelf terminal-demo`: the terminal kit on its own, a 10,000-line list with a filter
-/// field. Hidden from help; it exists so the kit can be tried and tested without a store.
-struct TerminalDemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "terminal-demo", abstract: "Try the terminal kit: a filtered 10,000-line list.",
-        shouldDisplay: false)
-
-    @Option(help: "How many lines to list.")
-    var lines = 10_000
-
-    func run() async throws {
-        let ending = try await runApplication(lines: lines)
-        if case .signal(let number) = ending { throw ExitCode(128 + number) }
-    }
-
-    @MainActor
-    private func runApplication(lines: Int) async throws -> Application.Ending {
-        let model = DemoListModel(count: lines)
-        let controller = DemoListController(viewModel: model)
-        let environment = ProcessInfo.processInfo.environment
-        do {
-            // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
-            // resets them to their default actions): the relay takes them back afterwards.
-            defer { SignalRelay.shared.reinstall() }
-            return try await Application(rootController: controller, environment: environment).run()
-        } catch let error as TerminalError {
-            throw CommandError(error.description)
-        }
-    }
-}
 
 /// The demo's view model: every line, and the ones matching the filter.
 final class DemoListModel: Sendable {
