@@ -86,7 +86,7 @@ let package = Package(
         // Spawning children for end-to-end tests (posix_spawn, not Foundation's Process).
         .target(name: "ShelfTestSupport", path: "Tests/ShelfTestSupport"),
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
-        .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive"]),
+        .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive", "ShelfStore"]),
         .testTarget(
             name: "ShelfBrowserTests",
             dependencies: ["ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),

@@ -13,7 +13,7 @@ enum DemoData {
         _ store: Store, users userCount: Int, items itemCount: Int, now: Date = Date(),
         progress: (Int) -> Void = { _ in }
     ) async throws {
-        var random = SplitMix64(seed: 2026)
+        var random = SeededRandomNumberGenerator(seed: 2026)
         var newUsers: [NewUser] = []
         var emails = Set<String>()
         for index in 0..<max(1, userCount) {
@@ -53,14 +53,14 @@ enum DemoData {
         }
     }
 
-    private static func makeTitle(_ random: inout SplitMix64) -> String {
+    private static func makeTitle(_ random: inout SeededRandomNumberGenerator) -> String {
         let verb = verbs[Int(random.next() % UInt64(verbs.count))]
         let object = objects[Int(random.next() % UInt64(objects.count))]
         let suffix = suffixes[Int(random.next() % UInt64(suffixes.count))]
         return "\(verb) \(object)\(suffix)"
     }
 
-    private static func makeNotes(_ random: inout SplitMix64) -> String {
+    private static func makeNotes(_ random: inout SeededRandomNumberGenerator) -> String {
         let count = 1 + Int(random.next() % 3)
         return (0..<count).map { _ in sentences[Int(random.next() % UInt64(sentences.count))] }.joined(separator: " ")
     }
@@ -96,17 +96,4 @@ enum DemoData {
         "Two copies, one signed.", "Blocked until the vendor replies.", "Keep it under 500 words.",
         "See the thread from Monday.", "Bring the receipts.", "Use the new template.", "Nothing urgent.",
     ]
-}
-
-/// SplitMix64: a small, fast, seeded random generator.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -15,7 +15,7 @@ struct PagingTests {
         let store = try Store.temporary()
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         let words = ["moth", "lamp", "Book", "apple", "zebra", "Ärger", "dune", "ant"]
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let items = (0..<10_000).map { index in
@@ -126,18 +126,5 @@ struct PagingTests {
                 #expect(plan.joined().contains("INDEX"), "\(field) \(direction): \(plan)")
             }
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so paging data is the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import ShelfStore
 import Testing
 
 @testable import ShelfTerminal
@@ -112,7 +113,7 @@ struct ListDataSourceTests {
 
     @Test func largeShuffleIsLinear() {
         var shuffled = Array(0..<100_000)
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         shuffled.shuffle(using: &generator)
         let changes = ListChanges(from: ListSnapshot(0..<100_000), to: ListSnapshot(shuffled))
         #expect(changes.inserted.isEmpty && changes.removed.isEmpty)
@@ -150,18 +151,5 @@ struct ListViewTests {
         canvas = Canvas(size: list.frame.size)
         list.render(in: &canvas, tick: 0)
         #expect(canvas.lines.map { String($0.last!) } == ["│", "│", "│", "█"])
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64) for repeatable shuffles.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import ShelfStore
 import Testing
 
 @testable import ShelfTerminal
@@ -144,7 +145,7 @@ struct RendererEmulationTests {
     }
 
     @Test func randomFrameSequencesReproduceExactly() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         let words = ["alpha", "日本語", "🙂 ok", "e\u{301}t\u{E9}", "wide ｗｉｄｅ", "", "x"]
         var renderer = Renderer(colorMode: .indexed256)
         var terminal = ScreenEmulator(width: 24, height: 10)
@@ -245,7 +246,7 @@ struct RendererWidthDisagreementTests {
         var renderer = Renderer(colorMode: .ansi16)
         var terminal = ScreenEmulator(width: 48, height: Self.titles.count + 1, columns: columns)
         var titles = Self.titles
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandomNumberGenerator(seed: 7)
         for step in 0..<60 {
             // Rows change places, the selection moves, some frames change nothing.
             switch step % 4 {

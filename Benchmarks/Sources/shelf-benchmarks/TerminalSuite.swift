@@ -1,3 +1,4 @@
+import ShelfStore
 import ShelfTerminal
 
 /// The terminal kit: bytes and time per frame while a 10,000-row list scrolls on a 200×60
@@ -45,7 +46,7 @@ struct TerminalSuite {
 
     @MainActor
     private func snapshots() {
-        var generator = SplitMix(seed: 11)
+        var generator = SeededRandomNumberGenerator(seed: 11)
         let ids = Array(0..<10_000)
         let shuffled = ids.shuffled(using: &generator)
         var shelf: [Double] = []
@@ -164,18 +165,5 @@ extension Renderer {
     func rendered(_ canvas: Canvas) -> [UInt8] {
         var fresh = Renderer(colorMode: colorMode)
         return fresh.render(canvas)
-    }
-}
-
-/// SplitMix64, for repeatable shuffles.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
