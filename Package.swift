@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ShelfStore", targets: ["ShelfStore"]),
         .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
         .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
+        .library(name: "ShelfTerminalTesting", targets: ["ShelfTerminalTesting"]),
         .library(name: "ShelfPresentation", targets: ["ShelfPresentation"]),
         .library(name: "ShelfTransfer", targets: ["ShelfTransfer"]),
         .library(name: "ShelfPostgres", targets: ["ShelfPostgres"]),
@@ -37,6 +38,7 @@ let package = Package(
         .target(
             name: "ShelfSQLite", dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
+        .target(name: "ShelfTerminalTesting", dependencies: ["ShelfTerminal"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
         .target(name: "ShelfTransfer", dependencies: ["ShelfStore"]),
         .target(
@@ -86,10 +88,15 @@ let package = Package(
         // Spawning children for end-to-end tests (posix_spawn, not Foundation's Process).
         .target(name: "ShelfTestSupport", path: "Tests/ShelfTestSupport"),
         .testTarget(name: "ShelfReactiveTests", dependencies: ["ShelfReactive"]),
-        .testTarget(name: "ShelfTerminalTests", dependencies: ["ShelfTerminal", "ShelfReactive", "ShelfStore"]),
+        .testTarget(
+            name: "ShelfTerminalTests",
+            dependencies: ["ShelfTerminal", "ShelfTerminalTesting", "ShelfReactive", "ShelfStore"]),
         .testTarget(
             name: "ShelfBrowserTests",
-            dependencies: ["ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
+            dependencies: [
+                "ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfTerminalTesting", "ShelfStore",
+                "ShelfReactive",
+            ]),
         .testTarget(
             name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),

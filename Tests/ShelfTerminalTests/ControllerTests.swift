@@ -1,4 +1,5 @@
 import ShelfReactive
+import ShelfTerminalTesting
 import Synchronization
 import Testing
 

@@ -4,6 +4,7 @@
 import Foundation
 import ShelfReactive
 import ShelfTerminal
+import ShelfTerminalTesting
 import Testing
 
 final class ChoresModel: Sendable {

@@ -1,3 +1,4 @@
+import ShelfTerminalTesting
 import Testing
 
 @testable import ShelfTerminal
