@@ -10,30 +10,46 @@
 
         /// The sort key of a field as an expression over items, and as the same expression
         /// over a bound value. Titles sort as SQLite's NOCASE: ASCII letters folded, the rest
-        /// by code point (see `shelf_fold` in Migrations/postgres/0001).
+        /// by code point (see `shelf_fold` in Migrations/postgres/0001). The owner ordering
+        /// reads users too: see `postgresOwnerPage`.
         private static func sortKey(_ field: SortField) -> (column: String, value: (String) -> String) {
             switch field {
             case .created: ("created_at", { $0 })
             case .updated: ("updated_at", { $0 })
             case .priority: ("priority", { $0 })
-            case .title: ("shelf_fold(title) COLLATE \"C\"", { "shelf_fold(\($0)) COLLATE \"C\"" })
+            case .title, .owner: ("shelf_fold(title) COLLATE \"C\"", { "shelf_fold(\($0)) COLLATE \"C\"" })
             }
         }
 
-        /// The tsquery text for `text`: every word quoted and a prefix (`'word':*`), joined by
-        /// `&`; nil when the text holds no word. Bound as a parameter of
-        /// `to_tsquery('simple', …)`: words hold only letters, digits and marks, so no input
-        /// can break out of its quotes nor raise a syntax error.
+        /// The tsquery text for the words of `text` (not its phrases nor exclusions): every
+        /// word quoted and a prefix (`'word':*`), joined by `&`; nil when the text holds no word.
         static func tsquery(for text: String) -> String? {
+            tsquery(allOf: [.words(FullTextQuery.words(in: text))])
+        }
+
+        /// The tsquery text selecting what every term selects, or nil when none is left.
+        /// Bound as a parameter of `to_tsquery('simple', …)`: words hold only letters, digits
+        /// and marks, so no input can break out of its quotes nor raise a syntax error.
+        static func tsquery(allOf terms: [TextTerm]) -> String? {
+            let parts = terms.compactMap(tsquery(of:))
+            return parts.isEmpty ? nil : parts.map { "(\($0))" }.joined(separator: " & ")
+        }
+
+        /// `'w1':* & 'w2':*` for words, `'w1' <-> 'w2'` for a phrase (whole words, adjacent);
+        /// nil when no word is left.
+        static func tsquery(of term: TextTerm) -> String? {
             // A word of combining marks alone folds to nothing (see `searchFoldedMarks`), and
             // an empty quoted word is a syntax error in a tsquery.
-            let words = FullTextQuery.words(in: text).filter { word in
+            let words = term.words.filter { word in
                 !word.unicodeScalars.allSatisfy { scalar in
                     searchFoldedMarks.contains { $0.contains(scalar.value) }
                 }
             }
             guard !words.isEmpty else { return nil }
-            return words.map { "'\($0)':*" }.joined(separator: " & ")
+            switch term {
+            case .words: return words.map { "'\($0)':*" }.joined(separator: " & ")
+            case .phrase: return words.map { "'\($0)'" }.joined(separator: " <-> ")
+            }
         }
 
         /// The code points `shelf_search_fold` (Migrations/postgres/0001) removes: the blocks
@@ -42,46 +58,103 @@
             0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
         ]
 
-        /// The WHERE clauses of the owner, status and text filters, binding their values.
-        func postgresFilter(into bindings: inout PostgresBindings, prefix: String = "") -> [String] {
+        /// The WHERE clauses of everything the query selects (its owner and status, and every
+        /// term of its text, ages counted back from `now`), binding their values. Columns of
+        /// items are written with `prefix` ("" or "i.").
+        func postgresFilter(into bindings: inout PostgresBindings, prefix: String = "", now: Date = Date()) -> [String]
+        {
+            let parsed = ItemQueryText(text)
             var clauses: [String] = []
             if let owner {
                 bindings.append(owner.rawValue)
                 clauses.append("\(prefix)user_id = $\(bindings.count)")
             }
-            if let status {
+            for status in [status].compactMap({ $0 }) + parsed.statuses.filter({ $0 != status }) {
                 bindings.append(status.rawValue)
                 clauses.append("\(prefix)status = $\(bindings.count)")
             }
-            if let match = Self.tsquery(for: text) {
-                bindings.append(match)
-                // Folded as the indexed text is (accents off, one Unicode normal form): see
-                // shelf_search_fold in Migrations/postgres/0001. NFD only splits letters into a
-                // base and marks, and the marks go, so the quotes stay as they are.
+            if !parsed.ownerPrefixes.isEmpty {
+                // Folded as the indexes users_by_name and user_email_unique are; LIKE's own
+                // escape character is the backslash, and the prefix's % _ \ are escaped.
+                let tests = parsed.ownerPrefixes.map { owner in
+                    bindings.append(Self.foldedLikePrefix(owner))
+                    let pattern = "$\(bindings.count)"
+                    return "shelf_fold(name) COLLATE \"C\" LIKE \(pattern) OR "
+                        + "shelf_fold(email) COLLATE \"C\" LIKE \(pattern)"
+                }
+                clauses.append(
+                    "\(prefix)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))")
+            }
+            if let priorities = parsed.priorities {
+                bindings.append(Int64(priorities.lowerBound))
+                bindings.append(Int64(priorities.upperBound))
+                clauses.append("\(prefix)priority >= $\(bindings.count - 1) AND \(prefix)priority < $\(bindings.count)")
+            }
+            let milliseconds = now.postgresMilliseconds
+            for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)] where !terms.isEmpty
+            {
+                let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) {
+                    $0.intersection($1)
+                }
+                if let lower = range.lower {
+                    bindings.append(lower)
+                    clauses.append("\(prefix)\(column) >= $\(bindings.count)")
+                }
+                if let upper = range.upper {
+                    bindings.append(upper)
+                    clauses.append("\(prefix)\(column) < $\(bindings.count)")
+                }
+            }
+            // Folded as the indexed text is (accents off, one Unicode normal form): see
+            // shelf_search_fold in Migrations/postgres/0001. NFD only splits letters into a
+            // base and marks, and the marks go, so the quotes stay as they are.
+            let excluded = parsed.excluded.compactMap(Self.tsquery(of:)).map { "(\($0))" }
+            if let included = Self.tsquery(allOf: parsed.included) {
+                bindings.append(([included] + excluded.map { "!\($0)" }).joined(separator: " & "))
                 clauses.append("\(prefix)search @@ to_tsquery('simple', shelf_search_fold($\(bindings.count)))")
+            } else if !excluded.isEmpty {
+                bindings.append(excluded.joined(separator: " | "))
+                clauses.append(
+                    "NOT (\(prefix)search @@ to_tsquery('simple', shelf_search_fold($\(bindings.count))))")
             }
             return clauses
+        }
+
+        /// `prefix%` for LIKE over `shelf_fold`ed text: ASCII letters lowered, `\`, `%` and `_`
+        /// escaped by `\`.
+        static func foldedLikePrefix(_ prefix: String) -> String {
+            var pattern = ""
+            for character in prefix {
+                if character == "\\" || character == "%" || character == "_" { pattern.append("\\") }
+                pattern.append(character.isASCII ? Character(character.lowercased()) : character)
+            }
+            return pattern + "%"
         }
 
         /// One keyset page. `backward` reads the rows before `cursor` in reverse order (the
         /// caller reverses them back). The row comparison `(key, id) > (…)` and the ORDER BY
         /// match an index of Migrations/postgres/0001, so the page is one index range scan.
-        package func postgresPage(cursor: ItemCursor?, backward: Bool, limit: Int?) throws -> PostgresQuery {
+        package func postgresPage(
+            cursor: ItemCursor?, backward: Bool, limit: Int?, now: Date = Date()
+        ) throws -> PostgresQuery {
             if let limit, limit < 0 {
                 throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
             }
-            var bindings = PostgresBindings()
-            var clauses = postgresFilter(into: &bindings)
             // Reading forward in ascending order, or backward in descending order, moves to
             // larger keys.
             let increasing = (sortDirection == .ascending) != backward
+            if sortField == .owner {
+                return postgresOwnerPage(cursor: cursor, increasing: increasing, limit: limit, now: now)
+            }
+            var bindings = PostgresBindings()
+            var clauses = postgresFilter(into: &bindings, now: now)
             let key = Self.sortKey(sortField)
             if let cursor {
                 switch sortField {
                 case .created: bindings.append(cursor.createdAt.postgresMilliseconds)
                 case .updated: bindings.append(cursor.updatedAt.postgresMilliseconds)
                 case .priority: bindings.append(Int64(cursor.priority))
-                case .title: bindings.append(cursor.title)
+                case .title, .owner: bindings.append(cursor.title)
                 }
                 let value = key.value("$\(bindings.count)")
                 bindings.append(cursor.id.rawValue)
@@ -98,10 +171,62 @@
             return PostgresQuery(unsafeSQL: sql, binds: bindings)
         }
 
-        /// How many items match.
-        func postgresCount() -> PostgresQuery {
+        /// A page in the owner ordering: owners by folded name and ID (the index
+        /// users_by_name), and for each owner a LATERAL walk of its items by ID (items_by_user
+        /// of Migrations/postgres/0003), stopping at the page size. A nested loop returns each
+        /// outer row's inner rows in the inner order, so the rows come in the full order with
+        /// no sort step (the outer ORDER BY names only the owner's keys for that reason; the
+        /// conformance suite checks the order). The cursor's owner resumes after its item.
+        private func postgresOwnerPage(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date)
+            -> PostgresQuery
+        {
             var bindings = PostgresBindings()
-            let clauses = postgresFilter(into: &bindings)
+            var inner = postgresFilter(into: &bindings, now: now)
+            inner.insert("user_id = u.id", at: 0)
+            var outer: [String] = []
+            let (comparison, idComparison, idBound) =
+                increasing ? (">=", ">", "-1") : ("<=", "<", "9223372036854775807")
+            if let cursor, let ownerID = cursor.ownerID {
+                let name: String
+                if let ownerName = cursor.ownerName {
+                    bindings.append(ownerName)
+                    name = "$\(bindings.count)"
+                } else {
+                    // Looked up as the page is read; an owner deleted since resumes at the start.
+                    bindings.append(ownerID.rawValue)
+                    name =
+                        "coalesce((SELECT name FROM users WHERE id = $\(bindings.count)), "
+                        + "\(increasing ? "''" : "chr(1114111)"))"
+                }
+                bindings.append(ownerID.rawValue)
+                let owner = "$\(bindings.count)"
+                bindings.append(cursor.id.rawValue)
+                outer.append(
+                    "(shelf_fold(u.name) COLLATE \"C\", u.id) \(comparison) "
+                        + "(shelf_fold(\(name)) COLLATE \"C\", \(owner))")
+                inner.append("id \(idComparison) CASE WHEN u.id = \(owner) THEN $\(bindings.count) ELSE \(idBound) END")
+            }
+            let order = increasing ? "ASC" : "DESC"
+            var limitClause = ""
+            if let limit {
+                bindings.append(Int64(limit))
+                limitClause = " LIMIT $\(bindings.count)"
+            }
+            var sql = """
+                SELECT \(Self.postgresItemColumns.split(separator: ", ").map { "i." + $0 }.joined(separator: ", "))
+                FROM users u CROSS JOIN LATERAL (
+                    SELECT \(Self.postgresItemColumns) FROM items WHERE \(inner.joined(separator: " AND "))
+                    ORDER BY id \(order)\(limitClause)) i
+                """
+            if !outer.isEmpty { sql += " WHERE " + outer.joined(separator: " AND ") }
+            sql += " ORDER BY shelf_fold(u.name) COLLATE \"C\" \(order), u.id \(order)\(limitClause)"
+            return PostgresQuery(unsafeSQL: sql, binds: bindings)
+        }
+
+        /// How many items match.
+        func postgresCount(now: Date = Date()) -> PostgresQuery {
+            var bindings = PostgresBindings()
+            let clauses = postgresFilter(into: &bindings, now: now)
             var sql = "SELECT count(*) FROM items"
             if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
             return PostgresQuery(unsafeSQL: sql, binds: bindings)

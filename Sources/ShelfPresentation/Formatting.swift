@@ -79,6 +79,8 @@ public enum Formatting {
         case (.priority, .ascending): "lowest priority first"
         case (.title, .ascending): "title A–Z"
         case (.title, .descending): "title Z–A"
+        case (.owner, .ascending): "owner A–Z"
+        case (.owner, .descending): "owner Z–A"
         }
     }
 

@@ -1,4 +1,4 @@
-/// Turns text typed by a person into a safe FTS5 MATCH expression.
+/// Turns the words and phrases of text typed by a person into safe FTS5 MATCH expressions.
 ///
 /// The text is split into words the way the `unicode61` tokenizer splits them (letters,
 /// digits and marks make words; everything else separates them). Each word becomes a quoted
@@ -6,12 +6,47 @@
 /// `:`, `^`, parentheses, `NEAR`, `AND`/`OR`/`NOT` and SQL fragments therefore end up as plain
 /// words or separators: they can neither raise an FTS5 syntax error nor change the meaning.
 package enum FullTextQuery {
-    /// The MATCH expression for `text`, or nil when it holds no word at all.
+    /// The MATCH expression of the words and phrases of `text` (the query language of
+    /// `ItemQueryText`), or nil when it selects by no word. Only the full-text part: owner,
+    /// status, priority and time terms are not in it, and an exclusion only when some word or
+    /// phrase is included (FTS5 has no NOT without a left side).
     static func matchExpression(for text: String) -> String? {
-        let words = words(in: text)
-        guard !words.isEmpty else { return nil }
-        // Words are letters, digits and marks only, so none holds a quote to escape.
-        return words.map { "\"\($0)\"*" }.joined(separator: " ")
+        let parsed = ItemQueryText(text)
+        guard let included = matchExpression(allOf: parsed.included) else { return nil }
+        guard let excluded = matchExpression(anyOf: parsed.excluded) else { return included }
+        return "(\(included)) NOT (\(excluded))"
+    }
+
+    /// The MATCH expression selecting what every term selects, or nil when there is none.
+    static func matchExpression(allOf terms: [TextTerm]) -> String? {
+        guard !terms.isEmpty else { return nil }
+        return terms.map(matchExpression(of:)).joined(separator: " ")
+    }
+
+    /// The MATCH expression selecting what any term selects, or nil when there is none.
+    static func matchExpression(anyOf terms: [TextTerm]) -> String? {
+        guard !terms.isEmpty else { return nil }
+        return terms.map { "(\(matchExpression(of: $0)))" }.joined(separator: " OR ")
+    }
+
+    /// True when asking the full-text index whether one row matches `included` and not
+    /// `excluded` is cheap: every term is words (not a phrase) of 2 or 3 characters, which
+    /// FTS5's prefix index (`prefix = '2 3'` in Migrations/0001) holds as they are. Any other
+    /// prefix makes FTS5 merge the lists of every word it starts, at each question.
+    static func isCheapToProbe(_ included: [TextTerm], _ excluded: [TextTerm]) -> Bool {
+        (included + excluded).allSatisfy { term in
+            guard case .words(let words) = term else { return false }
+            return words.allSatisfy { (2...3).contains($0.unicodeScalars.count) }
+        }
+    }
+
+    /// One term: `"w1"* "w2"*` (every word, each a prefix) or `"w1 w2"` (a phrase of whole
+    /// words). Words are letters, digits and marks only, so none holds a quote to escape.
+    static func matchExpression(of term: TextTerm) -> String {
+        switch term {
+        case .words(let words): words.map { "\"\($0)\"*" }.joined(separator: " ")
+        case .phrase(let words): "\"" + words.joined(separator: " ") + "\""
+        }
     }
 
     /// The words of `text`, in order: its runs of letters, digits and marks. Every backend

@@ -1,5 +1,5 @@
+internal import Foundation
 internal import ShelfSQLite
-internal import Synchronization
 
 /// A SQL text with its arguments, in parameter order.
 struct BoundSQL {
@@ -11,51 +11,86 @@ extension ItemQuery {
     /// The columns every item read selects, in the order `Item(row:)` decodes them.
     static let itemColumns = "id, user_id, title, notes, status, priority, created_at, updated_at, version"
 
-    var sortColumn: String { Self.sortColumn(sortField) }
-
-    func sortValue(of cursor: ItemCursor) -> any SQLBindable {
-        switch sortField {
-        case .created: cursor.createdAt
-        case .updated: cursor.updatedAt
-        case .priority: cursor.priority
-        case .title: cursor.title
-        }
+    /// How a page of a query with words or phrases is read; every plan gives the same rows.
+    enum MatchPlan: Hashable, Sendable {
+        /// Walk the index of the sort order and ask the full-text index about each row (a
+        /// join on its rowid), stopping at the page size. The cost grows with how far apart
+        /// matches are, so it wins for common words; each question is cheap only when FTS5's
+        /// prefix index (`prefix = '2 3'`) holds the words: see `FullTextQuery.isCheapToProbe`.
+        case walk
+        /// Walk the index of the sort order and test each row against the set of matches,
+        /// found once (`+id IN (…)`): for common words that each question would make slow.
+        case walkOverMatches
+        /// Find every match in the full-text index, then order them: the cost grows with the
+        /// number of matches, so it wins for rare words.
+        case matchFirst
     }
 
-    /// What decides a list statement's SQL text; its arguments vary, its text does not.
-    private struct Shape: Hashable {
-        var owner: Bool
-        var status: Bool
-        var text: Bool
-        var sortField: SortField
-        /// Reading towards larger sort keys.
-        var increasing: Bool
-        var cursor: Bool
-        var limit: Bool
-        var count: Bool
-    }
-
-    /// SQL texts by shape: at most a few hundred, built once each. Building the text on every
-    /// call would cost more than running a small page.
-    private static let sqlCache = Mutex<[Shape: String]>([:])
-
-    private static func sql(for shape: Shape) -> String {
-        if let text = sqlCache.withLock({ $0[shape] }) { return text }
+    /// The WHERE clauses of everything the query filters except the words and phrases it
+    /// includes (`match`), over the items table as `alias` ("" or "i.").
+    struct SQLiteFilter {
         var clauses: [String] = []
-        if shape.owner { clauses.append("user_id = ?") }
-        if shape.status { clauses.append("status = ?") }
-        if shape.text { clauses.append("id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)") }
-        let column = sortColumn(shape.sortField)
-        if shape.cursor { clauses.append("(\(column), id) \(shape.increasing ? ">" : "<") (?, ?)") }
-        var text = shape.count ? "SELECT count(*) FROM items" : "SELECT \(itemColumns) FROM items"
-        if !clauses.isEmpty { text += " WHERE " + clauses.joined(separator: " AND ") }
-        if !shape.count {
-            let order = shape.increasing ? "ASC" : "DESC"
-            text += " ORDER BY \(column) \(order), id \(order)"
+        var arguments: [any SQLBindable] = []
+        /// The FTS5 expression every item must match (included words and phrases, minus the
+        /// excluded ones), or nil when the query includes none.
+        var match: String?
+    }
+
+    /// The filter of this query at `now` (which ages count back from).
+    func sqliteFilter(alias: String = "", now: Date = Date()) -> SQLiteFilter {
+        let parsed = ItemQueryText(text)
+        var filter = SQLiteFilter()
+        func add(_ clause: String, _ values: any SQLBindable...) {
+            filter.clauses.append(clause)
+            filter.arguments.append(contentsOf: values)
         }
-        if shape.limit { text += " LIMIT ?" }
-        sqlCache.withLock { $0[shape] = text }
-        return text
+        if let owner { add("\(alias)user_id = ?", owner) }
+        if let status { add("\(alias)status = ?", status) }
+        for status in parsed.statuses where status != self.status { add("\(alias)status = ?", status) }
+        if !parsed.ownerPrefixes.isEmpty {
+            // LIKE folds ASCII letters as NOCASE does; the prefix's own % _ \ are escaped.
+            let tests = parsed.ownerPrefixes.map { _ in "name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'" }
+            filter.clauses.append("\(alias)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))")
+            for prefix in parsed.ownerPrefixes {
+                let pattern = Self.likePrefix(prefix)
+                filter.arguments.append(contentsOf: [pattern, pattern] as [any SQLBindable])
+            }
+        }
+        if let priorities = parsed.priorities {
+            add("\(alias)priority >= ? AND \(alias)priority < ?", priorities.lowerBound, priorities.upperBound)
+        }
+        let milliseconds = TimeFormat.milliseconds(since1970: now)
+        for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)] where !terms.isEmpty {
+            let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) { $0.intersection($1) }
+            if let lower = range.lower { add("\(alias)\(column) >= ?", lower) }
+            if let upper = range.upper { add("\(alias)\(column) < ?", upper) }
+        }
+        let excluded = FullTextQuery.matchExpression(anyOf: parsed.excluded)
+        if let included = FullTextQuery.matchExpression(allOf: parsed.included) {
+            filter.match = excluded.map { "(\(included)) NOT (\($0))" } ?? included
+        } else if let excluded {
+            add("\(alias)id NOT IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)", excluded)
+        }
+        return filter
+    }
+
+    /// `prefix%` for LIKE, with `\`, `%` and `_` escaped by `\`.
+    static func likePrefix(_ prefix: String) -> String {
+        var pattern = ""
+        for character in prefix {
+            if character == "\\" || character == "%" || character == "_" { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern + "%"
+    }
+
+    /// The sort key as one SQL expression over the unaliased items table, ordered as the
+    /// query orders (before the ID tie-break). Pages do not use it for the owner ordering (a
+    /// subquery per row); references in tests and diagnostics do.
+    var sortColumn: String {
+        guard sortField == .owner else { return Self.sortColumn(sortField) }
+        // lower() folds ASCII letters only, as NOCASE does; the owner's ID breaks name ties.
+        return "(SELECT lower(name) || char(1) || printf('%020d', id) FROM users WHERE users.id = items.user_id)"
     }
 
     private static func sortColumn(_ field: SortField) -> String {
@@ -64,47 +99,145 @@ extension ItemQuery {
         case .updated: "updated_at"
         case .priority: "priority"
         case .title: "title"
+        // Not a column of items: the owner ordering reads users (see `ownerPageSQL`).
+        case .owner: "user_id"
         }
     }
 
-    /// The filter's arguments, in the order of the shape's clauses.
-    private func filterArguments(match: String?) -> [any SQLBindable] {
-        var arguments: [any SQLBindable] = []
-        if let owner { arguments.append(owner) }
-        if let status { arguments.append(status) }
-        if let match { arguments.append(match) }
-        return arguments
+    func sortValue(of cursor: ItemCursor) -> any SQLBindable {
+        switch sortField {
+        case .created: cursor.createdAt
+        case .updated: cursor.updatedAt
+        case .priority: cursor.priority
+        case .title: cursor.title
+        case .owner: cursor.ownerID
+        }
     }
 
     /// `SELECT … FROM items` for one keyset page. `backward` reads the rows before `cursor`
-    /// in reverse order (the caller reverses them back).
-    func pageSQL(cursor: ItemCursor?, backward: Bool, limit: Int?) -> BoundSQL {
-        let match = FullTextQuery.matchExpression(for: text)
+    /// in reverse order (the caller reverses them back). `plan` says how to apply words and
+    /// phrases (see `MatchPlan`); it changes the cost, never the rows.
+    func pageSQL(
+        cursor: ItemCursor?, backward: Bool, limit: Int?, plan: MatchPlan = .walk, now: Date = Date()
+    ) -> BoundSQL {
         // Reading forward in ascending order, or backward in descending order, moves to
         // larger keys.
         let increasing = (sortDirection == .ascending) != backward
-        let shape = Shape(
-            owner: owner != nil, status: status != nil, text: match != nil, sortField: sortField,
-            increasing: increasing, cursor: cursor != nil, limit: limit != nil, count: false)
-        var arguments = filterArguments(match: match)
-        if let cursor {
-            arguments.append(sortValue(of: cursor))
-            arguments.append(cursor.id)
+        if sortField == .owner {
+            return ownerPageSQL(cursor: cursor, increasing: increasing, limit: limit, now: now)
         }
-        if let limit { arguments.append(limit) }
-        return BoundSQL(text: Self.sql(for: shape), arguments: arguments)
+        let alias = "i."
+        var filter = sqliteFilter(alias: alias, now: now)
+        let column = alias + Self.sortColumn(sortField)
+        if let cursor {
+            filter.clauses.append("(\(column), i.id) \(increasing ? ">" : "<") (?, ?)")
+            filter.arguments.append(contentsOf: [sortValue(of: cursor), cursor.id] as [any SQLBindable])
+        }
+        var text = "SELECT \(Self.itemColumns(alias)) FROM "
+        if let match = filter.match {
+            switch plan {
+            case .walk:
+                // CROSS JOIN fixes the order: items by the sort index, then the full-text index
+                // by rowid for each.
+                text += "items i CROSS JOIN items_fts f ON f.rowid = i.id"
+                filter.clauses.append("items_fts MATCH ?")
+            case .walkOverMatches:
+                // The unary + keeps the planner from reading the matches by rowid: it walks
+                // the sort index, and the subquery's matches are found once and probed.
+                text += "items i"
+                filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            case .matchFirst:
+                // CROSS JOIN fixes the order: matches first, each item then by its rowid.
+                text += "items_fts f CROSS JOIN items i ON i.id = f.rowid"
+                filter.clauses.append("items_fts MATCH ?")
+            }
+            filter.arguments.append(match)
+        } else {
+            text += "items i"
+        }
+        if !filter.clauses.isEmpty { text += " WHERE " + filter.clauses.joined(separator: " AND ") }
+        let order = increasing ? "ASC" : "DESC"
+        text += " ORDER BY \(column) \(order), i.id \(order)"
+        if let limit {
+            text += " LIMIT ?"
+            filter.arguments.append(limit)
+        }
+        return BoundSQL(text: text, arguments: filter.arguments)
     }
 
-    func countSQL() -> BoundSQL {
-        let match = FullTextQuery.matchExpression(for: text)
-        if owner == nil, status == nil, match == nil {
+    /// A page in the owner ordering: owners by name (the index users_by_name), and each
+    /// owner's items by ID (items_by_user of Migrations/0004), in one nested loop that is
+    /// already in order. The cursor's own owner resumes after the cursor's item; later owners
+    /// start at their first item.
+    private func ownerPageSQL(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date) -> BoundSQL {
+        var filter = sqliteFilter(alias: "i.", now: now)
+        if let match = filter.match {
+            // Tested per row against the matches found once: the order comes from the indexes.
+            filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            filter.arguments.append(match)
+        }
+        var clauses: [String] = []
+        var arguments: [any SQLBindable] = []
+        if let owner {
+            // Narrows the outer loop to the one owner (the filter narrows the inner one).
+            clauses.append("u.id = ?")
+            arguments.append(owner)
+        }
+        if let cursor, let ownerID = cursor.ownerID {
+            let name: String
+            let nameArgument: any SQLBindable
+            if let ownerName = cursor.ownerName {
+                (name, nameArgument) = ("?", ownerName)
+            } else {
+                // Looked up as the page is read; an owner deleted since resumes at the start.
+                name = "coalesce((SELECT name FROM users WHERE id = ?), \(increasing ? "''" : "char(1114111)"))"
+                nameArgument = ownerID
+            }
+            let (comparison, idBound) = increasing ? (">=", "-1") : ("<=", "9223372036854775807")
+            // The name alone bounds the index range; the pair and the item ID place the cursor
+            // (the CASE is a range on the inner loop's index, not a filter on every row).
+            clauses.append("u.name COLLATE NOCASE \(comparison) \(name)")
+            clauses.append("(u.name COLLATE NOCASE, u.id) \(comparison) (\(name), ?)")
+            clauses.append("i.id \(increasing ? ">" : "<") CASE WHEN u.id = ? THEN ? ELSE \(idBound) END")
+            arguments += [nameArgument, nameArgument, ownerID, ownerID, cursor.id] as [any SQLBindable]
+        }
+        clauses += filter.clauses
+        arguments += filter.arguments
+        var text = "SELECT \(Self.itemColumns("i.")) FROM users u CROSS JOIN items i ON i.user_id = u.id"
+        if !clauses.isEmpty { text += " WHERE " + clauses.joined(separator: " AND ") }
+        let order = increasing ? "ASC" : "DESC"
+        text += " ORDER BY u.name COLLATE NOCASE \(order), u.id \(order), i.id \(order)"
+        if let limit {
+            text += " LIMIT ?"
+            arguments.append(limit)
+        }
+        return BoundSQL(text: text, arguments: arguments)
+    }
+
+    /// `itemColumns`, each prefixed by `alias`.
+    static func itemColumns(_ alias: String) -> String {
+        alias.isEmpty ? itemColumns : itemColumns.split(separator: ", ").map { alias + $0 }.joined(separator: ", ")
+    }
+
+    /// How many items match. Words and phrases are counted from the full-text index first.
+    func countSQL(now: Date = Date()) -> BoundSQL {
+        let filter = sqliteFilter(alias: "i.", now: now)
+        if let match = filter.match {
+            guard !filter.clauses.isEmpty else {
+                return BoundSQL(text: "SELECT count(*) FROM items_fts WHERE items_fts MATCH ?", arguments: [match])
+            }
+            return BoundSQL(
+                text: "SELECT count(*) FROM items_fts f CROSS JOIN items i ON i.id = f.rowid "
+                    + "WHERE items_fts MATCH ? AND " + filter.clauses.joined(separator: " AND "),
+                arguments: [match] + filter.arguments)
+        }
+        if filter.clauses.isEmpty {
             // Kept by the triggers of 0002_change_counters: one lookup, not a table scan.
             return BoundSQL(text: "SELECT row_count FROM shelf_changes WHERE table_name = 'items'", arguments: [])
         }
-        let shape = Shape(
-            owner: owner != nil, status: status != nil, text: match != nil, sortField: .created,
-            increasing: true, cursor: false, limit: false, count: true)
-        return BoundSQL(text: Self.sql(for: shape), arguments: filterArguments(match: match))
+        return BoundSQL(
+            text: "SELECT count(*) FROM items i WHERE " + filter.clauses.joined(separator: " AND "),
+            arguments: filter.arguments)
     }
 }
 

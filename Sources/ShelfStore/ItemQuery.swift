@@ -10,6 +10,9 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     public enum SortField: String, Hashable, Sendable, Codable, CaseIterable {
         /// By `createdAt`, `updatedAt`, `priority` or `title`; ties are broken by ID.
         case created, updated, priority, title
+        /// By the owner's name, as a list shows it, with ASCII letter case ignored (as titles
+        /// are); ties are broken by the owner's ID, then by the item's ID.
+        case owner
     }
 
     /// Ascending or descending.
@@ -23,10 +26,13 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     public var owner: User.ID?
     /// Only items with this status, when set.
     public var status: Item.Status?
-    /// Words typed by a person, matched against title and notes. Every word must match, as
-    /// a prefix ("mot" finds "moth"). Punctuation and operators are plain text here: no input
-    /// raises an error or changes the meaning of the query. Text without a single letter or
-    /// digit (empty, spaces, only punctuation) does not filter.
+    /// A query typed by a person, in the language of `ItemQueryText`: words matched as
+    /// prefixes in title and notes ("mot" finds "moth"), `"exact phrases"`, `-excluded` words,
+    /// `@owner`, `status:done`, `prio:>=2`, `created:<7d`, `updated:>2026-01-01`. It narrows
+    /// the list together with `owner` and `status` (both must hold). No input raises an error
+    /// or becomes SQL: a part that cannot be understood is left out (`ItemQueryText.problems`
+    /// says which), and the rest filters. Text with no term (empty, spaces, only punctuation)
+    /// does not filter. Ages (`7d`) count back from the moment each read runs.
     public var text: String
     /// What the list is ordered by; ties are ordered by ID.
     public var sortField: SortField
@@ -62,13 +68,35 @@ public struct ItemCursor: Hashable, Sendable, Codable {
     public let priority: Int
     /// The item's title.
     public let title: String
+    /// The item's owner, the first tie-break of the owner ordering (nil only in cursors
+    /// decoded from before it existed; the owner ordering then starts from the first item).
+    public let ownerID: User.ID?
+    /// The owner's name, the key of the owner ordering, when the cursor was made with it.
+    /// When nil, the store reads the name of `ownerID`; if that user no longer exists, the
+    /// owner ordering resumes at the first item.
+    public let ownerName: String?
 
-    /// The position of `item` in any ordering.
+    /// The position of `item` in any ordering. In the owner ordering the store looks the
+    /// owner's name up as it reads; use `init(_:ownerName:)` when you have it.
     public init(_ item: Item) {
         id = item.id
         createdAt = item.createdAt
         updatedAt = item.updatedAt
         priority = item.priority
         title = item.title
+        ownerID = item.userID
+        ownerName = nil
+    }
+
+    /// The position of `item` in any ordering, with its owner's name (`User.name`), so that
+    /// the owner ordering stays put even if the owner is renamed or deleted meanwhile.
+    public init(_ item: Item, ownerName: String) {
+        id = item.id
+        createdAt = item.createdAt
+        updatedAt = item.updatedAt
+        priority = item.priority
+        title = item.title
+        ownerID = item.userID
+        self.ownerName = ownerName
     }
 }

@@ -156,7 +156,8 @@ public final class SQLiteItemRepository: ItemRepository {
         if let limit, limit < 0 {
             throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
         }
-        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit)
+        let plan = try matchPlan(query, limit: limit, connection)
+        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit, plan: plan)
         let statement = try connection.cachedStatement(sql.text)
         try statement.bind(arguments: sql.arguments)
         // The loop is written here rather than through the generic `Connection.fetch`, so the
@@ -165,6 +166,32 @@ public final class SQLiteItemRepository: ItemRepository {
         if let limit { items.reserveCapacity(limit) }
         try statement.forEachRow { items.append(try Item(row: $0)) }
         return backward ? items.reversed() : items
+    }
+
+    /// How to read a page of `query` (see `ItemQuery.MatchPlan`), by how common its words are.
+    ///
+    /// Walking the sort index reads about `limit × total / matches` rows until the page is
+    /// full; matching first reads and orders every match, at a few times the cost per row.
+    /// The two meet near `matches = sqrt(limit × total / 4)`: a probe counts matches up to that
+    /// many (cheap: it stops there) and picks a walk when it reaches it. Other filters only
+    /// thin the walk further, so with them the threshold is doubled. Measured at 1,000,000
+    /// items: Benchmarks, `store.search`.
+    static func matchPlan(_ query: ItemQuery, limit: Int?, _ connection: Connection) throws -> ItemQuery.MatchPlan {
+        let filter = query.sqliteFilter()
+        guard let match = filter.match else { return .walk }
+        guard let limit else { return .matchFirst }
+        let total =
+            try connection.fetchOne(
+                "SELECT row_count FROM shelf_changes WHERE table_name = 'items'", row: { try $0.get(0, as: Int.self) })
+            ?? 0
+        var threshold = max(64, Int((Double(max(limit, 1)) * Double(total) / 4).squareRoot()))
+        if !filter.clauses.isEmpty { threshold *= 2 }
+        let found = try connection.fetchOne(
+            "SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?)",
+            arguments: [match, threshold], row: { try $0.get(0, as: Int.self) })
+        guard (found ?? 0) >= threshold else { return .matchFirst }
+        let parsed = ItemQueryText(query.text)
+        return FullTextQuery.isCheapToProbe(parsed.included, parsed.excluded) ? .walk : .walkOverMatches
     }
 
     static func count(_ query: ItemQuery, _ connection: Connection) throws -> Int {

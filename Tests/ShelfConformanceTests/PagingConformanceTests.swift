@@ -41,6 +41,8 @@ struct PagingConformanceTests {
             case .title:
                 let (x, y) = (folded(a.title), folded(b.title))
                 return x == y ? a.id < b.id : x.lexicographicallyPrecedes(y)
+            // Ann (the first user) sorts before Bob: names and IDs agree in `fill`.
+            case .owner: return (a.userID, a.id) < (b.userID, b.id)
             }
         }
         return query.sortDirection == .ascending ? ascending : ascending.reversed()

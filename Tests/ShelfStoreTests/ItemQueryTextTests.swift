@@ -1,0 +1,236 @@
+import Foundation
+import ShelfStore
+import Testing
+
+/// The query language, parsed as plain values: no store.
+@Suite("Query language parser")
+struct ItemQueryTextTests {
+    @Test func wordsArePrefixesAndHighlighted() {
+        let parsed = ItemQueryText("moth  Lamp")
+        #expect(parsed.included == [.words(["moth"]), .words(["Lamp"])])
+        #expect(parsed.highlightTerms == ["moth", "Lamp"])
+        #expect(parsed.problems.isEmpty)
+        #expect(!parsed.isEmpty)
+    }
+
+    @Test func punctuationSplitsWordsAsTheTokenizerDoes() {
+        let parsed = ItemQueryText("dash-sep C++ a@b.org")
+        #expect(parsed.included == [.words(["dash", "sep"]), .words(["C"]), .words(["a", "b", "org"])])
+        #expect(parsed.ownerPrefixes.isEmpty)
+    }
+
+    @Test func phrasesExclusionsAndHighlights() {
+        let parsed = ItemQueryText(#"-moth "exact  phrase" -"bad news" keep -x-y"#)
+        #expect(parsed.included == [.phrase(["exact", "phrase"]), .words(["keep"])])
+        #expect(parsed.excluded == [.words(["moth"]), .phrase(["bad", "news"]), .words(["x", "y"])])
+        #expect(parsed.highlightTerms == ["exact  phrase", "keep"])
+        #expect(parsed.problems.isEmpty)
+    }
+
+    @Test func ownersByAtOrKeyAnyOfThem() {
+        let parsed = ItemQueryText(#"@ada owner:bob@ex owner:"Ann Lee" OWNER:ada"#)
+        #expect(parsed.ownerPrefixes == ["ada", "bob@ex", "Ann Lee"])
+        #expect(parsed.highlightTerms.isEmpty)
+        #expect(parsed.included.isEmpty)
+        #expect(parsed.problems.isEmpty)
+    }
+
+    @Test func statusAndIs() {
+        #expect(ItemQueryText("status:open").statuses == [.open])
+        #expect(ItemQueryText("is:DONE").statuses == [.done])
+        #expect(ItemQueryText("is:done status:open").statuses == [.done, .open])
+        let wrong = ItemQueryText("is:later moth")
+        #expect(wrong.statuses.isEmpty)
+        #expect(wrong.included == [.words(["moth"])])
+        #expect(wrong.problems.map(\.message) == ["is: wants open or done"])
+    }
+
+    @Test(arguments: [
+        ("prio:2", 2..<3), ("prio:=2", 2..<3), ("prio:>=2", 2..<4), ("prio:>2", 3..<4), ("prio:<2", 0..<2),
+        ("prio:<=1", 0..<2), ("priority:0", 0..<1), ("prio:>=1 prio:<3", 1..<3), ("prio:>3", 4..<4),
+        ("prio:<0", 0..<0), ("prio:3 prio:1", 2..<2),
+    ])
+    func priorities(text: String, bounds: Range<Int>) {
+        let parsed = ItemQueryText(text)
+        #expect(parsed.priorities == bounds, "\(text)")
+        #expect(parsed.problems.isEmpty, "\(text)")
+    }
+
+    @Test func aBadPriorityIsAProblemAtItsColumn() throws {
+        let text = "moth prio:9 lamp"
+        let parsed = ItemQueryText(text)
+        let problem = try #require(parsed.problems.first)
+        #expect(parsed.problems.count == 1)
+        #expect(problem.column == 6)
+        #expect(problem.length == 6)
+        #expect(String(text[problem.range]) == "prio:9")
+        #expect(problem.message == "prio: wants 0…3 or a comparison like >=2")
+        #expect(problem.description == "column 6: prio: wants 0…3 or a comparison like >=2")
+        #expect(parsed.priorities == nil)
+        #expect(parsed.included == [.words(["moth"]), .words(["lamp"])])
+    }
+
+    @Test(arguments: ["prio:", "prio:>=", "prio:x", "prio:-1", "prio:1.5", "prio:٣", "prio:+2", "prio:>>2"])
+    func malformedPriorities(text: String) {
+        let parsed = ItemQueryText(text)
+        #expect(parsed.priorities == nil, "\(text)")
+        #expect(parsed.problems.count == 1, "\(text)")
+        #expect(parsed.isEmpty, "\(text)")
+    }
+
+    static let now: Int64 = 1_800_000_000_000
+    static let day: Int64 = 86_400_000
+
+    @Test func agesCompareAges() throws {
+        func range(_ text: String) throws -> MillisecondRange {
+            let parsed = ItemQueryText(text)
+            #expect(parsed.problems.isEmpty, "\(text)")
+            return try #require(parsed.created.first).range(now: Self.now)
+        }
+        // Younger than 7 days: created after now - 7d.
+        #expect(try range("created:<7d") == MillisecondRange(lower: Self.now - 7 * Self.day + 1, upper: nil))
+        #expect(try range("created:<=7d") == MillisecondRange(lower: Self.now - 7 * Self.day, upper: nil))
+        #expect(try range("created:>7d") == MillisecondRange(lower: nil, upper: Self.now - 7 * Self.day))
+        #expect(try range("created:>=7d") == MillisecondRange(lower: nil, upper: Self.now - 7 * Self.day + 1))
+        #expect(
+            try range("created:7d")
+                == MillisecondRange(lower: Self.now - 8 * Self.day + 1, upper: Self.now - 7 * Self.day + 1))
+        #expect(try range("created:<2h") == MillisecondRange(lower: Self.now - 7_200_000 + 1, upper: nil))
+        #expect(try range("created:<1W") == MillisecondRange(lower: Self.now - 7 * Self.day + 1, upper: nil))
+    }
+
+    @Test func daysReadAsOnGitHub() throws {
+        let start = Int64(20_454) * Self.day  // 2026-01-01
+        func range(_ text: String) throws -> MillisecondRange {
+            let parsed = ItemQueryText(text)
+            #expect(parsed.problems.isEmpty, "\(text)")
+            return try #require(parsed.updated.first).range(now: Self.now)
+        }
+        #expect(try range("updated:<2026-01-01") == MillisecondRange(lower: nil, upper: start))
+        #expect(try range("updated:<=2026-01-01") == MillisecondRange(lower: nil, upper: start + Self.day))
+        #expect(try range("updated:>2026-01-01") == MillisecondRange(lower: start + Self.day, upper: nil))
+        #expect(try range("updated:>=2026-01-01") == MillisecondRange(lower: start, upper: nil))
+        #expect(try range("updated:2026-01-01") == MillisecondRange(lower: start, upper: start + Self.day))
+        #expect(
+            try range("updated:>=2026-01-01T12:00:00Z")
+                == MillisecondRange(lower: start + Self.day / 2, upper: nil))
+        #expect(
+            try range("updated:<2026-01-01T12:00:00+02:00")
+                == MillisecondRange(lower: nil, upper: start + Self.day / 2 - 7_200_000))
+        #expect(try range("updated:=2026-01-01T00:00:00") == MillisecondRange(lower: start, upper: start + 1000))
+    }
+
+    @Test(arguments: [
+        "created:", "created:<", "created:7", "created:7m", "created:7y", "created:d", "created:-7d",
+        "created:9999999d", "created:2026-02-30", "created:2026-13-01", "created:26-01-01", "created:2026-1-1",
+        "created:yesterday", "updated:>=2026-01-01T25:00:00Z", "created:7d7d", "created:٧d",
+    ])
+    func malformedTimes(text: String) {
+        let parsed = ItemQueryText(text)
+        #expect(parsed.created.isEmpty && parsed.updated.isEmpty, "\(text)")
+        #expect(parsed.problems.count == 1, "\(text)")
+        #expect(parsed.problems.first?.message.contains("wants an age like <7d") == true, "\(text)")
+    }
+
+    @Test func leapDays() {
+        #expect(ItemQueryText("created:2024-02-29").problems.isEmpty)
+        #expect(ItemQueryText("created:2023-02-29").problems.count == 1)
+        #expect(ItemQueryText("created:2000-02-29").problems.isEmpty)
+        #expect(ItemQueryText("created:1900-02-29").problems.count == 1)
+    }
+
+    @Test func unknownKeysAreAProblemAndSearchedAsWords() throws {
+        let parsed = ItemQueryText("colour:red moth")
+        #expect(parsed.included == [.words(["colour", "red"]), .words(["moth"])])
+        let problem = try #require(parsed.problems.first)
+        #expect(problem.column == 1)
+        #expect(problem.length == 10)
+        #expect(problem.message.hasPrefix("unknown filter colour:, searched as words"))
+        #expect(ItemQueryText("-colour:red").excluded == [.words(["colour", "red"])])
+    }
+
+    @Test(arguments: [
+        ("Re: meeting", [TextTerm.words(["Re"]), .words(["meeting"])]),
+        ("http://x.org/a", [.words(["http", "x", "org", "a"])]),
+        ("12:30", [.words(["12", "30"])]),
+        (":moth", [.words(["moth"])]),
+        ("C++:x", [.words(["C", "x"])]),
+        ("naïve:", [.words(["naïve"])]),
+    ])
+    func colonsThatAreNotFilters(text: String, terms: [TextTerm]) {
+        let parsed = ItemQueryText(text)
+        #expect(parsed.included == terms, "\(text)")
+        #expect(parsed.problems.isEmpty, "\(text)")
+    }
+
+    @Test func anUnclosedPhraseRunsToTheEndAndIsAProblem() throws {
+        let text = #"moth "exact phr"#
+        let parsed = ItemQueryText(text)
+        #expect(parsed.included == [.words(["moth"]), .phrase(["exact", "phr"])])
+        let problem = try #require(parsed.problems.first)
+        #expect(problem.column == 6)
+        #expect(problem.range.upperBound == text.endIndex)
+        #expect(problem.message.contains("closing \""))
+    }
+
+    @Test(arguments: [
+        ("@", "@ wants the start"), ("owner:", "owner: wants the start"), (#"owner:"ad"#, "wants a closing"),
+        ("-status:done", "only words and phrases"), ("-@ada", "only words and phrases"), ("is:", "is: wants"),
+        ("status:", "status: wants"), ("updated:", "updated: wants"),
+    ])
+    func malformedFilters(text: String, message: String) throws {
+        let parsed = ItemQueryText(text)
+        let problem = try #require(parsed.problems.first, "\(text)")
+        #expect(parsed.problems.count == 1)
+        #expect(problem.message.contains(message), "\(text): \(problem.message)")
+        #expect(problem.column == 1)
+        #expect(parsed.isEmpty, "\(text)")
+    }
+
+    @Test(arguments: [
+        "", " ", "-", "- -", "--", "\"", "\"\"", "\" \"", "()", "*", "-\"\"", "\u{0}", "\t\n", "::", "-:",
+    ])
+    func textWithoutTermsDoesNotFilter(text: String) {
+        let parsed = ItemQueryText(text)
+        #expect(parsed.included.isEmpty && parsed.excluded.isEmpty, "\(text.debugDescription)")
+        #expect(parsed.ownerPrefixes.isEmpty && parsed.statuses.isEmpty && parsed.priorities == nil)
+    }
+
+    @Test func hostileTextIsTextOrAProblemNeverAnything() {
+        for text in [
+            "moth\u{0}trap", "🦋 moth", "e\u{301}te\u{301}", "שלום עולם", "مرحبا prio:2", "'; DROP TABLE items; --",
+            "NEAR(moth trap, 2)", "moth* OR lamp", "\u{1b}[31m", "%_\\", "@%_", "owner:a%b_c\\",
+        ] {
+            let parsed = ItemQueryText(text)
+            #expect(parsed.text == text)
+            for problem in parsed.problems {
+                #expect(problem.range.lowerBound >= text.startIndex && problem.range.upperBound <= text.endIndex)
+            }
+        }
+        #expect(ItemQueryText("moth\u{0}trap").included == [.words(["moth", "trap"])])
+        #expect(ItemQueryText("مرحبا prio:2").priorities == 2..<3)
+        #expect(ItemQueryText("@%_").ownerPrefixes == ["%_"])
+    }
+
+    @Test func columnsCountCharactersAsATerminalShowsThem() throws {
+        // "é" as e + combining acute is one character; the emoji is one too.
+        let text = "e\u{301}🦋 prio:7"
+        let problem = try #require(ItemQueryText(text).problems.first)
+        #expect(problem.column == 4)
+        let hebrew = try #require(ItemQueryText("שלום prio:x").problems.first)
+        #expect(hebrew.column == 6)
+    }
+
+    @Test func veryLongTextParsesWithoutTrouble() {
+        let text = String(repeating: "moth -lamp \"a b\" prio:9 @x ", count: 2000)
+        let parsed = ItemQueryText(text)
+        #expect(parsed.problems.count == 2000)
+        #expect(parsed.ownerPrefixes == ["x"])
+        #expect(parsed.highlightTerms == ["moth", "a b"])
+    }
+
+    @Test func parsingIsPure() {
+        let text = #"moth "a b" -c @d is:open prio:>1 created:<7d updated:2026-01-01 prio:9"#
+        #expect(ItemQueryText(text) == ItemQueryText(text))
+    }
+}
