@@ -139,6 +139,16 @@ public final class BrowserController: Controller {
         }
     }
 
+    private func presentUsers() {
+        let users = UserListController(viewModel: viewModel.makeUserList())
+        users.onClose = { [weak self] in self?.dismissModal() }
+        users.onShowItems = { [weak self] id in
+            self?.dismissModal()
+            self?.viewModel.list.filter(owner: id)
+        }
+        present(users)
+    }
+
     private func confirmDelete(id: Item.ID, title: String) {
         let confirmation = viewModel.makeDeleteConfirmation(id: id, title: title)
         present(ConfirmController(viewModel: confirmation))
@@ -189,6 +199,8 @@ public final class BrowserController: Controller {
             confirmDelete(id: row.id, title: row.title)
         case .help:
             present(HelpController(viewModel: HelpViewModel()))
+        case .users:
+            presentUsers()
         case .quit:
             quitApplication()
         default:

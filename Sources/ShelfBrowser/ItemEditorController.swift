@@ -1,78 +1,159 @@
+internal import Foundation
 public import ShelfPresentation
 internal import ShelfReactive
 internal import ShelfStore
 public import ShelfTerminal
 
-/// A form to create or edit an item: one text field per field, the reason under each
-/// invalid one, and a prompt when someone else saved the item first.
+/// A form to create or edit an item: title, status, priority, owner (completed from the
+/// users as it is typed) and notes of many lines, the reason under each invalid field, and
+/// prompts when the owner is nobody yet or someone else saved the item first.
 ///
-/// Tab and Shift-Tab (or ↓ and ↑) move between fields, Enter saves, Esc goes back to the
-/// list without saving. In a conflict, r reloads their version and o overwrites it.
+/// Keys: Tab and Shift-Tab (or ↓ and ↑ outside the notes) move between fields; Ctrl-S saves
+/// from any field, Enter saves from a one-line field and starts a new line in the notes;
+/// Space or ←/→ switch the status; in the owner field ↑/↓ choose a suggested user and Tab or
+/// Enter take it; Ctrl-O edits the notes in `$VISUAL`/`$EDITOR` (else `vi`); Esc closes the
+/// suggestions, else goes back to the list without saving. When the owner's email belongs to
+/// nobody, saving asks for their name: Enter adds the user and saves the item, Esc goes back
+/// to the form. In a conflict, r reloads their version and o overwrites it.
 public final class ItemEditorController: Controller {
     private let viewModel: ItemEditorViewModel
 
-    private let fields: [(field: ItemEditorField, input: TextField, error: Label)] = ItemEditorField.allCases.map {
-        field in
-        let input = TextField(
-            prompt: ItemEditorController.labels[field]!, placeholder: ItemEditorController.placeholders[field]!)
-        let error = Label("", style: Theme.error)
-        return (field, input, error)
-    }
+    private let titleField = TextField(prompt: "Title     ", placeholder: "what needs doing")
+    private let statusField = ChoiceField(prompt: "Status    ")
+    private let priorityField = TextField(prompt: "Priority  ", placeholder: "0 none … 3 high")
+    private let ownerField = TextField(prompt: "Owner     ", placeholder: "owner's email or name")
+    private let notesArea = TextArea(prompt: "Notes     ", placeholder: "optional; Enter starts a new line")
+    private lazy var errorLabels: [ItemEditorField: Label] = Dictionary(
+        uniqueKeysWithValues: Self.order.map { ($0, Label("", style: Theme.error)) })
+    private let newOwnerField = TextField(prompt: "Name      ")
     private let phaseLabel = Label()
-    private let hintLabel = Label("Tab next field · Enter save · Esc cancel", style: Theme.hint)
+    private let hintLabel = Label("", style: Theme.hint)
+    private var body: PopupHost?
     private var focusIndex = 0
+    /// The suggestion chosen with ↑/↓.
+    private var suggestionIndex = 0
+    /// True once a suggestion was taken or Esc closed the list, until the owner is typed in.
+    private var suggestionsDismissed = false
+    /// What the last run of the external editor came to, until the next key.
+    private var notice: (text: String, isError: Bool)?
 
-    private static let labels: [ItemEditorField: String] = [
-        .title: "Title     ", .notes: "Notes     ", .priority: "Priority  ", .owner: "Owner     ",
-    ]
-    private static let placeholders: [ItemEditorField: String] = [
-        .title: "what needs doing", .notes: "optional", .priority: "0 none … 3 high", .owner: "owner's email",
-    ]
+    /// The fields in form order (Tab order).
+    static let order: [ItemEditorField] = [.title, .status, .priority, .owner, .notes]
 
     public init(viewModel: ItemEditorViewModel) {
         self.viewModel = viewModel
         super.init()
     }
 
+    private var focusedField: ItemEditorField { Self.order[focusIndex] }
+
     public override func loadView() {
         var rows: [View] = []
-        for entry in fields {
-            rows.append(entry.input)
-            rows.append(entry.error)
+        for field in Self.order {
+            rows.append(input(for: field))
+            rows.append(errorLabels[field] ?? Label())
         }
+        notesArea.length = .minimum(3)
+        newOwnerField.isHidden = true
         phaseLabel.wraps = true
-        phaseLabel.length = .fixed(2)
+        phaseLabel.length = .fixed(3)
+        rows.append(newOwnerField)
         rows.append(phaseLabel)
         rows.append(hintLabel)
+        let host = PopupHost(stack: StackView(axis: .vertical, rows))
+        host.anchor = ownerField
+        host.anchorOffset = DisplayWidth.of(ownerField.prompt) - 1
+        body = host
         let title =
             switch viewModel.state.value.mode {
             case .create: "New item"
             case .edit(let id): "Edit item \(id)"
             }
-        view = Dialog(
-            title: title, content: StackView(axis: .vertical, rows), preferredSize: Size(width: 72, height: 15))
+        view = Dialog(title: title, content: host, preferredSize: Size(width: 72, height: 22))
+    }
+
+    private func input(for field: ItemEditorField) -> View {
+        switch field {
+        case .title: titleField
+        case .status: statusField
+        case .priority: priorityField
+        case .owner: ownerField
+        case .notes: notesArea
+        }
     }
 
     public override func viewDidLoad() {
-        for entry in fields {
-            entry.input.setText(viewModel.state.value[entry.field])
-            entry.input.onChange = { [viewModel] text in viewModel.update(entry.field, to: text) }
+        let content = viewModel.state.value
+        for (field, input) in [(ItemEditorField.title, titleField), (.priority, priorityField), (.owner, ownerField)] {
+            input.setText(content[field])
+            input.onChange = { [weak self] text in
+                if field == .owner {
+                    self?.suggestionsDismissed = false
+                    self?.suggestionIndex = 0
+                }
+                self?.viewModel.update(field, to: text)
+            }
         }
+        notesArea.setText(content[.notes])
+        notesArea.onChange = { [viewModel] text in viewModel.update(.notes, to: text) }
+        statusField.note = "Space or ←/→ to switch"
         focus(0)
         viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
     }
 
+    // MARK: - Rendering
+
+    private var suggestionsShown: [User] {
+        let content = viewModel.state.value
+        guard focusedField == .owner, !suggestionsDismissed, content.newOwner == nil else { return [] }
+        let typed = content[.owner].trimmingCharacters(in: .whitespaces).lowercased()
+        let suggestions = content.ownerSuggestions
+        if suggestions.count == 1, suggestions[0].email.lowercased() == typed { return [] }
+        return suggestions
+    }
+
     private func render(_ content: ItemEditorContent) {
-        for entry in fields {
-            entry.error.text = content.errors[entry.field].map { "          " + $0 } ?? ""
-            // Values that changed in the model (a reload) replace what is in the field.
-            if content[entry.field] != entry.input.text { entry.input.setText(content[entry.field]) }
+        for field in Self.order {
+            errorLabels[field]?.text = content.errors[field].map { "          " + $0 } ?? ""
         }
+        // Values that changed in the model (a reload) replace what is in the fields.
+        for (field, input) in [(ItemEditorField.title, titleField), (.priority, priorityField), (.owner, ownerField)]
+        where content[field] != input.text {
+            input.setText(content[field])
+        }
+        if content[.notes] != notesArea.text { notesArea.setText(content[.notes]) }
+        statusField.value = content[.status].isEmpty ? Item.Status.open.rawValue : content[.status]
+
+        let suggestions = suggestionsShown
+        suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
+        body?.popup.lines = suggestions.map { "\($0.name) <\($0.email)>" }
+        body?.popup.selectedIndex = suggestionIndex
+        body?.popup.isHidden = suggestions.isEmpty
+
+        let asksForOwner = content.newOwner != nil
+        newOwnerField.isHidden = !asksForOwner
+        if let newOwner = content.newOwner, !newOwnerField.isFocused {
+            newOwnerField.setText(newOwner.name)
+        }
+        newOwnerField.isFocused = asksForOwner
+        for field in Self.order { setFocus(field, focusedField == field && !asksForOwner) }
+
         phaseLabel.style = .plain
+        hintLabel.text = hint(for: content, suggestions: !suggestions.isEmpty)
         switch content.phase {
         case .editing:
-            phaseLabel.text = ""
-            hintLabel.text = "Tab next field · Enter save · Esc cancel"
+            if let newOwner = content.newOwner {
+                phaseLabel.style = newOwner.error == nil ? .plain : Theme.error
+                phaseLabel.text =
+                    newOwner.error
+                    ?? "No user has the email \(newOwner.email). Add them with this name and save the item?"
+                    + (newOwner.command.map { " (From a shell: \($0).)" } ?? "")
+            } else if let notice {
+                phaseLabel.style = notice.isError ? Theme.error : .plain
+                phaseLabel.text = notice.text
+            } else {
+                phaseLabel.text = ""
+            }
         case .saving:
             phaseLabel.text = "Saving…"
         case .saved:
@@ -80,7 +161,6 @@ public final class ItemEditorController: Controller {
         case .conflict(let theirs):
             phaseLabel.style = Theme.error
             phaseLabel.text = "Someone else saved this item meanwhile (their title: “\(theirs.title)”)."
-            hintLabel.text = "r reload theirs (drops your edits) · o overwrite with yours · Esc cancel"
         case .failed(let message):
             phaseLabel.style = Theme.error
             phaseLabel.text = message
@@ -88,13 +168,40 @@ public final class ItemEditorController: Controller {
         view.setNeedsDisplay()
     }
 
-    private func focus(_ index: Int) {
-        focusIndex = (index + fields.count) % fields.count
-        for (position, entry) in fields.enumerated() { entry.input.isFocused = position == focusIndex }
+    private func hint(for content: ItemEditorContent, suggestions: Bool) -> String {
+        if case .conflict = content.phase {
+            return "r reload theirs (drops your edits) · o overwrite with yours · Esc cancel"
+        }
+        if content.newOwner != nil { return "Enter add the user and save · Esc back to the item" }
+        if suggestions { return "↑/↓ choose · Tab or Enter take · Ctrl-S save · Esc close the list" }
+        switch focusedField {
+        case .notes: return "Enter new line · Ctrl-S save · Ctrl-O notes in $EDITOR · Tab next · Esc cancel"
+        case .status: return "Space or ←/→ open/done · Tab next field · Enter save · Esc cancel"
+        default: return "Tab next field · Enter save · Ctrl-O notes in $EDITOR · Esc cancel"
+        }
     }
 
+    private func setFocus(_ field: ItemEditorField, _ focused: Bool) {
+        switch field {
+        case .title: titleField.isFocused = focused
+        case .status: statusField.isFocused = focused
+        case .priority: priorityField.isFocused = focused
+        case .owner: ownerField.isFocused = focused
+        case .notes: notesArea.isFocused = focused
+        }
+    }
+
+    private func focus(_ index: Int) {
+        focusIndex = (index + Self.order.count) % Self.order.count
+        suggestionsDismissed = false
+        render(viewModel.state.value)
+    }
+
+    // MARK: - Keys
+
     public override func handle(_ event: KeyEvent) -> Bool {
-        if case .conflict = viewModel.state.value.phase {
+        let content = viewModel.state.value
+        if case .conflict = content.phase {
             switch event {
             case .character("r"): viewModel.reload()
             case .character("o"): viewModel.overwrite()
@@ -103,19 +210,105 @@ public final class ItemEditorController: Controller {
             }
             return true
         }
+        if content.newOwner != nil { return handleNewOwnerKey(event) }
+        if notice != nil {
+            notice = nil
+            render(content)
+        }
+        if !suggestionsShown.isEmpty, handleSuggestionKey(event) { return true }
         switch event {
-        case KeyEvent(.tab), KeyEvent(.down): focus(focusIndex + 1)
-        case KeyEvent(.tab, modifiers: .shift), KeyEvent(.up): focus(focusIndex - 1)
-        case KeyEvent(.enter), .control("s"): viewModel.save()
+        case .control("s"): viewModel.save()
+        case .control("o"): editNotesOutside()
         case KeyEvent(.escape), .control("c"): return false  // the browser closes the editor
+        case KeyEvent(.tab): focus(focusIndex + 1)
+        case KeyEvent(.tab, modifiers: .shift): focus(focusIndex - 1)
         default:
-            _ = fields[focusIndex].input.handle(event)
+            switch focusedField {
+            case .notes:
+                if !notesArea.handle(event) {
+                    if event == KeyEvent(.up) { focus(focusIndex - 1) }
+                    if event == KeyEvent(.down) { focus(focusIndex + 1) }
+                }
+            case .status:
+                switch event {
+                case .character(" "), KeyEvent(.left), KeyEvent(.right): viewModel.toggleStatus()
+                case KeyEvent(.enter): viewModel.save()
+                case KeyEvent(.down): focus(focusIndex + 1)
+                case KeyEvent(.up): focus(focusIndex - 1)
+                default: break
+                }
+            default:
+                switch event {
+                case KeyEvent(.enter): viewModel.save()
+                case KeyEvent(.down): focus(focusIndex + 1)
+                case KeyEvent(.up): focus(focusIndex - 1)
+                default: _ = textField(for: focusedField)?.handle(event)
+                }
+            }
         }
         return true  // modal: keys never reach the list behind it
     }
 
+    private func handleSuggestionKey(_ event: KeyEvent) -> Bool {
+        let suggestions = suggestionsShown
+        switch event {
+        case KeyEvent(.down): suggestionIndex = (suggestionIndex + 1) % suggestions.count
+        case KeyEvent(.up): suggestionIndex = (suggestionIndex + suggestions.count - 1) % suggestions.count
+        case KeyEvent(.tab), KeyEvent(.enter):
+            let email = suggestions[min(suggestionIndex, suggestions.count - 1)].email
+            suggestionsDismissed = true
+            ownerField.setText(email)
+            viewModel.update(.owner, to: email)
+        case KeyEvent(.escape): suggestionsDismissed = true
+        default: return false
+        }
+        render(viewModel.state.value)
+        return true
+    }
+
+    private func handleNewOwnerKey(_ event: KeyEvent) -> Bool {
+        switch event {
+        case KeyEvent(.enter), .control("s"): viewModel.createOwnerAndSave(name: newOwnerField.text)
+        case KeyEvent(.escape):
+            viewModel.cancelNewOwner()
+            focusIndex = Self.order.firstIndex(of: .owner) ?? focusIndex
+            render(viewModel.state.value)
+        case .control("c"): return false
+        default: _ = newOwnerField.handle(event)
+        }
+        return true
+    }
+
+    private func textField(for field: ItemEditorField) -> TextField? {
+        switch field {
+        case .title: titleField
+        case .priority: priorityField
+        case .owner: ownerField
+        case .status, .notes: nil
+        }
+    }
+
+    /// Ctrl-O: the notes in the person's editor, the screen left meanwhile and restored after.
+    private func editNotesOutside() {
+        switch ExternalEditor.edit(notesArea.text) {
+        case .edited(let text):
+            notesArea.setText(text)
+            viewModel.update(.notes, to: text)
+            notice = ("Notes taken from the editor.", false)
+        case .unchanged(let reason):
+            notice = (reason, true)
+        }
+        render(viewModel.state.value)
+    }
+
     public override func handlePaste(_ text: String) -> Bool {
-        fields[focusIndex].input.paste(text)
+        if viewModel.state.value.newOwner != nil {
+            newOwnerField.paste(text)
+        } else if focusedField == .notes {
+            notesArea.paste(text)
+        } else {
+            textField(for: focusedField)?.paste(text)
+        }
         return true
     }
 }

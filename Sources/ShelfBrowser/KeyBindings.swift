@@ -6,6 +6,7 @@ public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case search, clearSearch, cycleStatus, cycleSort
     case open, new, edit, toggleDone, delete, retry
     case help, quit
+    case users
 }
 
 /// One row of the key table: the keys, the action, and the words for help.
@@ -40,6 +41,7 @@ public enum KeyBindings {
             keys: [.character("d"), KeyEvent(.delete)], action: .delete, summary: "delete (asks first)",
             section: "Items"),
         KeyBinding(keys: [.character("r")], action: .retry, summary: "retry after an error", section: "Items"),
+        KeyBinding(keys: [.character("U")], action: .users, summary: "users: add, edit, remove", section: "Other"),
         KeyBinding(
             keys: [.character("?"), KeyEvent(.function(1))], action: .help, summary: "this help", section: "Other"),
         KeyBinding(keys: [.character("q"), .control("c")], action: .quit, summary: "quit", section: "Other"),

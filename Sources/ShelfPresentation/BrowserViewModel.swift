@@ -29,11 +29,33 @@ public final class BrowserViewModel {
         ItemDetailViewModel(store: store, id: id)
     }
 
-    /// An editor for a new item, owned by the first user unless another is typed.
+    /// An editor for a new item. Its owner is the user the list is filtered by, else the
+    /// selected item's owner, else the first user by name (empty when there are none).
     public func makeNewItemEditor() async -> ItemEditorViewModel {
-        let email = (try? await store.users.users().first?.email) ?? ""
-        return ItemEditorViewModel(store: store, ownerEmail: email)
+        ItemEditorViewModel(store: store, ownerEmail: await defaultOwnerEmail())
     }
+
+    private func defaultOwnerEmail() async -> String {
+        if let owner = list.query.owner, let user = try? await store.users.user(id: owner) {
+            return user.email
+        }
+        if let id = list.selectedItemID, let item = try? await store.items.item(id: id),
+            let user = try? await store.users.user(id: item.userID)
+        {
+            return user.email
+        }
+        return (try? await store.users.users().first?.email) ?? ""
+    }
+
+    /// The users view: every user with their item counts.
+    public func makeUserList() -> UserListViewModel {
+        UserListViewModel(store: store)
+    }
+
+    /// The command that fills this database with sample data, `shelf demo --db PATH`, the
+    /// location shell-quoted (a PostgreSQL URL without its password); nil for a store in
+    /// memory, which no other command can reach.
+    public var demoCommand: String? { StoreHints.demoCommand(location: location) }
 
     /// An editor for the item with `id`, or nil when it no longer exists.
     public func makeEditor(id: Item.ID) async -> ItemEditorViewModel? {

@@ -4,9 +4,30 @@ public import ShelfStore
 
 /// A field of the item editor.
 public enum ItemEditorField: String, Hashable, Sendable, CaseIterable {
-    /// The editor's fields: the title, the notes, the priority (0 to 3, as typed) and the
-    /// owner's email.
-    case title, notes, priority, owner
+    /// The editor's fields: the title, the notes (any number of lines), the priority (0 to
+    /// 3, as typed), the owner's email and the status ("open" or "done").
+    case title, notes, priority, owner, status
+}
+
+/// A user the editor offers to create because the owner's email belongs to nobody.
+public struct NewOwner: Hashable, Sendable {
+    /// The email typed as the owner's.
+    public let email: String
+    /// The name to give them: first guessed from the email, then as typed.
+    public let name: String
+    /// Why creating them failed (a refused email), or nil.
+    public let error: String?
+    /// The command that adds them from a shell instead, naming the database in use
+    /// (`shelf users add --db …`); nil for a store in memory.
+    public let command: String?
+
+    /// A proposal from its parts.
+    public init(email: String, name: String, error: String? = nil, command: String? = nil) {
+        self.email = email
+        self.name = name
+        self.error = error
+        self.command = command
+    }
 }
 
 /// What the editor shows: the fields as typed, a message per invalid field, and where
@@ -43,15 +64,24 @@ public struct ItemEditorContent: Hashable, Sendable {
     public let errors: [ItemEditorField: String]
     /// Where saving stands: editing, saving, saved, a conflict or a failure.
     public let phase: Phase
+    /// Users whose email or name starts with the owner text as typed (letter case ignored),
+    /// best first: the email itself, emails, names, then words of names; at most five.
+    public let ownerSuggestions: [User]
+    /// Set when saving found no user with the owner's email: the editor offers to create
+    /// them (`createOwnerAndSave(name:)`) or to go back (`cancelNewOwner()`).
+    public let newOwner: NewOwner?
 
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(
-        mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase
+        mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase,
+        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil
     ) {
         self.mode = mode
         self.values = values
         self.errors = errors
         self.phase = phase
+        self.ownerSuggestions = ownerSuggestions
+        self.newOwner = newOwner
     }
 
     /// The text of `field`.
@@ -65,7 +95,10 @@ public struct ItemEditorContent: Hashable, Sendable {
 ///
 /// Saving an edit writes only if the item is still at the version that was opened; when
 /// another edit got there first, the phase becomes `.conflict` and nothing is written until
-/// the user picks `reload()` or `overwrite()`: no edit is lost silently. Main actor.
+/// the user picks `reload()` or `overwrite()`: no edit is lost silently. When the owner's
+/// email belongs to nobody, saving sets `newOwner` and `createOwnerAndSave(name:)` adds the
+/// user and saves the item in one go. The users are followed live for the owner field's
+/// completion (`ownerSuggestions`). Main actor.
 @MainActor
 public final class ItemEditorViewModel {
     /// What the editor shows.
@@ -73,6 +106,8 @@ public final class ItemEditorViewModel {
 
     /// Longest title accepted, in characters.
     public nonisolated static let maximumTitleLength = TextLimits.title
+    /// The most owner suggestions offered at once.
+    public nonisolated static let maximumSuggestions = 5
 
     private let store: Store
     private let mutableState: MutableProperty<ItemEditorContent>
@@ -80,13 +115,20 @@ public final class ItemEditorViewModel {
     private var base: Item?
     /// True once saving was attempted: from then on every field shows its errors.
     private var showsAllErrors = false
+    /// Every user, for the owner's completion.
+    private var users: [User] = []
+    private let token = Lifetime.Token()
+    private var usersObservation: Observation?
 
     /// An editor for a new item; `ownerEmail` pre-fills the owner.
     public init(store: Store, ownerEmail: String = "") {
         self.store = store
-        let values: [ItemEditorField: String] = [.title: "", .notes: "", .priority: "0", .owner: ownerEmail]
+        let values: [ItemEditorField: String] = [
+            .title: "", .notes: "", .priority: "0", .owner: ownerEmail, .status: Item.Status.open.rawValue,
+        ]
         mutableState = MutableProperty(ItemEditorContent(mode: .create, values: values, errors: [:], phase: .editing))
         state = mutableState.property
+        followUsers()
     }
 
     /// An editor for `item`, owned by the user with `ownerEmail`.
@@ -98,9 +140,28 @@ public final class ItemEditorViewModel {
                 mode: .edit(item.id), values: Self.values(of: item, ownerEmail: ownerEmail), errors: [:],
                 phase: .editing))
         state = mutableState.property
+        followUsers()
     }
 
-    /// Sets a field's text and checks it again.
+    private func followUsers() {
+        let store = self.store
+        Task.detached { [weak self] in
+            // Without the users there is no completion; typing an email still works.
+            guard let users = try? await store.liveUsers() else { return }
+            await self?.follow(users)
+        }
+    }
+
+    private func follow(_ live: Property<LiveResult<[User]>>) {
+        usersObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+            guard let self, case .success(let users) = result else { return }
+            self.users = users
+            let content = mutableState.value
+            set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
+        }
+    }
+
+    /// Sets a field's text and checks it again. Editing the owner drops a pending `newOwner`.
     public func update(_ field: ItemEditorField, to text: String) {
         var values = mutableState.value.values
         values[field] = text
@@ -112,10 +173,18 @@ public final class ItemEditorViewModel {
         if errors[.owner] == nil, let ownerError = mutableState.value.errors[.owner], field != .owner {
             errors[.owner] = ownerError  // keep "no such user" until the owner is edited
         }
-        set(values: values, errors: errors, phase: .editing)
+        let newOwner = field == .owner ? nil : mutableState.value.newOwner
+        set(values: values, errors: errors, phase: .editing, newOwner: newOwner)
     }
 
-    /// Validates and saves. On success the phase becomes `.saved`.
+    /// Flips the status between open and done.
+    public func toggleStatus() {
+        let current = Item.Status(rawValue: mutableState.value[.status]) ?? .open
+        update(.status, to: (current == .open ? Item.Status.done : .open).rawValue)
+    }
+
+    /// Validates and saves. On success the phase becomes `.saved`; when the owner's email
+    /// belongs to nobody, `newOwner` is set and nothing is written.
     public func save() {
         guard mutableState.value.phase != .saving else { return }
         showsAllErrors = true
@@ -127,6 +196,51 @@ public final class ItemEditorViewModel {
         }
         set(values: values, errors: [:], phase: .saving)
         write(values, over: base)
+    }
+
+    /// Adds the user `newOwner` proposes, named `name`, then saves the item owned by them —
+    /// one step for the person typing. When someone added that email meanwhile, the item goes
+    /// to that user. A refused name or email keeps the proposal with its `error` and every
+    /// field as typed; nothing is written.
+    public func createOwnerAndSave(name: String) {
+        guard let proposal = mutableState.value.newOwner, mutableState.value.phase != .saving else { return }
+        let values = mutableState.value.values
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else {
+            set(
+                values: values, errors: mutableState.value.errors, phase: .editing,
+                newOwner: NewOwner(
+                    email: proposal.email, name: name, error: "A name is required.", command: proposal.command))
+            return
+        }
+        set(
+            values: values, errors: [:], phase: .saving,
+            newOwner: NewOwner(email: proposal.email, name: name, command: proposal.command))
+        let store = self.store
+        let base = self.base
+        Task.detached { [weak self] in
+            do {
+                do {
+                    try await store.users.insert(NewUser(name: trimmed, email: proposal.email))
+                } catch let error as StoreError where error.code == .duplicateEmail {
+                    // Added meanwhile by someone else: that user owns the item.
+                }
+            } catch {
+                let message = UserEditorViewModel.sentence((error as? StoreError)?.message ?? "\(error)")
+                await self?.set(
+                    values: values, errors: [:], phase: .editing,
+                    newOwner: NewOwner(email: proposal.email, name: name, error: message, command: proposal.command))
+                return
+            }
+            await self?.write(values, over: base)
+        }
+    }
+
+    /// Leaves the proposal to create the owner: back to editing, every field as typed.
+    public func cancelNewOwner() {
+        let content = mutableState.value
+        guard content.newOwner != nil, content.phase != .saving else { return }
+        set(values: content.values, errors: content.errors, phase: .editing, newOwner: nil)
     }
 
     /// After a conflict: drops these edits and shows the stored item.
@@ -158,7 +272,10 @@ public final class ItemEditorViewModel {
                 guard let owner = try await store.users.user(email: email) else {
                     await self?.set(
                         values: values, errors: [.owner: "No user has the email \(email); add the user first."],
-                        phase: .editing)
+                        phase: .editing,
+                        newOwner: NewOwner(
+                            email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
+                            command: StoreHints.addUserCommand(location: store.location, email: email)))
                     return
                 }
                 let fields = Self.fields(values)
@@ -166,12 +283,15 @@ public final class ItemEditorViewModel {
                     item.title = fields.title
                     item.notes = fields.notes
                     item.priority = fields.priority
+                    item.status = fields.status
                     item.userID = owner.id
                     let saved = try await store.items.update(item)
                     await self?.saved(saved.id, values: values)
                 } else {
                     let id = try await store.items.insert(
-                        NewItem(userID: owner.id, title: fields.title, notes: fields.notes, priority: fields.priority))
+                        NewItem(
+                            userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
+                            priority: fields.priority))
                     await self?.saved(id, values: values)
                 }
             } catch let error as StoreError where error.code == .conflict {
@@ -198,10 +318,12 @@ public final class ItemEditorViewModel {
     }
 
     private func set(
-        values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase
+        values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase,
+        newOwner: NewOwner? = nil
     ) {
         mutableState.value = ItemEditorContent(
-            mode: mutableState.value.mode, values: values, errors: errors, phase: phase)
+            mode: mutableState.value.mode, values: values, errors: errors, phase: phase,
+            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner)
     }
 
     // MARK: - Pure rules
@@ -230,22 +352,55 @@ public final class ItemEditorViewModel {
         } else if !owner.contains("@") {
             errors[.owner] = "The owner is given by email, like ada@example.com."
         }
+        let status = values[.status] ?? ""
+        if !status.isEmpty, Item.Status(rawValue: status) == nil {
+            errors[.status] = "The status is open or done."
+        }
         return errors
+    }
+
+    /// Users whose email or name starts with `text` (trimmed, letter case ignored), best
+    /// first: the exact email, then emails that start with it, names that start with it, and
+    /// names with a later word that starts with it; ties by name, then email. At most
+    /// `limit`; none for empty text.
+    public nonisolated static func ownerSuggestions(
+        for text: String, among users: [User], limit: Int = maximumSuggestions
+    ) -> [User] {
+        let typed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !typed.isEmpty else { return [] }
+        func rank(_ user: User) -> Int? {
+            let email = user.email.lowercased()
+            let name = user.name.lowercased()
+            if email == typed { return 0 }
+            if email.hasPrefix(typed) { return 1 }
+            if name.hasPrefix(typed) { return 2 }
+            if name.split(separator: " ").dropFirst().contains(where: { $0.hasPrefix(typed) }) { return 3 }
+            return nil
+        }
+        let ranked = users.compactMap { user in rank(user).map { (rank: $0, user: user) } }
+        return ranked.sorted {
+            ($0.rank, $0.user.name.lowercased(), $0.user.email) < ($1.rank, $1.user.name.lowercased(), $1.user.email)
+        }
+        .prefix(max(0, limit)).map(\.user)
     }
 
     /// The fields as values; call only when `validate` found no errors.
     nonisolated static func fields(_ values: [ItemEditorField: String]) -> (
-        title: String, notes: String?, priority: Int
+        title: String, notes: String?, priority: Int, status: Item.Status
     ) {
         let notes = values[.notes] ?? ""
         return (
             (values[.title] ?? "").trimmingCharacters(in: .whitespacesAndNewlines),
             notes.isEmpty ? nil : notes,
-            Int((values[.priority] ?? "").trimmingCharacters(in: .whitespaces)) ?? 0
+            Int((values[.priority] ?? "").trimmingCharacters(in: .whitespaces)) ?? 0,
+            Item.Status(rawValue: values[.status] ?? "") ?? .open
         )
     }
 
     nonisolated static func values(of item: Item, ownerEmail: String) -> [ItemEditorField: String] {
-        [.title: item.title, .notes: item.notes ?? "", .priority: String(item.priority), .owner: ownerEmail]
+        [
+            .title: item.title, .notes: item.notes ?? "", .priority: String(item.priority), .owner: ownerEmail,
+            .status: item.status.rawValue,
+        ]
     }
 }

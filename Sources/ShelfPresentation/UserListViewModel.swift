@@ -13,6 +13,8 @@ public struct UserRowViewModel: Hashable, Sendable, Identifiable {
     public let items: String
     /// "2 open".
     public let open: String
+    /// How many items the user owns (all of them go when the user is removed).
+    public let itemCount: Int
 
     /// The row for `summary`, with the counts in words.
     public init(_ summary: UserSummary) {
@@ -21,25 +23,52 @@ public struct UserRowViewModel: Hashable, Sendable, Identifiable {
         email = summary.user.email
         items = Formatting.items(summary.itemCount)
         open = "\(Formatting.count(summary.openCount)) open"
+        itemCount = summary.itemCount
     }
 }
 
-/// Every user with their item counts, live. Main actor.
+/// Every user with their item counts, live, sorted by name; a selection; and the intents
+/// of the users view: add, edit, remove (after a question naming the items that go too).
+///
+/// Main actor: call intents from the UI; every property changes on the main actor. Store
+/// work runs off the main actor.
 @MainActor
 public final class UserListViewModel {
     /// What the list shows: `.empty` when there are no users.
     public let state: Property<ViewState<[UserRowViewModel]>>
+    /// The selected user's ID: the first user once loaded, kept by ID across updates; when
+    /// the selected user goes, the row that took its place.
+    public let selection: Property<User.ID?>
+    /// Feedback about the last action (why a removal failed), or nil.
+    public let message: Property<String?>
 
     private let store: Store
     private let mutableState = MutableProperty<ViewState<[UserRowViewModel]>>(.idle)
+    private let mutableSelection = MutableProperty<User.ID?>(nil)
+    private let mutableMessage = MutableProperty<String?>(nil)
     private let token = Lifetime.Token()
     private var observation: Observation?
+    private var summaries: [UserSummary] = []
+    /// A user to select as soon as the live list holds them (one just added).
+    private var awaitedID: User.ID?
 
     /// A user list model in state `.idle`: nothing is read until `load()`. Observations it
     /// makes end when the model is released.
     public init(store: Store) {
         self.store = store
         state = mutableState.property
+        selection = mutableSelection.property
+        message = mutableMessage.property
+    }
+
+    /// The command that fills this database with sample users and items (`shelf demo --db
+    /// PATH`), for the hint shown when there are no users; nil for a store in memory.
+    public var demoCommand: String? { StoreHints.demoCommand(location: store.location) }
+
+    /// The selected row, or nil.
+    public var selectedRow: UserRowViewModel? {
+        guard let id = mutableSelection.value else { return nil }
+        return mutableState.value.value?.first { $0.id == id }
     }
 
     /// Reads the users and follows changes to users and items.
@@ -57,23 +86,113 @@ public final class UserListViewModel {
         }
     }
 
+    // MARK: - Selection
+
+    /// Selects the user with `id` now when listed, else as soon as the list holds them.
+    public func select(id: User.ID) {
+        if summaries.contains(where: { $0.id == id }) {
+            mutableSelection.value = id
+            awaitedID = nil
+        } else {
+            awaitedID = id
+        }
+    }
+
+    /// Moves the selection by `count` rows (negative: up), clamped to the list.
+    public func moveSelection(by count: Int) {
+        guard !summaries.isEmpty else { return }
+        let current = summaries.firstIndex { $0.id == mutableSelection.value } ?? 0
+        mutableSelection.value = summaries[max(0, min(current + count, summaries.count - 1))].id
+        awaitedID = nil
+    }
+
+    // MARK: - Editing
+
+    /// An editor for a new user; saving it selects the new user here (see `select(id:)`).
+    public func makeAddEditor() -> UserEditorViewModel {
+        UserEditorViewModel(store: store)
+    }
+
+    /// An editor for the listed user with `id`, or nil when they are not listed.
+    public func makeEditor(id: User.ID) -> UserEditorViewModel? {
+        guard let summary = summaries.first(where: { $0.id == id }) else { return nil }
+        return UserEditorViewModel(store: store, editing: summary.user)
+    }
+
+    /// The question asked before removing the listed user with `id`, naming them and how
+    /// many items go with them; nil when they are not listed.
+    public func makeRemoveConfirmation(id: User.ID) -> ConfirmViewModel? {
+        guard let summary = summaries.first(where: { $0.id == id }) else { return nil }
+        return ConfirmViewModel(title: "Remove user", message: Self.removalQuestion(summary), confirmLabel: "remove")
+    }
+
+    /// Removes the user with `id` and all their items. A failure (the user was already
+    /// removed elsewhere, the store is read-only) shows in `message`; success clears it.
+    public func remove(id: User.ID) {
+        let store = self.store
+        Task.detached { [weak self] in
+            do {
+                try await store.users.delete(id: id)
+                await self?.show(message: nil)
+            } catch let error as StoreError where error.code == .notFound {
+                await self?.show(message: "That user was already removed (by another process).")
+            } catch {
+                await self?.show(message: "Could not remove the user: \(error)")
+            }
+        }
+    }
+
+    private func show(message: String?) {
+        mutableMessage.value = message
+    }
+
+    // MARK: - Following the store
+
     private func follow(_ summaries: Property<LiveResult<[UserSummary]>>) {
         observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] result in
             switch result {
-            case .success(let summaries): self?.mutableState.value = Self.state(summaries)
+            case .success(let summaries): self?.apply(summaries)
             case .failure(let error): self?.fail(error)  // the query retries by itself
             }
         }
+    }
+
+    private func apply(_ newSummaries: [UserSummary]) {
+        let oldIndex = summaries.firstIndex { $0.id == mutableSelection.value }
+        summaries = newSummaries
+        var selected = mutableSelection.value
+        if let awaitedID, newSummaries.contains(where: { $0.id == awaitedID }) {
+            selected = awaitedID
+            self.awaitedID = nil
+        } else if !newSummaries.contains(where: { $0.id == selected }) {
+            // The selected user went: select the row that took their place.
+            selected =
+                newSummaries.isEmpty ? nil : newSummaries[max(0, min(oldIndex ?? 0, newSummaries.count - 1))].id
+        }
+        // Selection first, so a screen that draws on the state sees the right row selected.
+        mutableSelection.value = selected
+        mutableState.value = Self.state(newSummaries)
     }
 
     private func fail(_ error: any Error) {
         mutableState.value = .failed(Failure("Could not read the users: \(error)", underlying: error))
     }
 
+    // MARK: - Pure mapping
+
     /// The pure mapping from summaries to the list's state.
     public nonisolated static func state(_ summaries: [UserSummary]) -> ViewState<[UserRowViewModel]> {
         summaries.isEmpty
-            ? .empty("No users yet. Add one with: shelf users add --name NAME --email EMAIL")
+            ? .empty("No users yet.")
             : .loaded(summaries.map(UserRowViewModel.init))
+    }
+
+    /// "Remove Ada (ada@x.io) and their 12 items? This cannot be undone." — or, for a user
+    /// without items, "Remove Ada (ada@x.io)? They own no items. This cannot be undone."
+    public nonisolated static func removalQuestion(_ summary: UserSummary) -> String {
+        let who = "\(summary.user.name) (\(summary.user.email))"
+        return summary.itemCount == 0
+            ? "Remove \(who)? They own no items. This cannot be undone."
+            : "Remove \(who) and their \(Formatting.items(summary.itemCount))? This cannot be undone."
     }
 }

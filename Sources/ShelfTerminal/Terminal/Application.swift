@@ -12,7 +12,9 @@ internal import Dispatch
 /// bytes is decoded and dispatched, then at most one frame is drawn; redraws asked for by
 /// property changes are coalesced to one per frame interval. Ctrl-Z (or SIGTSTP) suspends:
 /// the terminal is restored, and re-entered and redrawn on resume. SIGWINCH re-lays out.
-/// SIGINT, SIGTERM and SIGHUP end the run with the terminal restored. Main actor only.
+/// SIGINT, SIGTERM and SIGHUP end the run with the terminal restored. A controller runs
+/// another program on the terminal with `Application.runOutsideScreen(_:)`, which leaves and
+/// re-enters full-screen mode the same way. Main actor only.
 @MainActor
 public final class Application {
     /// Why `run()` returned.
@@ -66,6 +68,8 @@ public final class Application {
         self.window = window
         window.onNeedsDisplay = { [unowned self] in scheduleRender() }
         window.onQuit = { [unowned self] in finish(.quit) }
+        Self.running = self
+        defer { Self.running = nil }
         installSources()
         render()
         let ending = await withCheckedContinuation { self.continuation = $0 }
@@ -75,6 +79,29 @@ public final class Application {
         terminal.restore()
         for number in [SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGCONT, SIGWINCH] { signal(number, SIG_DFL) }
         return ending
+    }
+
+    /// The application whose `run()` is running, if any.
+    private static weak var running: Application?
+
+    /// Runs `body` with the terminal as the shell left it, then comes back: the running
+    /// application leaves raw mode and the alternate screen (showing the cursor, turning the
+    /// mouse off), runs `body`, then enters full-screen mode again, lays out for the terminal's
+    /// size (it may have changed) and redraws every cell. For running another full-screen
+    /// program in the foreground, e.g. `ForegroundProcess.run(["vi", path])`, as Ctrl-Z does
+    /// for a shell.
+    ///
+    /// `body` runs synchronously on the main actor: meanwhile no input is read, no frame is
+    /// drawn, and property changes wait (they are drawn on return). The screen comes back when
+    /// `body` throws, too. When no application is running (a `HeadlessScreen` in tests),
+    /// `body` simply runs.
+    public static func runOutsideScreen<T>(_ body: () throws -> T) rethrows -> T {
+        guard let application = running, let terminal = application.terminal, terminal.isActive else {
+            return try body()
+        }
+        terminal.restore()
+        defer { application.resume() }
+        return try body()
     }
 
     private func finish(_ ending: Ending) {

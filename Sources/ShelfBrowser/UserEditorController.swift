@@ -1,0 +1,85 @@
+public import ShelfPresentation
+internal import ShelfReactive
+public import ShelfTerminal
+
+/// A small form to add a user or change a user's name and email, the store's complaints
+/// (a duplicate or refused email) under the field they concern, nothing typed ever lost.
+///
+/// Tab, Shift-Tab, ↑ and ↓ move between the fields; Enter or Ctrl-S saves; Esc goes back
+/// without saving (the users view closes the form).
+public final class UserEditorController: Controller {
+    private let viewModel: UserEditorViewModel
+    private let nameField = TextField(prompt: "Name   ", placeholder: "Ada Lovelace")
+    private let emailField = TextField(prompt: "Email  ", placeholder: "ada@example.com")
+    private let nameError = Label("", style: Theme.error)
+    private let emailError = Label("", style: Theme.error)
+    private let phaseLabel = Label()
+    private let hintLabel = Label("Tab next field · Enter save · Esc cancel", style: Theme.hint)
+    private var focusIndex = 0
+
+    public init(viewModel: UserEditorViewModel) {
+        self.viewModel = viewModel
+        super.init()
+    }
+
+    public override func loadView() {
+        phaseLabel.wraps = true
+        phaseLabel.length = .fixed(2)
+        let title =
+            switch viewModel.state.value.mode {
+            case .create: "Add user"
+            case .edit: "Edit user"
+            }
+        view = Dialog(
+            title: title,
+            content: StackView(axis: .vertical, [nameField, nameError, emailField, emailError, phaseLabel, hintLabel]),
+            preferredSize: Size(width: 64, height: 10))
+    }
+
+    public override func viewDidLoad() {
+        let content = viewModel.state.value
+        nameField.setText(content[.name])
+        emailField.setText(content[.email])
+        nameField.onChange = { [viewModel] text in viewModel.update(.name, to: text) }
+        emailField.onChange = { [viewModel] text in viewModel.update(.email, to: text) }
+        focus(0)
+        viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
+    }
+
+    private func render(_ content: UserEditorContent) {
+        nameError.text = content.errors[.name].map { "       " + $0 } ?? ""
+        emailError.text = content.errors[.email].map { "       " + $0 } ?? ""
+        phaseLabel.style = .plain
+        switch content.phase {
+        case .editing: phaseLabel.text = ""
+        case .saving: phaseLabel.text = "Saving…"
+        case .saved: phaseLabel.text = "Saved."
+        case .failed(let message):
+            phaseLabel.style = Theme.error
+            phaseLabel.text = message
+        }
+        view.setNeedsDisplay()
+    }
+
+    private func focus(_ index: Int) {
+        focusIndex = (index + 2) % 2
+        nameField.isFocused = focusIndex == 0
+        emailField.isFocused = focusIndex == 1
+    }
+
+    public override func handle(_ event: KeyEvent) -> Bool {
+        switch event {
+        case KeyEvent(.tab), KeyEvent(.down): focus(focusIndex + 1)
+        case KeyEvent(.tab, modifiers: .shift), KeyEvent(.up): focus(focusIndex - 1)
+        case KeyEvent(.enter), .control("s"): viewModel.save()
+        case KeyEvent(.escape), .control("c"): return false  // the users view closes the form
+        default: _ = (focusIndex == 0 ? nameField : emailField).handle(event)
+        }
+        return true
+    }
+
+    public override func handlePaste(_ text: String) -> Bool {
+        (focusIndex == 0 ? nameField : emailField).paste(text)
+        return true
+    }
+}

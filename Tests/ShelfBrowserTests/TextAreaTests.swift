@@ -1,0 +1,107 @@
+import ShelfTerminal
+import Testing
+
+/// A controller showing one text area, keys forwarded to it.
+@MainActor
+final class TextAreaHost: Controller {
+    let area = TextArea()
+
+    override func loadView() { view = area }
+
+    override func handle(_ event: KeyEvent) -> Bool { area.handle(event) }
+
+    override func handlePaste(_ text: String) -> Bool {
+        area.paste(text)
+        return true
+    }
+}
+
+extension HeadlessScreen {
+    /// The screen's text without the empty rows at the bottom.
+    var shown: String {
+        String(text.reversed().drop { $0 == "\n" }.reversed())
+    }
+}
+
+@MainActor
+@Suite("TextArea")
+struct TextAreaTests {
+    func screen(_ text: String, width: Int = 10, height: Int = 4) -> (HeadlessScreen, TextArea) {
+        let host = TextAreaHost()
+        let screen = HeadlessScreen(rootController: host, size: Size(width: width, height: height))
+        host.area.setText(text)
+        host.area.isFocused = true
+        return (screen, host.area)
+    }
+
+    @Test func wrapsAtSpacesSplitsLongWordsAndKeepsLineBreaks() {
+        let (screen, _) = screen("hello world again\nabcdefghijklm", height: 6)
+        #expect(screen.shown == "hello\nworld\nagain\nabcdefghij\nklm")
+        #expect(screen.screen.cursor == Point(x: 3, y: 4))
+    }
+
+    @Test func enterInsertsALineBreakAndArrowsMoveByRow() {
+        let (screen, area) = screen("")
+        screen.type("ab")
+        screen.send(KeyEvent(.enter))
+        screen.type("cdef")
+        #expect(area.text == "ab\ncdef")
+        #expect(screen.shown == "ab\ncdef")
+        screen.send(KeyEvent(.up))
+        #expect(screen.screen.cursor == Point(x: 2, y: 0))  // the column is kept where it can be
+        #expect(area.cursor == 2)
+        #expect(!screen.send(KeyEvent(.up)))  // the first row: the form moves on
+        screen.send(KeyEvent(.down))
+        screen.send(KeyEvent(.end))
+        #expect(area.cursor == 7)
+        screen.send(KeyEvent(.home))
+        screen.send(KeyEvent(.backspace))  // joins the lines
+        #expect(area.text == "abcdef")
+    }
+
+    @Test func hostileTextIsDrawnSafelyAndTheCursorLandsRight() {
+        let hostile = "a\u{1B}[31mb\u{202E}c\u{2028}d"
+        let (screen, area) = screen(hostile, width: 20, height: 2)
+        #expect(screen.shown == "a␛[31mb�c␤d")
+        #expect(screen.screen.cursor == Point(x: 11, y: 0))
+        #expect(area.text == hostile)  // the text itself is kept as it is
+        // Emoji with a variation selector (2 columns) and a combining accent (1 column):
+        // each is one step of the cursor.
+        area.setText("❤️e\u{301}x")
+        #expect(screen.screen.cursor == Point(x: 4, y: 0))
+        screen.send(KeyEvent(.left))
+        #expect(screen.screen.cursor == Point(x: 3, y: 0))
+        screen.send(KeyEvent(.left))
+        #expect(screen.screen.cursor == Point(x: 2, y: 0))
+        screen.send(KeyEvent(.left))
+        #expect(screen.screen.cursor == Point(x: 0, y: 0))
+        screen.send(KeyEvent(.delete))
+        #expect(area.text == "e\u{301}x")
+    }
+
+    @Test func wideCharactersWrapByDisplayWidth() {
+        let (screen, _) = screen("日本語のテキスト", width: 7, height: 3)
+        #expect(screen.shown == "日本語\nのテキ\nスト")
+        #expect(screen.screen.cursor == Point(x: 4, y: 2))
+    }
+
+    @Test func scrollsToKeepTheCursorVisible() {
+        let (screen, area) = screen("1\n2\n3\n4\n5\n6", height: 3)
+        #expect(screen.shown == "4\n5\n6")
+        #expect(screen.screen.cursor == Point(x: 1, y: 2))
+        for _ in 0..<5 { screen.send(KeyEvent(.up)) }
+        #expect(screen.shown == "1\n2\n3")
+        #expect(area.scroll == 0)
+    }
+
+    @Test func aFullLastRowPutsTheCursorOnANewRow() {
+        let (screen, _) = screen("abcdefghij", width: 10, height: 3)
+        #expect(screen.screen.cursor == Point(x: 0, y: 1))
+    }
+
+    @Test func pasteKeepsLineBreaks() {
+        let (screen, area) = screen("")
+        screen.send(.paste("one\r\ntwo\rthree"))
+        #expect(area.text == "one\ntwo\nthree")
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import ShelfPresentation
+import ShelfReactive
+import ShelfStore
+import Testing
+
+@MainActor
+@Suite("Users view")
+struct UserViewModelTests {
+    @Test func addRenameAndRemoveWithCounts() async throws {
+        let (store, users) = try await makeStore(users: 2, items: 4)
+        let list = UserListViewModel(store: store)
+        let states = Recorder(list.state)
+        list.load()
+        _ = try #require(await states.next { $0.value?.count == 2 })
+
+        // Add: the new user shows, sorted by name, and is selected.
+        let add = list.makeAddEditor()
+        add.update(.name, to: "Barbara Liskov")
+        add.update(.email, to: "barbara@example.com")
+        add.save()
+        let saved = try #require(await Recorder(add.state).next { if case .saved = $0.phase { true } else { false } })
+        guard case .saved(let newID) = saved.phase else { return }
+        list.select(id: newID)
+        let three = try #require(await states.latest { $0.value?.count == 3 }?.value)
+        #expect(three.map(\.name) == ["Ada Lovelace", "Barbara Liskov", "Grace Hopper"])
+        #expect(three[1].items == "0 items")
+        #expect(await Recorder(list.selection).latest { $0 == newID } != nil)
+
+        // Rename: name and email change.
+        let edit = try #require(list.makeEditor(id: users[0].id))
+        edit.update(.name, to: "Augusta Ada King")
+        edit.update(.email, to: "augusta@example.com")
+        edit.save()
+        _ = await Recorder(edit.state).next { if case .saved = $0.phase { true } else { false } }
+        let renamed = try #require(await states.latest { $0.value?.first?.name == "Augusta Ada King" }?.value)
+        #expect(renamed.first?.email == "augusta@example.com")
+
+        // Remove: the question names the user and the items that go with them.
+        let question = try #require(list.makeRemoveConfirmation(id: users[1].id))
+        #expect(question.message == "Remove Grace Hopper (user1@example.com) and their 2 items? This cannot be undone.")
+        list.remove(id: users[1].id)
+        _ = await states.latest { $0.value?.count == 2 }
+        #expect(try await store.users.user(id: users[1].id) == nil)
+        #expect(try await store.items.count(matching: ItemQuery()) == 2)
+        let empty = try #require(list.makeRemoveConfirmation(id: newID))
+        #expect(
+            empty.message == "Remove Barbara Liskov (barbara@example.com)? They own no items. This cannot be undone.")
+    }
+
+    @Test func aDuplicateEmailIsAFieldErrorAndKeepsWhatWasTyped() async throws {
+        let (store, users) = try await makeStore(users: 2)
+        let editor = UserEditorViewModel(store: store)
+        let states = Recorder(editor.state)
+        editor.update(.name, to: "Ada Again")
+        editor.update(.email, to: "  " + users[0].email.uppercased())
+        editor.save()
+        let failed = try #require(await states.next { $0.errors[.email] != nil && $0.phase == .editing })
+        #expect(failed.errors[.email]?.hasPrefix("Another user already has the email") == true)
+        #expect(failed[.name] == "Ada Again")
+        #expect(failed[.email] == "  " + users[0].email.uppercased())
+        #expect(try await store.users.users().count == 2)
+    }
+
+    @Test func aRefusedEmailIsAFieldError() async throws {
+        let (store, _) = try await makeStore(users: 1)
+        let editor = UserEditorViewModel(store: store, name: "Eve", email: "eve\u{202E}@example.com")
+        let states = Recorder(editor.state)
+        editor.save()
+        let failed = try #require(await states.next { $0.errors[.email] != nil })
+        #expect(failed.phase == .editing)
+        #expect(failed[.email] == "eve\u{202E}@example.com")
+        #expect(try await store.users.users().count == 1)
+    }
+
+    @Test func validationBeforeSaving() {
+        #expect(Set(UserEditorViewModel.validate([.name: " ", .email: ""]).keys) == [.name, .email])
+        #expect(Set(UserEditorViewModel.validate([.name: "Ada", .email: "ada"]).keys) == [.email])
+        #expect(UserEditorViewModel.validate([.name: "Ada", .email: "ada@x.io"]).isEmpty)
+        #expect(UserEditorViewModel.suggestedName(forEmail: "ada.lovelace@x.io") == "Ada Lovelace")
+        #expect(UserEditorViewModel.suggestedName(forEmail: "grace_b-hopper@x.io") == "Grace B Hopper")
+    }
+
+    @Test func removingAUserRemovedElsewhereSaysSo() async throws {
+        let (store, users) = try await makeStore(users: 2)
+        let list = UserListViewModel(store: store)
+        try await store.users.delete(id: users[0].id)
+        list.remove(id: users[0].id)
+        let message = await Recorder(list.message).next { $0 != nil }
+        #expect(message == .some("That user was already removed (by another process)."))
+    }
+}
+
+@MainActor
+@Suite("Item editor owners")
+struct ItemEditorOwnerTests {
+    static let people = [
+        User(id: User.ID(rawValue: 1), name: "Ada Lovelace", email: "ada@example.com", createdAt: fixedDate),
+        User(id: User.ID(rawValue: 2), name: "Adam Smith", email: "smith@example.com", createdAt: fixedDate),
+        User(id: User.ID(rawValue: 3), name: "Grace Hopper", email: "adamant@example.com", createdAt: fixedDate),
+        User(id: User.ID(rawValue: 4), name: "Bob Adair", email: "bob@example.com", createdAt: fixedDate),
+        User(id: User.ID(rawValue: 5), name: "Zed", email: "zed@example.com", createdAt: fixedDate),
+    ]
+
+    @Test func completionRanksEmailsThenNamesThenWords() {
+        let names = { (text: String) in ItemEditorViewModel.ownerSuggestions(for: text, among: Self.people).map(\.name)
+        }
+        // Emails first (exact, then by name), then names, then later words of names.
+        #expect(names("ADA") == ["Ada Lovelace", "Grace Hopper", "Adam Smith", "Bob Adair"])
+        #expect(names("ada@example.com") == ["Ada Lovelace"])
+        #expect(names("  z ") == ["Zed"])
+        #expect(names("") == [])
+        #expect(names("nobody") == [])
+        #expect(ItemEditorViewModel.ownerSuggestions(for: "a", among: Self.people, limit: 2).count == 2)
+    }
+
+    @Test func suggestionsFollowTheTypedOwner() async throws {
+        let (store, users) = try await makeStore(users: 3)
+        let editor = ItemEditorViewModel(store: store)
+        let states = Recorder(editor.state)
+        editor.update(.owner, to: "GRA")
+        let content = try #require(await states.latest { !$0.ownerSuggestions.isEmpty })
+        #expect(content.ownerSuggestions.map(\.id) == [users[1].id])
+        // A user added meanwhile is offered too.
+        try await store.users.insert(NewUser(name: "Grant Wood", email: "grant@example.com"))
+        let more = try #require(await states.latest { $0.ownerSuggestions.count == 2 })
+        // Grant's email starts with "gra", Grace's name does: emails rank first.
+        #expect(more.ownerSuggestions.map(\.name) == ["Grant Wood", "Grace Hopper"])
+    }
+
+    @Test func defaultOwnerIsTheFilteredOwnerElseTheSelectedItemsElseTheFirstUser() async throws {
+        let (store, users) = try await makeStore(users: 3, items: 6)
+        let browser = BrowserViewModel(store: store)
+        let states = Recorder(browser.list.state)
+        // Nothing loaded, nothing selected: the first user by name.
+        #expect(await browser.makeNewItemEditor().state.value[.owner] == users[0].email)
+        browser.list.load()
+        // The first item (Item 6, newest) is selected; its owner is users[6 % 3].
+        let first = try #require(await states.next { $0.value?.selectedID != nil }?.value)
+        let selectedID = try #require(first.selectedID)
+        let selected = try #require(try await store.items.item(id: selectedID))
+        #expect(await browser.makeNewItemEditor().state.value[.owner] == users[0].email)
+        #expect(selected.userID == users[0].id)
+        browser.list.moveSelection(by: 1)  // Item 5: users[2]
+        #expect(await browser.makeNewItemEditor().state.value[.owner] == users[2].email)
+        // Filtered by an owner: theirs, whatever is selected.
+        browser.list.filter(owner: users[1].id)
+        #expect(await browser.makeNewItemEditor().state.value[.owner] == users[1].email)
+    }
+
+    @Test func anUnknownOwnerIsCreatedOnTheSpotThenTheItemSaved() async throws {
+        let (store, _) = try await makeStore(users: 0)
+        let editor = ItemEditorViewModel(store: store, ownerEmail: "new.person@example.com")
+        let states = Recorder(editor.state)
+        editor.update(.title, to: "First item")
+        editor.update(.notes, to: "line one\nline two")
+        editor.toggleStatus()
+        editor.save()
+        let asked = try #require(await states.next { $0.newOwner != nil })
+        #expect(asked.newOwner?.email == "new.person@example.com")
+        #expect(asked.newOwner?.name == "New Person")
+        #expect(asked.phase == .editing)
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
+
+        editor.createOwnerAndSave(name: "Newton Person")
+        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        guard case .saved(let id) = saved.phase else { return }
+        let owner = try #require(try await store.users.user(email: "new.person@example.com"))
+        #expect(owner.name == "Newton Person")
+        let item = try #require(try await store.items.item(id: id))
+        #expect(item.userID == owner.id)
+        #expect(item.title == "First item")
+        #expect(item.notes == "line one\nline two")
+        #expect(item.status == .done)
+    }
+
+    @Test func creatingTheOwnerFailsWithoutLosingAnything() async throws {
+        let (store, _) = try await makeStore(users: 1)
+        let editor = ItemEditorViewModel(store: store, ownerEmail: "bad\u{2028}@example.com")
+        let states = Recorder(editor.state)
+        editor.update(.title, to: "Kept")
+        editor.save()
+        _ = try #require(await states.next { $0.newOwner != nil })
+        editor.createOwnerAndSave(name: "   ")
+        #expect(editor.state.value.newOwner?.error == "A name is required.")
+        editor.createOwnerAndSave(name: "Bad Email")
+        let failed = try #require(await states.next { $0.newOwner?.error != nil && $0.newOwner?.name == "Bad Email" })
+        #expect(failed.phase == .editing)
+        #expect(failed[.title] == "Kept")
+        #expect(try await store.users.users().count == 1)
+        #expect(try await store.items.count(matching: ItemQuery()) == 0)
+        // Back to the form, then another owner: saved.
+        editor.cancelNewOwner()
+        #expect(editor.state.value.newOwner == nil)
+        editor.update(.owner, to: "user0@example.com")
+        editor.save()
+        #expect(await states.next { if case .saved = $0.phase { true } else { false } } != nil)
+    }
+
+    @Test func anOwnerAddedMeanwhileByAnotherProcessOwnsTheItem() async throws {
+        let (store, _) = try await makeStore(users: 1)
+        let editor = ItemEditorViewModel(store: store, ownerEmail: "race@example.com")
+        let states = Recorder(editor.state)
+        editor.update(.title, to: "Raced")
+        editor.save()
+        _ = try #require(await states.next { $0.newOwner != nil })
+        let theirs = try await store.users.insert(NewUser(name: "Their Name", email: "race@example.com"))
+        editor.createOwnerAndSave(name: "My Name")
+        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        guard case .saved(let id) = saved.phase else { return }
+        #expect(try await store.items.item(id: id)?.userID == theirs)
+        #expect(try await store.users.user(id: theirs)?.name == "Their Name")
+    }
+
+    @Test func hintsNameTheDatabase() {
+        #expect(
+            StoreHints.addUserCommand(location: "/tmp/my shelf.sqlite", email: "a@x.io")
+                == "shelf users add --db '/tmp/my shelf.sqlite' --name NAME --email a@x.io")
+        #expect(StoreHints.demoCommand(location: "/tmp/x.sqlite") == "shelf demo --db /tmp/x.sqlite")
+        #expect(StoreHints.demoCommand(location: "in memory") == nil)
+        #expect(ShellQuoting.quoted("it's") == #"'it'\''s'"#)
+        #expect(ShellQuoting.quoted("postgres://u@h:5432/db") == "postgres://u@h:5432/db")
+    }
+
+    @Test func theNewOwnerProposalNamesTheCommandForThisDatabase() async throws {
+        let (store, _) = try await makeStore(users: 1)
+        let editor = ItemEditorViewModel(store: store, ownerEmail: "x@example.com")
+        let states = Recorder(editor.state)
+        editor.update(.title, to: "T")
+        editor.save()
+        let asked = try #require(await states.next { $0.newOwner != nil })
+        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.location, email: "x@example.com"))
+        #expect(asked.newOwner?.command?.contains(store.location) == true)
+    }
+
+    @Test func statusIsSavedWhenEditing() async throws {
+        let (store, item, model, states) = try await editingTheOnlyItem()
+        #expect(model.state.value[.status] == "open")
+        model.toggleStatus()
+        model.save()
+        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        #expect(saved[.status] == "done")
+        #expect(try await store.items.item(id: item.id)?.status == .done)
+    }
+}
