@@ -23,6 +23,29 @@ public protocol ItemRepository: Sendable {
     ///   `.unknownUser`, `.invalidValue`.
     func update(_ item: Item) async throws -> Item
 
+    /// Saves every item of `items` in one transaction, each only if it is still at its
+    /// `version`, and returns the stored items in the same order (each at version + 1, with a
+    /// new `updatedAt`). Live queries see the whole batch as one change.
+    ///
+    /// All or nothing: when one item was changed or deleted meanwhile, or breaks a rule,
+    /// nothing is written, and the error's message names that item by ID. An empty array
+    /// writes nothing and returns an empty array.
+    /// - Throws: `.conflict` (an item's stored version differs), `.notFound` (an item was
+    ///   deleted), `.unknownUser`, `.invalidValue` (a rule, or the same ID twice in `items`).
+    func update(contentsOf items: [Item]) async throws -> [Item]
+
+    /// Puts deleted items back, in one transaction, exactly as they were: the same IDs,
+    /// owners, titles, notes, status, priority, `createdAt`, `updatedAt` and `version` (the
+    /// undo of a delete). Live queries see them come back as one change. IDs given back are
+    /// never handed out to new items afterwards.
+    ///
+    /// All or nothing: when an item's ID exists (it was never deleted, or was restored or
+    /// reused since) or its owner no longer exists, nothing is written and the error says
+    /// which item, and why.
+    /// - Throws: `.conflict` (the ID exists), `.unknownUser` (the owner is gone),
+    ///   `.invalidValue` (a rule, or the same ID twice in `items`).
+    func restore(_ items: [Item]) async throws
+
     /// Deletes the item with `id`.
     /// - Throws: `.notFound` when no such item exists.
     func delete(id: Item.ID) async throws

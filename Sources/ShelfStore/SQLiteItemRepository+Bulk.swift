@@ -1,0 +1,114 @@
+internal import Foundation
+internal import ShelfSQLite
+
+extension SQLiteItemRepository {
+    /// Saves every item of `items` in one write transaction, each only if the stored item is
+    /// still at its `version`, and returns the stored items in order (version + 1, `updatedAt`
+    /// now, never earlier than before). Live queries see one commit.
+    /// - Throws: `StoreError` `.conflict`, `.notFound`, `.unknownUser`, `.invalidValue`, each
+    ///   naming the item by ID. Nothing is written when it throws.
+    public func update(contentsOf items: [Item]) async throws -> [Item] {
+        guard !items.isEmpty else { return [] }
+        try Self.checkBatch(items)
+        return try await database.storeWrite { connection in
+            let now = Date()
+            var stored: [Item] = []
+            stored.reserveCapacity(items.count)
+            for item in items {
+                try StoreError.translating(subject: "item \(item.id)") {
+                    try connection.run(
+                        """
+                        UPDATE items SET user_id = ?, title = ?, notes = ?, status = ?, priority = ?,
+                            updated_at = max(?, updated_at), version = version + 1
+                        WHERE id = ? AND version = ?
+                        """,
+                        item.userID, item.title, item.notes, item.status, item.priority, now, item.id, item.version)
+                }
+                if connection.changes == 0 {
+                    let current = try StoreError.translating { try Self.item(id: item.id, connection) }
+                    throw Self.staleError(item, storedVersion: current?.version)
+                }
+                let updated = try StoreError.translating { try Self.item(id: item.id, connection) }
+                guard let updated else {
+                    throw StoreError(.notFound, "item \(item.id) vanished during its update; nothing was saved")
+                }
+                stored.append(updated)
+            }
+            return stored
+        }
+    }
+
+    /// Inserts `items` again with their IDs, times and versions, in one write transaction.
+    /// - Throws: `StoreError` `.conflict` when an ID exists, `.unknownUser` when an owner is
+    ///   gone, `.invalidValue`; nothing is written when it throws.
+    public func restore(_ items: [Item]) async throws {
+        guard !items.isEmpty else { return }
+        try Self.checkBatch(items)
+        try await database.storeWrite { connection in
+            for item in items {
+                try StoreError.translating(subject: "item \(item.id)") {
+                    if try connection.fetchOne("SELECT 1 FROM items WHERE id = ?", item.id, row: { _ in true }) != nil {
+                        throw Self.existsError(item)
+                    }
+                    if try connection.fetchOne("SELECT 1 FROM users WHERE id = ?", item.userID, row: { _ in true })
+                        == nil
+                    {
+                        throw Self.ownerGoneError(item)
+                    }
+                    try connection.run(
+                        """
+                        INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        item.id, item.userID, item.title, item.notes, item.status, item.priority, item.createdAt,
+                        item.updatedAt, item.version)
+                }
+            }
+        }
+    }
+}
+
+extension ItemRepository {
+    /// Refuses titles over the limit and IDs given twice, before any transaction.
+    package static func checkBatch(_ items: [Item]) throws {
+        var seen = Set<Item.ID>()
+        seen.reserveCapacity(items.count)
+        for item in items {
+            try TextLimits.check(title: item.title, subject: "item \(item.id)")
+            guard seen.insert(item.id).inserted else {
+                throw StoreError(
+                    .invalidValue,
+                    "item \(item.id) is given twice in one batch; pass each item once; nothing was written")
+            }
+        }
+    }
+
+    /// The error for an item whose optimistic check failed: `.notFound` when `storedVersion` is
+    /// nil (it was deleted), else `.conflict`.
+    package static func staleError(_ item: Item, storedVersion: Int64?) -> StoreError {
+        guard let storedVersion else {
+            return StoreError(
+                .notFound, "item \(item.id) does not exist (it may have been deleted); reload it; nothing was saved")
+        }
+        return StoreError(
+            .conflict,
+            "item \(item.id) was changed elsewhere (you had version \(item.version), the store has version "
+                + "\(storedVersion)); reload it and apply your change again; nothing was saved")
+    }
+
+    /// The error for restoring an item whose ID exists.
+    package static func existsError(_ item: Item) -> StoreError {
+        StoreError(
+            .conflict,
+            "item \(item.id) cannot be restored: an item with that ID exists (it was restored or changed "
+                + "elsewhere); nothing was restored")
+    }
+
+    /// The error for restoring an item whose owner was deleted.
+    package static func ownerGoneError(_ item: Item) -> StoreError {
+        StoreError(
+            .unknownUser,
+            "item \(item.id) cannot be restored: its owner (user \(item.userID)) no longer exists; "
+                + "nothing was restored")
+    }
+}
