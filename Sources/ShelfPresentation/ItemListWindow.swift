@@ -290,7 +290,7 @@ struct ItemListWindow {
         let before = Set(items.map(\.id))
         items = window.items
         totalCount = window.totalCount
-        reachesEnd = items.count < size
+        updateReachesEnd()
         resolve(.item(selectedID, fallback: selectedIndex ?? 0))
         place(arrived: items.map(\.id).filter { !before.contains($0) })
         return nil
@@ -320,10 +320,22 @@ struct ItemListWindow {
         hasWindow = true
         anchor = placement.anchor
         offset = placement.offset
-        reachesEnd = found.count < size
+        updateReachesEnd()
         pendingTarget = nil
         resolve(placement.selection)
         place()
+    }
+
+    /// A window shorter than a full one ends the list; so does one whose position and count
+    /// say it holds the last item.
+    private mutating func updateReachesEnd() {
+        if items.count < size {
+            reachesEnd = true
+        } else if let offset, let totalCount {
+            reachesEnd = offset + items.count >= totalCount
+        } else {
+            reachesEnd = false
+        }
     }
 
     /// Selects per `selection` in `items`.
