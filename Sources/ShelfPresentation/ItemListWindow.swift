@@ -66,8 +66,9 @@ struct ItemListWindow {
 
     /// What the request in flight is for.
     private enum Stage: Hashable {
-        /// Items before `item` in a new order, to read a window around it.
-        case around(Item)
+        /// Items before `item` in a new order, to read a window around it; `position` is its
+        /// position in the new order when known (the same items, reversed).
+        case around(Item, position: Int?)
         /// Items before the window, to move it back `back` rows so that row `target` (relative
         /// to the current window) is in the middle.
         case back(target: Int, back: Int, keepsSelection: Bool)
@@ -152,14 +153,24 @@ struct ItemListWindow {
     /// The count is unknown until the new window's live read brings it. Nil when nothing changes.
     mutating func change(to newQuery: ItemQuery) -> ItemListRequest? {
         guard newQuery != query else { return nil }
+        let oldQuery = query
+        let oldTotal = totalCount
         query = newQuery
         totalCount = nil
         pendingTarget = nil
         newAbove.removeAll()
-        guard let item = selectedItem else {
+        guard let item = selectedItem, let selectedIndex else {
             return page(Placement(anchor: nil, offset: 0, selection: .item(nil, fallback: 0)))
         }
-        return request(.before(ItemCursor(item), limit: size / 2 + 1), stage: .around(item))
+        // The same items in the other direction: the item's position is known (ties are
+        // ordered by ID in the sort's direction, so the reversed order is exactly reversed).
+        var position: Int?
+        var reversed = oldQuery
+        reversed.sortDirection = newQuery.sortDirection
+        if reversed == newQuery, oldQuery.sortDirection != newQuery.sortDirection, let offset, let oldTotal {
+            position = oldTotal - 1 - (offset + selectedIndex)
+        }
+        return request(.before(ItemCursor(item), limit: size / 2 + 1), stage: .around(item, position: position))
     }
 
     /// Rows that fit on screen; keeps the selected line when it still fits.
@@ -227,13 +238,13 @@ struct ItemListWindow {
     mutating func receive(before found: [Item], for number: Int) -> ItemListRequest? {
         guard number == requestNumber, let stage else { return nil }
         switch stage {
-        case .around(let item):
+        case .around(let item, let position):
             // A page from just before the item shows whether it still matches, and what now
             // sits where it would be.
             let half = size / 2
             let anchored = found.count > half
             let placement = Placement(
-                anchor: anchored ? ItemCursor(found[0]) : nil, offset: anchored ? nil : 0,
+                anchor: anchored ? ItemCursor(found[0]) : nil, offset: anchored ? position.map { $0 - half } : 0,
                 selection: .item(item.id, fallback: anchored ? half : found.count))
             return page(placement)
         case .back(let target, let back, let keepsSelection):
@@ -328,9 +339,11 @@ struct ItemListWindow {
 
     /// A window shorter than a full one ends the list; so does one whose position and count
     /// say it holds the last item.
+    /// A window that ends the list also tells its position, once the count is known.
     private mutating func updateReachesEnd() {
         if items.count < size {
             reachesEnd = true
+            if offset == nil, let totalCount { offset = max(0, totalCount - items.count) }
         } else if let offset, let totalCount {
             reachesEnd = offset + items.count >= totalCount
         } else {

@@ -189,12 +189,30 @@ struct ItemListWindowTests {
         #expect(selectedTitle(window) == "Item 96")
         #expect(window.selectedLine == 4)
         #expect(window.items[window.topIndex].title == "Item 92")
-        // The position is not known until the list's start is read; the count comes live.
-        #expect(window.offset == nil)
+        // The same items reversed: its position is known (95 of 100); the count comes live.
+        #expect(window.offset == 85)
         #expect(window.totalCount == nil)
         #expect(!window.isRefreshing)
         #expect(list.answer(live, to: &window) == nil)
         #expect(window.totalCount == 100)
+    }
+
+    @Test func aWindowInAnotherOrderLearnsItsPositionAtEitherEnd() throws {
+        let list = Items(1...100)
+        var window = loaded(list, size: 20, rows: 8)
+        list.settle(window.jumpToBottom(), &window)
+        _ = window.move(by: -3)
+        #expect(selectedTitle(window) == "Item 4")
+        let around = try unwrap(window.change(to: ItemQuery(status: .open)))
+        let page = try unwrap(list.answer(around, to: &window))
+        let live = try unwrap(list.answer(page, to: &window))
+        #expect(selectedTitle(window) == "Item 4")
+        // Read from just before it, the window's place in the new order is not known yet...
+        #expect(window.offset == nil)
+        _ = list.answer(live, to: &window)
+        // ...but the window ends the list: with the count, its position is.
+        #expect(window.totalCount == 50)
+        #expect(window.offset.map { $0 + (window.selectedIndex ?? 0) } == 48)
     }
 
     @Test func nearTheStartTheRowMovesUpAndThePositionIsKnown() throws {
