@@ -52,6 +52,10 @@ struct ItemListWindow {
         case item(Item.ID?, fallback: Int)
         /// The last row.
         case last
+        /// The item selected when the window arrives (the selection may move while it is read):
+        /// its row when the window holds it, else its row shifted by `start`, the new window's
+        /// first row counted in the current one.
+        case current(start: Int)
     }
 
     /// Where a window being read starts and what it selects.
@@ -250,10 +254,9 @@ struct ItemListWindow {
         case .back(let target, let back, let keepsSelection):
             let anchored = found.count > back
             let start = anchored ? -back : -found.count
-            let row = max(0, target - start)
             let placement = Placement(
                 anchor: anchored ? ItemCursor(found[0]) : nil, offset: anchored ? offset.map { $0 - back } : 0,
-                selection: .item(keepsSelection ? selectedID : nil, fallback: row))
+                selection: keepsSelection ? .current(start: start) : .item(nil, fallback: max(0, target - start)))
             return page(placement)
         case .tail:
             let anchored = found.count > size
@@ -362,6 +365,9 @@ struct ItemListWindow {
         switch selection {
         case .last:
             index = items.count - 1
+        case .current(let start):
+            resolve(.item(selectedID, fallback: (selectedIndex ?? 0) - start))
+            return
         case .item(let id, let fallback):
             if let awaitedID, let found = items.firstIndex(where: { $0.id == awaitedID }) {
                 index = found
@@ -433,6 +439,6 @@ struct ItemListWindow {
         return page(
             Placement(
                 anchor: ItemCursor(items[anchorIndex]), offset: offset.map { $0 + newStart },
-                selection: .item(keepsSelection ? selectedID : nil, fallback: target - newStart)))
+                selection: keepsSelection ? .current(start: newStart) : .item(nil, fallback: target - newStart)))
     }
 }

@@ -135,6 +135,21 @@ struct ItemListWindowTests {
         #expect(window.totalCount == 100)
     }
 
+    @Test func movesWhileTheWindowIsReadAreKept() throws {
+        let list = Items(1...100)
+        var window = loaded(list, size: 20)
+        for _ in 0..<14 { _ = window.move(by: 1) }
+        // Row 15 is within a quarter window of the end: the window is read again around it...
+        let ahead = try unwrap(window.move(by: 1))
+        #expect(selectedTitle(window) == "Item 85")
+        // ...while the selection goes on moving inside the rows in hand.
+        #expect(window.move(by: -3) == nil)
+        #expect(selectedTitle(window) == "Item 88")
+        list.settle(ahead, &window)
+        #expect(selectedTitle(window) == "Item 88")
+        #expect(window.offset == 5)
+    }
+
     @Test func aJumpFarBeyondTheWindowLandsOnItsTarget() {
         let list = Items(1...500)
         var window = loaded(list, size: 40)
