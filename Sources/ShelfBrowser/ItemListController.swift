@@ -6,8 +6,11 @@ public import ShelfTerminal
 /// The item list: a search field, the rows, and what shows instead of them while loading,
 /// when nothing matches or when reading failed.
 ///
-/// Handles moving, searching, filtering, sorting and marking done; every other key goes up
-/// to the browser.
+/// Handles moving, searching, filtering, sorting (`s` the next field, `S` the other way, a
+/// click on a column header: by that column, again the other way) and marking done; every
+/// other key goes up to the browser. The list shows the rows the view model places on screen
+/// (the selected row keeps its line), the sort in the header (▲ ascending, ▼ descending), and
+/// "↑ N new" at the end of the search line when items arrived above the first row shown.
 public final class ItemListController: Controller {
     private let viewModel: ItemListViewModel
 
