@@ -197,8 +197,15 @@ struct ItemListWindow {
             pendingTarget = target
             return recenter(on: target, keepsSelection: false)
         }
+        // Back into the rows in hand while a read toward a target beyond them is in flight:
+        // that read is moot, and the rows in hand must be followed live again.
+        let abandonsRead = pendingTarget != nil
         select(index: target)
-        return followSelection()
+        if let follow = followSelection() { return follow }
+        guard abandonsRead else { return nil }
+        return request(
+            .live(after: anchor, limit: size),
+            stage: .live(Placement(anchor: anchor, offset: offset, selection: .current(start: 0))))
     }
 
     /// Selects the first item, showing it on the first line.

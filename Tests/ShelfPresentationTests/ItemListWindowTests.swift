@@ -150,6 +150,31 @@ struct ItemListWindowTests {
         #expect(window.offset == 5)
     }
 
+    @Test func aMoveBackIntoTheWindowWinsOverTheReadBeyondIt() throws {
+        let list = Items(1...100)
+        var window = loaded(list, size: 20)
+        // Page down past the window's end, then back up into it before the read comes back.
+        let beyond = try unwrap(window.move(by: 30))
+        let back = try unwrap(window.move(by: -28))
+        #expect(back.read == .live(after: nil, limit: 20))  // the rows in hand, followed again
+        #expect(selectedTitle(window) == "Item 98")
+        list.settle(beyond, &window)
+        #expect(selectedTitle(window) == "Item 98")
+        list.settle(back, &window)
+        #expect(selectedTitle(window) == "Item 98")
+        #expect(window.totalCount == 100)
+        // The same, backwards: up past the window's start, then down into it.
+        list.settle(window.jumpToBottom(), &window)
+        let before = try unwrap(window.move(by: -30))
+        let down = try unwrap(window.move(by: 29))
+        #expect(selectedTitle(window) == "Item 2")
+        list.settle(before, &window)
+        #expect(selectedTitle(window) == "Item 2")
+        list.settle(down, &window)
+        #expect(selectedTitle(window) == "Item 2")
+        #expect(window.offset == 80)
+    }
+
     @Test func aJumpFarBeyondTheWindowLandsOnItsTarget() {
         let list = Items(1...500)
         var window = loaded(list, size: 40)
