@@ -117,6 +117,8 @@ struct ItemListWindow {
     private var awaitedID: Item.ID?
     /// Where the selection is going (relative to `items`) while the window holding it is read.
     private var pendingTarget: Int?
+    /// Moves made while a jump to the top or the bottom is read: applied when it arrives.
+    private var movesAfterJump: Int?
     /// The request in flight, or nil when the window is live and settled.
     private var stage: Stage?
     /// The number of the latest request: only its results (and its live window's) count.
@@ -150,6 +152,7 @@ struct ItemListWindow {
     mutating func load() -> ItemListRequest {
         awaitedID = nil
         selectedLine = 0
+        movesAfterJump = 0
         return page(Placement(anchor: nil, offset: 0, selection: .item(nil, fallback: 0)))
     }
 
@@ -162,6 +165,7 @@ struct ItemListWindow {
         query = newQuery
         totalCount = nil
         pendingTarget = nil
+        movesAfterJump = nil
         newAbove.removeAll()
         guard let item = selectedItem, let selectedIndex else {
             return page(Placement(anchor: nil, offset: 0, selection: .item(nil, fallback: 0)))
@@ -188,6 +192,10 @@ struct ItemListWindow {
     /// window in hand holds the target and need not move.
     mutating func move(by count: Int) -> ItemListRequest? {
         guard hasWindow, !items.isEmpty, let selected = selectedIndex else { return nil }
+        if let moves = movesAfterJump {
+            movesAfterJump = moves + count
+            return nil
+        }
         let current = pendingTarget ?? selected
         var target = current + count
         if target < 0, anchor == nil { target = 0 }
@@ -224,6 +232,7 @@ struct ItemListWindow {
             select(index: items.count - 1)
             return nil
         }
+        movesAfterJump = 0
         return request(.before(nil, limit: size + 1), stage: .tail)
     }
 
@@ -240,7 +249,9 @@ struct ItemListWindow {
 
     /// Reads the current window again (after a failure), keeping the selection.
     mutating func retry() -> ItemListRequest {
-        page(Placement(anchor: anchor, offset: offset, selection: .item(selectedID, fallback: selectedIndex ?? 0)))
+        movesAfterJump = nil
+        return page(
+            Placement(anchor: anchor, offset: offset, selection: .item(selectedID, fallback: selectedIndex ?? 0)))
     }
 
     // MARK: - Results
@@ -286,6 +297,10 @@ struct ItemListWindow {
         }
         install(found, placement: placement)
         if found.isEmpty { totalCount = 0 }
+        if let moves = movesAfterJump {
+            movesAfterJump = nil
+            if moves != 0, let next = move(by: moves) { return next }
+        }
         // A jump further than one window: this window is a step on the way; go on from it.
         if case .item(nil, let row) = placement.selection, row >= found.count, !reachesEnd, !found.isEmpty {
             pendingTarget = row
@@ -321,6 +336,7 @@ struct ItemListWindow {
     mutating func fail(_ number: Int) {
         guard number == requestNumber else { return }
         stage = nil
+        movesAfterJump = nil
     }
 
     // MARK: - Steps

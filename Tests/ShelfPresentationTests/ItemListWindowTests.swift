@@ -195,6 +195,22 @@ struct ItemListWindowTests {
         #expect(window.offset == 0)
     }
 
+    @Test func movesMadeWhileAJumpIsReadCountFromItsEnd() throws {
+        let list = Items(1...100)
+        var window = loaded(list, size: 20)
+        list.settle(window.jumpToBottom(), &window)
+        let top = try unwrap(window.jumpToTop())
+        #expect(window.move(by: 1) == nil)
+        #expect(window.move(by: 1) == nil)
+        list.settle(top, &window)
+        #expect(selectedTitle(window) == "Item 98")
+        #expect(window.selectedLine == 2)
+        let bottom = try unwrap(window.jumpToBottom())
+        #expect(window.move(by: -3) == nil)
+        list.settle(bottom, &window)
+        #expect(selectedTitle(window) == "Item 4")
+    }
+
     @Test func jumpingToTheBottomReadsTheLastItems() throws {
         let list = Items(1...100)
         var window = loaded(list, size: 20)
