@@ -60,9 +60,11 @@ public final class BrowserController: Controller {
         case .idle, .loading:
             statusBar.left = "Loading…"
         case .loaded(let content):
-            var left = "\(Formatting.items(content.totalCount)) · \(content.queryDescription)"
-            if let position = content.selectedPosition {
-                left = "\(Formatting.count(position + 1))/\(Formatting.count(content.totalCount)) · " + left
+            // Rows show before their count: "… items" until it arrives.
+            let count = content.totalCount.map(Formatting.items) ?? "… items"
+            var left = "\(count) · \(content.queryDescription)"
+            if let position = content.selectedPosition, let total = content.totalCount {
+                left = "\(Formatting.count(position + 1))/\(Formatting.count(total)) · " + left
             }
             if content.isRefreshing { left += " …" }
             if let message = content.message { left = message }
@@ -175,9 +177,7 @@ public final class BrowserController: Controller {
             split.mode = .automatic  // back from the full-screen detail
             return true
         }
-        let selectedRow = viewModel.list.state.value.value.flatMap { content in
-            content.selectedIndex.map { content.rows[$0] }
-        }
+        let selectedRow = viewModel.list.selectedRow
         switch action {
         case .open:
             guard selectedRow != nil else { return true }

@@ -6,8 +6,11 @@ public import ShelfTerminal
 /// The item list: a search field, the rows, and what shows instead of them while loading,
 /// when nothing matches or when reading failed.
 ///
-/// Handles moving, searching, filtering, sorting and marking done; every other key goes up
-/// to the browser.
+/// Handles moving, searching, filtering, sorting (`s` the next field, `S` the other way, a
+/// click on a column header: by that column, again the other way) and marking done; every
+/// other key goes up to the browser. The list shows the rows the view model places on screen
+/// (the selected row keeps its line), the sort in the header (▲ ascending, ▼ descending), and
+/// "↑ N new" at the end of the search line when items arrived above the first row shown.
 public final class ItemListController: Controller {
     private let viewModel: ItemListViewModel
 
@@ -16,13 +19,19 @@ public final class ItemListController: Controller {
     private let spinner = Spinner("Loading items…")
     private let messageLabel = Label()
     private let hintLabel = Label("", style: Theme.hint)
+    private let newItemsBadge = Badge(style: Theme.badge)
     private lazy var dataSource = ListDataSource<Item.ID, ItemRowCell>(listView: listView, cell: ItemRowCell.self)
     private var content: ItemListContent?
 
     private static let statuses: [Item.Status?] = [nil, .open, .done]
-    private static let sorts: [(ItemQuery.SortField, ItemQuery.SortDirection)] = [
-        (.created, .descending), (.updated, .descending), (.priority, .descending), (.title, .ascending),
-        (.created, .ascending),
+    /// The columns: title, width, and the sort field a click on the header orders by. The
+    /// owner column sorts once the store knows the field (nil until then: no sort on click).
+    private static let columns: [(column: ListColumn, sort: ItemQuery.SortField?)] = [
+        (ListColumn("", width: .fixed(1), priority: 8), nil),
+        (ListColumn("Pri", width: .fixed(3), priority: 6), .priority),
+        (ListColumn("Title", width: .minimum(12), priority: 10), .title),
+        (ListColumn("Owner", width: .fixed(16), priority: 4), ItemQuery.SortField(rawValue: "owner")),
+        (ListColumn("Updated", width: .fixed(11), alignment: .trailing, priority: 2), .updated),
     ]
 
     public init(viewModel: ItemListViewModel) {
@@ -31,13 +40,7 @@ public final class ItemListController: Controller {
     }
 
     public override func loadView() {
-        listView.columns = [
-            ListColumn("", width: .fixed(1), priority: 8),
-            ListColumn("Pri", width: .fixed(3), priority: 6),
-            ListColumn("Title", width: .minimum(12), priority: 10),
-            ListColumn("Owner", width: .fixed(16), priority: 4),
-            ListColumn("Updated", width: .fixed(11), alignment: .trailing, priority: 2),
-        ]
+        listView.columns = Self.columns.map(\.column)
         messageLabel.wraps = true
         messageLabel.length = .flexible()
         hintLabel.wraps = true
@@ -47,11 +50,16 @@ public final class ItemListController: Controller {
         body.addSubview(listView)
         body.addSubview(placeholder)
         body.length = .flexible()
-        view = StackView(axis: .vertical, [searchField, body])
+        // The badge draws over the search line's right end, so showing it moves no row.
+        let root = View()
+        root.addSubview(StackView(axis: .vertical, [searchField, body]))
+        root.addSubview(newItemsBadge)
+        view = root
     }
 
     public override func viewDidLoad() {
         searchField.onChange = { [viewModel] text in viewModel.search(text) }
+        listView.onVisibleRowCountChange = { [viewModel] rows in viewModel.setVisibleRowCount(rows) }
         viewModel.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
     }
 
@@ -63,7 +71,9 @@ public final class ItemListController: Controller {
         spinner.isHidden = true
         messageLabel.isHidden = true
         hintLabel.isHidden = true
+        newItemsBadge.text = ""
         content = state.value
+        showSort()
         switch state {
         case .idle:
             break
@@ -96,7 +106,29 @@ public final class ItemListController: Controller {
         snapshot.append(content.rows.map(\.id))
         dataSource.apply(snapshot, rows: Dictionary(content.rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
         if let id = content.selectedID { dataSource.select(id) }
-        listView.scrollIndicator = (content.selectedPosition ?? 0, content.totalCount)
+        listView.scroll(toTop: content.topIndex)
+        if let position = content.selectedPosition, let total = content.totalCount {
+            listView.scrollIndicator = (position, total)
+        } else {
+            listView.scrollIndicator = nil
+        }
+        newItemsBadge.text = content.newAboveCount > 0 ? " ↑ \(Formatting.count(content.newAboveCount)) new · g " : ""
+    }
+
+    /// Marks the sorted column's header with ▲ (ascending) or ▼ (descending).
+    private func showSort() {
+        let query = viewModel.query
+        let arrow = query.sortDirection == .ascending ? "▲" : "▼"
+        var columns = Self.columns.map(\.column)
+        if let index = Self.columns.firstIndex(where: { $0.sort == query.sortField }) {
+            let title = columns[index].title
+            if case .fixed(let width) = columns[index].width, title.count + 2 > width {
+                columns[index].title = String(title.prefix(max(0, width - 1))) + arrow
+            } else {
+                columns[index].title = title + " " + arrow
+            }
+        }
+        if columns != listView.columns { listView.columns = columns }
     }
 
     // MARK: - Keys
@@ -122,12 +154,11 @@ public final class ItemListController: Controller {
             let index = Self.statuses.firstIndex(of: viewModel.query.status) ?? 0
             viewModel.filter(status: Self.statuses[(index + 1) % Self.statuses.count])
         case .cycleSort:
-            let current =
-                Self.sorts.firstIndex { $0 == (viewModel.query.sortField, viewModel.query.sortDirection) } ?? 0
-            let next = Self.sorts[(current + 1) % Self.sorts.count]
-            viewModel.sort(by: next.0, next.1)
+            viewModel.sortByNextField()
+        case .reverseSort:
+            viewModel.reverseSortDirection()
         case .toggleDone:
-            guard let id = content?.selectedID else { return true }
+            guard let id = viewModel.selectedItemID else { return true }
             viewModel.toggleDone(id: id)
         case .retry:
             viewModel.retry()
@@ -171,6 +202,11 @@ public final class ItemListController: Controller {
                 searchField.isFocused = true
                 return true
             }
+            if let column = listView.headerColumn(at: event.position) {
+                // A header orders by its column; again, the other way.
+                if let field = Self.columns[column].sort { viewModel.sortByColumn(field) }
+                return true
+            }
             guard let index = listView.rowIndex(at: event.position), index < dataSource.snapshot.count else {
                 return false
             }
@@ -205,5 +241,24 @@ final class ItemRowCell: ListCell {
                     width: column.width)
             }
         }
+    }
+}
+
+/// A short text drawn at the right end of its frame's first line, over what is below; draws
+/// nothing when the text is empty.
+final class Badge: View {
+    /// The text; setting a different value redraws.
+    var text = "" { didSet { if text != oldValue { setNeedsDisplay() } } }
+    private let style: Style
+
+    init(style: Style) {
+        self.style = style
+        super.init()
+    }
+
+    override func draw(in canvas: inout Canvas) {
+        guard !text.isEmpty else { return }
+        let width = min(DisplayWidth.of(text), frame.width)
+        canvas.draw(text, at: Point(x: frame.maxX - width, y: frame.y), style: style, width: width)
     }
 }

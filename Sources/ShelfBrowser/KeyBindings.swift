@@ -4,6 +4,7 @@ public import ShelfTerminal
 public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case moveDown, moveUp, pageDown, pageUp, top, bottom
     case search, clearSearch, cycleStatus, cycleSort
+    case reverseSort
     case open, new, edit, toggleDone, delete, retry
     case help, quit
     case users
@@ -33,6 +34,7 @@ public enum KeyBindings {
             keys: [KeyEvent(.escape)], action: .clearSearch, summary: "clear search and filters", section: "Find"),
         KeyBinding(keys: [.character("f")], action: .cycleStatus, summary: "filter: all, open, done", section: "Find"),
         KeyBinding(keys: [.character("s")], action: .cycleSort, summary: "change the order", section: "Find"),
+        KeyBinding(keys: [.character("S")], action: .reverseSort, summary: "reverse the order", section: "Find"),
         KeyBinding(keys: [KeyEvent(.enter)], action: .open, summary: "open the item", section: "Items"),
         KeyBinding(keys: [.character("n")], action: .new, summary: "new item", section: "Items"),
         KeyBinding(keys: [.character("e")], action: .edit, summary: "edit the item", section: "Items"),
@@ -72,4 +74,5 @@ enum Theme {
     static let hint = Style(attributes: .dim)
     static let title = Style(attributes: .bold)
     static let label = Style(foreground: .yellow)
+    static let badge = Style(foreground: .yellow, attributes: [.bold, .reverse])
 }

@@ -50,15 +50,23 @@ public struct ItemRowViewModel: Hashable, Sendable, Identifiable {
 public struct ItemListContent: Hashable, Sendable {
     /// The rows held: a few screens around the selection, whatever the table's size.
     public let rows: [ItemRowViewModel]
-    /// How many items match the query in all.
-    public let totalCount: Int
-    /// The position of `rows[0]` in the whole result.
-    public let windowOffset: Int
+    /// How many items match the query in all; nil while it is being counted (the rows of a
+    /// new query show before its count).
+    public let totalCount: Int?
+    /// The position of `rows[0]` in the whole result; nil when not known (a window read around
+    /// the selected item in a new order, until the list's start is read).
+    public let windowOffset: Int?
     /// The selected item's ID (the ID of `rows[selectedIndex]`), or nil when nothing is
     /// selected.
     public let selectedID: Item.ID?
     /// The selected row's index in `rows`.
     public let selectedIndex: Int?
+    /// The first row to show on screen, an index into `rows`: the list keeps the selected row
+    /// on its screen line across changes, and does not scroll when items arrive above.
+    public let topIndex: Int
+    /// How many items arrived above the first shown row (live changes) since the list was last
+    /// scrolled to its top, for "↑ N new"; 0 when none.
+    public let newAboveCount: Int
     /// The active query in words: `“moth” · open · newest first`.
     public let queryDescription: String
     /// True while a newer query or window is being read (the rows are the previous ones).
@@ -68,21 +76,30 @@ public struct ItemListContent: Hashable, Sendable {
 
     /// Content from its parts, as `ItemListMapping` produces it; for tests.
     public init(
-        rows: [ItemRowViewModel], totalCount: Int, windowOffset: Int, selectedID: Item.ID?, selectedIndex: Int?,
-        queryDescription: String, isRefreshing: Bool, message: String?
+        rows: [ItemRowViewModel], totalCount: Int?, windowOffset: Int?, selectedID: Item.ID?, selectedIndex: Int?,
+        topIndex: Int = 0, newAboveCount: Int = 0, queryDescription: String, isRefreshing: Bool, message: String?
     ) {
         self.rows = rows
         self.totalCount = totalCount
         self.windowOffset = windowOffset
         self.selectedID = selectedID
         self.selectedIndex = selectedIndex
+        self.topIndex = topIndex
+        self.newAboveCount = newAboveCount
         self.queryDescription = queryDescription
         self.isRefreshing = isRefreshing
         self.message = message
     }
 
-    /// The selected item's position in the whole result (for a scrollbar), or nil.
-    public var selectedPosition: Int? { selectedIndex.map { windowOffset + $0 } }
+    /// The selected item's position in the whole result (for a scrollbar), or nil when nothing
+    /// is selected or the window's position is not known.
+    public var selectedPosition: Int? {
+        guard let selectedIndex, let windowOffset else { return nil }
+        return windowOffset + selectedIndex
+    }
+
+    /// The selected row, or nil.
+    public var selectedRow: ItemRowViewModel? { selectedIndex.map { rows[$0] } }
 }
 
 /// The pure mapping from store values to the item list's state.
@@ -91,8 +108,8 @@ public enum ItemListMapping {
     ///
     /// - Parameters:
     ///   - items: the window's items, in the query's order.
-    ///   - totalCount: how many items match the query in all.
-    ///   - windowOffset: the position of `items[0]` in the whole result.
+    ///   - totalCount: how many items match the query in all; nil while being counted.
+    ///   - windowOffset: the position of `items[0]` in the whole result; nil when not known.
     ///   - selectedIndex: the row to select (clamped); nil selects none.
     ///   - query: the active query, described in the content and in the empty message.
     ///   - owners: the users by ID, for owners' names ("unknown owner" when missing).
@@ -102,7 +119,7 @@ public enum ItemListMapping {
     ///   - isRefreshing: true while a newer query or window is being read.
     ///   - message: feedback about the last action, or nil.
     public static func state(
-        items: [Item], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
+        items: [Item], totalCount: Int?, windowOffset: Int?, selectedIndex: Int?, query: ItemQuery,
         owners: [User.ID: User], now: Date, unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
     ) -> ViewState<ItemListContent> {
         state(
@@ -112,19 +129,23 @@ public enum ItemListMapping {
     }
 
     /// The state for rows already formatted (the view model keeps them between states that
-    /// differ only in selection or flags).
+    /// differ only in selection or flags). `topIndex` (clamped to the rows) is the first row to
+    /// show; `newAboveCount` the items that arrived above it.
     public static func state(
-        rows: [ItemRowViewModel], totalCount: Int, windowOffset: Int, selectedIndex: Int?, query: ItemQuery,
-        owners: [User.ID: User], unfilteredCount: Int?, isRefreshing: Bool = false, message: String? = nil
+        rows: [ItemRowViewModel], totalCount: Int?, windowOffset: Int?, selectedIndex: Int?, topIndex: Int = 0,
+        newAboveCount: Int = 0, query: ItemQuery, owners: [User.ID: User], unfilteredCount: Int?,
+        isRefreshing: Bool = false, message: String? = nil
     ) -> ViewState<ItemListContent> {
-        guard totalCount > 0, !rows.isEmpty else {
+        guard totalCount != 0, !rows.isEmpty else {
             return .empty(emptyMessage(query: query, owners: owners, unfilteredCount: unfilteredCount))
         }
         let index = selectedIndex.map { max(0, min($0, rows.count - 1)) }
+        let held = (windowOffset ?? 0) + rows.count
         return .loaded(
             ItemListContent(
-                rows: rows, totalCount: max(totalCount, windowOffset + rows.count), windowOffset: windowOffset,
+                rows: rows, totalCount: totalCount.map { max($0, held) }, windowOffset: windowOffset,
                 selectedID: index.map { rows[$0].id }, selectedIndex: index,
+                topIndex: max(0, min(topIndex, rows.count - 1)), newAboveCount: newAboveCount,
                 queryDescription: Formatting.describe(query, ownerName: query.owner.flatMap { owners[$0]?.name }),
                 isRefreshing: isRefreshing, message: message))
     }

@@ -6,10 +6,16 @@ public import ShelfStore
 ///
 /// It holds a window of `windowSize` rows around the selection whatever the table's size,
 /// read with keyset pagination; moving the selection inside the window runs no SQL, and the
-/// window follows when the selection nears its edge. Changes in the store, from any process,
-/// update the rows and keep the selected item selected by ID; when it is deleted, the row
-/// that took its place is selected. A newer query always wins: results of older ones are
-/// dropped when they arrive late.
+/// window follows when the selection nears its edge. The selected item stays selected by ID
+/// across searches, filters, sorts and changes in the store from any process, on the same
+/// screen line when possible; when it leaves the result, its neighbour is selected. Items that
+/// arrive above the first shown row do not scroll the list: `ItemListContent.newAboveCount`
+/// counts them until `jumpToTop()`. A new query's rows show as soon as its first page is read;
+/// its count follows (`totalCount` is nil meanwhile). A newer query always wins: results of
+/// older ones are dropped when they arrive late.
+///
+/// The windowing rules live in `ItemListWindow`, a value; this class runs the reads it asks
+/// for and feeds the results back.
 ///
 /// Main actor: call intents from the UI; `state` changes on the main actor. Store work runs
 /// off the main actor.
@@ -17,13 +23,11 @@ public import ShelfStore
 public final class ItemListViewModel {
     /// What the list shows.
     public let state: Property<ViewState<ItemListContent>>
-    /// The query shown.
-    public private(set) var query: ItemQuery
 
     private let store: Store
-    private let windowSize: Int
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)
     private let token = Lifetime.Token()
+    private var window: ItemListWindow
 
     private var owners: [User.ID: User] = [:] {
         didSet {
@@ -31,39 +35,18 @@ public final class ItemListViewModel {
             formatter.forget()
         }
     }
-    private var window: ItemWindow? {
-        didSet { formattedRows = nil }
-    }
-    /// `window`'s rows formatted, kept until the window or the owners change.
-    private var formattedRows: [ItemRowViewModel]?
+    /// The window's rows formatted, and the items they were formatted from.
+    private var formattedRows: (items: [Item], rows: [ItemRowViewModel])?
     private var formatter: ItemRowFormatter
-    private var offset = 0
-    private var anchor: ItemCursor?
-    private var selectedID: Item.ID?
-    private var selectedIndex: Int?
-    /// Where the selection is going when it was moved beyond the window and the window that
-    /// holds it is still being read: further moves count from here, so no key is lost.
-    private var pendingPosition: Int?
-    /// An item to select when it shows up in the window (see `select(id:)`).
-    private var awaitedID: Item.ID?
     private var unfilteredCount: Int?
     private var message: String?
-    private var isRefreshing = false
-    /// Bumped by every request; results of older requests are ignored.
-    private var generation = 0
     private var windowObservation: Observation?
     private var usersObservation: Observation?
     /// True while the live window's last run failed (the failure is on screen).
     private var liveFailed = false
-
-    /// Where the selection goes in a newly read window.
-    private enum Selection {
-        /// The selected ID if still there, else its neighbour.
-        case keep
-        /// This row of the new window (clamped).
-        case index(Int)
-        case last
-    }
+    /// Awaited before each live window (which counts the items) is opened; tests hold it to
+    /// see the rows shown before the count.
+    var beforeCounting: (@Sendable () async -> Void)?
 
     /// A list over `store`, starting with `query`; nothing is read until `load()`.
     /// - Parameters:
@@ -76,17 +59,22 @@ public final class ItemListViewModel {
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
-        self.query = query
-        self.windowSize = max(4, windowSize)
+        window = ItemListWindow(query: query, size: windowSize)
         formatter = ItemRowFormatter(now: now)
         state = mutableState.property
     }
+
+    /// The query shown (or being read).
+    public var query: ItemQuery { window.query }
 
     /// True when the query narrows the list (search text, status or owner).
     public var hasFilters: Bool { ItemListMapping.isFiltered(query) }
 
     /// The selected item's ID.
-    public var selectedItemID: Item.ID? { selectedID }
+    public var selectedItemID: Item.ID? { window.selectedID }
+
+    /// The selected row as shown, or nil when nothing is selected.
+    public var selectedRow: ItemRowViewModel? { state.value.value?.selectedRow }
 
     // MARK: - Intents
 
@@ -99,70 +87,78 @@ public final class ItemListViewModel {
                 await self?.follow(users)
             }
         }
-        request(anchor: nil, offset: 0, selection: .index(0))
+        run(window.load())
     }
 
     /// Shows the items whose title or notes contain every word of `text` (as prefixes).
     public func search(_ text: String) {
-        guard text != query.text else { return }
+        var query = self.query
         query.text = text
-        request(anchor: nil, offset: 0, selection: .index(0))
+        change(to: query)
     }
 
     /// Shows only items with `status` (all when nil).
     public func filter(status: Item.Status?) {
-        guard status != query.status else { return }
+        var query = self.query
         query.status = status
-        request(anchor: nil, offset: 0, selection: .index(0))
+        change(to: query)
     }
 
     /// Shows only `owner`'s items (all when nil).
     public func filter(owner: User.ID?) {
-        guard owner != query.owner else { return }
+        var query = self.query
         query.owner = owner
-        request(anchor: nil, offset: 0, selection: .index(0))
+        change(to: query)
     }
 
-    /// Orders the list; the selected item stays selected when it is in the first window.
+    /// Orders the list by `field` in `direction`.
     public func sort(by field: ItemQuery.SortField, _ direction: ItemQuery.SortDirection) {
-        guard field != query.sortField || direction != query.sortDirection else { return }
+        var query = self.query
         query.sortField = field
         query.sortDirection = direction
-        request(anchor: nil, offset: 0, selection: .index(0))
+        change(to: query)
+    }
+
+    /// Orders the list by the next field (`ItemQuery.SortField.allCases` order), in its usual
+    /// direction (`ItemListSorting.defaultDirection(for:)`).
+    public func sortByNextField() {
+        let field = ItemListSorting.field(after: query.sortField)
+        sort(by: field, ItemListSorting.defaultDirection(for: field))
+    }
+
+    /// Reverses the order.
+    public func reverseSortDirection() {
+        sort(by: query.sortField, ItemListSorting.reversed(query.sortDirection))
+    }
+
+    /// Orders the list by `field` (a column header's): in its usual direction, or the other
+    /// way when the list is already ordered by it.
+    public func sortByColumn(_ field: ItemQuery.SortField) {
+        if field == query.sortField {
+            reverseSortDirection()
+        } else {
+            sort(by: field, ItemListSorting.defaultDirection(for: field))
+        }
     }
 
     /// Removes the search text and the filters, keeping the sort.
     public func clearFilters() {
-        guard hasFilters || !query.text.isEmpty else { return }
-        query = ItemQuery(sortField: query.sortField, sortDirection: query.sortDirection)
-        request(anchor: nil, offset: 0, selection: .index(0))
+        change(to: ItemQuery(sortField: query.sortField, sortDirection: query.sortDirection))
     }
 
     /// Selects the item with `id`: now when it is in the window, else as soon as a change
     /// brings it in (an item just saved, before the store's change arrives), unless the
     /// selection is moved meanwhile.
     public func select(id: Item.ID) {
-        guard let index = window?.items.firstIndex(where: { $0.id == id }) else {
-            awaitedID = id
-            return
-        }
-        select(index: index)
+        window.select(id: id)
+        message = nil
+        publish()
     }
 
     /// Moves the selection by `count` rows (negative: up), clamped to the list.
     public func moveSelection(by count: Int) {
-        guard let window, !window.items.isEmpty else { return }
-        let total = max(window.totalCount, offset + window.items.count)
-        let current = pendingPosition ?? (offset + (selectedIndex ?? 0))
-        let target = max(0, min(current + count, total - 1))
-        let relative = target - offset
-        if relative >= 0, relative < window.items.count {
-            select(index: relative)
-            followSelection()
-        } else {
-            pendingPosition = target
-            center(on: relative)
-        }
+        message = nil
+        run(window.move(by: count))
     }
 
     /// Moves the selection down one page of `rows` rows.
@@ -171,39 +167,18 @@ public final class ItemListViewModel {
     /// Moves the selection up one page of `rows` rows.
     public func pageUp(rows: Int) { moveSelection(by: -max(1, rows)) }
 
-    /// Selects the first item.
-    public func jumpToTop() {
-        if offset == 0, window != nil {
-            select(index: 0)
-        } else {
-            request(anchor: nil, offset: 0, selection: .index(0))
-        }
-    }
+    /// Selects the first item, on the first line; clears "↑ N new".
+    public func jumpToTop() { run(window.jumpToTop()) }
 
     /// Selects the last item.
-    public func jumpToBottom() {
-        guard let window else { return }
-        if offset + window.items.count >= window.totalCount {
-            select(index: window.items.count - 1)
-            return
-        }
-        let store = self.store
-        let query = self.query
-        let size = windowSize
-        let generation = beginRequest()
-        let source = WindowSource(store: store, query: query, size: size)
-        Task.detached { [weak self] in
-            do {
-                // The last `size` items, and the one before them as the anchor.
-                let tail = try await store.items.items(matching: query, before: nil, limit: size + 1)
-                let total = try await store.items.count(matching: query)
-                let anchor = tail.count > size ? ItemCursor(tail[0]) : nil
-                let offset = tail.count > size ? max(0, total - size) : 0
-                await self?.read(generation, from: source, anchor: anchor, offset: offset, selection: .last)
-            } catch {
-                await self?.fail(error, generation: generation)
-            }
-        }
+    public func jumpToBottom() { run(window.jumpToBottom()) }
+
+    /// Tells the list how many rows fit on screen, so it can keep the selected row on its line
+    /// and know which rows are above the first shown one.
+    public func setVisibleRowCount(_ rows: Int) {
+        guard rows != window.viewportRows else { return }
+        window.setViewport(rows: rows)
+        publish()
     }
 
     /// Marks the item done, or open again when it is done.
@@ -228,7 +203,8 @@ public final class ItemListViewModel {
         }
     }
 
-    /// Deletes the item; the row after it is selected when the list updates.
+    /// Deletes the item; the row after it (else the one before) is selected when the list
+    /// updates.
     public func delete(id: Item.ID) {
         let store = self.store
         Task.detached { [weak self] in
@@ -244,227 +220,136 @@ public final class ItemListViewModel {
 
     /// Reads the current window again, after a failure.
     public func retry() {
-        request(anchor: anchor, offset: offset, selection: .keep)
+        run(window.retry())
     }
 
-    // MARK: - Windows
+    // MARK: - Reads
 
-    /// Selects `index` of the window and publishes, without touching the store.
-    private func select(index: Int) {
-        guard let window, !window.items.isEmpty else { return }
-        let index = max(0, min(index, window.items.count - 1))
-        pendingPosition = nil
-        awaitedID = nil
-        selectedIndex = index
-        selectedID = window.items[index].id
-        message = nil
+    private func change(to newQuery: ItemQuery) {
+        guard let request = window.change(to: newQuery) else { return }
+        unfilteredCount = nil
+        run(request)
+    }
+
+    /// What a read brought back.
+    private enum ReadResult: Sendable {
+        case before([Item])
+        case page([Item], unfilteredCount: Int?)
+        case live(Property<LiveResult<ItemWindow>>, first: ItemWindow, unfilteredCount: Int?)
+    }
+
+    /// Runs `request` off the main actor and feeds its result to the window; publishes either way.
+    private func run(_ request: ItemListRequest?) {
+        if let request {
+            if !window.hasWindow, mutableState.value != .loading { mutableState.value = .loading }
+            let (store, hook) = (self.store, beforeCounting)
+            Task.detached { [weak self] in
+                do {
+                    let result = try await Self.perform(request, store: store, beforeCounting: hook)
+                    await self?.receive(result, for: request.number)
+                } catch {
+                    await self?.fail(error, request: request.number)
+                }
+            }
+        }
         publish()
     }
 
-    /// Moves the window when the selection is within a quarter window of an edge that has
-    /// more items beyond it.
-    private func followSelection() {
-        guard let window, let index = selectedIndex else { return }
-        let margin = windowSize / 4
-        let moreAfter = offset + window.items.count < window.totalCount
-        if index < margin, offset > 0 {
-            center(on: index)
-        } else if index >= window.items.count - margin, moreAfter {
-            center(on: index)
+    nonisolated private static func perform(
+        _ request: ItemListRequest, store: Store, beforeCounting: (@Sendable () async -> Void)?
+    ) async throws -> ReadResult {
+        let query = request.query
+        // When nothing matches a filtered query, the message says how many items the filters hide.
+        func unfiltered(_ count: Int) async throws -> Int? {
+            count == 0 && ItemListMapping.isFiltered(query) ? try await store.items.count(matching: ItemQuery()) : nil
         }
-    }
-
-    /// Reads a window with row `target` (an index relative to the current window, possibly
-    /// outside it) in its middle, and selects that row.
-    private func center(on target: Int) {
-        guard let window, !window.items.isEmpty else { return }
-        let items = window.items
-        let start = target - windowSize / 2
-        let inWindow = target >= 0 && target < items.count
-        if start > 0 {
-            // The new window starts inside or just after the current one: its anchor is in hand.
-            let anchorIndex = min(start, items.count) - 1
-            let newStart = anchorIndex + 1
-            let selection: Selection = inWindow ? .keep : .index(target - newStart)
-            request(anchor: ItemCursor(items[anchorIndex]), offset: offset + newStart, selection: selection)
-            return
-        }
-        // The new window starts before the current one: read the items before it.
-        let store = self.store
-        let query = self.query
-        let first = ItemCursor(items[0])
-        let back = -start
-        let currentOffset = offset
-        let generation = beginRequest()
-        let source = WindowSource(store: store, query: query, size: windowSize)
-        Task.detached { [weak self] in
-            do {
-                let before = try await store.items.items(matching: query, before: first, limit: back + 1)
-                let anchor = before.count > back ? ItemCursor(before[0]) : nil
-                let newOffset = before.count > back ? currentOffset - back : 0
-                let selection: Selection = inWindow ? .keep : .index(currentOffset + target - newOffset)
-                await self?.read(generation, from: source, anchor: anchor, offset: newOffset, selection: selection)
-            } catch {
-                await self?.fail(error, generation: generation)
-            }
-        }
-    }
-
-    /// Starts a request: later results of earlier ones will be ignored.
-    private func beginRequest() -> Int {
-        generation += 1
-        if window == nil || state.value.value == nil {
-            if case .loaded = mutableState.value {} else { mutableState.value = .loading }
-        } else {
-            isRefreshing = true
-            publish()
-        }
-        return generation
-    }
-
-    private func request(anchor: ItemCursor?, offset: Int, selection: Selection) {
-        // A new query or a jump decides the selection; an item still awaited no longer does.
-        if case .index = selection { awaitedID = nil }
-        let generation = beginRequest()
-        let source = WindowSource(store: store, query: query, size: windowSize)
-        Task.detached { [weak self] in
-            await self?.read(generation, from: source, anchor: anchor, offset: offset, selection: selection)
-        }
-    }
-
-    /// What a window is read from, captured on the main actor when the request is made.
-    private struct WindowSource: Sendable {
-        let store: Store
-        let query: ItemQuery
-        let size: Int
-    }
-
-    /// Opens the live window for `generation` off the main actor, then installs it.
-    nonisolated private func read(
-        _ generation: Int, from source: WindowSource, anchor: ItemCursor?, offset: Int, selection: Selection
-    ) async {
-        let (store, query, size) = (source.store, source.query, source.size)
-        do {
-            let live = try await store.liveItems(matching: query, after: anchor, limit: size)
+        switch request.read {
+        case .before(let cursor, let limit):
+            return .before(try await store.items.items(matching: query, before: cursor, limit: limit))
+        case .page(let anchor, let limit):
+            let items = try await store.items.items(matching: query, after: anchor, limit: limit)
+            return .page(items, unfilteredCount: anchor == nil ? try await unfiltered(items.count) : nil)
+        case .live(let anchor, let limit):
+            await beforeCounting?()
+            let live = try await store.liveItems(matching: query, after: anchor, limit: limit)
             let first = try live.value.get()
-            let unfiltered = first.totalCount == 0 ? try await store.items.count(matching: ItemQuery()) : nil
-            await install(
-                live, first: first, generation: generation, anchor: anchor, offset: offset, selection: selection,
-                unfilteredCount: unfiltered)
-        } catch {
-            await fail(error, generation: generation)
+            return .live(live, first: first, unfilteredCount: try await unfiltered(first.totalCount))
         }
     }
 
-    private func install(
-        _ live: Property<LiveResult<ItemWindow>>, first: ItemWindow, generation: Int, anchor: ItemCursor?,
-        offset: Int, selection: Selection, unfilteredCount: Int?
-    ) {
-        guard generation == self.generation else { return }
-        windowObservation?.cancel()
-        self.anchor = anchor
-        self.offset = offset
-        self.unfilteredCount = unfilteredCount
-        pendingPosition = nil
-        isRefreshing = false
-        liveFailed = false
-        apply(first, selection: selection)
-        // A jump further than one window: this window is a step on the way; go on from it.
-        if case .index(let row) = selection, row >= first.items.count, !first.items.isEmpty,
-            offset + first.items.count < first.totalCount
-        {
-            pendingPosition = min(offset + row, first.totalCount - 1)
-            center(on: row)
+    private func receive(_ result: ReadResult, for number: Int) {
+        guard number == window.requestNumber else { return }
+        switch result {
+        case .before(let items):
+            run(window.receive(before: items, for: number))
+        case .page(let items, let unfiltered):
+            if let unfiltered { unfilteredCount = unfiltered }
+            run(window.receive(page: items, for: number))
+        case .live(let live, let first, let unfiltered):
+            if let unfiltered { unfilteredCount = unfiltered }
+            windowObservation?.cancel()
+            liveFailed = false
+            run(window.receive(live: first, for: number))
+            follow(live, number: number)
         }
+    }
+
+    /// Feeds every later result of the live window opened by request `number` to the window.
+    private func follow(_ live: Property<LiveResult<ItemWindow>>, number: Int) {
         windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
-            guard let self, generation == self.generation else { return }
+            guard let self, number == window.requestNumber else { return }
             switch result {
-            case .success(let window):
+            case .success(let value):
                 // The first delivery is the value just applied; after a failure, the same
                 // window is news too (the failure is over).
-                guard window != self.window || self.liveFailed else { return }
-                self.liveFailed = false
-                self.liveChange(window)
+                let shown = ItemWindow(items: window.items, totalCount: window.totalCount ?? -1)
+                guard value != shown || liveFailed else { return }
+                liveFailed = false
+                if value.totalCount == 0, unfilteredCount == nil, hasFilters { readUnfilteredCount(number) }
+                run(window.receive(live: value, for: number))
             case .failure(let error):
                 // The query retries by itself; the next success replaces this state.
-                self.liveFailed = true
-                self.fail(error, generation: generation)
+                liveFailed = true
+                fail(error, request: number)
             }
         }
     }
 
-    /// A change in the store reached the window.
-    private func liveChange(_ newWindow: ItemWindow) {
-        if newWindow.items.isEmpty, newWindow.totalCount > 0 {
-            // Everything from the anchor on went away: read the list again from its start.
-            window = newWindow
-            request(anchor: nil, offset: 0, selection: .keep)
-            return
+    private func readUnfilteredCount(_ number: Int) {
+        let store = self.store
+        Task.detached { [weak self] in
+            let count = try? await store.items.count(matching: ItemQuery())
+            await self?.setUnfilteredCount(count, request: number)
         }
-        if newWindow.totalCount == 0, unfilteredCount == nil, ItemListMapping.isFiltered(query) {
-            let store = self.store
-            let generation = self.generation
-            Task.detached { [weak self] in
-                let unfiltered = try? await store.items.count(matching: ItemQuery())
-                await self?.setUnfilteredCount(unfiltered, generation: generation)
-            }
-        }
-        apply(newWindow, selection: .keep)
     }
 
-    private func setUnfilteredCount(_ count: Int?, generation: Int) {
-        guard generation == self.generation else { return }
+    private func setUnfilteredCount(_ count: Int?, request number: Int) {
+        guard number == window.requestNumber else { return }
         unfilteredCount = count
         publish()
     }
 
-    private func apply(_ newWindow: ItemWindow, selection: Selection) {
-        window = newWindow
-        let items = newWindow.items
-        var index: Int?
-        switch selection {
-        case .index(let row): index = row
-        case .last: index = items.count - 1
-        case .keep:
-            if let awaited = awaitedID, let found = items.firstIndex(where: { $0.id == awaited }) {
-                index = found
-                awaitedID = nil
-            } else if let selectedID, let found = items.firstIndex(where: { $0.id == selectedID }) {
-                index = found
-            } else {
-                // The selected item went away: its neighbour takes the selection.
-                index = selectedIndex ?? 0
-            }
-        }
-        if let row = index, !items.isEmpty {
-            let clamped = max(0, min(row, items.count - 1))
-            selectedIndex = clamped
-            selectedID = items[clamped].id
-        } else {
-            selectedIndex = nil
-            selectedID = nil
-        }
-        publish()
-    }
+    // MARK: - State
 
     private func publish() {
-        guard let window else { return }
+        guard window.hasWindow else { return }
         let rows: [ItemRowViewModel]
-        if let formattedRows {
-            rows = formattedRows
+        if let formattedRows, formattedRows.items == window.items {
+            rows = formattedRows.rows
         } else {
             rows = formatter.rows(for: window.items, owners: owners)
-            formattedRows = rows
+            formattedRows = (window.items, rows)
         }
         mutableState.value = ItemListMapping.state(
-            rows: rows, totalCount: window.totalCount, windowOffset: offset, selectedIndex: selectedIndex,
-            query: query, owners: owners, unfilteredCount: unfilteredCount, isRefreshing: isRefreshing,
+            rows: rows, totalCount: window.totalCount, windowOffset: window.offset,
+            selectedIndex: window.selectedIndex, topIndex: window.topIndex, newAboveCount: window.newAboveCount,
+            query: query, owners: owners, unfilteredCount: unfilteredCount, isRefreshing: window.isRefreshing,
             message: message)
     }
 
-    private func fail(_ error: any Error, generation: Int) {
-        guard generation == self.generation else { return }
-        isRefreshing = false
+    private func fail(_ error: any Error, request number: Int) {
+        guard number == window.requestNumber else { return }
+        window.fail(number)
         mutableState.value = .failed(Failure("Could not read the items: \(error)", underlying: error))
     }
 

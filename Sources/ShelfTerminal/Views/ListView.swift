@@ -64,6 +64,10 @@ public final class ListView: View {
     public internal(set) var selectedIndex: Int?
     /// The first row shown.
     public internal(set) var topIndex = 0
+    /// Called after a layout that changed `visibleRowCount` (the first layout, a resize), with
+    /// the new count; a list that places its own rows (`scroll(toTop:)`) needs it.
+    public var onVisibleRowCountChange: (@MainActor (Int) -> Void)?
+    private var laidOutRowCount: Int?
     /// Draws row `index` into `frame` (set by the data source).
     var drawRow:
         (@MainActor (_ index: Int, _ frame: Rect, _ columns: [ColumnFrame], _ selected: Bool, inout Canvas) -> Void)?
@@ -75,6 +79,30 @@ public final class ListView: View {
 
     /// Rows that fit in the frame.
     public var visibleRowCount: Int { max(0, frame.height - (showsHeader ? 1 : 0)) }
+
+    /// The column whose header is under a screen point, as an index into `columns`; nil when
+    /// the point is not on the header line or falls between columns.
+    public func headerColumn(at point: Point) -> Int? {
+        guard showsHeader, point.y == frame.y, frame.contains(point) else { return nil }
+        let x = point.x - frame.x
+        return columnFrames(width: frame.width - 1).first { x >= $0.x && x < $0.x + $0.width }?.index
+    }
+
+    /// Shows row `index` on the first line (clamped so the rows fill the list), then scrolls
+    /// the least needed to keep the selected row visible.
+    public func scroll(toTop index: Int) {
+        topIndex = index
+        clampTop()
+        if let selectedIndex { scrollToVisible(selectedIndex) }
+        setNeedsDisplay()
+    }
+
+    public override func layoutSubviews() {
+        super.layoutSubviews()
+        guard visibleRowCount != laidOutRowCount else { return }
+        laidOutRowCount = visibleRowCount
+        onVisibleRowCountChange?(visibleRowCount)
+    }
 
     /// The row under a screen point, if any.
     public func rowIndex(at point: Point) -> Int? {

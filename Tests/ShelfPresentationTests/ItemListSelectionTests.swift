@@ -1,0 +1,149 @@
+import Foundation
+import ShelfReactive
+import ShelfStore
+import Synchronization
+import Testing
+
+@testable import ShelfPresentation
+
+/// Holds whoever waits on it until `open()`; open, it lets everyone through.
+final class Gate: Sendable {
+    private struct State {
+        var isOpen = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let passes = state.withLock { state in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if passes { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+@MainActor
+@Suite("ItemListViewModel selection, arrivals and counts")
+struct ItemListSelectionTests {
+    @Test func theRowsShowBeforeTheCountAndAStaleCountNeverShows() async throws {
+        let (store, _) = try await makeStore(items: 30)
+        let model = ItemListViewModel(store: store, windowSize: 10)
+        let firstCount = Gate()
+        model.beforeCounting = { await firstCount.wait() }
+        let states = Recorder(model.state)
+        model.load()
+        // The page is read; the count is held back: rows, and a pending count.
+        let rows = try #require(await states.next { $0.value != nil }?.value)
+        #expect(rows.rows.map(\.title) == (21...30).reversed().map { "Item \($0)" })
+        #expect(rows.totalCount == nil)
+        #expect(rows.selectedID != nil)
+        #expect(!rows.isRefreshing)
+        firstCount.open()
+        #expect(await states.latest { $0.value?.totalCount == 30 } != nil)
+
+        // A new query: its rows show with the count pending; the old count is never shown with them.
+        let secondCount = Gate()
+        model.beforeCounting = { await secondCount.wait() }
+        model.search("Item 1")
+        let searched = try #require(
+            await states.latest {
+                $0.value?.queryDescription.hasPrefix("“Item 1”") == true && $0.value?.isRefreshing == false
+            }?
+            .value)
+        #expect(searched.totalCount == nil)
+        #expect(searched.rows.allSatisfy { $0.title == "Item 1" || $0.title.hasPrefix("Item 1") })
+        secondCount.open()
+        #expect(await states.latest { $0.value?.totalCount == 11 } != nil)
+        let counts = states.all.compactMap(\.value).filter { $0.queryDescription.hasPrefix("“Item 1”") }.map(
+            \.totalCount)
+        #expect(counts.allSatisfy { $0 == nil || $0 == 11 })
+    }
+
+    @Test func theSelectedItemStaysSelectedAcrossSortSearchFilterAndClear() async throws {
+        let (store, _) = try await makeStore(items: 40)
+        for n in [35, 37] {
+            var item = try #require(try await store.items.items(matching: ItemQuery(text: "Item \(n)")).first)
+            item.status = .done
+            _ = try await store.items.update(item)
+        }
+        let model = ItemListViewModel(store: store, windowSize: 20)
+        model.setVisibleRowCount(8)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.latest { $0.value?.totalCount == 40 }
+        model.moveSelection(by: 4)
+        let id = try #require(model.selectedItemID)
+        #expect(model.selectedRow?.title == "Item 36")
+        let line = try #require(model.state.value.value.map { $0.selectedIndex! - $0.topIndex })
+        #expect(line == 4)
+
+        func settled(_ description: String) async -> ItemListContent? {
+            await states.latest {
+                $0.value?.queryDescription == description && $0.value?.isRefreshing == false
+                    && $0.value?.totalCount != nil
+            }?.value
+        }
+        model.sort(by: .title, .ascending)
+        var content = try #require(await settled("title A–Z"))
+        #expect(content.selectedID == id)
+        model.reverseSortDirection()
+        content = try #require(await settled("title Z–A"))
+        #expect(content.selectedID == id)
+        #expect(content.selectedIndex! - content.topIndex == line)
+        model.sort(by: .created, .descending)
+        content = try #require(await settled("newest first"))
+        #expect(content.selectedID == id)
+        #expect(content.selectedIndex! - content.topIndex == line)
+        for prefix in ["I", "It", "Item", "Item 3"] { model.search(prefix) }
+        content = try #require(await settled("“Item 3” · newest first"))
+        #expect(content.selectedID == id)
+        model.clearFilters()
+        content = try #require(await settled("newest first"))
+        #expect(content.selectedID == id)
+        #expect(content.selectedPosition == 4)
+        // Done only: item 36 leaves; item 35 sits where it would be (37 comes before it).
+        model.filter(status: .done)
+        content = try #require(await settled("done · newest first"))
+        #expect(content.selectedRow?.title == "Item 35")
+        #expect(content.rows.map(\.title) == ["Item 37", "Item 35"])
+    }
+
+    @Test func itemsArrivingAboveTheViewportShowAsNewUntilTheTop() async throws {
+        let (store, users) = try await makeStore(items: 20)
+        let model = ItemListViewModel(store: store, windowSize: 50)
+        model.setVisibleRowCount(5)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.latest { $0.value?.totalCount == 20 }
+        #expect(model.selectedRow?.title == "Item 20")
+        for n in 1...3 {
+            try await store.items.insert(
+                NewItem(
+                    userID: users[0].id, title: "New \(n)", createdAt: fixedDate.addingTimeInterval(1_000 + Double(n))))
+        }
+        var content = try #require(await states.latest { $0.value?.newAboveCount == 3 }?.value)
+        // The viewport did not move: item 20 is still the first row shown, and selected.
+        #expect(content.selectedRow?.title == "Item 20")
+        #expect(content.rows[content.topIndex].title == "Item 20")
+        #expect(content.totalCount == 23)
+        model.jumpToTop()
+        content = try #require(model.state.value.value)
+        #expect(content.newAboveCount == 0)
+        #expect(content.topIndex == 0)
+        #expect(content.selectedRow?.title == "New 3")
+    }
+}
