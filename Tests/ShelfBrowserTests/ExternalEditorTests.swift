@@ -1,5 +1,6 @@
 import Foundation
 import ShelfTerminal
+import ShelfTerminalTesting
 import Testing
 
 @testable import ShelfBrowser

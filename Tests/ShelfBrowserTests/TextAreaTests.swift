@@ -1,4 +1,5 @@
 import ShelfTerminal
+import ShelfTerminalTesting
 import Testing
 
 /// A controller showing one text area, keys forwarded to it.

@@ -33,7 +33,7 @@ final class Recorder<Value: Sendable>: Sendable {
     }
 
     /// Waits until the latest value satisfies `predicate`; returns it, or nil after `timeout`.
-    func latest(timeout: Duration = .seconds(10), where predicate: @Sendable (Value) -> Bool) async -> Value? {
+    func latest(timeout: Duration = .seconds(30), where predicate: @Sendable (Value) -> Bool) async -> Value? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let value = last, predicate(value) { return value }
