@@ -23,7 +23,7 @@ final class Recorder<Value: Sendable>: Sendable {
 
     /// Waits until a published value satisfies `predicate` (checking those already seen
     /// first); returns it, or nil after `timeout`.
-    func next(timeout: Duration = .seconds(10), where predicate: @Sendable (Value) -> Bool) async -> Value? {
+    func next(timeout: Duration = .seconds(30), where predicate: @Sendable (Value) -> Bool) async -> Value? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let match = all.last(where: predicate) { return match }
