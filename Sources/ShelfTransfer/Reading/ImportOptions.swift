@@ -1,0 +1,39 @@
+public import ShelfStore
+
+/// How to read and write an import.
+public struct ImportOptions: Sendable {
+    /// The input's format; nil takes it from the file's extension, else from its first bytes.
+    public var format: TransferFormat?
+    /// What to do with rows that already exist.
+    public var mode: ImportMode
+    /// Write the valid rows and refuse the others, instead of refusing the whole input at the
+    /// first bad row.
+    public var skipInvalid: Bool
+    /// Where refused rows go, with their reason, when `skipInvalid` is set: CSV input gives a
+    /// CSV of its own columns plus `error`; JSON input gives NDJSON objects with an `error` key.
+    public var rejectsPath: String?
+    /// Read and check everything, report every problem, and write nothing.
+    public var dryRun: Bool
+    /// Fields read from a differently named column: field name → column name.
+    public var columnMap: [String: String]
+    /// Ignore columns that are no field, instead of refusing the input.
+    public var ignoreUnknownColumns: Bool
+    /// For items: the email of the user who owns rows without an owner.
+    public var defaultOwner: String?
+
+    /// Options; by default insert every row, atomically, with the input's own column names.
+    public init(
+        format: TransferFormat? = nil, mode: ImportMode = .insert, skipInvalid: Bool = false,
+        rejectsPath: String? = nil, dryRun: Bool = false, columnMap: [String: String] = [:],
+        ignoreUnknownColumns: Bool = false, defaultOwner: String? = nil
+    ) {
+        self.format = format
+        self.mode = mode
+        self.skipInvalid = skipInvalid
+        self.rejectsPath = rejectsPath
+        self.dryRun = dryRun
+        self.columnMap = columnMap
+        self.ignoreUnknownColumns = ignoreUnknownColumns
+        self.defaultOwner = defaultOwner
+    }
+}
