@@ -40,6 +40,8 @@ public enum ExternalEditor {
     @MainActor
     public static func edit(_ text: String, environment: [String: String]? = nil) -> Outcome {
         let command = command(environment: environment ?? ProcessInfo.processInfo.environment)
+        // Messages name the command, cut when long (a script can be hundreds of characters).
+        let name = command.count > 40 ? command.prefix(39) + "…" : command
         let path: String
         do {
             path = try makeFile(holding: text)
@@ -53,17 +55,17 @@ public enum ExternalEditor {
                 try ForegroundProcess.run(["/bin/sh", "-c", command + " \"$@\"", command, path])
             }
         } catch {
-            return .unchanged("Could not run the editor (\(command)): \(error); the notes are unchanged.")
+            return .unchanged("Could not run the editor (\(name)): \(error); the notes are unchanged.")
         }
         switch outcome {
         case .exited(0): break
         case .exited(127):
             return .unchanged(
-                "The editor \(command) was not found (exit status 127); set VISUAL or EDITOR. The notes are unchanged.")
+                "The editor \(name) was not found (exit status 127); set VISUAL or EDITOR. The notes are unchanged.")
         case .exited(let status):
-            return .unchanged("The editor \(command) exited with status \(status); the notes are unchanged.")
+            return .unchanged("The editor \(name) exited with status \(status); the notes are unchanged.")
         case .signaled(let number):
-            return .unchanged("The editor \(command) was ended by signal \(number); the notes are unchanged.")
+            return .unchanged("The editor \(name) was ended by signal \(number); the notes are unchanged.")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             return .unchanged("The editor left no file at \(path) to read; the notes are unchanged.")

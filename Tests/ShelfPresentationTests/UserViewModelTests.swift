@@ -62,6 +62,25 @@ struct UserViewModelTests {
         #expect(try await store.users.users().count == 2)
     }
 
+    @Test func renamingToAnotherUsersEmailOrAUserRemovedMeanwhileSaysSo() async throws {
+        let (store, users) = try await makeStore(users: 2)
+        let editor = UserEditorViewModel(store: store, editing: users[0])
+        let states = Recorder(editor.state)
+        editor.update(.email, to: users[1].email)
+        editor.save()
+        let taken = try #require(await states.next { $0.errors[.email] != nil })
+        #expect(taken.errors[.email] == "Another user already has the email \(users[1].email); type another.")
+        #expect(taken[.name] == users[0].name)
+        #expect(try await store.users.user(id: users[0].id)?.email == users[0].email)
+
+        try await store.users.delete(id: users[0].id)
+        editor.update(.email, to: "free@example.com")
+        editor.save()
+        let gone = try #require(await states.next { if case .failed = $0.phase { true } else { false } })
+        #expect(gone.phase == .failed("This user was removed by someone else; nothing was saved. Esc goes back."))
+        #expect(gone[.email] == "free@example.com")
+    }
+
     @Test func aRefusedEmailIsAFieldError() async throws {
         let (store, _) = try await makeStore(users: 1)
         let editor = UserEditorViewModel(store: store, name: "Eve", email: "eve\u{202E}@example.com")

@@ -98,4 +98,42 @@ struct BrowseUsersCommandTests {
         // The temporary file is gone.
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
     }
+
+    @Test func ctrlCInTheEditorEndsTheEditorNotTheBrowser() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
+        )
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", "Kept"]).status
+                == 0)
+        // An "editor" that waits until its process group owns the terminal, says so in a
+        // file, then sleeps: Ctrl-C typed now reaches it alone, so the browser comes back.
+        let ready = shelf.folder.appendingPathComponent("editor-ready").path
+        let editor =
+            #"sh -c 'until [ "$(ps -o tpgid= -p $$ | tr -d " ")" = "$(ps -o pgid= -p $$ | tr -d " ")" ]; do "#
+            + #"sleep 0.01; done; touch "$0"; sleep 60' "# + ready
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 100, height: 30,
+            environment: ["HOME": shelf.folder.path, "EDITOR": editor, "VISUAL": ""])
+        try await tmux.waitFor("1 item")
+        try tmux.type("e")
+        try await tmux.waitFor("Edit item")
+        try tmux.send("C-o")
+        // The screen was left for the editor: the browser's frames are gone meanwhile.
+        var screen = try await tmux.waitFor { _ in FileManager.default.fileExists(atPath: ready) }
+        #expect(FileManager.default.fileExists(atPath: ready))
+        #expect(!screen.contains(line: "Edit item"))
+        try tmux.send("C-c")
+        screen = try await tmux.waitFor("signal 2;")
+        #expect(screen.contains(line: "Edit item"))
+        #expect(screen.contains(line: "unchanged."))
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "Edit item") }
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit 0]")
+        #expect(screen.contains(line: "[exit 0]"))
+    }
 }
