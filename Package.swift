@@ -99,7 +99,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
-        .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite"]),
+        .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite", "ShelfTestSupport"]),
         .testTarget(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),
         .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore", "ShelfTestSupport"]),

@@ -79,7 +79,8 @@ public final class Store: Sendable {
         }
         do {
             try Self.refuseForeignDatabase(at: path)
-            try self.init(database: StoreError.translating { try Database(path: path) })
+            try self.init(
+                database: StoreError.translating { try Database(path: path, changeCounters: Self.changeCounterTable) })
         } catch let error as StoreError {
             // Say which file: the same message is no help when --db and SHELF_DB disagree.
             throw StoreError(error.code, "\(path): \(error.message)")
@@ -89,7 +90,7 @@ public final class Store: Sendable {
     /// A store in a fresh temporary file, deleted when the store is released. For tests and
     /// demos; it behaves exactly like a file store.
     public static func temporary() throws -> Store {
-        try Store(database: StoreError.translating { try Database.temporary() })
+        try Store(database: StoreError.translating { try Database.temporary(changeCounters: changeCounterTable) })
     }
 
     convenience init(database: Database) throws {
@@ -97,6 +98,10 @@ public final class Store: Sendable {
     }
 
     static var migrator: Migrator { SQLiteBackend.migrator }
+
+    /// The table of per-table change counters that Shelf's schema keeps (migration
+    /// 0002_change_counters), which tells live queries which tables a commit changed.
+    static let changeCounterTable = "shelf_changes"
 
     /// Throws, changing nothing, when `path` holds something other than a shelf: a file that
     /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody

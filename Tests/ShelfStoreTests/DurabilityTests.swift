@@ -1,5 +1,6 @@
 import Foundation
 import ShelfSQLite
+import ShelfTestSupport
 import Testing
 
 @testable import ShelfStore

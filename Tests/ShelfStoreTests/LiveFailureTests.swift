@@ -1,6 +1,7 @@
 import Foundation
 import ShelfReactive
 import ShelfSQLite
+import ShelfTestSupport
 import Synchronization
 import Testing
 
@@ -51,7 +52,8 @@ struct LiveFailureTests {
         let path = folder.path("shelf.sqlite")
         do { _ = try Store(path: path) }  // created and migrated
         // Readers give up after 200 ms here: the lock below is held far longer.
-        let store = try Store(database: Database(path: path, busyTimeout: .milliseconds(200)))
+        let store = try Store(
+            database: Database(path: path, busyTimeout: .milliseconds(200), changeCounters: Store.changeCounterTable))
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
         let recorder = LiveRecorder(try await store.liveItems(matching: ItemQuery(), limit: 10))
         let shell = try SQLiteShell(path: path)
@@ -106,7 +108,8 @@ struct LiveFailureTests {
         let path = folder.path("shelf.sqlite")
         do { _ = try Store(path: path) }
         // No file events at all: only the periodic data_version check can notice.
-        let store = try Store(database: Database(path: path, watchesFiles: false))
+        let store = try Store(
+            database: Database(path: path, watchesFiles: false, changeCounters: Store.changeCounterTable))
         let recorder = LiveRecorder(try await store.liveUsers())
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }
@@ -119,7 +122,8 @@ struct LiveFailureTests {
         defer { folder.remove() }
         let path = folder.path("shelf.sqlite")
         do { _ = try Store(path: path) }
-        let store = try Store(database: Database(path: path, writeTimeout: .milliseconds(200)))
+        let store = try Store(
+            database: Database(path: path, writeTimeout: .milliseconds(200), changeCounters: Store.changeCounterTable))
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
         let shell = try SQLiteShell(path: path)
         defer { shell.finish() }
@@ -200,7 +204,8 @@ struct PeriodicCheckTests {
         defer { folder.remove() }
         let path = folder.path("shelf.sqlite")
         do { _ = try Store(path: path) }
-        let store = try Store(database: Database(path: path, watchesFiles: false))
+        let store = try Store(
+            database: Database(path: path, watchesFiles: false, changeCounters: Store.changeCounterTable))
         let tracker = store.database.changeTracker
         do {
             let first = LiveRecorder(try await store.liveUsers())

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfReactive
 import ShelfSQLite
+import ShelfTestSupport
 import Synchronization
 import Testing
 

@@ -45,13 +45,18 @@ package final class Database: Sendable {
     ///     that fails loses the user's work while a read can simply be retried.
     ///   - watchesFiles: learn of other processes' commits from file events (as well as from
     ///     the periodic `data_version` check); tests turn it off.
+    ///   - changeCounters: the table of per-table change counters (columns `table_name` and
+    ///     `counter`, kept by the schema's triggers) that tells live queries which tables a
+    ///     commit changed; nil, or a table that does not exist, makes every commit concern
+    ///     every live query.
     package convenience init(
         path: String, readerCount: Int = 4, busyTimeout: Duration = .seconds(5),
-        writeTimeout: Duration = Database.defaultWriteTimeout, watchesFiles: Bool = true
+        writeTimeout: Duration = Database.defaultWriteTimeout, watchesFiles: Bool = true,
+        changeCounters: String? = nil
     ) throws {
         try self.init(
             path: path, readerCount: readerCount, busyTimeout: busyTimeout, writeTimeout: writeTimeout,
-            watchesFiles: watchesFiles, removesFileOnDeinit: false)
+            watchesFiles: watchesFiles, changeCounters: changeCounters, removesFileOnDeinit: false)
     }
 
     /// How long Shelf's writes wait for another process's write lock.
@@ -59,14 +64,14 @@ package final class Database: Sendable {
 
     private init(
         path: String?, readerCount: Int, busyTimeout: Duration, writeTimeout: Duration = defaultWriteTimeout,
-        watchesFiles: Bool = true, removesFileOnDeinit: Bool
+        watchesFiles: Bool = true, changeCounters: String? = nil, removesFileOnDeinit: Bool
     ) throws {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
         self.removesFileOnDeinit = removesFileOnDeinit
         self.writeTimeout = writeTimeout
         writerTimeoutMilliseconds = Int32(clamping: Self.milliseconds(writeTimeout))
-        changeTracker = ChangeTracker(path: path, watchesFiles: watchesFiles)
+        changeTracker = ChangeTracker(path: path, changeCounters: changeCounters, watchesFiles: watchesFiles)
         let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
         sqlite3_busy_timeout(writer.handle, Int32(clamping: Self.milliseconds(writeTimeout)))
@@ -150,18 +155,20 @@ package final class Database: Sendable {
     /// should stay flat whatever the table's size.
     package static let readerCacheSize = -8192
 
-    package static func temporary(readerCount: Int = 4) throws -> Database {
+    package static func temporary(readerCount: Int = 4, changeCounters: String? = nil) throws -> Database {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("shelf-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return try Database(
             path: folder.appendingPathComponent("db.sqlite").path, readerCount: readerCount,
-            busyTimeout: .seconds(5), removesFileOnDeinit: true)
+            busyTimeout: .seconds(5), changeCounters: changeCounters, removesFileOnDeinit: true)
     }
 
     /// A private in-memory database. It has a single connection: reads wait for writes.
-    package static func inMemory() throws -> Database {
-        try Database(path: nil, readerCount: 1, busyTimeout: .seconds(5), removesFileOnDeinit: false)
+    package static func inMemory(changeCounters: String? = nil) throws -> Database {
+        try Database(
+            path: nil, readerCount: 1, busyTimeout: .seconds(5), changeCounters: changeCounters,
+            removesFileOnDeinit: false)
     }
 
     /// Waits until a background WAL checkpoint in progress, if any, is done.
@@ -225,7 +232,7 @@ package final class Database: Sendable {
         // The WAL index's change counter, read while this transaction holds the write lock (no
         // other commit can move it): this commit, if it writes, moves it by one.
         return Commit(
-            result: result, tracked: true, counters: try ChangeTracker.counters(on: writer),
+            result: result, tracked: true, counters: try changeTracker.counters(on: writer),
             walChange: changeTracker.walChangeCounter().map { $0 &+ 1 })
     }
 

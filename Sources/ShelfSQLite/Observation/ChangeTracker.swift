@@ -22,14 +22,16 @@ package protocol TableObserver: AnyObject, Sendable {
 /// Learns which tables each commit changed, in this process and in others, and tells the
 /// `TableObserver`s that read them.
 ///
-/// **How it knows.** The schema keeps per-table counters in `shelf_changes`, bumped by
-/// triggers on every row change (see `Migrations/0002_change_counters.sql`). A commit made
+/// **How it knows.** The schema keeps per-table counters in a table the database's owner
+/// names (`Database(path:changeCounters:)`; Shelf's is `shelf_changes`, with columns
+/// `table_name` and `counter`), bumped by triggers on every row change (see Shelf's
+/// `Migrations/0002_change_counters.sql`). A commit made
 /// through this `Database` reads the counters inside its transaction, just before COMMIT;
 /// a commit by any other connection or process is noticed through inotify on the database
 /// and WAL files, after which the counters are read on a reader. Either way the changed
 /// tables are the counters that moved, so one mechanism covers both, a rolled-back
 /// transaction moves nothing, and a write to a table without counters wakes no observer.
-/// Without a `shelf_changes` table every commit concerns every observer. A file event that
+/// Without such a table every commit concerns every observer. A file event that
 /// this process's own commit caused reads nothing: while no other process holds the write
 /// lock and the WAL index's change counter (`iChange`, moved by every commit) is where this
 /// process's latest commit left it, no commit happened since the one whose counters are
@@ -128,7 +130,13 @@ package final class ChangeTracker: Sendable {
     /// file's identity, in case a file event was missed or coalesced away.
     static let safetyInterval: DispatchTimeInterval = .seconds(1)
 
-    init(path: String?, watchesFiles: Bool = true) {
+    /// `SELECT table_name, counter FROM <the counter table>`; nil when none was named.
+    let countersSQL: String?
+
+    init(path: String?, changeCounters: String?, watchesFiles: Bool = true) {
+        countersSQL = changeCounters.map {
+            "SELECT table_name, counter FROM \"\($0.replacingOccurrences(of: "\"", with: "\"\""))\""
+        }
         self.path = path
         self.watchesFiles = watchesFiles
         walIndex = path.map(WALIndexFile.init(databasePath:))
@@ -150,16 +158,17 @@ package final class ChangeTracker: Sendable {
     /// The counters as a reader sees them now; nil when there are none (or no database).
     private func readCounters() -> [String: Int64]? {
         guard let database = owner.withLock({ $0.database }) else { return nil }
-        return try? database.read { try Self.counters(on: $0) }
+        return try? database.read { try counters(on: $0) }
     }
 
     /// The counters on `connection`, or nil when the database keeps none.
-    static func counters(on connection: Connection) throws -> [String: Int64]? {
+    func counters(on connection: Connection) throws -> [String: Int64]? {
+        guard let countersSQL else { return nil }
         let statement: Statement
         do {
             statement = try connection.cachedStatement(countersSQL)
         } catch DatabaseError.error {
-            return nil  // no shelf_changes table
+            return nil  // no such table (yet: migrations create it)
         }
         var counters: [String: Int64] = [:]
         try statement.forEachRow { row in
@@ -168,16 +177,13 @@ package final class ChangeTracker: Sendable {
         // A schema change (a table renamed or dropped by another process) moves no counter
         // but can break every query: it counts as a change of unknown tables.
         if let version = try connection.fetchOne("PRAGMA schema_version", row: { try $0.int64(0) }) {
-            counters[schemaKey] = version
+            counters[Self.schemaKey] = version
         }
         return counters
     }
 
     /// The counter that stands for the schema's version (no table has this name).
     static let schemaKey = "\u{0}schema"
-
-    /// The SQL that reads the counters; nil result (no such table) means "unknown".
-    static let countersSQL = "SELECT table_name, counter FROM shelf_changes"
 
     /// Starts telling `observer` about changes to its tables. Held weakly; a released
     /// observer is dropped on its own.

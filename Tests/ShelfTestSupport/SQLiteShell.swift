@@ -1,18 +1,21 @@
-import Foundation
-import ShelfTestSupport
+package import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A `sqlite3` shell process on a database, fed statements through its standard input: a
 /// second process that can hold locks, drop tables or commit while a test watches.
 ///
 /// Started with posix_spawn, not Foundation's `Process`, whose `run()` crashed the test
 /// process (a bad pointer in its environment copy) while other tests ran at the same time.
-final class SQLiteShell {
+package final class SQLiteShell {
     private let child: ChildProcess
     private let input: Int32
     private let folder: URL
     private var inputClosed = false
 
-    init(path: String) throws {
+    package init(path: String) throws {
         // A shell that has exited (-bail) makes the next write fail with EPIPE: let it be an
         // error, not a SIGPIPE that ends the whole test process.
         signal(SIGPIPE, SIG_IGN)
@@ -32,10 +35,10 @@ final class SQLiteShell {
         input = fds[1]
     }
 
-    var pid: Int32 { child.pid }
+    package var pid: Int32 { child.pid }
 
     /// Sends `sql` and waits until the shell has run it (it touches a marker file after).
-    func run(_ sql: String, timeout: Duration = .seconds(20)) async throws {
+    package func run(_ sql: String, timeout: Duration = .seconds(20)) async throws {
         let marker = folder.appendingPathComponent(UUID().uuidString).path
         let bytes = Array("\(sql)\n.shell touch \(marker)\n".utf8)
         var written = 0
@@ -54,7 +57,7 @@ final class SQLiteShell {
     }
 
     /// Ends the shell (closing its input) and waits for it.
-    func finish() {
+    package func finish() {
         if !inputClosed {
             close(input)
             inputClosed = true
@@ -69,13 +72,14 @@ final class SQLiteShell {
     }
 }
 
-struct ShellError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+package struct ShellError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
+    package init(message: String) { self.message = message }
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+package func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
@@ -85,15 +89,15 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool
 }
 
 /// A fresh folder for one test's files, removed by `remove()`.
-struct TemporaryFolder {
-    let url: URL
+package struct TemporaryFolder {
+    package let url: URL
 
-    init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    package func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    package func remove() { try? FileManager.default.removeItem(at: url) }
 }
