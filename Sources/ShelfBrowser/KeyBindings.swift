@@ -6,6 +6,7 @@ public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case search, clearSearch, cycleStatus, cycleSort
     case open, new, edit, toggleDone, delete, retry
     case help, quit
+    case savedViews, saveView
 }
 
 /// One row of the key table: the keys, the action, and the words for help.
@@ -32,6 +33,9 @@ public enum KeyBindings {
             keys: [KeyEvent(.escape)], action: .clearSearch, summary: "clear search and filters", section: "Find"),
         KeyBinding(keys: [.character("f")], action: .cycleStatus, summary: "filter: all, open, done", section: "Find"),
         KeyBinding(keys: [.character("s")], action: .cycleSort, summary: "change the order", section: "Find"),
+        KeyBinding(
+            keys: [.character("v")], action: .savedViews, summary: "saved views (open, delete)", section: "Find"),
+        KeyBinding(keys: [.character("V")], action: .saveView, summary: "save the search and sort", section: "Find"),
         KeyBinding(keys: [KeyEvent(.enter)], action: .open, summary: "open the item", section: "Items"),
         KeyBinding(keys: [.character("n")], action: .new, summary: "new item", section: "Items"),
         KeyBinding(keys: [.character("e")], action: .edit, summary: "edit the item", section: "Items"),
