@@ -39,8 +39,8 @@ struct ViewsCommand: AsyncParsableCommand {
                 return
             }
             let table = TextTable([
-                .init(header: "NAME", width: 24), .init(header: "SORT", width: 8, cuts: false),
-                .init(header: "DIRECTION", width: 10, cuts: false), .init(header: "OWNER", width: 24),
+                .init(header: "NAME", width: 20), .init(header: "SORT", width: 8, cuts: false),
+                .init(header: "DIRECTION", width: 10, cuts: false), .init(header: "OWNER", width: 16),
                 .init(header: "QUERY", width: nil),
             ])
             if views.isEmpty {
