@@ -10,7 +10,7 @@ public import ShelfTerminal
 /// Children come and go by containment in the three steps. The detail pane follows the
 /// selection once it rests (a short pause), so scrolling fast reads nothing but the list.
 public final class BrowserController: Controller {
-    private let viewModel: BrowserViewModel
+    let viewModel: BrowserViewModel
 
     private let listController: ItemListController
     private let detailContainer = View()
@@ -24,7 +24,7 @@ public final class BrowserController: Controller {
     private var detailID: Item.ID?
     private var pendingDetail: Task<Void, Never>?
     private var modal: Controller?
-    private var modalObservation: Observation?
+    var modalObservation: Observation?
 
     /// How long the selection must rest before the detail pane follows it.
     static let detailDelay: Duration = .milliseconds(80)
@@ -54,7 +54,7 @@ public final class BrowserController: Controller {
 
     // MARK: - Rendering
 
-    private func render(_ state: ViewState<ItemListContent>) {
+    func render(_ state: ViewState<ItemListContent>) {
         let hints = "? help  n new  q quit "
         switch state {
         case .idle, .loading:
@@ -68,6 +68,7 @@ public final class BrowserController: Controller {
             }
             if content.isRefreshing { left += " …" }
             if let message = content.message { left = message }
+            if let name = viewModel.openViewName { left = viewModel.openViewNote ?? "view “\(name)” · " + left }
             statusBar.left = left
         case .empty(let message):
             statusBar.left = message
@@ -112,7 +113,7 @@ public final class BrowserController: Controller {
 
     // MARK: - Modals
 
-    private func present(_ controller: Controller) {
+    func present(_ controller: Controller) {
         dismissModal()
         addChild(controller)
         root.addSubview(controller.view)
@@ -121,7 +122,7 @@ public final class BrowserController: Controller {
         focusedChild = controller
     }
 
-    private func dismissModal() {
+    func dismissModal() {
         modalObservation?.cancel()
         modalObservation = nil
         guard let modal else { return }
@@ -201,6 +202,10 @@ public final class BrowserController: Controller {
             present(HelpController(viewModel: HelpViewModel()))
         case .users:
             presentUsers()
+        case .savedViews:
+            presentSavedViews()
+        case .saveView:
+            presentSaveViewPrompt()
         case .quit:
             quitApplication()
         default:

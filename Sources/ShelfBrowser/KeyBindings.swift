@@ -8,6 +8,7 @@ public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case open, new, edit, toggleDone, delete, retry
     case help, quit
     case users
+    case savedViews, saveView
 }
 
 /// One row of the key table: the keys, the action, and the words for help.
@@ -35,6 +36,9 @@ public enum KeyBindings {
         KeyBinding(keys: [.character("f")], action: .cycleStatus, summary: "filter: all, open, done", section: "Find"),
         KeyBinding(keys: [.character("s")], action: .cycleSort, summary: "change the order", section: "Find"),
         KeyBinding(keys: [.character("S")], action: .reverseSort, summary: "reverse the order", section: "Find"),
+        KeyBinding(
+            keys: [.character("v")], action: .savedViews, summary: "saved views (open, delete)", section: "Find"),
+        KeyBinding(keys: [.character("V")], action: .saveView, summary: "save the search and sort", section: "Find"),
         KeyBinding(keys: [KeyEvent(.enter)], action: .open, summary: "open the item", section: "Items"),
         KeyBinding(keys: [.character("n")], action: .new, summary: "new item", section: "Items"),
         KeyBinding(keys: [.character("e")], action: .edit, summary: "edit the item", section: "Items"),

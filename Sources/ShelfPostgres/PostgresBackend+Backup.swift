@@ -51,10 +51,11 @@
             }
         }
 
-        /// One row of the snapshot, users first.
+        /// One row of the snapshot, users first, then items, then all saved views at once.
         private enum SnapshotRow: Sendable {
             case user(ImportedUser)
             case item(ImportedItem)
+            case views([SavedView])
         }
 
         /// Copies the snapshot into a new SQLite store at `file`, through its import sessions
@@ -100,6 +101,8 @@
                                     status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
                                     createdAt: created, updatedAt: updated, version: version)
                             }, send: { await channel.send(.item($0)) })
+                        let views = try await PostgresSavedViewRepository.views(on: connection)
+                        _ = await channel.send(.views(views))
                     }
                     channel.finish(throwing: nil)
                 } catch {
@@ -117,12 +120,14 @@
             return try written.get()
         }
 
-        /// Writes the rows of `channel` into a new SQLite store at `file`, and returns it.
-        /// Blocks: runs on a thread.
+        /// Writes the rows of `channel` into a new SQLite store at `file`, and returns it:
+        /// users, then items, then saved views (whose owners must be there first). Blocks: runs
+        /// on a thread.
         private static func write(_ channel: RowChannel<SnapshotRow>, into file: String) throws -> Store {
             let store = try Store(path: file)
             var session = try store.makeImportSession(table: .users)
             var table = ImportTable.users
+            var savedViews: [SavedView] = []
             defer { session.close() }
             let empty = Data()
             func apply() throws {
@@ -143,10 +148,13 @@
                             table = .items
                         }
                         try session.stage(item, record: empty)
+                    case .views(let views):
+                        savedViews += views
                     }
                 }
             }
             try apply()
+            try store.restoreSavedViews(savedViews)
             return store
         }
     }

@@ -14,6 +14,7 @@
     package final class PostgresBackend: StoreBackend {
         package let users: any UserRepository
         package let items: any ItemRepository
+        package let views: any SavedViewRepository
         package let appliedMigrations: [String]
         /// The URL as given, its password replaced by `***`.
         package let location: String
@@ -35,6 +36,7 @@
             pool = PostgresPool(location: place)
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)
+            views = PostgresSavedViewRepository(pool: pool)
         }
 
         /// Connects to the database `url` names, applies pending migrations, and opens the pool.
@@ -110,6 +112,12 @@
         package func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
             try await live(reading: ["users", "items"]) { pool in
                 try await pool.read { connection in try await PostgresUserRepository.summaries(on: connection) }
+            }
+        }
+
+        package func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>> {
+            try await live(reading: ["saved_views"]) { pool in
+                try await pool.read { connection in try await PostgresSavedViewRepository.views(on: connection) }
             }
         }
 

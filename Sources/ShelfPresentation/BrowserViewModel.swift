@@ -9,16 +9,24 @@ public import ShelfStore
 public final class BrowserViewModel {
     /// The item list, shared by the list and the status bar.
     public let list: ItemListViewModel
-    private let store: Store
+    let store: Store
+    /// The saved view last opened (or saved) in this browser; see `openViewName`.
+    public internal(set) var openView: SavedView?
 
     /// A browser over `store`; nothing is read until the list's `load()`.
     /// - Parameters:
     ///   - store: the store every screen reads and writes.
     ///   - windowSize: rows the list holds at once (a few screens; at least 4 are kept).
     ///   - now: the clock for relative dates.
-    public init(store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - initialView: a saved view to open with: the list starts with its query and sort.
+    public init(
+        store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() },
+        initialView: SavedView? = nil
+    ) {
         self.store = store
-        list = ItemListViewModel(store: store, windowSize: windowSize, now: now)
+        list = ItemListViewModel(
+            store: store, query: initialView?.itemQuery ?? ItemQuery(), windowSize: windowSize, now: now)
+        openView = initialView
     }
 
     /// Where the database is, for the status bar ("in memory" for a temporary store).

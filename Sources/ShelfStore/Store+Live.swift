@@ -60,6 +60,14 @@ extension Store {
     public func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
         try await backend.liveUserSummaries()
     }
+
+    /// All saved views ordered by name (as `views.views()`), live: a view saved, renamed or
+    /// deleted by any process shows up. Re-read only on commits that change saved views.
+    /// Failures as for `liveItems(matching:after:limit:)`.
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>> {
+        try await backend.liveSavedViews()
+    }
 }
 
 /// What a live property holds: the latest result of its query, or why its latest run failed.

@@ -23,6 +23,8 @@ public final class Store: Sendable {
     public let users: any UserRepository
     /// Items of this store.
     public let items: any ItemRepository
+    /// Saved views (named searches of the item list) of this store.
+    public let views: any SavedViewRepository
     /// The migrations this open applied (empty when the database was up to date).
     public var appliedMigrations: [String] { backend.appliedMigrations }
     /// The database file, or nil for a store that is not a local file (in memory, or on a
@@ -40,6 +42,7 @@ public final class Store: Sendable {
         self.backend = backend
         users = backend.users
         items = backend.items
+        views = backend.views
     }
 
     /// Ends the store's connections; live values stop changing. Safe to call more than once.

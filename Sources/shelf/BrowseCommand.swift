@@ -19,21 +19,35 @@ struct BrowseCommand: AsyncParsableCommand {
     @Flag(help: "Do not capture the mouse (lets the terminal select text).")
     var noMouse = false
 
+    @Option(help: ArgumentHelp("Open with this saved view's search and sort (see shelf views).", valueName: "name"))
+    var view: String?
+
     func run() async throws {
+        // The screen is drawn on the terminal; logs written there would scramble it.
+        try LogSetup.start(verbose: database.verbose, screenOnStandardError: isatty(2) == 1)
+        // A view that does not exist is named before the terminal is asked for.
+        var opened: (store: Store, view: SavedView)?
+        if let view {
+            let store = try await database.openStore()
+            opened = (store, try await store.views.requireView(named: view))
+        }
         // Refuse early, before creating anything, when there is no terminal to draw on.
         guard isatty(0) == 1, isatty(1) == 1 else {
             throw CommandError(
                 "the browser needs a terminal: run shelf in a terminal without redirecting input or output, "
                     + "or use shelf watch items / shelf export for scripts")
         }
-        // The screen is drawn on the terminal; logs written there would scramble it.
-        try LogSetup.start(verbose: database.verbose, screenOnStandardError: isatty(2) == 1)
-        let store = try await database.openStore()
+        let store: Store
+        if let opened {
+            store = opened.store
+        } else {
+            store = try await database.openStore()
+        }
         // A signal while the store opened: stop before taking over the terminal.
         try Task.checkCancellation()
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
-        let ending = try await browse(store, environment: environment)
+        let ending = try await browse(store, view: opened?.view, environment: environment)
         if LogSetup.withheld {
             FileHandle.standardError.write(
                 Data(
@@ -44,8 +58,10 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 
     @MainActor
-    private func browse(_ store: Store, environment: [String: String]) async throws -> Application.Ending {
-        let controller = BrowserController(viewModel: BrowserViewModel(store: store))
+    private func browse(_ store: Store, view: SavedView?, environment: [String: String]) async throws
+        -> Application.Ending
+    {
+        let controller = BrowserController(viewModel: BrowserViewModel(store: store, initialView: view))
         do {
             // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
             // resets them to their default actions): the relay takes them back afterwards.

@@ -14,6 +14,7 @@ struct Shelf: AsyncParsableCommand {
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
             ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self,
+            ViewsCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self
     )

@@ -10,12 +10,14 @@ final class SQLiteBackend: StoreBackend {
     let database: Database
     let sqliteUsers: SQLiteUserRepository
     let sqliteItems: SQLiteItemRepository
+    let sqliteViews: SQLiteSavedViewRepository
     let appliedMigrations: [String]
     private let runs = RunCounter()
     var liveQueryRuns: Int { runs.value }
 
     var users: any UserRepository { sqliteUsers }
     var items: any ItemRepository { sqliteItems }
+    var views: any SavedViewRepository { sqliteViews }
     var path: String? { database.path }
     var location: String { database.path ?? "in memory" }
 
@@ -27,6 +29,7 @@ final class SQLiteBackend: StoreBackend {
         appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
         sqliteUsers = SQLiteUserRepository(database: database)
         sqliteItems = SQLiteItemRepository(database: database)
+        sqliteViews = SQLiteSavedViewRepository(database: database)
     }
 
     func close() async {}
@@ -49,6 +52,10 @@ final class SQLiteBackend: StoreBackend {
 
     func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
         try makeLive { try SQLiteUserRepository.summaries($0) }.property
+    }
+
+    func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>> {
+        try makeLive { try SQLiteSavedViewRepository.views($0) }.property
     }
 
     func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>

@@ -16,6 +16,8 @@ package protocol StoreBackend: Sendable {
     var users: any UserRepository { get }
     /// Items of this store.
     var items: any ItemRepository { get }
+    /// Saved views of this store.
+    var views: any SavedViewRepository { get }
     /// The migrations this open applied (empty when the database was up to date).
     var appliedMigrations: [String] { get }
     /// Where the store lives, fit to show to a person: a file path, or a URL without its
@@ -35,6 +37,8 @@ package protocol StoreBackend: Sendable {
     func liveUsers() async throws -> Property<LiveResult<[User]>>
     /// See `Store.liveUserSummaries()`.
     func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>>
+    /// See `Store.liveSavedViews()`.
+    func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>>
 
     /// Calls `body` with every user, by ID (or by name, then ID, when `orderedByName`), from
     /// one snapshot, streaming: memory stays flat. Blocks the calling thread for the whole

@@ -1,0 +1,85 @@
+internal import Foundation
+public import ShelfPresentation
+internal import ShelfReactive
+internal import ShelfStore
+public import ShelfTerminal
+
+/// A small dialog asking for a name to save the list's search and sort under: Enter saves,
+/// Esc cancels. Saving over an existing view asks first (y or Enter replaces it, n or Esc
+/// goes back to the name).
+///
+/// The browser closes it on Esc, and once the view is saved.
+public final class SaveViewPromptController: Controller {
+    private let viewModel: SaveViewPromptViewModel
+
+    private let nameField = TextField(prompt: "Name  ", placeholder: "a name for this search and sort")
+    private let queryLabel = Label("", style: Theme.hint)
+    private let phaseLabel = Label()
+    private let hintLabel = Label("", style: Theme.hint)
+
+    public init(viewModel: SaveViewPromptViewModel) {
+        self.viewModel = viewModel
+        super.init()
+    }
+
+    public override func loadView() {
+        nameField.maximumLength = SavedView.maximumNameLength
+        phaseLabel.wraps = true
+        phaseLabel.length = .fixed(2)
+        let text = viewModel.queryText.trimmingCharacters(in: .whitespaces)
+        queryLabel.text = "Query “\(text)”"
+        view = Dialog(
+            title: "Save view", content: StackView(axis: .vertical, [nameField, queryLabel, phaseLabel, hintLabel]),
+            preferredSize: Size(width: 64, height: 7))
+    }
+
+    public override func viewDidLoad() {
+        nameField.setText(viewModel.state.value.name)
+        nameField.isFocused = true
+        nameField.onChange = { [viewModel] text in viewModel.update(name: text) }
+        viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
+    }
+
+    private func render(_ content: SaveViewPromptContent) {
+        phaseLabel.style = .plain
+        hintLabel.text = "Enter save · Esc cancel"
+        switch content.phase {
+        case .editing:
+            phaseLabel.text = ""
+        case .saving:
+            phaseLabel.text = "Saving…"
+        case .saved(let view):
+            phaseLabel.text = "Saved “\(view.name)”."
+        case .confirmingReplace(let existing):
+            phaseLabel.text = "A view named “\(existing.name)” exists. Replace it?"
+            hintLabel.text = "y / Enter: replace    n / Esc: change the name"
+        case .failed(let message):
+            phaseLabel.style = Theme.error
+            phaseLabel.text = message
+        }
+        view.setNeedsDisplay()
+    }
+
+    public override func handle(_ event: KeyEvent) -> Bool {
+        if case .confirmingReplace = viewModel.state.value.phase {
+            switch event {
+            case .character("y"), .character("Y"), KeyEvent(.enter): viewModel.confirmReplace()
+            case .character("n"), .character("N"), KeyEvent(.escape): viewModel.cancelReplace()
+            case .control("c"): return false
+            default: break
+            }
+            return true
+        }
+        switch event {
+        case KeyEvent(.enter): viewModel.save()
+        case KeyEvent(.escape), .control("c"): return false  // the browser closes the prompt
+        default: _ = nameField.handle(event)
+        }
+        return true  // modal: keys never reach the list behind it
+    }
+
+    public override func handlePaste(_ text: String) -> Bool {
+        nameField.paste(text)
+        return true
+    }
+}

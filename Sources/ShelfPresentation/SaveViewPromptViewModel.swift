@@ -1,0 +1,119 @@
+public import ShelfReactive
+public import ShelfStore
+
+/// What the save-view prompt shows: the name as typed and where saving stands.
+public struct SaveViewPromptContent: Hashable, Sendable {
+    /// Where saving stands.
+    public enum Phase: Hashable, Sendable {
+        /// The name can be edited.
+        case editing
+        /// A view of that name exists: `confirmReplace()` saves over it (this version of it),
+        /// `cancelReplace()` goes back to editing the name.
+        case confirmingReplace(SavedView)
+        /// A save is in progress.
+        case saving
+        /// Saved: the view as stored.
+        case saved(SavedView)
+        /// The name is refused, or saving failed; the message says why and what to do. The
+        /// name is kept.
+        case failed(String)
+    }
+
+    /// The name as typed.
+    public let name: String
+    /// Where saving stands.
+    public let phase: Phase
+
+    /// Content from its parts; for tests.
+    public init(name: String, phase: Phase) {
+        self.name = name
+        self.phase = phase
+    }
+}
+
+/// Saves the item list's current search and sort as a view under a name typed by a person;
+/// asks first before saving over an existing view. Main actor.
+@MainActor
+public final class SaveViewPromptViewModel {
+    /// The prompt's content.
+    public let state: Property<SaveViewPromptContent>
+
+    private let store: Store
+    private let view: NewSavedView
+    private let mutableState: MutableProperty<SaveViewPromptContent>
+
+    /// A prompt to save `query`'s text, sort and owner, with `name` typed in already (the
+    /// open view's name, or empty).
+    public init(store: Store, query: ItemQuery, name: String) {
+        self.store = store
+        view = NewSavedView(name: name, query: query)
+        mutableState = MutableProperty(SaveViewPromptContent(name: name, phase: .editing))
+        state = mutableState.property
+    }
+
+    /// The query text and sort that saving stores.
+    public var queryText: String { view.queryText }
+
+    /// Replaces the name as typed; back to editing after a failure.
+    public func update(name: String) {
+        switch mutableState.value.phase {
+        case .editing, .failed: mutableState.value = SaveViewPromptContent(name: name, phase: .editing)
+        default: break
+        }
+    }
+
+    /// Saves under the typed name, or — when a view of that name exists — asks first
+    /// (phase `.confirmingReplace`). A refused name shows as `.failed` at once.
+    public func save() {
+        let name = mutableState.value.name
+        switch mutableState.value.phase {
+        case .editing, .failed: break
+        default: return
+        }
+        do {
+            _ = try SavedView.checkedName(name)
+        } catch {
+            mutableState.value = SaveViewPromptContent(name: name, phase: .failed(error.message))
+            return
+        }
+        mutableState.value = SaveViewPromptContent(name: name, phase: .saving)
+        let store = self.store
+        Task { [weak self] in
+            do {
+                if let existing = try await store.views.view(named: name) {
+                    self?.mutableState.value = SaveViewPromptContent(name: name, phase: .confirmingReplace(existing))
+                    return
+                }
+                await self?.write(name: name, replacingVersion: nil)
+            } catch {
+                self?.mutableState.value = SaveViewPromptContent(name: name, phase: .failed("\(error)"))
+            }
+        }
+    }
+
+    /// Saves over the view the prompt asked about, if it is still the version shown; when
+    /// someone changed it meanwhile, the prompt fails saying so.
+    public func confirmReplace() {
+        guard case .confirmingReplace(let existing) = mutableState.value.phase else { return }
+        let name = mutableState.value.name
+        mutableState.value = SaveViewPromptContent(name: name, phase: .saving)
+        Task { [weak self] in await self?.write(name: name, replacingVersion: existing.version) }
+    }
+
+    /// Goes back to editing the name, saving nothing.
+    public func cancelReplace() {
+        guard case .confirmingReplace = mutableState.value.phase else { return }
+        mutableState.value = SaveViewPromptContent(name: mutableState.value.name, phase: .editing)
+    }
+
+    private func write(name: String, replacingVersion: Int64?) async {
+        var new = view
+        new.name = name
+        do {
+            let saved = try await store.views.save(new, replacingVersion: replacingVersion)
+            mutableState.value = SaveViewPromptContent(name: saved.name, phase: .saved(saved))
+        } catch {
+            mutableState.value = SaveViewPromptContent(name: name, phase: .failed("\(error)"))
+        }
+    }
+}
