@@ -1,6 +1,7 @@
 import Foundation
 import ShelfReactive
 import ShelfSQLite
+import ShelfTestSupport
 import Testing
 
 @testable import ShelfStore
