@@ -9,6 +9,8 @@ public import ShelfStore
 public final class BrowserViewModel {
     /// The item list, shared by the list and the status bar.
     public let list: ItemListViewModel
+    /// Marks, bulk actions and undo, for the browser's lifetime.
+    public let actions: ItemActions
     private let store: Store
 
     /// A browser over `store`; nothing is read until the list's `load()`.
@@ -19,6 +21,7 @@ public final class BrowserViewModel {
     public init(store: Store, windowSize: Int = 200, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         list = ItemListViewModel(store: store, windowSize: windowSize, now: now)
+        actions = ItemActions(store: store)
     }
 
     /// Where the database is, for the status bar ("in memory" for a temporary store).
