@@ -10,7 +10,7 @@ public import ShelfTerminal
 /// Children come and go by containment in the three steps. The detail pane follows the
 /// selection once it rests (a short pause), so scrolling fast reads nothing but the list.
 public final class BrowserController: Controller {
-    private let viewModel: BrowserViewModel
+    let viewModel: BrowserViewModel
 
     private let listController: ItemListController
     private let detailContainer = View()
@@ -24,7 +24,9 @@ public final class BrowserController: Controller {
     private var detailID: Item.ID?
     private var pendingDetail: Task<Void, Never>?
     private var modal: Controller?
-    private var modalObservation: Observation?
+    var modalObservation: Observation?
+    /// Where copies go (`y`, `Y`): the terminal's clipboard or a file; tests set their own.
+    public var clipboard = BrowserController.systemClipboard()
 
     /// How long the selection must rest before the detail pane follows it.
     static let detailDelay: Duration = .milliseconds(80)
@@ -49,6 +51,7 @@ public final class BrowserController: Controller {
         listController.didMove(toParent: self)
         focusedChild = listController
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
+        bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
     }
 
@@ -72,6 +75,7 @@ public final class BrowserController: Controller {
         case .failed(let failure):
             statusBar.left = failure.message
         }
+        statusBar.left = statusWithMarks(statusBar.left)
         statusBar.right = hints
         followSelection(state.value?.selectedID)
     }
@@ -110,7 +114,7 @@ public final class BrowserController: Controller {
 
     // MARK: - Modals
 
-    private func present(_ controller: Controller) {
+    func present(_ controller: Controller) {
         dismissModal()
         addChild(controller)
         root.addSubview(controller.view)
@@ -119,7 +123,7 @@ public final class BrowserController: Controller {
         focusedChild = controller
     }
 
-    private func dismissModal() {
+    func dismissModal() {
         modalObservation?.cancel()
         modalObservation = nil
         guard let modal else { return }
@@ -134,6 +138,7 @@ public final class BrowserController: Controller {
         present(ItemEditorController(viewModel: editor))
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
+            Task { await self.viewModel.actions.editorSaved(id: id) }
             dismissModal()
             viewModel.list.select(id: id)
         }
@@ -168,6 +173,7 @@ public final class BrowserController: Controller {
         let selectedRow = viewModel.list.state.value.value.flatMap { content in
             content.selectedIndex.map { content.rows[$0] }
         }
+        if let action, handleBulk(action, selected: selectedRow) { return true }
         switch action {
         case .open:
             guard selectedRow != nil else { return true }
@@ -182,6 +188,7 @@ public final class BrowserController: Controller {
             guard let id = selectedRow?.id else { return true }
             Task { [weak self] in
                 guard let self, let editor = await viewModel.makeEditor(id: id) else { return }
+                await viewModel.actions.beginEdit(id: id)
                 presentEditor(editor)
             }
         case .delete:

@@ -6,6 +6,7 @@ public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case search, clearSearch, cycleStatus, cycleSort
     case open, new, edit, toggleDone, delete, retry
     case help, quit
+    case toggleMark, markAll, setOwner, setPriority, undo, redo, copyText, copyJSON
 }
 
 /// One row of the key table: the keys, the action, and the words for help.
@@ -41,6 +42,19 @@ public enum KeyBindings {
             section: "Items"),
         KeyBinding(keys: [.character("r")], action: .retry, summary: "retry after an error", section: "Items"),
         KeyBinding(
+            keys: [.character("m")], action: .toggleMark, summary: "mark or unmark, then next", section: "Marks"),
+        KeyBinding(
+            keys: [.character("M")], action: .markAll, summary: "mark all that match (again: none)", section: "Marks"),
+        KeyBinding(keys: [.character("o")], action: .setOwner, summary: "owner of marked (or this)", section: "Marks"),
+        KeyBinding(
+            keys: [.character("p")], action: .setPriority, summary: "priority of marked (or this)", section: "Marks"),
+        KeyBinding(keys: [.character("u")], action: .undo, summary: "undo", section: "Marks"),
+        KeyBinding(keys: [.control("r")], action: .redo, summary: "redo", section: "Marks"),
+        KeyBinding(
+            keys: [.character("y")], action: .copyText, summary: "copy marked (or this) as text", section: "Marks"),
+        KeyBinding(
+            keys: [.character("Y")], action: .copyJSON, summary: "copy marked (or this) as JSON", section: "Marks"),
+        KeyBinding(
             keys: [.character("?"), KeyEvent(.function(1))], action: .help, summary: "this help", section: "Other"),
         KeyBinding(keys: [.character("q"), .control("c")], action: .quit, summary: "quit", section: "Other"),
     ]
@@ -70,4 +84,5 @@ enum Theme {
     static let hint = Style(attributes: .dim)
     static let title = Style(attributes: .bold)
     static let label = Style(foreground: .yellow)
+    static let mark = Style(foreground: .magenta, attributes: .bold)
 }
