@@ -88,7 +88,7 @@ public final class ItemActions {
         await run("mark") {
             let ids = try await Self.ids(matching: query, store: self.store)
             self.mutableMarks.value = ItemMarks(ids)
-            return "\(Formatting.count(ids.count)) marked"
+            return nil  // the status bar counts the marks
         }
     }
 
@@ -305,8 +305,8 @@ public final class ItemActions {
 
     // MARK: - Plumbing
 
-    /// Runs one action at a time and puts its outcome in `message`.
-    private func run(_ what: String, _ body: @MainActor () async throws -> String) async {
+    /// Runs one action at a time and puts its outcome in `message` (nil: nothing to say).
+    private func run(_ what: String, _ body: @MainActor () async throws -> String?) async {
         guard !isWorking else {
             mutableMessage.value = "busy: wait for the last action to finish"
             return

@@ -61,6 +61,18 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("redid: delete 3 items") && $0.contains("2 items ·") })
     }
 
+    @Test func aMarkGoesWhenItsItemIsDeletedElsewhere() async throws {
+        let (store, _) = try await makeStore(items: 4)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 4") })
+        screen.send(.character("m"))
+        screen.send(.character("m"))
+        #expect(await screen.waitUntil { $0.contains("2 marked · ") })
+        let first = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        try await store.items.delete(id: first.id)
+        #expect(await screen.waitUntil { $0.contains("1 marked · ") && $0.contains("3 items") })
+    }
+
     @Test func markAllThenSpaceMarksEveryMatchDone() async throws {
         let (store, _) = try await makeStore(items: 12)
         let screen = markedBrowser(store)
