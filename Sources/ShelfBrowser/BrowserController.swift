@@ -138,7 +138,8 @@ public final class BrowserController: Controller {
         present(ItemEditorController(viewModel: editor))
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
-            Task { await self.viewModel.actions.editorSaved(id: id) }
+            let actions = viewModel.actions
+            actions.enqueue { await actions.editorSaved(id: id) }
             dismissModal()
             viewModel.list.select(id: id)
         }

@@ -239,7 +239,7 @@ public final class ItemActions {
                 return try await store.items.update(contentsOf: change.reversingWrites)
             case .deleted(let items):
                 try await store.items.restore(items)
-                return []
+                return items
             case .restored(let items):
                 // Only the versions the undo put back: read, compare, then delete.
                 let current = try await read(items.map(\.id))

@@ -33,6 +33,26 @@ public enum ItemChange: Hashable, Sendable {
         }
     }
 
+    /// This change with the items this browser has since written (`written`, by ID) taken
+    /// into account: a stored item keeps its fields (what undo goes back to or forward to) and
+    /// takes the written version and times; a restored item is replaced whole.
+    func refreshed(with written: [Item.ID: Item]) -> ItemChange {
+        switch self {
+        case .updated(let previous, let stored):
+            return .updated(
+                previous: previous,
+                stored: stored.map { item in
+                    guard let now = written[item.id] else { return item }
+                    return Item(
+                        id: item.id, userID: item.userID, title: item.title, notes: item.notes, status: item.status,
+                        priority: item.priority, createdAt: now.createdAt, updatedAt: now.updatedAt,
+                        version: now.version)
+                })
+        case .deleted(let items): return .deleted(items.map { written[$0.id] ?? $0 })
+        case .restored(let items): return .restored(items.map { written[$0.id] ?? $0 })
+        }
+    }
+
     /// The change that reverses this one once it has been applied: `written` are the items
     /// the store returned for `reversingWrites` (used only for `.updated`).
     public func reversed(written: [Item]) -> ItemChange {
@@ -63,7 +83,9 @@ public struct HistoryEntry: Hashable, Sendable {
 ///
 /// `record(_:)` pushes a new action and forgets what could be redone. `undone(_:)` and
 /// `redone(_:)` move an entry across after it was applied, replacing it with the entry that
-/// reverses what was just done (new versions, deleted ↔ restored). A failed undo leaves the
+/// reverses what was just done (new versions, deleted ↔ restored). Every write this browser
+/// makes is carried into the other entries too (an undo bumps the versions an older entry
+/// will check), so only somebody else's change makes an undo refuse. A failed undo leaves the
 /// history as it was. Entries are kept for the history's lifetime; the oldest are dropped past
 /// `limit`.
 public struct UndoHistory: Hashable, Sendable {
@@ -88,24 +110,35 @@ public struct UndoHistory: Hashable, Sendable {
     /// are not recorded.
     public mutating func record(_ entry: HistoryEntry) {
         guard entry.change.count > 0 else { return }
+        redoStack.removeAll()
+        if case .updated(_, let stored) = entry.change { refresh(with: stored) }
         undoStack.append(entry)
         if undoStack.count > limit { undoStack.removeFirst(undoStack.count - limit) }
-        redoStack.removeAll()
     }
 
-    /// After `nextUndo` was reversed in the store, with `written` the items the store returned
-    /// (for an update): moves it to the redo stack as the entry that does it again.
+    /// After `nextUndo` was reversed in the store, with `written` the items the store now holds
+    /// (returned by an update, or put back by a restore): moves it to the redo stack as the entry that does it again.
     public mutating func undone(written: [Item] = []) {
         guard let entry = undoStack.popLast() else { return }
+        refresh(with: written)
         redoStack.append(HistoryEntry(name: entry.name, change: entry.change.reversed(written: written)))
         if redoStack.count > limit { redoStack.removeFirst(redoStack.count - limit) }
     }
 
-    /// After `nextRedo` was applied in the store, with `written` the items the store returned
-    /// (for an update): moves it back to the undo stack, reversible again.
+    /// After `nextRedo` was applied in the store, with `written` the items the store now holds
+    /// (returned by an update, or put back by a restore): moves it back to the undo stack, reversible again.
     public mutating func redone(written: [Item] = []) {
         guard let entry = redoStack.popLast() else { return }
+        refresh(with: written)
         undoStack.append(HistoryEntry(name: entry.name, change: entry.change.reversed(written: written)))
         if undoStack.count > limit { undoStack.removeFirst(undoStack.count - limit) }
+    }
+
+    /// Carries items this browser wrote into every entry (see `ItemChange.refreshed(with:)`).
+    private mutating func refresh(with written: [Item]) {
+        guard !written.isEmpty else { return }
+        let byID = Dictionary(written.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        undoStack = undoStack.map { HistoryEntry(name: $0.name, change: $0.change.refreshed(with: byID)) }
+        redoStack = redoStack.map { HistoryEntry(name: $0.name, change: $0.change.refreshed(with: byID)) }
     }
 }

@@ -73,6 +73,28 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("1 marked · ") && $0.contains("3 items") })
     }
 
+    @Test func anEditSavedInTheEditorAndSpaceAreUndone() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = markedBrowser(store, width: 80)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        screen.send(.character("e"))
+        #expect(await screen.waitUntil { $0.contains("Edit item") })
+        screen.type(" edited")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { !$0.contains("Edit item") && $0.contains("Item 2 edited") })
+        screen.send(.character(" "))
+        #expect(await screen.waitUntil { $0.contains("marked 1 item done") })
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("undid: mark 1 item done") })
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("undid: edit item \(item.id.rawValue)") }, "\(screen.text)")
+        let back = try #require(try await store.items.item(id: item.id))
+        #expect(back.title == item.title && back.status == item.status)
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("nothing to undo") })
+    }
+
     @Test func markAllThenSpaceMarksEveryMatchDone() async throws {
         let (store, _) = try await makeStore(items: 12)
         let screen = markedBrowser(store)

@@ -59,6 +59,21 @@ struct UndoHistoryTests {
         #expect(history.nextRedo == nil)
     }
 
+    @Test func anUndoCarriesItsVersionsIntoOlderEntries() {
+        var history = UndoHistory()
+        let original = item(1, title: "Old", version: 1)
+        let edited = item(1, title: "Edited", version: 2)
+        let done = item(1, title: "Edited", status: .done, version: 3)
+        history.record(HistoryEntry(name: "edit item 1", change: .updated(previous: [original], stored: [edited])))
+        history.record(HistoryEntry(name: "mark 1 item done", change: .updated(previous: [edited], stored: [done])))
+        #expect(history.nextUndo?.change.reversingWrites.map(\.version) == [3])
+        // Undoing "done" wrote version 4 with the edited fields.
+        history.undone(written: [item(1, title: "Edited", version: 4)])
+        let next = history.nextUndo?.change.reversingWrites
+        #expect(next?.map(\.version) == [4], "the edit's undo checks the version the last undo wrote")
+        #expect(next?.map(\.title) == ["Old"])
+    }
+
     @Test func deletesAndRestoresSwap() {
         let items = [item(7), item(8)]
         #expect(ItemChange.deleted(items).reversed(written: []) == .restored(items))
