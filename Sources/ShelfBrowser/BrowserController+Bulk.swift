@@ -64,13 +64,13 @@ extension BrowserController {
         case .setOwner:
             guard marked > 0 || selected != nil else { return true }
             let prompt = viewModel.makeOwnerPrompt(count: max(marked, 1)) { email in
-                await actions.setOwner(email: email, selected: selected)
+                await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
             }
             presentPrompt(prompt)
         case .setPriority:
             guard marked > 0 || selected != nil else { return true }
             let prompt = viewModel.makePriorityPrompt(count: max(marked, 1)) { priority in
-                await actions.setPriority(priority, selected: selected)
+                await actions.enqueued { await actions.setPriority(priority, selected: selected) }
             }
             presentPrompt(prompt)
         case .undo:

@@ -51,6 +51,18 @@ public final class ItemActions {
         }
     }
 
+    /// Runs `intent` after every intent queued before it, like `enqueue(_:)`, and returns its
+    /// result (a prompt waits for its action this way).
+    public func enqueued<Result: Sendable>(_ intent: @escaping @MainActor () async -> Result) async -> Result {
+        let previous = queue
+        let task = Task {
+            await previous?.value
+            return await intent()
+        }
+        queue = Task { _ = await task.value }
+        return await task.value
+    }
+
     /// Clears `message` (the next key was pressed).
     public func clearMessage() {
         if mutableMessage.value != nil { mutableMessage.value = nil }
