@@ -9,6 +9,7 @@ public final class PromptController: Controller {
     private let field = TextField()
     private let errorLabel = Label("", style: Theme.error)
 
+    /// A dialog asking `viewModel`'s question; present it modally.
     public init(viewModel: PromptViewModel) {
         self.viewModel = viewModel
         super.init()
