@@ -25,6 +25,8 @@ public final class BrowserController: Controller {
     private var pendingDetail: Task<Void, Never>?
     private var modal: Controller?
     var modalObservation: Observation?
+    /// Where copies go (`y`, `Y`): the terminal's clipboard or a file; tests set their own.
+    public var clipboard = BrowserController.systemClipboard()
 
     /// How long the selection must rest before the detail pane follows it.
     static let detailDelay: Duration = .milliseconds(80)
@@ -49,6 +51,7 @@ public final class BrowserController: Controller {
         listController.didMove(toParent: self)
         focusedChild = listController
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
+        bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
     }
 
@@ -75,6 +78,7 @@ public final class BrowserController: Controller {
         case .failed(let failure):
             statusBar.left = failure.message
         }
+        statusBar.left = statusWithMarks(statusBar.left)
         statusBar.right = hints
         followSelection(state.value?.selectedID)
     }
@@ -137,6 +141,8 @@ public final class BrowserController: Controller {
         present(ItemEditorController(viewModel: editor))
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
+            let actions = viewModel.actions
+            actions.enqueue { await actions.editorSaved(id: id) }
             dismissModal()
             viewModel.list.select(id: id)
         }
@@ -179,6 +185,7 @@ public final class BrowserController: Controller {
             return true
         }
         let selectedRow = viewModel.list.selectedRow
+        if let action, handleBulk(action, selected: selectedRow) { return true }
         switch action {
         case .open:
             guard selectedRow != nil else { return true }
@@ -193,6 +200,7 @@ public final class BrowserController: Controller {
             guard let id = selectedRow?.id else { return true }
             Task { [weak self] in
                 guard let self, let editor = await viewModel.makeEditor(id: id) else { return }
+                await viewModel.actions.beginEdit(id: id)
                 presentEditor(editor)
             }
         case .delete:

@@ -22,6 +22,10 @@ public final class ItemListController: Controller {
     private let newItemsBadge = Badge(style: Theme.badge)
     private lazy var dataSource = ListDataSource<Item.ID, ItemRowCell>(listView: listView, cell: ItemRowCell.self)
     private var content: ItemListContent?
+    /// Whether an item carries the browser's mark; call `marksDidChange(anyMarked:)` when marks change.
+    var isMarked: (Item.ID) -> Bool = { _ in false }
+    /// True while the mark column shows (only while something is marked).
+    private var showsMarks = false
 
     private static let statuses: [Item.Status?] = [nil, .open, .done]
     /// The columns: title, width, and the sort field a click on the header orders by. The
@@ -101,10 +105,24 @@ public final class ItemListController: Controller {
         view.setNeedsDisplay()
     }
 
+    /// Shows the mark column while `anyMarked`, and redraws it.
+    func marksDidChange(anyMarked: Bool) {
+        if anyMarked != showsMarks {
+            showsMarks = anyMarked
+            if anyMarked {
+                listView.columns.insert(ListColumn("", width: .fixed(1), priority: 9), at: 0)
+            } else {
+                listView.columns.removeFirst()
+            }
+        }
+        if let content { show(content) }
+    }
+
     private func show(_ content: ItemListContent) {
         var snapshot = ListSnapshot<Item.ID>()
         snapshot.append(content.rows.map(\.id))
-        dataSource.apply(snapshot, rows: Dictionary(content.rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
+        let rows = content.rows.map { ItemRowCell.Line(row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks) }
+        dataSource.apply(snapshot, rows: Dictionary(rows.map { ($0.row.id, $0) }, uniquingKeysWith: { a, _ in a }))
         if let id = content.selectedID { dataSource.select(id) }
         listView.scroll(toTop: content.topIndex)
         if let position = content.selectedPosition, let total = content.totalCount {
@@ -157,9 +175,6 @@ public final class ItemListController: Controller {
             viewModel.sortByNextField()
         case .reverseSort:
             viewModel.reverseSortDirection()
-        case .toggleDone:
-            guard let id = viewModel.selectedItemID else { return true }
-            viewModel.toggleDone(id: id)
         case .retry:
             viewModel.retry()
         default:
@@ -217,24 +232,34 @@ public final class ItemListController: Controller {
     }
 }
 
-/// One item row: done mark, priority, title, owner, updated.
+/// One item row: mark, done mark, priority, title, owner, updated.
 final class ItemRowCell: ListCell {
-    private var row: ItemRowViewModel?
+    /// A row and whether it is marked.
+    struct Line: Hashable, Sendable {
+        let row: ItemRowViewModel
+        let isMarked: Bool
+        /// True when the first column is the mark column.
+        let showsMarks: Bool
+    }
+
+    private var line: Line?
 
     init() {}
 
-    func configure(with row: ItemRowViewModel) { self.row = row }
+    func configure(with line: Line) { self.line = line }
 
     func draw(in canvas: inout Canvas, frame: Rect, columns: [ColumnFrame], isSelected: Bool) {
-        guard let row else { return }
+        guard let line else { return }
+        let row = line.row
         let titleStyle = row.isDone ? Theme.done : Style.plain
         for column in columns {
             let point = Point(x: column.x, y: frame.y)
-            switch column.index {
-            case 0: canvas.draw(row.doneMark, at: point, style: Theme.done, width: column.width)
-            case 1: canvas.draw(row.priorityMark, at: point, style: Theme.priority, width: column.width)
-            case 2: canvas.draw(row.title, at: point, style: titleStyle, width: column.width)
-            case 3: canvas.draw(row.owner, at: point, style: Theme.owner, width: column.width)
+            switch line.showsMarks ? column.index : column.index + 1 {
+            case 0: canvas.draw(line.isMarked ? "*" : " ", at: point, style: Theme.mark, width: column.width)
+            case 1: canvas.draw(row.doneMark, at: point, style: Theme.done, width: column.width)
+            case 2: canvas.draw(row.priorityMark, at: point, style: Theme.priority, width: column.width)
+            case 3: canvas.draw(row.title, at: point, style: titleStyle, width: column.width)
+            case 4: canvas.draw(row.owner, at: point, style: Theme.owner, width: column.width)
             default:
                 canvas.draw(
                     TextLayout.pad(row.updated, to: column.width, alignment: .trailing), at: point, style: Theme.date,

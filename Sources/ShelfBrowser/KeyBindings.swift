@@ -9,6 +9,7 @@ public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
     case help, quit
     case users
     case savedViews, saveView
+    case toggleMark, markAll, setOwner, setPriority, undo, redo, copyText, copyJSON
 }
 
 /// One row of the key table: the keys, the action, and the words for help.
@@ -49,6 +50,19 @@ public enum KeyBindings {
         KeyBinding(keys: [.character("r")], action: .retry, summary: "retry after an error", section: "Items"),
         KeyBinding(keys: [.character("U")], action: .users, summary: "users: add, edit, remove", section: "Other"),
         KeyBinding(
+            keys: [.character("m")], action: .toggleMark, summary: "mark or unmark, then next", section: "Marks"),
+        KeyBinding(
+            keys: [.character("M")], action: .markAll, summary: "mark all that match (again: none)", section: "Marks"),
+        KeyBinding(keys: [.character("o")], action: .setOwner, summary: "owner of marked (or this)", section: "Marks"),
+        KeyBinding(
+            keys: [.character("p")], action: .setPriority, summary: "priority of marked (or this)", section: "Marks"),
+        KeyBinding(keys: [.character("u")], action: .undo, summary: "undo", section: "Marks"),
+        KeyBinding(keys: [.control("r")], action: .redo, summary: "redo", section: "Marks"),
+        KeyBinding(
+            keys: [.character("y")], action: .copyText, summary: "copy marked (or this) as text", section: "Marks"),
+        KeyBinding(
+            keys: [.character("Y")], action: .copyJSON, summary: "copy marked (or this) as JSON", section: "Marks"),
+        KeyBinding(
             keys: [.character("?"), KeyEvent(.function(1))], action: .help, summary: "this help", section: "Other"),
         KeyBinding(keys: [.character("q"), .control("c")], action: .quit, summary: "quit", section: "Other"),
     ]
@@ -79,4 +93,5 @@ enum Theme {
     static let title = Style(attributes: .bold)
     static let label = Style(foreground: .yellow)
     static let badge = Style(foreground: .yellow, attributes: [.bold, .reverse])
+    static let mark = Style(foreground: .magenta, attributes: .bold)
 }

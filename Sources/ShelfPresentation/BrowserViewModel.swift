@@ -9,6 +9,8 @@ public import ShelfStore
 public final class BrowserViewModel {
     /// The item list, shared by the list and the status bar.
     public let list: ItemListViewModel
+    /// Marks, bulk actions and undo, for the browser's lifetime.
+    public let actions: ItemActions
     let store: Store
     /// The saved view last opened (or saved) in this browser; see `openViewName`.
     public internal(set) var openView: SavedView?
@@ -27,6 +29,7 @@ public final class BrowserViewModel {
         list = ItemListViewModel(
             store: store, query: initialView?.itemQuery ?? ItemQuery(), windowSize: windowSize, now: now)
         openView = initialView
+        actions = ItemActions(store: store)
     }
 
     /// Where the database is, for the status bar ("in memory" for a temporary store).

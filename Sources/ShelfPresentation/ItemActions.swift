@@ -1,0 +1,411 @@
+internal import Foundation
+public import ShelfReactive
+public import ShelfStore
+
+/// Acting on many items and taking actions back: the browser's marks, the bulk actions on the
+/// marked items (or the selected one), and the undo history of the session.
+///
+/// Every write is one transaction (`update(contentsOf:)`, `deleteItems(ids:)`, `restore`)
+/// and is recorded in `history` with the items before and after. Undo writes the reverse only
+/// if the items are still the versions this browser wrote; when someone changed one since,
+/// nothing is written, `message` says which item, and the history stays as it was.
+///
+/// One action runs at a time: an intent while another runs only says to wait. Main actor;
+/// the intents are `async` and return when the action is over and `message` is set.
+@MainActor
+public final class ItemActions {
+    /// The marked items.
+    public let marks: Property<ItemMarks>
+    /// What the last action did or why it failed, for the status bar; nil when there is
+    /// nothing to say.
+    public let message: Property<String?>
+    /// The undo and redo stacks.
+    public private(set) var history = UndoHistory()
+
+    /// IDs read per page when marking every match or reading many marked items.
+    nonisolated static let pageSize = 10_000
+
+    private let store: Store
+    private let mutableMarks = MutableProperty(ItemMarks())
+    private let mutableMessage = MutableProperty<String?>(nil)
+    private var isWorking = false
+    /// The last intent queued with `enqueue(_:)`; the next one waits for it.
+    private var queue: Task<Void, Never>?
+    /// The item as the editor opened it, to record the edit once it is saved.
+    private var editBase: Item?
+
+    /// Actions on `store`.
+    public init(store: Store) {
+        self.store = store
+        marks = mutableMarks.property
+        message = mutableMessage.property
+    }
+
+    /// Runs `intent` after every intent queued before it has finished, so keys typed quickly
+    /// act in the order typed (`M` then `y` copies what `M` marked).
+    public func enqueue(_ intent: @escaping @MainActor () async -> Void) {
+        let previous = queue
+        queue = Task {
+            await previous?.value
+            await intent()
+        }
+    }
+
+    /// Runs `intent` after every intent queued before it, like `enqueue(_:)`, and returns its
+    /// result (a prompt waits for its action this way).
+    public func enqueued<Result: Sendable>(_ intent: @escaping @MainActor () async -> Result) async -> Result {
+        let previous = queue
+        let task = Task {
+            await previous?.value
+            return await intent()
+        }
+        queue = Task { _ = await task.value }
+        return await task.value
+    }
+
+    /// Clears `message` (the next key was pressed).
+    public func clearMessage() {
+        if mutableMessage.value != nil { mutableMessage.value = nil }
+    }
+
+    /// The marked IDs, sorted; or `selected` alone when nothing is marked.
+    public func targets(selected: Item.ID?) -> [Item.ID] {
+        let marks = mutableMarks.value
+        if !marks.isEmpty { return marks.ids.sorted() }
+        return selected.map { [$0] } ?? []
+    }
+
+    // MARK: - Marks
+
+    /// Marks the item, or unmarks it.
+    public func toggleMark(id: Item.ID) {
+        mutableMarks.value.toggle(id)
+    }
+
+    /// Removes every mark.
+    public func clearMarks() {
+        guard !mutableMarks.value.isEmpty else { return }
+        mutableMarks.value.removeAll()
+        mutableMessage.value = "marks cleared"
+    }
+
+    /// Marks every item matching `query` (all of them, not only those on screen); when items
+    /// are marked already, clears the marks instead. Reads IDs a page at a time: memory holds
+    /// one page of items and the IDs.
+    public func markAll(matching query: ItemQuery) async {
+        if !mutableMarks.value.isEmpty {
+            clearMarks()
+            return
+        }
+        await run("mark") {
+            let ids = try await Self.ids(matching: query, store: self.store)
+            self.mutableMarks.value = ItemMarks(ids)
+            return nil  // the status bar counts the marks
+        }
+    }
+
+    /// Drops the marks of those `ids` whose items no longer exist (deleted, here or
+    /// elsewhere). Call it with marked IDs that left the list.
+    public func forgetDeleted(among ids: [Item.ID]) async {
+        let marked = ids.filter { mutableMarks.value.contains($0) }
+        guard !marked.isEmpty else { return }
+        var gone: [Item.ID] = []
+        for id in marked {
+            guard let exists = try? await store.items.item(id: id) != nil else { return }
+            if !exists { gone.append(id) }
+        }
+        if !gone.isEmpty { mutableMarks.value.unmark(gone) }
+    }
+
+    // MARK: - Actions
+
+    /// Marks done or open: with marks, every marked item (all done when any is open, else all
+    /// open); without, the selected item flips.
+    public func toggleDone(selected: Item.ID?) async {
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty else { return }
+        await run("change") {
+            let items = try await self.read(ids)
+            guard !items.isEmpty else { return "the items no longer exist" }
+            let status: Item.Status = items.contains { $0.status == .open } ? .done : .open
+            let changed = items.filter { $0.status != status }.map { item in
+                var item = item
+                item.status = status
+                return item
+            }
+            let name = "mark \(Self.describe(changed.count)) \(status.rawValue)"
+            try await self.write(changed, previous: items.filter { $0.status != status }, name: name)
+            return Self.past(name)
+        }
+    }
+
+    /// Deletes the items with `ids` in one transaction, keeping them whole for undo.
+    public func delete(ids: [Item.ID]) async {
+        guard !ids.isEmpty else { return }
+        await run("delete") {
+            let items = try await self.read(ids)
+            guard !items.isEmpty else { return "the items no longer exist" }
+            let deleted = try await self.store.items.deleteItems(ids: items.map(\.id))
+            self.mutableMarks.value.unmark(items.map(\.id))
+            let name = "delete \(Self.describe(items.count))"
+            self.history.record(HistoryEntry(name: name, change: .deleted(items)))
+            return deleted == items.count ? Self.past(name) : "deleted \(Self.describe(deleted))"
+        }
+    }
+
+    /// Gives the marked items (or the selected one) to the user with `email`. Returns nil when
+    /// done, or why not (no such user) for the prompt to show.
+    @discardableResult
+    public func setOwner(email: String, selected: Item.ID?) async -> String? {
+        let email = email.trimmingCharacters(in: .whitespaces)
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty else { return nil }
+        guard let owner = try? await store.users.user(email: email) else {
+            return "No user has the email \(email); type the email of an existing user."
+        }
+        await run("change") {
+            let items = try await self.read(ids)
+            let changed = items.filter { $0.userID != owner.id }
+            let name = "give \(Self.describe(changed.count)) to \(owner.name)"
+            try await self.write(
+                changed.map { item in
+                    var item = item
+                    item.userID = owner.id
+                    return item
+                }, previous: changed, name: name)
+            return changed.isEmpty ? "nothing to change" : "gave \(Self.describe(changed.count)) to \(owner.name)"
+        }
+        return nil
+    }
+
+    /// Sets the priority (0…3) of the marked items (or the selected one).
+    public func setPriority(_ priority: Int, selected: Item.ID?) async {
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty, Item.priorities.contains(priority) else { return }
+        await run("change") {
+            let items = try await self.read(ids)
+            let changed = items.filter { $0.priority != priority }
+            let name = "set priority \(priority) on \(Self.describe(changed.count))"
+            try await self.write(
+                changed.map { item in
+                    var item = item
+                    item.priority = priority
+                    return item
+                }, previous: changed, name: name)
+            return changed.isEmpty ? "nothing to change" : Self.past(name)
+        }
+    }
+
+    // MARK: - Edits made in the editor
+
+    /// Remembers the stored item an editor was opened on, to record its save.
+    public func beginEdit(id: Item.ID) async {
+        editBase = try? await store.items.item(id: id)
+    }
+
+    /// The editor saved the item with `id`: records the edit when the stored item is the
+    /// very next version of the one the editor opened (else someone else's save is mixed in,
+    /// and undoing it would undo theirs: it is not recorded).
+    public func editorSaved(id: Item.ID) async {
+        guard let base = editBase, base.id == id else { return }
+        editBase = nil
+        guard let saved = try? await store.items.item(id: id), saved.version == base.version + 1 else { return }
+        history.record(
+            HistoryEntry(name: "edit item \(id.rawValue)", change: .updated(previous: [base], stored: [saved])))
+    }
+
+    // MARK: - Undo and redo
+
+    /// Reverses the last action if its items are as this browser left them.
+    public func undo() async {
+        guard let entry = history.nextUndo else {
+            mutableMessage.value = "nothing to undo"
+            return
+        }
+        await run("undo") {
+            let written = try await self.apply(entry.change, verb: "undone")
+            self.history.undone(written: written)
+            return "undid: \(entry.name)"
+        }
+    }
+
+    /// Applies the last undone action again if its items are as the undo left them.
+    public func redo() async {
+        guard let entry = history.nextRedo else {
+            mutableMessage.value = "nothing to redo"
+            return
+        }
+        await run("redo") {
+            let written = try await self.apply(entry.change, verb: "redone")
+            self.history.redone(written: written)
+            return "redid: \(entry.name)"
+        }
+    }
+
+    /// Writes the reverse of `change`; throws `ActionRefusal` naming the item when one changed
+    /// since (nothing is written then).
+    private func apply(_ change: ItemChange, verb: String) async throws -> [Item] {
+        do {
+            switch change {
+            case .updated:
+                return try await store.items.update(contentsOf: change.reversingWrites)
+            case .deleted(let items):
+                try await store.items.restore(items)
+                return items
+            case .restored(let items):
+                // Only the versions the undo put back: read, compare, then delete.
+                let current = try await read(items.map(\.id))
+                let byID = Dictionary(current.map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
+                if let changed = items.first(where: { byID[$0.id] != $0.version }) {
+                    throw ActionRefusal(
+                        "item \(changed.id.rawValue) was changed elsewhere since; nothing \(verb)")
+                }
+                _ = try await store.items.deleteItems(ids: items.map(\.id))
+                mutableMarks.value.unmark(items.map(\.id))
+                return []
+            }
+        } catch let error as StoreError {
+            throw ActionRefusal(Self.refusal(error, change: change, verb: verb))
+        }
+    }
+
+    /// Why an undo or redo was refused, naming the item.
+    nonisolated static func refusal(_ error: StoreError, change: ItemChange, verb: String) -> String {
+        let id = Self.itemNumber(in: error.message)
+        let item = id.map { "item \($0)" } ?? "an item"
+        switch error.code {
+        case .conflict where { if case .deleted = change { true } else { false } }():
+            return "\(item) exists again; nothing \(verb)"
+        case .conflict: return "\(item) was changed elsewhere since; nothing \(verb)"
+        case .notFound: return "\(item) was deleted elsewhere since; nothing \(verb)"
+        case .unknownUser: return "the owner of \(item) was deleted since; nothing \(verb)"
+        default: return "nothing \(verb): \(error.message)"
+        }
+    }
+
+    /// The number after "item #" in a store message.
+    nonisolated static func itemNumber(in message: String) -> Int64? {
+        guard let range = message.range(of: "item #") else { return nil }
+        return Int64(message[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    // MARK: - Copy
+
+    /// The marked items (or the selected one) as text lines or as export JSON, by ID; nil
+    /// when there is nothing to copy or reading failed (then `message` says why).
+    public func copyText(selected: Item.ID?, json: Bool) async -> (text: String, count: Int)? {
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty else { return nil }
+        do {
+            let items = try await read(ids)
+            var owners: [User.ID: User] = [:]
+            for owner in Set(items.map(\.userID)) {
+                owners[owner] = try await store.users.user(id: owner)
+            }
+            let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
+            return (text, items.count)
+        } catch {
+            mutableMessage.value = "Could not read the items to copy: \(error)"
+            return nil
+        }
+    }
+
+    /// Shows `text` in the status bar.
+    public func show(_ text: String) {
+        mutableMessage.value = text
+    }
+
+    // MARK: - Plumbing
+
+    /// Runs one action at a time and puts its outcome in `message` (nil: nothing to say).
+    private func run(_ what: String, _ body: @MainActor () async throws -> String?) async {
+        guard !isWorking else {
+            mutableMessage.value = "busy: wait for the last action to finish"
+            return
+        }
+        isWorking = true
+        defer { isWorking = false }
+        do {
+            mutableMessage.value = try await body()
+        } catch let refusal as ActionRefusal {
+            mutableMessage.value = refusal.message
+        } catch {
+            mutableMessage.value = "Could not \(what) the items: \(error)"
+        }
+    }
+
+    /// Saves `changed` in one transaction and records it, with `previous` the same items as
+    /// they were.
+    private func write(_ changed: [Item], previous: [Item], name: String) async throws {
+        guard !changed.isEmpty else { return }
+        let stored = try await store.items.update(contentsOf: changed)
+        history.record(HistoryEntry(name: name, change: .updated(previous: previous, stored: stored)))
+    }
+
+    /// The items with `ids` that exist, by ID; the marks of those that do not are dropped.
+    private func read(_ ids: [Item.ID]) async throws -> [Item] {
+        let items = try await Self.items(ids: Set(ids), store: store)
+        if items.count < ids.count {
+            let found = Set(items.map(\.id))
+            mutableMarks.value.unmark(ids.filter { !found.contains($0) })
+        }
+        return items
+    }
+
+    /// The items with `ids`, sorted by ID: one read each for a few, else a scan of every item
+    /// a page at a time (cheaper than a million single reads).
+    nonisolated static func items(ids: Set<Item.ID>, store: Store) async throws -> [Item] {
+        var found: [Item] = []
+        found.reserveCapacity(ids.count)
+        if ids.count <= 2_000 {
+            for id in ids.sorted() {
+                if let item = try await store.items.item(id: id) { found.append(item) }
+            }
+            return found
+        }
+        var cursor: ItemCursor?
+        while true {
+            let page = try await store.items.items(matching: ItemQuery(), after: cursor, limit: pageSize)
+            for item in page where ids.contains(item.id) { found.append(item) }
+            guard page.count == pageSize, let last = page.last else { break }
+            cursor = ItemCursor(last)
+        }
+        return found.sorted { $0.id < $1.id }
+    }
+
+    /// Every ID matching `query`, a page at a time.
+    nonisolated static func ids(matching query: ItemQuery, store: Store) async throws -> [Item.ID] {
+        var ids: [Item.ID] = []
+        var cursor: ItemCursor?
+        while true {
+            let page = try await store.items.items(matching: query, after: cursor, limit: pageSize)
+            ids.append(contentsOf: page.lazy.map(\.id))
+            guard page.count == pageSize, let last = page.last else { break }
+            cursor = ItemCursor(last)
+        }
+        return ids
+    }
+
+    /// `count` items in words: "1 item", "3 items", "1,200 items".
+    public nonisolated static func describe(_ count: Int) -> String {
+        count == 1 ? "1 item" : "\(Formatting.count(count)) items"
+    }
+
+    /// The action's name in the past tense, for the status bar.
+    nonisolated static func past(_ name: String) -> String {
+        for (present, past) in [("mark ", "marked "), ("delete ", "deleted "), ("set ", "set ")]
+        where name.hasPrefix(present) {
+            return past + name.dropFirst(present.count)
+        }
+        return name
+    }
+}
+
+/// An undo, redo or action refused, with the words for the status bar.
+struct ActionRefusal: Error {
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+}

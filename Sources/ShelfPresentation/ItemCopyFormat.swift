@@ -1,0 +1,70 @@
+public import ShelfStore
+
+/// The text the browser copies for items: pure functions of the items and their owners.
+public enum ItemCopyFormat {
+    /// One line per item, `#12 [open] Title — Owner Name`, ending in a line break. Control
+    /// characters (escape bytes, line breaks, tabs, C1 controls) and bidirectional overrides in
+    /// titles and names become spaces, so a pasted line is one line and nothing in the data can
+    /// drive a terminal. `owners` gives names; a missing owner reads "user N".
+    public static func lines(_ items: [Item], owners: [User.ID: User]) -> String {
+        var text = ""
+        for item in items {
+            let owner = owners[item.userID]?.name ?? "user \(item.userID.rawValue)"
+            text += "#\(item.id.rawValue) [\(item.status.rawValue)] \(clean(item.title)) — \(clean(owner))\n"
+        }
+        return text
+    }
+
+    /// The items as a JSON array in exactly the shape `shelf export items --format json`
+    /// writes: one object per line with `id`, `user` (the owner's email), `title`, `notes`,
+    /// `status`, `priority`, `created_at`, `updated_at` (ISO 8601 UTC, milliseconds), only `"`,
+    /// `\` and control characters escaped. A missing owner's email is null.
+    public static func json(_ items: [Item], owners: [User.ID: User]) -> String {
+        guard !items.isEmpty else { return "[]\n" }
+        var text = "["
+        for (index, item) in items.enumerated() {
+            text += index == 0 ? "\n" : ",\n"
+            text += "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owners[item.userID]?.email))"
+            text += ",\"title\":\(jsonString(item.title)),\"notes\":\(jsonString(item.notes))"
+            text += ",\"status\":\(jsonString(item.status.rawValue)),\"priority\":\(item.priority)"
+            text += ",\"created_at\":\"\(TimeFormat.iso8601(item.createdAt))\""
+            text += ",\"updated_at\":\"\(TimeFormat.iso8601(item.updatedAt))\"}"
+        }
+        return text + "\n]\n"
+    }
+
+    /// `text` with every control or bidirectional formatting character turned into a space.
+    static func clean(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    let value = scalar.value
+                    let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
+                    let isBidi =
+                        (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+                        || value == 0x200E || value == 0x200F || value == 0x061C
+                    let isSeparator = value == 0x2028 || value == 0x2029
+                    return isControl || isBidi || isSeparator ? " " : scalar
+                }))
+    }
+
+    /// A JSON string as the exporter writes it, or `null`.
+    static func jsonString(_ text: String?) -> String {
+        guard let text else { return "null" }
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: result += "\\\""
+            case 0x5C: result += "\\\\"
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case let control where control < 0x20 || control == 0x7F:
+                let hex = String(control, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Copies text to the clipboard: through the terminal with OSC 52 (`ESC ] 52 ; c ; BASE64
+/// BEL`) when the terminal is known to take it, else into a file whose path it returns.
+///
+/// The terminal is used inside tmux (`TMUX` is set; tmux keeps the text in a paste buffer
+/// when its `set-clipboard` option is `on`, and passes it on to the outer terminal) and in
+/// xterm-compatible terminals (`TERM` xterm*, alacritty, foot, kitty, wezterm, ghostty, or
+/// `TERM_PROGRAM` iTerm.app, WezTerm, vscode, ghostty). A terminal cannot say whether it took
+/// the text, so everything else (the Linux console, GNU screen, `dumb`) gets a file, and so
+/// does text over `maximumTerminalBytes` (terminals cut long OSC 52 payloads). The environment
+/// variable `SHELF_CLIPBOARD=file` always writes the file; `SHELF_CLIPBOARD=osc52` always uses
+/// the terminal.
+///
+/// The file is `shelf-clipboard.txt` in `$XDG_RUNTIME_DIR` (private to the user), replaced by
+/// each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or `/tmp`. Either
+/// is created with mode 0600.
+///
+/// ```swift
+/// let clipboard = Clipboard(environment: ProcessInfo.processInfo.environment)
+/// switch try clipboard.copy("#12 [open] Buy milk\n") {
+/// case .terminal: status = "copied"
+/// case .file(let path): status = "copied to \(path)"
+/// }
+/// ```
+public struct Clipboard: Sendable {
+    /// Where a copy went.
+    public enum Destination: Hashable, Sendable {
+        /// Written to the terminal as OSC 52.
+        case terminal
+        /// Written to the file at this path.
+        case file(path: String)
+    }
+
+    /// The largest text, in UTF-8 bytes, sent through the terminal; larger goes to a file.
+    public static let maximumTerminalBytes = 100_000
+
+    private let environment: [String: String]
+    private let terminalOutput: @Sendable ([UInt8]) throws -> Void
+
+    /// A clipboard deciding by `environment` (`TMUX`, `TERM`, `TERM_PROGRAM`, `SHELF_CLIPBOARD`,
+    /// `XDG_RUNTIME_DIR`, `TMPDIR`). `terminalOutput` writes the OSC 52 bytes; by default to
+    /// standard output, which must be the terminal (call it on the main actor between frames
+    /// of an `Application`, as key handlers run). Tests pass their own.
+    public init(
+        environment: [String: String],
+        terminalOutput: @escaping @Sendable ([UInt8]) throws -> Void = Clipboard.writeToStandardOutput
+    ) {
+        self.environment = environment
+        self.terminalOutput = terminalOutput
+    }
+
+    /// True when `text` would go through the terminal rather than a file.
+    public func usesTerminal(for text: String) -> Bool {
+        text.utf8.count <= Self.maximumTerminalBytes && Self.terminalAccepts(environment: environment)
+    }
+
+    /// Copies `text`, and says where it went.
+    /// - Throws: `TerminalError` when the terminal or the file cannot be written (the message
+    ///   names the file and the system's reason, e.g. a full disk).
+    public func copy(_ text: String) throws -> Destination {
+        if usesTerminal(for: text) {
+            try terminalOutput(Self.sequence(for: text))
+            return .terminal
+        }
+        return .file(path: try writeFile(text))
+    }
+
+    /// True when the environment names a terminal that takes OSC 52.
+    public static func terminalAccepts(environment: [String: String]) -> Bool {
+        switch environment["SHELF_CLIPBOARD"]?.lowercased() {
+        case "file": return false
+        case "osc52", "terminal": return true
+        default: break
+        }
+        if let tmux = environment["TMUX"], !tmux.isEmpty { return true }
+        if let program = environment["TERM_PROGRAM"],
+            ["iTerm.app", "WezTerm", "vscode", "ghostty"].contains(program)
+        {
+            return true
+        }
+        let term = environment["TERM"] ?? ""
+        return ["xterm", "alacritty", "foot", "kitty", "wezterm", "ghostty"].contains { term.hasPrefix($0) }
+    }
+
+    /// The OSC 52 sequence that puts `text` on the clipboard: `ESC ] 52 ; c ; BASE64 BEL`.
+    public static func sequence(for text: String) -> [UInt8] {
+        Array("\u{1B}]52;c;".utf8) + base64(Array(text.utf8)) + [0x07]
+    }
+
+    /// Writes all of `bytes` to standard output, retrying short and interrupted writes.
+    /// - Throws: `TerminalError` with the system's reason.
+    public static func writeToStandardOutput(_ bytes: [UInt8]) throws {
+        try writeAll(bytes, to: 1, name: "the terminal")
+    }
+
+    // MARK: - Files
+
+    private func writeFile(_ text: String) throws -> String {
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { Self.isDirectory($0) ? $0 : nil }
+        let folder = runtime ?? environment["TMPDIR"].flatMap { Self.isDirectory($0) ? $0 : nil } ?? "/tmp"
+        var template = Array("\(folder)/shelf-clipboard-XXXXXX.txt".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return Int32(-1) }
+            return mkstemps(base, 4)
+        }
+        guard descriptor >= 0 else {
+            throw TerminalError(
+                description: "cannot create a clipboard file in \(folder) (\(Self.reason())); "
+                    + "set TMPDIR to a folder you can write")
+        }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        do {
+            defer { close(descriptor) }
+            try Self.writeAll(Array(text.utf8), to: descriptor, name: temporary)
+            guard fsync(descriptor) == 0 else {
+                throw TerminalError(description: "cannot write the clipboard file \(temporary) (\(Self.reason()))")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        // In the user's private runtime folder, one well-known file, replaced whole.
+        guard let runtime else { return temporary }
+        let path = "\(runtime)/shelf-clipboard.txt"
+        guard rename(temporary, path) == 0 else {
+            let reason = Self.reason()
+            unlink(temporary)
+            throw TerminalError(description: "cannot replace the clipboard file \(path) (\(reason))")
+        }
+        return path
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return !path.isEmpty && stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String) throws {
+        try bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    throw TerminalError(description: "cannot write to \(name) (\(reason()))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+
+    // MARK: - Base64
+
+    static func base64(_ bytes: [UInt8]) -> [UInt8] {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let first = UInt32(bytes[index])
+            let second = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0
+            let third = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
+            let group = first << 16 | second << 8 | third
+            output.append(alphabet[Int(group >> 18 & 63)])
+            output.append(alphabet[Int(group >> 12 & 63)])
+            output.append(index + 1 < bytes.count ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
+            output.append(index + 2 < bytes.count ? alphabet[Int(group & 63)] : UInt8(ascii: "="))
+            index += 3
+        }
+        return output
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import ShelfPresentation
+import ShelfStore
+import ShelfTerminal
+import Synchronization
+import Testing
+
+@testable import ShelfBrowser
+
+/// What the browser wrote to the terminal for copies.
+final class TerminalRecorder: Sendable {
+    private let bytes = Mutex<[UInt8]>([])
+
+    var written: [UInt8] { bytes.withLock { $0 } }
+
+    func write(_ new: [UInt8]) { bytes.withLock { $0 += new } }
+}
+
+@MainActor
+@Suite("Browser marks, bulk actions and undo")
+struct MarkScreenTests {
+    func markedBrowser(_ store: Store, clipboard: Clipboard? = nil, width: Int = 100) -> HeadlessScreen {
+        let controller = BrowserController(viewModel: BrowserViewModel(store: store, now: clock))
+        if let clipboard { controller.clipboard = clipboard }
+        return HeadlessScreen(rootController: controller, size: Size(width: width, height: 12))
+    }
+
+    @Test func markThreeDeleteConfirmAndUndo() async throws {
+        let (store, _) = try await makeStore(items: 5)
+        let before = try await store.items.items(matching: ItemQuery())
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 5") })
+        #expect(!screen.lines[1].hasPrefix("  ") || !screen.text.contains("*"), "no mark column without marks")
+        screen.send(.character("m"))
+        #expect(await screen.waitUntil { $0.contains("1 marked · ") })
+        #expect(screen.lines.contains { $0.hasPrefix("*") && $0.contains("Item 5") })
+        screen.send(.character("m"))
+        screen.send(.character("m"))
+        #expect(await screen.waitUntil { $0.contains("3 marked · ") })
+        // Marks survive a search that hides them, and its clearing.
+        screen.send(.character("/"))
+        screen.type("Item 1")
+        #expect(await screen.waitUntil { $0.contains("1 item") && $0.contains("3 marked") })
+        screen.send(KeyEvent(.escape))
+        #expect(await screen.waitUntil { $0.contains("5 items") && $0.contains("3 marked") })
+
+        screen.send(.character("d"))
+        #expect(screen.text.contains("┌─ Delete items"))
+        #expect(screen.text.contains("Delete 3 items, all marked? u undoes it."))
+        screen.send(.character("n"))
+        #expect(try await store.items.count(matching: ItemQuery()) == 5)
+        screen.send(.character("d"))
+        screen.send(.character("y"))
+        #expect(await screen.waitUntil { $0.contains("deleted 3 items") && $0.contains("2 items ·") })
+        #expect(!screen.text.contains("marked ·"), "deleted items lose their marks")
+
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("undid: delete 3 items") && $0.contains("5 items ·") })
+        #expect(try await store.items.items(matching: ItemQuery()) == before, "back with their IDs and notes")
+        screen.send(.control("r"))
+        #expect(await screen.waitUntil { $0.contains("redid: delete 3 items") && $0.contains("2 items ·") })
+    }
+
+    @Test func aMarkGoesWhenItsItemIsDeletedElsewhere() async throws {
+        let (store, _) = try await makeStore(items: 4)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 4") })
+        screen.send(.character("m"))
+        screen.send(.character("m"))
+        #expect(await screen.waitUntil { $0.contains("2 marked · ") })
+        let first = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        try await store.items.delete(id: first.id)
+        #expect(await screen.waitUntil { $0.contains("1 marked · ") && $0.contains("3 items") })
+    }
+
+    @Test func anEditSavedInTheEditorAndSpaceAreUndone() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = markedBrowser(store, width: 80)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        screen.send(.character("e"))
+        #expect(await screen.waitUntil { $0.contains("Edit item") })
+        screen.type(" edited")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { !$0.contains("Edit item") && $0.contains("Item 2 edited") })
+        screen.send(.character(" "))
+        #expect(await screen.waitUntil { $0.contains("marked 1 item done") })
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("undid: mark 1 item done") })
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("undid: edit item \(item.id.rawValue)") }, "\(screen.text)")
+        let back = try #require(try await store.items.item(id: item.id))
+        #expect(back.title == item.title && back.status == item.status)
+        screen.send(.character("u"))
+        #expect(await screen.waitUntil { $0.contains("nothing to undo") })
+    }
+
+    @Test func markAllThenSpaceMarksEveryMatchDone() async throws {
+        let (store, _) = try await makeStore(items: 12)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 12") })
+        screen.send(.character("M"))
+        #expect(await screen.waitUntil { $0.contains("12 marked") })
+        screen.send(.character(" "))
+        #expect(await screen.waitUntil { $0.contains("marked 10 items done") })
+        #expect(try await store.items.count(matching: ItemQuery(status: .open)) == 0)
+        screen.send(.character(" "))
+        #expect(await screen.waitUntil { $0.contains("marked 12 items open") })
+        screen.send(.character("M"))
+        #expect(await screen.waitUntil { $0.contains("marks cleared") })
+        #expect(!screen.text.contains("marked ·"))
+    }
+
+    @Test func priorityPromptChecksTheNumberAndSetsEveryMarkedItem() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 3") })
+        screen.send(.character("m"))
+        screen.send(.character("m"))
+        screen.send(.character("p"))
+        #expect(screen.text.contains("┌─ Priority of 2 items"))
+        screen.type("7")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("Priority is a number from 0 (none) to 3 (high).") })
+        screen.send(KeyEvent(.backspace))
+        screen.type("0")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("set priority 0 on 2 items") }, "\(screen.text)")
+        let items = try await store.items.items(matching: ItemQuery())
+        #expect(items.map(\.priority) == [0, 0, 1])
+    }
+
+    @Test func ownerPromptSaysWhenNoUserHasTheEmail() async throws {
+        let (store, users) = try await makeStore(items: 2)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("o"))
+        #expect(screen.text.contains("┌─ Owner of 1 item"))
+        screen.type("nobody@example.com")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("No user has the email nobody@example.com") })
+        screen.send(KeyEvent(.escape))
+        #expect(!screen.text.contains("┌─ Owner"))
+        screen.send(.character("o"))
+        screen.type(users[0].email)
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("gave 1 item to Ada Lovelace") })
+        let selected = try await store.items.items(matching: ItemQuery(), limit: 1)
+        #expect(selected.first?.userID == users[0].id)
+    }
+
+    @Test func yCopiesTheSelectedItemThroughTheTerminal() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let recorder = TerminalRecorder()
+        let clipboard = Clipboard(environment: ["TERM": "xterm-256color"]) { recorder.write($0) }
+        let screen = markedBrowser(store, clipboard: clipboard)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        let id = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first?.id)
+        screen.send(.character("y"))
+        #expect(await screen.waitUntil { $0.contains("copied 1 item to the clipboard") })
+        let expected = Clipboard.sequence(for: "#\(id.rawValue) [open] Item 2 — Alan Turing\n")
+        #expect(recorder.written == expected)
+    }
+
+    @Test func yWritesAFileWhenTheTerminalCannotTakeIt() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = TerminalRecorder()
+        let clipboard = Clipboard(environment: ["TERM": "linux", "XDG_RUNTIME_DIR": folder.path]) { recorder.write($0) }
+        let screen = markedBrowser(store, clipboard: clipboard, width: 200)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("Y"))
+        let path = folder.appendingPathComponent("shelf-clipboard.txt").path
+        #expect(await screen.waitUntil { $0.contains("copied 1 item as JSON to \(path)") })
+        #expect(recorder.written.isEmpty)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix("[\n{\"id\":") && text.contains("\"title\":\"Item 2\""))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import ShelfPresentation
+import ShelfStore
+import Testing
+
+/// The undo history as plain values: no store, no terminal.
+@Suite("UndoHistory")
+struct UndoHistoryTests {
+    func item(_ id: Int64, title: String = "Title", status: Item.Status = .open, version: Int64 = 1) -> Item {
+        Item(
+            id: Item.ID(id), userID: User.ID(1), title: title, notes: "notes \(id)", status: status, priority: 1,
+            createdAt: fixedDate, updatedAt: fixedDate.addingTimeInterval(Double(version)), version: version)
+    }
+
+    @Test func recordingPushesAndForgetsRedo() {
+        var history = UndoHistory()
+        #expect(history.nextUndo == nil && history.nextRedo == nil)
+        let delete = HistoryEntry(name: "delete 1 item", change: .deleted([item(1)]))
+        history.record(delete)
+        #expect(history.nextUndo == delete)
+        history.undone()
+        #expect(history.nextUndo == nil)
+        #expect(history.nextRedo?.change == .restored([item(1)]))
+        history.record(HistoryEntry(name: "delete 1 item", change: .deleted([item(2)])))
+        #expect(history.nextRedo == nil, "a new action forgets what could be redone")
+        history.record(HistoryEntry(name: "nothing", change: .updated(previous: [], stored: [])))
+        #expect(history.undoStack.count == 1, "an action that changed nothing is not recorded")
+    }
+
+    @Test func anUpdateIsReversedWithThePreviousFieldsAtTheStoredVersions() {
+        let before = item(5, title: "Old", status: .open, version: 3)
+        let after = item(5, title: "New", status: .done, version: 4)
+        let change = ItemChange.updated(previous: [before], stored: [after])
+        let writes = change.reversingWrites
+        #expect(writes.count == 1)
+        #expect(writes[0].title == "Old" && writes[0].status == .open && writes[0].notes == "notes 5")
+        #expect(writes[0].version == 4, "checked against the version this browser wrote")
+        // The store wrote version 5; redoing writes "New" at version 5.
+        let undone = item(5, title: "Old", status: .open, version: 5)
+        let redo = change.reversed(written: [undone])
+        #expect(redo == .updated(previous: [after], stored: [undone]))
+        #expect(redo.reversingWrites.map(\.title) == ["New"])
+        #expect(redo.reversingWrites.map(\.version) == [5])
+    }
+
+    @Test func undoAndRedoAlternateWithFreshVersions() {
+        var history = UndoHistory()
+        let before = [item(1, title: "A", version: 1), item(2, title: "B", version: 1)]
+        let after = [item(1, title: "A", status: .done, version: 2), item(2, title: "B", status: .done, version: 2)]
+        history.record(HistoryEntry(name: "mark 2 items done", change: .updated(previous: before, stored: after)))
+        let undone = [item(1, title: "A", version: 3), item(2, title: "B", version: 3)]
+        history.undone(written: undone)
+        #expect(history.nextRedo?.name == "mark 2 items done")
+        #expect(history.nextRedo?.change.reversingWrites.map(\.status) == [.done, .done])
+        let redone = [item(1, title: "A", status: .done, version: 4), item(2, title: "B", status: .done, version: 4)]
+        history.redone(written: redone)
+        #expect(history.nextUndo?.change.reversingWrites.map(\.version) == [4, 4])
+        #expect(history.nextUndo?.change.reversingWrites.map(\.status) == [.open, .open])
+        #expect(history.nextRedo == nil)
+    }
+
+    @Test func anUndoCarriesItsVersionsIntoOlderEntries() {
+        var history = UndoHistory()
+        let original = item(1, title: "Old", version: 1)
+        let edited = item(1, title: "Edited", version: 2)
+        let done = item(1, title: "Edited", status: .done, version: 3)
+        history.record(HistoryEntry(name: "edit item 1", change: .updated(previous: [original], stored: [edited])))
+        history.record(HistoryEntry(name: "mark 1 item done", change: .updated(previous: [edited], stored: [done])))
+        #expect(history.nextUndo?.change.reversingWrites.map(\.version) == [3])
+        // Undoing "done" wrote version 4 with the edited fields.
+        history.undone(written: [item(1, title: "Edited", version: 4)])
+        let next = history.nextUndo?.change.reversingWrites
+        #expect(next?.map(\.version) == [4], "the edit's undo checks the version the last undo wrote")
+        #expect(next?.map(\.title) == ["Old"])
+    }
+
+    @Test func deletesAndRestoresSwap() {
+        let items = [item(7), item(8)]
+        #expect(ItemChange.deleted(items).reversed(written: []) == .restored(items))
+        #expect(ItemChange.restored(items).reversed(written: []) == .deleted(items))
+        #expect(ItemChange.deleted(items).count == 2)
+    }
+
+    @Test func theOldestEntriesGoPastTheLimit() {
+        var history = UndoHistory(limit: 2)
+        for id in 1...3 { history.record(HistoryEntry(name: "delete \(id)", change: .deleted([item(Int64(id))]))) }
+        #expect(history.undoStack.map(\.name) == ["delete 2", "delete 3"])
+    }
+
+    @Test func copiedLinesAreOneLineEachWithoutControlBytes() {
+        var hostile = item(12, title: "Buy\u{1B}]52;c;ZXZpbA==\u{07} milk\nand\u{202E}eggs")
+        hostile.status = .done
+        let ann = User(id: User.ID(1), name: "Ann\u{1B}[2J", email: "ann@example.com", createdAt: fixedDate)
+        let text = ItemCopyFormat.lines([hostile, item(13)], owners: [User.ID(1): ann])
+        #expect(text == "#12 [done] Buy ]52;c;ZXZpbA==  milk and eggs — Ann [2J\n#13 [open] Title — Ann [2J\n")
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+    }
+
+    @Test func copiedJSONHasTheExportShape() {
+        let ann = User(id: User.ID(1), name: "Ann", email: "ann@example.com", createdAt: fixedDate)
+        var quoted = item(3, title: "Say \"hi\"\t\\")
+        quoted.notes = nil
+        let json = ItemCopyFormat.json([quoted], owners: [User.ID(1): ann])
+        #expect(
+            json == """
+                [
+                {"id":3,"user":"ann@example.com","title":"Say \\"hi\\"\\t\\\\","notes":null,"status":"open","priority":1,\
+                "created_at":"2023-11-14T22:13:20.000Z","updated_at":"2023-11-14T22:13:21.000Z"}
+                ]
+
+                """)
+        #expect(ItemCopyFormat.json([], owners: [:]) == "[]\n")
+    }
+}
