@@ -2,6 +2,7 @@ import Foundation
 import ShelfPresentation
 import ShelfStore
 import ShelfTerminal
+import ShelfTerminalTesting
 import Synchronization
 import Testing
 
