@@ -1,5 +1,5 @@
 #if PostgreSQL
-    internal import Foundation
+    package import Foundation
     package import PostgresNIO
     package import ShelfStore
 
@@ -184,6 +184,11 @@
             var inner = postgresFilter(into: &bindings, now: now)
             inner.insert("user_id = u.id", at: 0)
             var outer: [String] = []
+            if let owner {
+                // Narrows the outer loop to the one owner (the filter narrows the inner one).
+                bindings.append(owner.rawValue)
+                outer.append("u.id = $\(bindings.count)")
+            }
             let (comparison, idComparison, idBound) =
                 increasing ? (">=", ">", "-1") : ("<=", "<", "9223372036854775807")
             if let cursor, let ownerID = cursor.ownerID {

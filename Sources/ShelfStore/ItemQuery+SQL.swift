@@ -36,8 +36,9 @@ extension ItemQuery {
         var match: String?
     }
 
-    /// The filter of this query at `now` (which ages count back from).
-    func sqliteFilter(alias: String = "", now: Date = Date()) -> SQLiteFilter {
+    /// The filter of this query at `now` (which ages count back from). `walkingOwners` keeps
+    /// the owner terms from driving the plan (the owner order walks users by name instead).
+    func sqliteFilter(alias: String = "", now: Date = Date(), walkingOwners: Bool = false) -> SQLiteFilter {
         let parsed = ItemQueryText(text)
         var filter = SQLiteFilter()
         func add(_ clause: String, _ values: any SQLBindable...) {
@@ -50,7 +51,10 @@ extension ItemQuery {
         if !parsed.ownerPrefixes.isEmpty {
             // LIKE folds ASCII letters as NOCASE does; the prefix's own % _ \ are escaped.
             let tests = parsed.ownerPrefixes.map { _ in "name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'" }
-            filter.clauses.append("\(alias)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))")
+            // The unary + makes it a test of each row, not a list of owners to read by ID.
+            filter.clauses.append(
+                "\(walkingOwners ? "+" : "")\(alias)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))"
+            )
             for prefix in parsed.ownerPrefixes {
                 let pattern = Self.likePrefix(prefix)
                 filter.arguments.append(contentsOf: [pattern, pattern] as [any SQLBindable])
@@ -170,7 +174,7 @@ extension ItemQuery {
     /// already in order. The cursor's own owner resumes after the cursor's item; later owners
     /// start at their first item.
     private func ownerPageSQL(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date) -> BoundSQL {
-        var filter = sqliteFilter(alias: "i.", now: now)
+        var filter = sqliteFilter(alias: "i.", now: now, walkingOwners: true)
         if let match = filter.match {
             // Tested per row against the matches found once: the order comes from the indexes.
             filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")

@@ -32,7 +32,10 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     /// the list together with `owner` and `status` (both must hold). No input raises an error
     /// or becomes SQL: a part that cannot be understood is left out (`ItemQueryText.problems`
     /// says which), and the rest filters. Text with no term (empty, spaces, only punctuation)
-    /// does not filter. Ages (`7d`) count back from the moment each read runs.
+    /// does not filter. Ages (`7d`) count back from the moment the store builds a read's SQL:
+    /// every page and count, and every re-read of a live query on SQLite (a live query on
+    /// PostgreSQL builds its SQL once, when it starts). A live query re-reads when items
+    /// change, not as time passes.
     public var text: String
     /// What the list is ordered by; ties are ordered by ID.
     public var sortField: SortField

@@ -1,9 +1,15 @@
 import ArgumentParser
+import Foundation
 import ShelfStore
 
 /// `--query`, `--status` and `--user`: which items a command reads.
 struct ItemFilterOptions: ParsableArguments {
-    @Option(help: "Words to find in titles and notes (each a prefix).")
+    @Option(
+        help: ArgumentHelp(
+            "Which items: words to find in titles and notes (each a prefix), \"exact phrases\", -excluded "
+                + "words, @owner (start of a name or email), status:open|done, prio:2 or prio:>=2, created:<7d, "
+                + "updated:>2026-01-01.",
+            valueName: "query"))
     var query = ""
 
     @Option(help: "Only open or done items.")
@@ -11,6 +17,15 @@ struct ItemFilterOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Only this user's items.", valueName: "email"))
     var user: String?
+
+    /// Refuses a query with a part that cannot be understood, quoting it and naming the
+    /// column: `--query 'prio:9': column 1: prio: wants 0…3 or a comparison like >=2`.
+    func validate() throws {
+        let problems = ItemQueryText(query).problems
+        guard !problems.isEmpty else { return }
+        let quoted = "'" + query.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        throw ValidationError("--query \(quoted): " + problems.map(\.description).joined(separator: "; "))
+    }
 
     /// True when any filter is given.
     var isFiltering: Bool { !query.isEmpty || status != nil || user != nil }

@@ -35,7 +35,10 @@
                                     var plan: [String] = []
                                     for try await line in rows.decode(String.self) { plan.append(line) }
                                     let text = plan.joined(separator: "\n")
-                                    let index = "items_by_\(owner == nil ? "" : "user_")\(Self.name(field))"
+                                    // The owner order walks users_by_name, then items_by_user.
+                                    let index =
+                                        field == .owner
+                                        ? "items_by_user" : "items_by_\(owner == nil ? "" : "user_")\(Self.name(field))"
                                     #expect(text.contains("Index Scan"), "\(text)")
                                     #expect(text.contains(" \(index) "), "expected \(index):\n\(text)")
                                     #expect(!text.contains("Sort"), "\(text)")
@@ -55,6 +58,7 @@
             case .updated: "updated"
             case .priority: "priority"
             case .title: "title"
+            case .owner: "user"
             }
         }
     }

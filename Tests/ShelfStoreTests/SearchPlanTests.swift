@@ -1,0 +1,133 @@
+import Foundation
+import ShelfSQLite
+import Testing
+
+@testable import ShelfStore
+
+/// Which plan a search page takes on SQLite, and that every plan is the index walk it claims:
+/// the owner order and the walks never sort; all plans give the same rows.
+@Suite("Search plans on SQLite")
+struct SearchPlanTests {
+    /// 3,000 items: "the" in every title, "thermos" in a third, "rare" in one; three owners
+    /// whose names sort against their IDs.
+    static func makeStore() async throws -> (Store, [User.ID]) {
+        let store = try Store.temporary()
+        var owners: [User.ID] = []
+        for (name, email) in [("zoe", "zoe@example.com"), ("Ann", "ann@example.com"), ("bob", "bob@example.com")] {
+            owners.append(try await store.users.insert(NewUser(name: name, email: email)))
+        }
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let items = (0..<3000).map { index in
+            NewItem(
+                userID: owners[index % 3],
+                title: "the \(index % 3 == 0 ? "thermos" : "lamp") \(index == 1234 ? "rare" : "") \(index)",
+                status: index % 2 == 0 ? .open : .done, priority: index % 4,
+                createdAt: base.addingTimeInterval(Double(index % 700)))
+        }
+        _ = try await store.items.insert(contentsOf: items)
+        return (store, owners)
+    }
+
+    /// The query plan of the SQL `make` builds (inside the read: the SQL is not Sendable).
+    static func plan(_ store: Store, _ make: @escaping @Sendable () -> BoundSQL) async throws -> String {
+        try await store.database.read {
+            let sql = make()
+            return try $0.fetch("EXPLAIN QUERY PLAN " + sql.text, arguments: sql.arguments) {
+                try $0.get(3, as: String.self)
+            }
+        }.joined(separator: "\n")
+    }
+
+    @Test func thePlanFollowsHowCommonTheWordsAre() async throws {
+        let (store, _) = try await Self.makeStore()
+        func plan(_ text: String, limit: Int? = 50) async throws -> ItemQuery.MatchPlan {
+            try await store.database.read {
+                try SQLiteItemRepository.matchPlan(ItemQuery(text: text), limit: limit, $0)
+            }
+        }
+        // Every item: walk; "the" is held by the prefix index, so each row is asked directly.
+        #expect(try await plan("the") == .walk)
+        #expect(try await plan("th") == .walk)
+        // A thousand of 3,000, but a prefix of 7 letters: walk over the matches found once.
+        #expect(try await plan("thermos") == .walkOverMatches)
+        #expect(try await plan(#""the lamp""#) == .walkOverMatches)
+        // One match: find it first.
+        #expect(try await plan("rare") == .matchFirst)
+        #expect(try await plan("the rare") == .matchFirst)
+        // Reading everything: order the matches.
+        #expect(try await plan("the", limit: nil) == .matchFirst)
+        // Without words there is nothing to choose.
+        #expect(try await plan("is:open prio:2") == .walk)
+    }
+
+    @Test func everyPlanGivesTheSameRows() async throws {
+        let (store, owners) = try await Self.makeStore()
+        let all = try await store.items.items(matching: ItemQuery())
+        let cursor = ItemCursor(all[700])
+        for text in ["the", "thermos", "the -lamp", #""the thermos""#, "rare", "th prio:>1 @bo"] {
+            for field in ItemQuery.SortField.allCases where field != .owner {
+                for owner in [nil, owners[1]] {
+                    let query = ItemQuery(owner: owner, text: text, sortField: field, sortDirection: .descending)
+                    var pages: [[Item.ID]] = []
+                    for plan in [ItemQuery.MatchPlan.walk, .walkOverMatches, .matchFirst] {
+                        pages.append(
+                            try await store.database.read {
+                                let sql = query.pageSQL(cursor: cursor, backward: false, limit: 40, plan: plan)
+                                return try $0.fetch(sql.text, arguments: sql.arguments, row: Item.init(row:)).map(\.id)
+                            })
+                    }
+                    #expect(pages[0] == pages[1] && pages[1] == pages[2], "\(text) \(field)")
+                    #expect(
+                        pages[0] == (try await store.items.items(matching: query, after: cursor, limit: 40)).map(\.id))
+                }
+            }
+        }
+    }
+
+    @Test func walksFollowTheSortIndexWithoutSorting() async throws {
+        let (store, owners) = try await Self.makeStore()
+        let cursor = ItemCursor(try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first))
+        for field in ItemQuery.SortField.allCases where field != .owner {
+            for owner in [nil, owners[0]] {
+                for plan in [ItemQuery.MatchPlan.walk, .walkOverMatches] {
+                    let query = ItemQuery(owner: owner, text: "the", sortField: field, sortDirection: .ascending)
+                    let text = try await Self.plan(store) {
+                        query.pageSQL(cursor: cursor, backward: true, limit: 50, plan: plan)
+                    }
+                    #expect(!text.contains("TEMP B-TREE"), "\(field) \(plan): \(text)")
+                    #expect(text.contains("USING") && text.contains("INDEX items_by_"), "\(field) \(plan): \(text)")
+                    if plan == .walk {
+                        // The full-text index is asked about one rowid at a time.
+                        #expect(text.contains("VIRTUAL TABLE INDEX 0:=M"), "\(text)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func theOwnerOrderIsANestedWalkOfTwoIndexes() async throws {
+        let (store, owners) = try await Self.makeStore()
+        let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        for cursor in [nil, ItemCursor(item), ItemCursor(item, ownerName: "Ann")] {
+            for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                for backward in [false, true] {
+                    for (owner, text) in [(nil, ""), (owners[2], ""), (nil, "the is:open"), (nil, "@a")] {
+                        let query = ItemQuery(owner: owner, text: text, sortField: .owner, sortDirection: direction)
+                        let plan = try await Self.plan(store) {
+                            query.pageSQL(cursor: cursor, backward: backward, limit: 50)
+                        }
+                        let label = "\(direction) backward \(backward) '\(text)' owner \(String(describing: owner))"
+                        #expect(!plan.contains("TEMP B-TREE"), "\(label): \(plan)")
+                        #expect(plan.contains("users_by_name") || owner != nil, "\(label): \(plan)")
+                        #expect(plan.contains("items_by_user "), "\(label): \(plan)")
+                        if cursor != nil, owner == nil {
+                            // The cursor bounds the walk of owners, and of the cursor owner's items.
+                            #expect(plan.contains("(name>?)") || plan.contains("(name<?)"), "\(label): \(plan)")
+                            #expect(plan.contains("rowid>?") || plan.contains("rowid<?"), "\(label): \(plan)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
