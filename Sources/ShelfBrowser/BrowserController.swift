@@ -34,6 +34,7 @@ public final class BrowserController: Controller {
     public init(viewModel: BrowserViewModel) {
         self.viewModel = viewModel
         listController = ItemListController(viewModel: viewModel.list)
+        if let command = viewModel.demoCommand { listController.demoCommand = command }
         super.init()
     }
 

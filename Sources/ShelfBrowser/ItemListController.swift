@@ -20,6 +20,13 @@ public final class ItemListController: Controller {
     private let messageLabel = Label()
     private let hintLabel = Label("", style: Theme.hint)
     private let newItemsBadge = Badge(style: Theme.badge)
+    /// What in the search text could not be understood (the rest still filters).
+    private let problemLabel = Label("", style: Theme.error)
+    /// The words the query searches for, highlighted in the titles.
+    private var highlightTerms: [String] = []
+    /// The command that fills this database with sample items, for the empty list's hint
+    /// (`shelf demo --db …`); the browser sets it.
+    var demoCommand = "shelf demo"
     private lazy var dataSource = ListDataSource<Item.ID, ItemRowCell>(listView: listView, cell: ItemRowCell.self)
     private var content: ItemListContent?
     /// Whether an item carries the browser's mark; call `marksDidChange(anyMarked:)` when marks change.
@@ -56,7 +63,8 @@ public final class ItemListController: Controller {
         body.length = .flexible()
         // The badge draws over the search line's right end, so showing it moves no row.
         let root = View()
-        root.addSubview(StackView(axis: .vertical, [searchField, body]))
+        problemLabel.isHidden = true
+        root.addSubview(StackView(axis: .vertical, [searchField, problemLabel, body]))
         root.addSubview(newItemsBadge)
         view = root
     }
@@ -77,6 +85,7 @@ public final class ItemListController: Controller {
         hintLabel.isHidden = true
         newItemsBadge.text = ""
         content = state.value
+        showQuery()
         showSort()
         switch state {
         case .idle:
@@ -94,7 +103,7 @@ public final class ItemListController: Controller {
             hintLabel.text =
                 viewModel.hasFilters
                 ? "Press Esc to clear the search and filters."
-                : "Press n to add an item, or fill a demo: shelf demo --items 1000"
+                : "Press n to add an item, or fill a demo: \(demoCommand) --items 1000"
         case .failed(let failure):
             messageLabel.isHidden = false
             hintLabel.isHidden = false
@@ -109,11 +118,7 @@ public final class ItemListController: Controller {
     func marksDidChange(anyMarked: Bool) {
         if anyMarked != showsMarks {
             showsMarks = anyMarked
-            if anyMarked {
-                listView.columns.insert(ListColumn("", width: .fixed(1), priority: 9), at: 0)
-            } else {
-                listView.columns.removeFirst()
-            }
+            showSort()
         }
         if let content { show(content) }
     }
@@ -121,7 +126,9 @@ public final class ItemListController: Controller {
     private func show(_ content: ItemListContent) {
         var snapshot = ListSnapshot<Item.ID>()
         snapshot.append(content.rows.map(\.id))
-        let rows = content.rows.map { ItemRowCell.Line(row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks) }
+        let rows = content.rows.map {
+            ItemRowCell.Line(row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks, highlights: highlightTerms)
+        }
         dataSource.apply(snapshot, rows: Dictionary(rows.map { ($0.row.id, $0) }, uniquingKeysWith: { a, _ in a }))
         if let id = content.selectedID { dataSource.select(id) }
         listView.scroll(toTop: content.topIndex)
@@ -132,6 +139,27 @@ public final class ItemListController: Controller {
         }
         newItemsBadge.text = content.newAboveCount > 0 ? " ↑ \(Formatting.count(content.newAboveCount)) new · g " : ""
     }
+
+    /// Shows the query's text in the search field when it was set from elsewhere (a saved
+    /// view opened), what in it could not be understood under the field, and takes the words
+    /// to highlight.
+    private func showQuery() {
+        let text = viewModel.query.text
+        if !searchField.isFocused, searchField.text != text { searchField.setText(text) }
+        let parsed = ItemQueryText(text)
+        highlightTerms = parsed.highlightTerms
+        if let first = parsed.problems.first {
+            let more = parsed.problems.count > 1 ? " (and \(parsed.problems.count - 1) more)" : ""
+            problemLabel.text = "  ⚠ \(first)\(more); the rest still filters"
+            problemLabel.isHidden = false
+        } else {
+            problemLabel.text = ""
+            problemLabel.isHidden = true
+        }
+    }
+
+    /// The mark column, first while anything is marked.
+    private static let markColumn = ListColumn("", width: .fixed(1), priority: 9)
 
     /// Marks the sorted column's header with ▲ (ascending) or ▼ (descending).
     private func showSort() {
@@ -146,6 +174,7 @@ public final class ItemListController: Controller {
                 columns[index].title = title + " " + arrow
             }
         }
+        if showsMarks { columns.insert(Self.markColumn, at: 0) }
         if columns != listView.columns { listView.columns = columns }
     }
 
@@ -219,7 +248,10 @@ public final class ItemListController: Controller {
             }
             if let column = listView.headerColumn(at: event.position) {
                 // A header orders by its column; again, the other way.
-                if let field = Self.columns[column].sort { viewModel.sortByColumn(field) }
+                let index = showsMarks ? column - 1 : column
+                if Self.columns.indices.contains(index), let field = Self.columns[index].sort {
+                    viewModel.sortByColumn(field)
+                }
                 return true
             }
             guard let index = listView.rowIndex(at: event.position), index < dataSource.snapshot.count else {
@@ -240,6 +272,8 @@ final class ItemRowCell: ListCell {
         let isMarked: Bool
         /// True when the first column is the mark column.
         let showsMarks: Bool
+        /// The words a search looks for, highlighted in the title.
+        var highlights: [String] = []
     }
 
     private var line: Line?
@@ -258,13 +292,33 @@ final class ItemRowCell: ListCell {
             case 0: canvas.draw(line.isMarked ? "*" : " ", at: point, style: Theme.mark, width: column.width)
             case 1: canvas.draw(row.doneMark, at: point, style: Theme.done, width: column.width)
             case 2: canvas.draw(row.priorityMark, at: point, style: Theme.priority, width: column.width)
-            case 3: canvas.draw(row.title, at: point, style: titleStyle, width: column.width)
+            case 3: drawTitle(row.title, at: point, style: titleStyle, width: column.width, in: &canvas)
             case 4: canvas.draw(row.owner, at: point, style: Theme.owner, width: column.width)
             default:
                 canvas.draw(
                     TextLayout.pad(row.updated, to: column.width, alignment: .trailing), at: point, style: Theme.date,
                     width: column.width)
             }
+        }
+    }
+
+    /// The title, with the parts the search matched highlighted (as a whole, cut to `width`
+    /// like any cell).
+    private func drawTitle(_ title: String, at point: Point, style: Style, width: Int, in canvas: inout Canvas) {
+        canvas.draw(title, at: point, style: style, width: width)
+        guard let highlights = line?.highlights, !highlights.isEmpty else { return }
+        // A title cut to the column ends in an ellipsis: marks stop before it.
+        let limit = DisplayWidth.of(title) > width ? point.x + width - 1 : point.x + width
+        var x = point.x
+        var index = title.startIndex
+        for range in TextHighlighter.ranges(of: highlights, in: title) {
+            x += DisplayWidth.of(String(title[index..<range.lowerBound]))
+            let match = String(title[range])
+            let matchWidth = DisplayWidth.of(match)
+            guard x + matchWidth <= limit else { break }
+            canvas.draw(match, at: Point(x: x, y: point.y), style: Theme.match, width: matchWidth)
+            x += matchWidth
+            index = range.upperBound
         }
     }
 }

@@ -94,4 +94,6 @@ enum Theme {
     static let label = Style(foreground: .yellow)
     static let badge = Style(foreground: .yellow, attributes: [.bold, .reverse])
     static let mark = Style(foreground: .magenta, attributes: .bold)
+    /// The words a search matched, in the titles.
+    static let match = Style(foreground: .yellow, attributes: [.bold, .underline])
 }

@@ -78,7 +78,7 @@ public final class BrowserViewModel {
     /// A question asking whether to delete the item with `id`, titled with its title.
     public func makeDeleteConfirmation(id: Item.ID, title: String) -> ConfirmViewModel {
         ConfirmViewModel(
-            title: "Delete item", message: "Delete “\(title)”? This cannot be undone.", confirmLabel: "delete")
+            title: "Delete item", message: "Delete “\(title)”? u undoes it.", confirmLabel: "delete")
     }
 }
 

@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// Finds what a search matched in a text, for showing it: the parts of words that start with
 /// a searched word, as the store's search matches them (a prefix of a word, ignoring case and

@@ -16,7 +16,7 @@ struct SavedViewScreenTests {
         try await store.views.save(
             NewSavedView(name: "Fours", queryText: "4", sortField: .title, sortDirection: .ascending))
         try await store.views.save(
-            NewSavedView(name: "Later", queryText: "", sortFieldName: "owner", sortDirection: .ascending))
+            NewSavedView(name: "Later", queryText: "", sortFieldName: "relevance", sortDirection: .ascending))
         let screen = browser(store, width: 70, height: 14)
         #expect(await screen.waitUntil { $0.contains("Item 5") })
         screen.type("v")
@@ -25,7 +25,7 @@ struct SavedViewScreenTests {
             screen.text.components(separatedBy: "\n").filter { $0.contains("│") }.joined(separator: "\n") == """
                 │Name                  Sort                     Query                │
                 │Fours                 title A–Z                “4”                  │
-                │Later                 owner (unknown)          all items            │
+                │Later                 relevance (unknown)      all items            │
                 │                                                                    │
                 │                                                                    │
                 │                                                                    │
@@ -67,13 +67,13 @@ struct SavedViewScreenTests {
     @Test func aViewSortedByAnUnknownFieldOpensNewestFirstAndSaysSo() async throws {
         let (store, _) = try await makeStore(items: 3)
         let later = try await store.views.save(
-            NewSavedView(name: "Later", queryText: "", sortFieldName: "owner", sortDirection: .ascending))
+            NewSavedView(name: "Later", queryText: "", sortFieldName: "relevance", sortDirection: .ascending))
         let screen = HeadlessScreen(
             rootController: BrowserController(
                 viewModel: BrowserViewModel(store: store, now: clock, initialView: later)),
             size: Size(width: 120, height: 8))
         #expect(await screen.waitUntil { $0.contains("Item 3") })
-        #expect(screen.text.contains("view “Later” sorts by “owner”, which this shelf does not know"))
+        #expect(screen.text.contains("view “Later” sorts by “relevance”, which this shelf does not know"))
         let lines = screen.text.components(separatedBy: "\n")
         let three = try #require(lines.firstIndex { $0.contains("Item 3") })
         let one = try #require(lines.firstIndex { $0.contains("Item 1") })

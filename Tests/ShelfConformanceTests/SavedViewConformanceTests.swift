@@ -141,14 +141,15 @@ struct SavedViewConformanceTests {
     func aSortFieldFromANewerShelfFallsBackToTheDefaultOrder(_ backend: Backend) async throws {
         try await backend.withStore { (store: Store) async throws in
             try await store.views.save(
-                NewSavedView(name: "By owner", queryText: "moth", sortFieldName: "owner", sortDirection: .ascending))
+                NewSavedView(name: "By owner", queryText: "moth", sortFieldName: "relevance", sortDirection: .ascending)
+            )
             let view = try #require(try await store.views.view(named: "by owner"))
-            #expect(view.sortFieldName == "owner")
+            #expect(view.sortFieldName == "relevance")
             #expect(view.sortField == nil)
             #expect(view.itemQuery == ItemQuery(text: "moth", sortField: .created, sortDirection: .descending))
             let note = try #require(view.fallbackSortNote)
-            #expect(note.contains("“owner”") && note.contains("newest first"))
-            #expect(try await store.views.views().map(\.sortFieldName) == ["owner"])
+            #expect(note.contains("“relevance”") && note.contains("newest first"))
+            #expect(try await store.views.views().map(\.sortFieldName) == ["relevance"])
         }
     }
 

@@ -53,7 +53,7 @@
             }
         }
 
-        @Test func aLossAndAReconnectAreLoggedAtInfoAndNothingHigher() async throws {
+        @Test func aLossAndAReconnectAreLoggedAtDebugAndNothingHigher() async throws {
             try await LiveTestDatabase.with { database in
                 let events = CapturingLogHandler.Events()
                 let logger = Logger(label: "shelf.tests.feed-log") { _ in CapturingLogHandler(events: events) }
@@ -74,9 +74,9 @@
                 await feed.close()
 
                 let feedEvents = events.all.filter { $0.message.hasPrefix("PostgreSQL change feed") }
-                #expect(feedEvents.contains { $0.level == .info && $0.message.contains("lost its connection") })
-                #expect(feedEvents.contains { $0.level == .info && $0.message.contains("reconnected") })
-                #expect(feedEvents.allSatisfy { $0.level <= .info })
+                #expect(feedEvents.contains { $0.level == .debug && $0.message.contains("lost its connection") })
+                #expect(feedEvents.contains { $0.level == .debug && $0.message.contains("reconnected") })
+                #expect(feedEvents.allSatisfy { $0.level <= .debug })
             }
         }
 

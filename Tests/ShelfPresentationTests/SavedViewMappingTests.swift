@@ -21,8 +21,8 @@ struct SavedViewMappingTests {
     @Test func rowsSayTheSortAndQueryInWords() {
         let moths = SavedViewRowViewModel(Self.view("Moths", text: "  moth ", field: "title", direction: .ascending))
         #expect(moths.sort == "title A–Z" && moths.query == "“moth”")
-        let all = SavedViewRowViewModel(Self.view("All", field: "owner"))
-        #expect(all.sort == "owner (unknown)" && all.query == "all items")
+        let all = SavedViewRowViewModel(Self.view("All", field: "relevance"))
+        #expect(all.sort == "relevance (unknown)" && all.query == "all items")
     }
 
     @Test func thePickerIsEmptyWithAHintOrListsTheViewsWithTheSelection() {
@@ -53,7 +53,7 @@ struct SavedViewMappingTests {
         changed.owner = nil
         #expect(!BrowserViewModel.shows(view, changed), "all owners")
         // An unknown sort field is shown newest first, and that is the view's query.
-        let later = Self.view("Later", text: "x", field: "owner", direction: .ascending)
+        let later = Self.view("Later", text: "x", field: "relevance", direction: .ascending)
         #expect(BrowserViewModel.shows(later, ItemQuery(text: "x")))
     }
 }

@@ -58,7 +58,7 @@ struct BrowseCommandTests {
 
         // Delete after confirming.
         try tmux.type("d")
-        try await tmux.waitFor("This cannot be undone")
+        try await tmux.waitFor("u undoes it")
         try tmux.type("y")
         screen = try await tmux.waitFor("3 items")
         #expect(!screen.contains(line: "Edited in tmux"))

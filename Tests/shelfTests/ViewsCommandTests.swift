@@ -76,7 +76,7 @@ struct ViewsCommandTests {
         var result = try await shelf.run(["views", "save", "  ", "--query", "x", "--db", db])
         #expect(result.status == 1)
         #expect(result.error.contains("must not be empty"), "\(result.error)")
-        result = try await shelf.run(["views", "save", "A", "--query", "x", "--sort", "owner", "--db", db])
+        result = try await shelf.run(["views", "save", "A", "--query", "x", "--sort", "relevance", "--db", db])
         #expect(result.status == 2, "a usage error")
         #expect(result.error.contains("sort"), "\(result.error)")
         result = try await shelf.run(["views", "save", "A", "--query", "x", "--ascending", "--descending", "--db", db])
