@@ -56,8 +56,14 @@ struct PresentationSuite {
             // the selection nears its end. Only pages that move the window are timed.
             await model.clearFilters()
             await waitFor(model) { $0.value?.queryDescription == "newest first" && $0.value?.isRefreshing == false }
+            // Cleared, the list reads around the selected item and may not know its offset:
+            // from the top, every window's offset is known and moves as pages go down.
+            await model.jumpToTop()
+            await waitFor(model) { $0.value?.selectedPosition == 0 && $0.value?.isRefreshing == false }
             var shifts = 0
-            while shifts < 20, only == nil || only == "presentation.page_down" {
+            var pages = 0
+            while shifts < 20, pages < 2_000, only == nil || only == "presentation.page_down" {
+                pages += 1
                 // Timed on the main actor, where a screen calls the model.
                 let (elapsed, before, after) = await pageDown(model)
                 guard after != before else { continue }
