@@ -36,9 +36,9 @@ extension ItemQuery {
         var match: String?
     }
 
-    /// The filter of this query at `now` (which ages count back from). `walkingOwners` keeps
-    /// the owner terms from driving the plan (the owner order walks users by name instead).
-    func sqliteFilter(alias: String = "", now: Date = Date(), walkingOwners: Bool = false) -> SQLiteFilter {
+    /// The filter of this query at `now` (which ages count back from). `forPage`: owner terms
+    /// are tested per row as a page walks its sort index; a count reads them by index instead.
+    func sqliteFilter(alias: String = "", now: Date = Date(), forPage: Bool = true) -> SQLiteFilter {
         let parsed = ItemQueryText(text)
         var filter = SQLiteFilter()
         func add(_ clause: String, _ values: any SQLBindable...) {
@@ -51,9 +51,11 @@ extension ItemQuery {
         if !parsed.ownerPrefixes.isEmpty {
             // LIKE folds ASCII letters as NOCASE does; the prefix's own % _ \ are escaped.
             let tests = parsed.ownerPrefixes.map { _ in "name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'" }
-            // The unary + makes it a test of each row, not a list of owners to read by ID.
+            // The unary + makes it a test of each row as the sort index is walked, never a
+            // list of owners whose items are read and then sorted: owners hold many items (at
+            // 1,000,000 items, "@user1" took 190 ms that way, 2.9 s with a common word).
             filter.clauses.append(
-                "\(walkingOwners ? "+" : "")\(alias)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))"
+                "\(forPage ? "+" : "")\(alias)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))"
             )
             for prefix in parsed.ownerPrefixes {
                 let pattern = Self.likePrefix(prefix)
@@ -174,7 +176,7 @@ extension ItemQuery {
     /// already in order. The cursor's own owner resumes after the cursor's item; later owners
     /// start at their first item.
     private func ownerPageSQL(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date) -> BoundSQL {
-        var filter = sqliteFilter(alias: "i.", now: now, walkingOwners: true)
+        var filter = sqliteFilter(alias: "i.", now: now)
         if let match = filter.match {
             // Tested per row against the matches found once: the order comes from the indexes.
             filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
@@ -225,7 +227,7 @@ extension ItemQuery {
 
     /// How many items match. Words and phrases are counted from the full-text index first.
     func countSQL(now: Date = Date()) -> BoundSQL {
-        let filter = sqliteFilter(alias: "i.", now: now)
+        let filter = sqliteFilter(alias: "i.", now: now, forPage: false)
         if let match = filter.match {
             guard !filter.clauses.isEmpty else {
                 return BoundSQL(text: "SELECT count(*) FROM items_fts WHERE items_fts MATCH ?", arguments: [match])

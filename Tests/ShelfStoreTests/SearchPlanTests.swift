@@ -105,6 +105,18 @@ struct SearchPlanTests {
         }
     }
 
+    @Test func ownerTermsAreTestedAsTheSortIndexIsWalked() async throws {
+        let (store, _) = try await Self.makeStore()
+        for text in ["@bo", "@bo @zo", "the @bo", "thermos owner:ann"] {
+            for field in ItemQuery.SortField.allCases where field != .owner {
+                let query = ItemQuery(text: text, sortField: field, sortDirection: .descending)
+                let plan = try await Self.plan(store) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                #expect(!plan.contains("TEMP B-TREE"), "\(text) \(field): \(plan)")
+                #expect(plan.contains("INDEX items_by_"), "\(text) \(field): \(plan)")
+            }
+        }
+    }
+
     @Test func theOwnerOrderIsANestedWalkOfTwoIndexes() async throws {
         let (store, owners) = try await Self.makeStore()
         let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)

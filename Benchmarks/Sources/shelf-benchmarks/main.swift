@@ -18,6 +18,8 @@ import Foundation
 //           $SHELF_BENCH_POSTGRES, else postgres://postgres:shelf@127.0.0.1:54329/postgres
 //   load    8 writers for --seconds (30) while 4 `shelf watch items` processes watch (SQLite
 //           without --backend postgres)
+//   search  search.* at 1,000,000 items (--items N): first page and count of common and rare
+//           words, two words, a phrase, owner filters; the owner order (SearchSuite)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -41,12 +43,13 @@ let suites = arguments.filter {
 
 guard !suites.isEmpty,
     suites.allSatisfy({
-        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load"].contains($0)
+        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search"]
+            .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|load|terminal|presentation|browser|transfer|importlock [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
@@ -62,6 +65,10 @@ for suite in suites {
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
+    case "search":
+        try await SearchSuite(
+            items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only
+        ).run()
     case "browser":
         // The release shelf binary built by this package's dependency on Shelf.
         let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
