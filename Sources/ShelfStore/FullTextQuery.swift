@@ -6,17 +6,6 @@
 /// `:`, `^`, parentheses, `NEAR`, `AND`/`OR`/`NOT` and SQL fragments therefore end up as plain
 /// words or separators: they can neither raise an FTS5 syntax error nor change the meaning.
 package enum FullTextQuery {
-    /// The MATCH expression of the words and phrases of `text` (the query language of
-    /// `ItemQueryText`), or nil when it selects by no word. Only the full-text part: owner,
-    /// status, priority and time terms are not in it, and an exclusion only when some word or
-    /// phrase is included (FTS5 has no NOT without a left side).
-    static func matchExpression(for text: String) -> String? {
-        let parsed = ItemQueryText(text)
-        guard let included = matchExpression(allOf: parsed.included) else { return nil }
-        guard let excluded = matchExpression(anyOf: parsed.excluded) else { return included }
-        return "(\(included)) NOT (\(excluded))"
-    }
-
     /// The MATCH expression selecting what every term selects, or nil when there is none.
     static func matchExpression(allOf terms: [TextTerm]) -> String? {
         guard !terms.isEmpty else { return nil }

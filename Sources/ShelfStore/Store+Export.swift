@@ -89,20 +89,14 @@ extension SQLiteBackend {
     /// is ignored: items come by ID), from one snapshot. Blocks the calling thread for the
     /// whole read; writes proceed meanwhile.
     func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
-        var clauses: [String] = []
-        var arguments: [any SQLBindable] = []
-        if let owner = query.owner {
-            clauses.append("i.user_id = ?")
-            arguments.append(owner)
+        // Every term of the query language, as the list's pages read it (but by ID).
+        var parsed = query.sqliteFilter(alias: "i.", forPage: false)
+        if let match = parsed.match {
+            parsed.clauses.append("i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            parsed.arguments.append(match)
         }
-        if let status = query.status {
-            clauses.append("i.status = ?")
-            arguments.append(status)
-        }
-        if let match = FullTextQuery.matchExpression(for: query.text) {
-            clauses.append("i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
-            arguments.append(match)
-        }
+        let clauses = parsed.clauses
+        let arguments = parsed.arguments
         let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
         let sql = """
             SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at

@@ -54,15 +54,11 @@ struct QueryOptionTests {
         let shelf = try await Self.makeShelf()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        // Until Store+Export.swift builds its SQL with ItemQuery.sqliteFilter (see the branch's
-        // report), SQLite lists apply only the words of the query; this marks the gap.
-        await withKnownIssue("SQLite list/export apply only the words of --query") {
-            let result = try await shelf.run([
-                "items", "list", "--db", db, "--query", "moth prio:>=1 @ada", "--status", "open",
-            ])
-            #expect(result.status == 0, "\(result.error)")
-            #expect(Self.titles(result.output) == ["Moth trap", "trap moth"])
-        }
+        let result = try await shelf.run([
+            "items", "list", "--db", db, "--query", "moth prio:>=1 @ada", "--status", "open",
+        ])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(Self.titles(result.output) == ["Moth trap", "trap moth"])
     }
 
     @Test func exportTakesTheQuery() async throws {
