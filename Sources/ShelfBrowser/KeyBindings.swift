@@ -1,25 +1,5 @@
 public import ShelfTerminal
 
-/// What a key does in the browser.
-public enum BrowserAction: String, Hashable, Sendable, CaseIterable {
-    case moveDown, moveUp, pageDown, pageUp, top, bottom
-    case search, clearSearch, cycleStatus, cycleSort
-    case reverseSort
-    case open, new, edit, toggleDone, delete, retry
-    case help, quit
-    case users
-    case savedViews, saveView
-    case toggleMark, markAll, setOwner, setPriority, undo, redo, copyText, copyJSON
-}
-
-/// One row of the key table: the keys, the action, and the words for help.
-public struct KeyBinding: Hashable, Sendable {
-    public let keys: [KeyEvent]
-    public let action: BrowserAction
-    public let summary: String
-    public let section: String
-}
-
 /// The browser's keys, in one table: controllers look keys up here and the help screen is
 /// generated from it, so help never drifts from the keys.
 public enum KeyBindings {
@@ -77,23 +57,4 @@ public enum KeyBindings {
 
     /// The action bound to `event`, if any.
     public static func action(for event: KeyEvent) -> BrowserAction? { byKey[event] }
-}
-
-/// The browser's look, readable in 16 colours; selection is reverse video, so it shows
-/// with `NO_COLOR` too.
-enum Theme {
-    static let header = Style(attributes: [.bold, .underline])
-    static let done = Style(foreground: .brightBlack)
-    static let priority = Style(foreground: .red, attributes: .bold)
-    static let owner = Style(foreground: .cyan)
-    static let date = Style(foreground: .brightBlack)
-    static let status = Style(attributes: .reverse)
-    static let error = Style(foreground: .red, attributes: .bold)
-    static let hint = Style(attributes: .dim)
-    static let title = Style(attributes: .bold)
-    static let label = Style(foreground: .yellow)
-    static let badge = Style(foreground: .yellow, attributes: [.bold, .reverse])
-    static let mark = Style(foreground: .magenta, attributes: .bold)
-    /// The words a search matched, in the titles.
-    static let match = Style(foreground: .yellow, attributes: [.bold, .underline])
 }

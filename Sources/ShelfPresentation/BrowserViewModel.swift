@@ -1,5 +1,5 @@
 public import Foundation
-public import ShelfReactive
+internal import ShelfReactive
 public import ShelfStore
 
 /// The item browser as a whole: the list, and the view models of what it opens.
@@ -79,39 +79,5 @@ public final class BrowserViewModel {
     public func makeDeleteConfirmation(id: Item.ID, title: String) -> ConfirmViewModel {
         ConfirmViewModel(
             title: "Delete item", message: "Delete “\(title)”? u undoes it.", confirmLabel: "delete")
-    }
-}
-
-/// A yes-or-no question. Main actor.
-@MainActor
-public final class ConfirmViewModel {
-    /// The dialog's title, e.g. "Delete item".
-    public let title: String
-    /// The question, naming what the choice affects and whether it can be undone.
-    public let message: String
-    /// The verb on the confirming choice: "delete".
-    public let confirmLabel: String
-    /// nil while asking; true once confirmed, false once cancelled.
-    public let decision: Property<Bool?>
-    private let mutableDecision = MutableProperty<Bool?>(nil)
-
-    /// A question not yet answered: `decision` starts at nil.
-    public init(title: String, message: String, confirmLabel: String) {
-        self.title = title
-        self.message = message
-        self.confirmLabel = confirmLabel
-        decision = mutableDecision.property
-    }
-
-    /// Answers yes: `decision` becomes true. Only the first answer counts; later calls to
-    /// `confirm()` or `cancel()` do nothing.
-    public func confirm() {
-        if mutableDecision.value == nil { mutableDecision.value = true }
-    }
-
-    /// Answers no: `decision` becomes false. Only the first answer counts; later calls to
-    /// `confirm()` or `cancel()` do nothing.
-    public func cancel() {
-        if mutableDecision.value == nil { mutableDecision.value = false }
     }
 }
