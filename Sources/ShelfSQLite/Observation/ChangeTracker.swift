@@ -56,7 +56,7 @@ package final class ChangeTracker: Sendable {
         var counters: [String: Int64]?
         var pending = Pending()
         var scheduled = false
-        var watcher: FileWatcher?
+        var watcher: (any FileWatcher)?
         var safetyTimer: (any DispatchSourceTimer)?
         /// Set once the file was deleted or replaced; every run fails with it from then on.
         var terminalFailure: DatabaseError?
@@ -208,7 +208,7 @@ package final class ChangeTracker: Sendable {
                 if state.counters == nil { state.counters = counters }
                 guard !state.stopped, path != nil else { return }
                 if state.watcher == nil, watchesFiles, let path {
-                    state.watcher = FileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
+                    state.watcher = makeFileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
                 }
                 startSafetyTimer(&state)
             }

@@ -98,7 +98,7 @@ final class Terminal {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(output, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = systemWrite(output, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }
                     return
@@ -112,7 +112,7 @@ final class Terminal {
     func read(upTo count: Int) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: max(1, count))
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { systemRead(input, $0.baseAddress, $0.count) }
             if n < 0, errno == EINTR { continue }
             return n <= 0 ? [] : Array(buffer.prefix(n))
         }
@@ -168,3 +168,21 @@ enum CrashRestore {
         for number in signals { sigaction(number, previous.baseAddress! + Int(number), nil) }
     }
 }
+
+// `write(2)` and `read(2)` by their module's name: inside `Terminal`, the methods of the same
+// names would be found first.
+#if canImport(Glibc)
+    private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+        Glibc.write(descriptor, buffer, count)
+    }
+    private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        Glibc.read(descriptor, buffer, count)
+    }
+#elseif canImport(Darwin)
+    private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+        Darwin.write(descriptor, buffer, count)
+    }
+    private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        Darwin.read(descriptor, buffer, count)
+    }
+#endif
