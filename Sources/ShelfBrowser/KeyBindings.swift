@@ -28,7 +28,6 @@ public enum KeyBindings {
             keys: [.character("d"), KeyEvent(.delete)], action: .delete, summary: "delete (asks first)",
             section: "Items"),
         KeyBinding(keys: [.character("r")], action: .retry, summary: "retry after an error", section: "Items"),
-        KeyBinding(keys: [.character("U")], action: .users, summary: "users: add, edit, remove", section: "Other"),
         KeyBinding(
             keys: [.character("m")], action: .toggleMark, summary: "mark or unmark, then next", section: "Marks"),
         KeyBinding(
@@ -42,6 +41,7 @@ public enum KeyBindings {
             keys: [.character("y")], action: .copyText, summary: "copy marked (or this) as text", section: "Marks"),
         KeyBinding(
             keys: [.character("Y")], action: .copyJSON, summary: "copy marked (or this) as JSON", section: "Marks"),
+        KeyBinding(keys: [.character("U")], action: .users, summary: "users: add, edit, remove", section: "Other"),
         KeyBinding(
             keys: [.character("?"), KeyEvent(.function(1))], action: .help, summary: "this help", section: "Other"),
         KeyBinding(keys: [.character("q"), .control("c")], action: .quit, summary: "quit", section: "Other"),

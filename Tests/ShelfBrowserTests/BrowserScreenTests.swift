@@ -181,6 +181,20 @@ struct BrowserScreenTests {
         #expect(!screen.text.contains("┌─ Keys"))
     }
 
+    @Test func helpTallerThanTheScreenScrollsAndAnyOtherKeyCloses() async throws {
+        let (store, _) = try await makeStore(items: 1)
+        let screen = browser(store, width: 80, height: 24)
+        #expect(await screen.waitUntil { $0.contains("Item 1") })
+        screen.send(.character("?"))
+        #expect(screen.text.contains("┌─ Keys"))
+        #expect(!screen.text.contains("any other key closes this help"), "the footer is below the box")
+        for _ in 0..<10 { screen.send(.character("j")) }
+        #expect(screen.text.contains("any other key closes this help"))
+        #expect(screen.text.contains("┌─ Keys"), "scrolling keeps the help open")
+        screen.send(.character("x"))
+        #expect(!screen.text.contains("┌─ Keys"))
+    }
+
     @Test func deleteAsksFirst() async throws {
         let (store, _) = try await makeStore(items: 2)
         let screen = browser(store, width: 70, height: 12)
