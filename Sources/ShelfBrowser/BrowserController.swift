@@ -138,6 +138,22 @@ public final class BrowserController: Controller {
         focusedChild = listController
     }
 
+    /// Keys typed between `n`/`e` and the editor showing (it reads its item first), or nil
+    /// when no editor is opening.
+    private var typedAhead: [KeyEvent]?
+
+    /// Gives the keys typed while the editor opened to it, in order, as if typed now.
+    private func replayTypedAhead() {
+        let keys = typedAhead ?? []
+        typedAhead = nil
+        for key in keys {
+            var responder: Controller? = firstResponder
+            while let current = responder, !current.handle(key) {
+                responder = current === self ? nil : current.parent
+            }
+        }
+    }
+
     private func presentEditor(_ editor: ItemEditorViewModel) {
         present(ItemEditorController(viewModel: editor))
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
@@ -172,6 +188,11 @@ public final class BrowserController: Controller {
     // MARK: - Keys
 
     public override func handle(_ event: KeyEvent) -> Bool {
+        // Typed while an editor opens: the keys are the editor's, not the list's.
+        if typedAhead != nil {
+            typedAhead?.append(event)
+            return true
+        }
         if modal != nil {
             // Keys the dialog passed on: Esc, q and Ctrl-C close it; help closes on any key.
             if modal is HelpController || event == KeyEvent(.escape) || event == .control("c") {
@@ -193,16 +214,24 @@ public final class BrowserController: Controller {
             if let id = selectedRow?.id, id != detailID { showDetail(id) }
             split.mode = .secondOnly
         case .new:
+            typedAhead = []
             Task { [weak self] in
                 guard let self else { return }
                 presentEditor(await viewModel.makeNewItemEditor())
+                replayTypedAhead()
             }
         case .edit:
             guard let id = selectedRow?.id else { return true }
+            typedAhead = []
             Task { [weak self] in
-                guard let self, let editor = await viewModel.makeEditor(id: id) else { return }
+                guard let self else { return }
+                guard let editor = await viewModel.makeEditor(id: id) else {
+                    typedAhead = nil  // the item is gone: what was typed for it goes too
+                    return
+                }
                 await viewModel.actions.beginEdit(id: id)
                 presentEditor(editor)
+                replayTypedAhead()
             }
         case .delete:
             guard let row = selectedRow else { return true }

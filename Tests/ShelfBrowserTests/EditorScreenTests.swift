@@ -56,6 +56,27 @@ struct EditorScreenTests {
         #expect(saved.first?.priority == 0)
     }
 
+    /// Keys typed right after `e` or `n`, before the editor has read its item and shown, are
+    /// the editor's: they never reach the list (where `d` `y` would delete the item and Space
+    /// would mark it done).
+    @Test func keysTypedWhileTheEditorOpensGoToTheEditor() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let screen = browser(store, width: 80, height: 20)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("e"))
+        screen.type("dy ")
+        #expect(await screen.waitUntil { $0.contains("Item 2dy ") }, "\(screen.text)")
+        #expect(try await store.items.count(matching: ItemQuery()) == 2, "nothing was deleted")
+        let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
+        #expect(item.status == .open && item.version == 1, "nothing was marked done")
+        screen.send(KeyEvent(.escape))
+
+        screen.send(.character("n"))
+        screen.type("Typed ahead")
+        #expect(await screen.waitUntil { $0.contains("New item") && $0.contains("Typed ahead") }, "\(screen.text)")
+        screen.close()
+    }
+
     @Test func escCancelsWithoutSaving() async throws {
         let (store, _) = try await makeStore(items: 1)
         let screen = browser(store, width: 80, height: 20)

@@ -104,8 +104,8 @@ open class Controller {
         return root
     }
 
-    /// The deepest focused controller at or below this one.
-    var firstResponder: Controller {
+    /// The deepest focused controller at or below this one: the first to be offered a key.
+    public var firstResponder: Controller {
         var current = self
         while let next = current.focusedChild { current = next }
         return current
