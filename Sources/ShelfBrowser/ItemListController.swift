@@ -24,6 +24,8 @@ public final class ItemListController: Controller {
     private let problemLabel = Label("", style: Theme.error)
     /// The words the query searches for, highlighted in the titles.
     private var highlightTerms: [String] = []
+    /// The query text `highlightTerms` and the problem line were made from.
+    private var shownQueryText: String?
     /// The command that fills this database with sample items, for the empty list's hint
     /// (`shelf demo --db …`); the browser sets it.
     var demoCommand = "shelf demo"
@@ -146,6 +148,9 @@ public final class ItemListController: Controller {
     private func showQuery() {
         let text = viewModel.query.text
         if !searchField.isFocused, searchField.text != text { searchField.setText(text) }
+        // Parsed once per text, not once per render.
+        guard text != shownQueryText else { return }
+        shownQueryText = text
         let parsed = ItemQueryText(text)
         highlightTerms = parsed.highlightTerms
         if let first = parsed.problems.first {

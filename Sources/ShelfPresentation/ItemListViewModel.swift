@@ -238,21 +238,51 @@ public final class ItemListViewModel {
         case live(Property<LiveResult<ItemWindow>>, first: ItemWindow, unfilteredCount: Int?)
     }
 
+    /// Reads running now. Typing a search makes a request per key: at most
+    /// `maximumReadsInFlight` run at once, and of the requests made meanwhile only the newest
+    /// waits (the others are stale before they could start), so fast typing never piles up
+    /// reads that the store must run and the window then drops.
+    private var readsInFlight = 0
+    private var waitingRequest: ItemListRequest?
+    static let maximumReadsInFlight = 2
+
     /// Runs `request` off the main actor and feeds its result to the window; publishes either way.
     private func run(_ request: ItemListRequest?) {
         if let request {
             if !window.hasWindow, mutableState.value != .loading { mutableState.value = .loading }
-            let (store, hook) = (self.store, beforeCounting)
-            Task.detached { [weak self] in
-                do {
-                    let result = try await Self.perform(request, store: store, beforeCounting: hook)
-                    await self?.receive(result, for: request.number)
-                } catch {
-                    await self?.fail(error, request: request.number)
-                }
+            if readsInFlight < Self.maximumReadsInFlight {
+                start(request)
+            } else {
+                waitingRequest = request
             }
         }
         publish()
+    }
+
+    private func start(_ request: ItemListRequest) {
+        readsInFlight += 1
+        let (store, hook) = (self.store, beforeCounting)
+        Task.detached { [weak self] in
+            do {
+                let result = try await Self.perform(request, store: store, beforeCounting: hook)
+                await self?.finished(request, .success(result))
+            } catch {
+                await self?.finished(request, .failure(error))
+            }
+        }
+    }
+
+    /// Ends the read of `request`: hands on its outcome, then starts the request that waited,
+    /// unless a newer one has replaced it since.
+    private func finished(_ request: ItemListRequest, _ outcome: Result<ReadResult, any Error>) {
+        readsInFlight -= 1
+        switch outcome {
+        case .success(let result): receive(result, for: request.number)
+        case .failure(let error): fail(error, request: request.number)
+        }
+        guard readsInFlight < Self.maximumReadsInFlight, let waiting = waitingRequest else { return }
+        waitingRequest = nil
+        if waiting.number == window.requestNumber { start(waiting) }
     }
 
     nonisolated private static func perform(

@@ -147,3 +147,28 @@ struct ItemListSelectionTests {
         #expect(content.selectedRow?.title == "New 3")
     }
 }
+
+@MainActor
+@Suite("ItemListViewModel under fast typing")
+struct ItemListTypingTests {
+    /// A search typed key by key makes a request per key; reads that are stale before they
+    /// start never run: at most two run at once, and only the newest request waits.
+    @Test func keysTypedFasterThanReadsRunOnlyTheReadsThatMatter() async throws {
+        let (store, _) = try await makeStore(items: 200)
+        let model = ItemListViewModel(store: store, windowSize: 20)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.latest { $0.value?.totalCount == 200 }
+        let before = store.statementCount
+        let text = String(repeating: "item ", count: 40) + "1"
+        for length in 1...text.count { model.search(String(text.prefix(length))) }
+        let settled = await states.latest {
+            $0.value?.queryDescription.hasPrefix("“item item") == true && $0.value?.totalCount != nil
+                && $0.value?.isRefreshing == false
+        }
+        #expect(settled?.value?.rows.allSatisfy { $0.title.hasPrefix("Item 1") } == true)
+        // 201 keys; one read each would run hundreds of statements.
+        let ran = store.statementCount - before
+        #expect(ran < 60, "\(ran) statements for \(text.count) keys")
+    }
+}
