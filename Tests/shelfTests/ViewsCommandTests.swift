@@ -135,7 +135,8 @@ struct ViewsCommandTests {
         // Enter opens the selected view (Moths is selected, being open): j moves to Plants.
         try tmux.type("j")
         try tmux.send("Enter")
-        screen = try await tmux.waitFor("view “Plants”")
+        // The status bar names the view at once; the rows follow when read.
+        screen = try await tmux.waitFor { $0.contains(line: "view “Plants”") && $0.contains(line: "Water the plants") }
         #expect(screen.contains(line: "1 item"))
         #expect(screen.contains(line: "Water the plants") && !screen.contains(line: "Feed the moth"))
 
