@@ -337,12 +337,28 @@ public final class ItemListViewModel {
                 liveFailed = false
                 if value.totalCount == 0, unfilteredCount == nil, hasFilters { readUnfilteredCount(number) }
                 run(window.receive(live: value, for: number))
+                if let lost = window.lostSelection { followLostSelection(lost, number: number) }
             case .failure(let error):
                 // The query retries by itself; the next success replaces this state.
                 liveFailed = true
                 fail(error, request: number)
             }
         }
+    }
+
+    /// The selected item left the window in a live change: read it again, and when it still
+    /// exists go where it is now (the window checks that it still matches).
+    private func followLostSelection(_ id: Item.ID, number: Int) {
+        let store = self.store
+        Task.detached { [weak self] in
+            guard let item = try? await store.items.item(id: id) else { return }
+            await self?.follow(moved: item, number: number)
+        }
+    }
+
+    private func follow(moved item: Item, number: Int) {
+        guard number == window.requestNumber else { return }
+        run(window.follow(moved: item))
     }
 
     private func readUnfilteredCount(_ number: Int) {

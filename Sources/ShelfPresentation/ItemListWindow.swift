@@ -115,6 +115,10 @@ struct ItemListWindow {
     private(set) var newAbove: Set<Item.ID> = []
     /// An item to select as soon as a window holds it.
     private var awaitedID: Item.ID?
+    /// The item that was selected until a live change took it out of the window (it was
+    /// changed or deleted, maybe by another process); its neighbour is selected meanwhile.
+    /// When it still matches, `follow(moved:)` goes where it is now.
+    private(set) var lostSelection: Item.ID?
     /// Where the selection is going (relative to `items`) while the window holding it is read.
     private var pendingTarget: Int?
     /// Moves made while a jump to the top or the bottom is read: applied when it arrives.
@@ -324,12 +328,26 @@ struct ItemListWindow {
             return page(Placement(anchor: nil, offset: 0, selection: .item(selectedID, fallback: 0)))
         }
         let before = Set(items.map(\.id))
+        let previous = selectedID
         items = window.items
         totalCount = window.totalCount
         updateReachesEnd()
         resolve(.item(selectedID, fallback: selectedIndex ?? 0))
         place(arrived: items.map(\.id).filter { !before.contains($0) })
+        lostSelection = previous != nil && previous != selectedID ? previous : nil
         return nil
+    }
+
+    /// The item selected until a live change moved it out of the window, as it is now
+    /// (`lostSelection`'s item, read again): shows the window around its new place and
+    /// selects it there, on its screen line, as a query change does; when it no longer
+    /// matches, the nearest item is selected. Nil when the selection moved on meanwhile.
+    mutating func follow(moved item: Item) -> ItemListRequest? {
+        guard lostSelection == item.id, stage == nil else { return nil }
+        lostSelection = nil
+        pendingTarget = nil
+        movesAfterJump = nil
+        return request(.before(ItemCursor(item), limit: size / 2 + 1), stage: .around(item, position: nil))
     }
 
     /// Request `number` failed: nothing is in flight any more (the failure is on screen).
@@ -406,6 +424,7 @@ struct ItemListWindow {
     }
 
     private mutating func select(index: Int) {
+        lostSelection = nil
         guard !items.isEmpty else { return }
         let index = max(0, min(index, items.count - 1))
         pendingTarget = nil

@@ -172,3 +172,38 @@ struct ItemListTypingTests {
         #expect(ran < 60, "\(ran) statements for \(text.count) keys")
     }
 }
+
+@MainActor
+@Suite("ItemListViewModel following a moved item")
+struct ItemListMovedSelectionTests {
+    /// The selected item, changed so that it moves far in the order (out of the rows held), stays
+    /// selected where it went, by its ID; a neighbour is selected only when it is gone.
+    @Test func theSelectedItemIsFollowedWhenAChangeMovesItFar() async throws {
+        let (store, _) = try await makeStore(items: 300)
+        let model = ItemListViewModel(
+            store: store, query: ItemQuery(sortField: .updated, sortDirection: .descending), windowSize: 40)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.latest { $0.value?.totalCount == 300 }
+        model.jumpToBottom()
+        _ = await states.latest { $0.value?.selectedPosition == 299 && $0.value?.isRefreshing == false }
+        model.moveSelection(by: -1)
+        let before = try #require(await states.latest { $0.value?.selectedPosition == 298 }?.value)
+        let id = try #require(before.selectedID)
+
+        // Updated now, it becomes the most recently updated: first in the order.
+        var item = try #require(try await store.items.item(id: id))
+        item.title = "Moved to the top"
+        _ = try await store.items.update(item)
+        let after = try #require(
+            await states.latest { $0.value?.selectedID == id && $0.value?.isRefreshing == false }?.value,
+            "the selection stayed on the item")
+        #expect(after.selectedRow?.title == "Moved to the top")
+
+        // Deleted, it gives way to a neighbour.
+        try await store.items.delete(id: id)
+        let gone = try #require(
+            await states.latest { $0.value?.selectedID != id && $0.value?.selectedID != nil }?.value)
+        #expect(gone.rows.allSatisfy { $0.id != id })
+    }
+}
