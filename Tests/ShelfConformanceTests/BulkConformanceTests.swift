@@ -181,4 +181,21 @@ struct BulkConformanceTests {
             #expect(live.value.success?.items.sorted { $0.id < $1.id } == saved.sorted { $0.id < $1.id })
         }
     }
+
+    /// Deleting the newest item and adding another never hands its ID out again, so the
+    /// deleted item can come back under its own ID (undo) even after others added items.
+    @Test(arguments: Backend.available)
+    func aDeletedItemsIDIsNeverHandedOutAgain(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let (ann, items) = try await fill(store)
+            let newest = try #require(items.last)
+            try await store.items.delete(id: newest.id)
+            let added = try await store.items.insert(NewItem(userID: ann, title: "Added by a colleague"))
+            #expect(added != newest.id)
+            #expect(added.rawValue > newest.id.rawValue)
+            try await store.items.restore([newest])
+            #expect(try await store.items.item(id: newest.id) == newest)
+            #expect(try await store.items.item(id: added)?.title == "Added by a colleague")
+        }
+    }
 }
