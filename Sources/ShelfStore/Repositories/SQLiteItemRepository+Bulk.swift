@@ -9,12 +9,21 @@ extension SQLiteItemRepository {
     ///   naming the item by ID. Nothing is written when it throws.
     public func update(contentsOf items: [Item]) async throws -> [Item] {
         guard !items.isEmpty else { return [] }
-        try Self.checkBatch(items)
+        // Titles are checked below: one written by another program past the limit may stay.
+        try Self.checkBatch(items, titles: false)
         return try await database.storeWrite { connection in
             let now = Date()
             var stored: [Item] = []
             stored.reserveCapacity(items.count)
             for item in items {
+                if let problem = TextLimits.titleProblem(item.title) {
+                    // Past the limit: allowed only when unchanged (a bulk status change of an
+                    // item whose title another program stored), refused as new text.
+                    let current = try StoreError.translating { try Self.item(id: item.id, connection) }
+                    if let current, current.title != item.title {
+                        throw StoreError(.invalidValue, "item \(item.id): \(problem)")
+                    }
+                }
                 try StoreError.translating(subject: "item \(item.id)") {
                     try connection.run(
                         """
@@ -43,7 +52,9 @@ extension SQLiteItemRepository {
     ///   gone, `.invalidValue`; nothing is written when it throws.
     public func restore(_ items: [Item]) async throws {
         guard !items.isEmpty else { return }
-        try Self.checkBatch(items)
+        // Exactly as they were, titles too: one stored past the limit by another program
+        // comes back as it was.
+        try Self.checkBatch(items, titles: false)
         try await database.storeWrite { connection in
             for item in items {
                 try StoreError.translating(subject: "item \(item.id)") {
@@ -69,12 +80,13 @@ extension SQLiteItemRepository {
 }
 
 extension ItemRepository {
-    /// Refuses titles over the limit and IDs given twice, before any transaction.
-    package static func checkBatch(_ items: [Item]) throws {
+    /// Refuses IDs given twice and, with `titles`, titles over the limit, before any
+    /// transaction.
+    package static func checkBatch(_ items: [Item], titles: Bool = true) throws {
         var seen = Set<Item.ID>()
         seen.reserveCapacity(items.count)
         for item in items {
-            try TextLimits.check(title: item.title, subject: "item \(item.id)")
+            if titles { try TextLimits.check(title: item.title, subject: "item \(item.id)") }
             guard seen.insert(item.id).inserted else {
                 throw StoreError(
                     .invalidValue,
