@@ -7,10 +7,21 @@ struct ItemFilterOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Which items: words to find in titles and notes (each a prefix), \"exact phrases\", -excluded "
-                + "words, @owner (start of a name or email), status:open|done, prio:2 or prio:>=2, created:<7d, "
-                + "updated:>2026-01-01.",
+                + "words, @owner or owner:NAME (start of a name or email; several: any of them), "
+                + "status:open|done or is:open|done, prio:2 or prio:>=2, created:<7d, updated:>2026-01-01. "
+                + "Every other term must hold.",
+            discussion: "A query that starts with - is given as --query=-word.",
             valueName: "query"))
     var query = ""
+
+    /// The refusal of a query with a part that cannot be understood, quoting it and naming
+    /// the column; nil when it has none.
+    static func problem(in query: String) -> String? {
+        let problems = ItemQueryText(query).problems
+        guard !problems.isEmpty else { return nil }
+        let quoted = "'" + query.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return "--query \(quoted): " + problems.map(\.description).joined(separator: "; ")
+    }
 
     @Option(help: "Only open or done items.")
     var status: Item.Status?
@@ -21,10 +32,7 @@ struct ItemFilterOptions: ParsableArguments {
     /// Refuses a query with a part that cannot be understood, quoting it and naming the
     /// column: `--query 'prio:9': column 1: prio: wants 0…3 or a comparison like >=2`.
     func validate() throws {
-        let problems = ItemQueryText(query).problems
-        guard !problems.isEmpty else { return }
-        let quoted = "'" + query.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-        throw ValidationError("--query \(quoted): " + problems.map(\.description).joined(separator: "; "))
+        if let problem = Self.problem(in: query) { throw ValidationError(problem) }
     }
 
     /// True when any filter is given.

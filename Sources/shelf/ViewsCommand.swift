@@ -72,11 +72,16 @@ struct ViewsCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("The view's name (at most 100 characters).", valueName: "name"))
         var name: String
 
-        @Option(help: "The search text, as typed in the browser's search field.")
+        @Option(help: "The search text, as typed in the browser's search field (the language of --query).")
         var query: String
 
-        @Option(help: "What the list is ordered by: created, updated, priority or title.")
+        @Option(help: "What the list is ordered by: created, updated, priority, title or owner.")
         var sort: ItemQuery.SortField = .created
+
+        /// A view that would filter differently from what was typed is refused, as `--query` is.
+        func validate() throws {
+            if let problem = ItemFilterOptions.problem(in: query) { throw ValidationError(problem) }
+        }
 
         @Flag(help: "The sort's direction (default: descending, ascending for title).")
         var direction: DirectionFlag?

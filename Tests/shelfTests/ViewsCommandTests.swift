@@ -81,6 +81,11 @@ struct ViewsCommandTests {
         #expect(result.error.contains("sort"), "\(result.error)")
         result = try await shelf.run(["views", "save", "A", "--query", "x", "--ascending", "--descending", "--db", db])
         #expect(result.status == 2, "a usage error")
+        // A query with a mistake is refused as --query refuses it, and nothing is saved.
+        result = try await shelf.run(["views", "save", "A", "--query", "prio:9 moth", "--db", db])
+        #expect(result.status == 2)
+        #expect(result.error.contains("--query 'prio:9 moth': column 1: prio:"), "\(result.error)")
+        #expect(try await shelf.run(["views", "list", "--db", db]).output.isEmpty)
     }
 
     @Test func browseWithAMissingViewNamesTheViewsThatExist() async throws {
