@@ -6,7 +6,9 @@ import ShelfStore
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "Fill a database with realistic sample users and items.",
-        discussion: "Adds to what is there. A progress bar shows on a terminal.")
+        discussion:
+            "Adds to what is there: the sample users are the same on every run, and those already there get the new items. A progress bar shows on a terminal."
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -26,11 +28,13 @@ struct DemoCommand: AsyncParsableCommand {
             database.demo ? .sqlite(path: try database.demoPath()) : try database.resolvedLocation())
         let progress = ProgressLine(total: items, label: "Adding sample items")
         let start = ContinuousClock.now
-        try await DemoData.fill(store, users: users, items: items) { progress.update($0) }
+        let added = try await DemoData.fill(store, users: users, items: items) { progress.update($0) }
         progress.finish()
         let seconds = (ContinuousClock.now - start).seconds
+        let kept = users - added
+        let reused = kept > 0 ? " (\(kept) sample users were there already)" : ""
         try printLine(
-            "Added \(users) users and \(items) items to \(store.location) in \(String(format: "%.1f", seconds)) s."
+            "Added \(added) users and \(items) items to \(store.location) in \(String(format: "%.1f", seconds)) s.\(reused)"
         )
     }
 }

@@ -9,10 +9,13 @@ enum DemoData {
 
     /// Adds `users` users and `items` items to `store`, reporting progress (items written so
     /// far) after every batch. Items are created over the year before `now`, oldest first.
+    /// The sample users are the same on every run: those already there (by email, from an
+    /// earlier run) are reused, not added twice. Returns how many users were added.
+    @discardableResult
     static func fill(
         _ store: Store, users userCount: Int, items itemCount: Int, now: Date = Date(),
         progress: (Int) -> Void = { _ in }
-    ) async throws {
+    ) async throws -> Int {
         var random = SeededRandomNumberGenerator(seed: 2026)
         var newUsers: [NewUser] = []
         var emails = Set<String>()
@@ -25,7 +28,16 @@ enum DemoData {
             newUsers.append(
                 NewUser(name: "\(first) \(last)", email: email, createdAt: now.addingTimeInterval(-400 * 86_400)))
         }
-        let owners = try await store.users.insert(contentsOf: newUsers)
+        var owners: [User.ID] = []
+        var missing: [NewUser] = []
+        for user in newUsers {
+            if let existing = try await store.users.user(email: user.email) {
+                owners.append(existing.id)
+            } else {
+                missing.append(user)
+            }
+        }
+        owners += try await store.users.insert(contentsOf: missing)
         let span = 365.0 * 86_400
         var written = 0
         while written < itemCount {
@@ -51,6 +63,7 @@ enum DemoData {
             written += batch
             progress(written)
         }
+        return missing.count
     }
 
     private static func makeTitle(_ random: inout SeededRandomNumberGenerator) -> String {
