@@ -138,6 +138,14 @@
             return try await pool.read { connection in try await Self.items(sql, on: connection).reversed() }
         }
 
+        package func count(matching query: ItemQuery, before cursor: ItemCursor) async throws -> Int {
+            let page = try query.postgresPage(cursor: cursor, backward: true, limit: nil)
+            let sql = PostgresQuery(unsafeSQL: "SELECT count(*) FROM (\(page.sql)) AS before_cursor", binds: page.binds)
+            return try await pool.read { connection in
+                try await connection.query(sql, logger: .silent).all((Int64).self).first.map(Int.init) ?? 0
+            }
+        }
+
         package func count(matching query: ItemQuery) async throws -> Int {
             let sql = query.postgresCount()
             return try await pool.read { connection in

@@ -280,9 +280,32 @@ public final class ItemListViewModel {
         case .success(let result): receive(result, for: request.number)
         case .failure(let error): fail(error, request: request.number)
         }
+        defer { readPositionIfUnknown() }
         guard readsInFlight < Self.maximumReadsInFlight, let waiting = waitingRequest else { return }
         waitingRequest = nil
         if waiting.number == window.requestNumber { start(waiting) }
+    }
+
+    /// The request a position read was made for, so that it is made once.
+    private var positionReadFor: Int?
+
+    /// When the settled window does not know where it starts (it was read around the
+    /// selection), asks the store how many items come before it, so "n/N" shows again.
+    private func readPositionIfUnknown() {
+        guard window.hasWindow, window.offset == nil, !window.isRefreshing, let first = window.items.first,
+            positionReadFor != window.requestNumber
+        else { return }
+        let (store, query, number) = (self.store, window.query, window.requestNumber)
+        positionReadFor = number
+        Task.detached { [weak self] in
+            guard let count = try? await store.items.count(matching: query, before: ItemCursor(first)) else { return }
+            await self?.setPosition(count, first: first.id, number: number)
+        }
+    }
+
+    private func setPosition(_ count: Int, first: Item.ID, number: Int) {
+        window.receive(countBefore: count, first: first, for: number)
+        publish()
     }
 
     nonisolated private static func perform(
@@ -338,6 +361,7 @@ public final class ItemListViewModel {
                 if value.totalCount == 0, unfilteredCount == nil, hasFilters { readUnfilteredCount(number) }
                 run(window.receive(live: value, for: number))
                 if let lost = window.lostSelection { followLostSelection(lost, number: number) }
+                readPositionIfUnknown()
             case .failure(let error):
                 // The query retries by itself; the next success replaces this state.
                 liveFailed = true

@@ -115,6 +115,15 @@ struct ItemListWindow {
     private(set) var newAbove: Set<Item.ID> = []
     /// An item to select as soon as a window holds it.
     private var awaitedID: Item.ID?
+    /// The position of the window's first row, counted by the store after a read that could
+    /// not know it (around the selection, after a query change): kept only while the window
+    /// still starts with `first` and no newer request was made.
+    mutating func receive(countBefore count: Int, first: Item.ID, for number: Int) {
+        guard number == requestNumber, offset == nil, items.first?.id == first else { return }
+        offset = count
+        updateReachesEnd()
+    }
+
     /// The item that was selected until a live change took it out of the window (it was
     /// changed or deleted, maybe by another process); its neighbour is selected meanwhile.
     /// When it still matches, `follow(moved:)` goes where it is now.

@@ -196,14 +196,40 @@ struct ItemListMovedSelectionTests {
         item.title = "Moved to the top"
         _ = try await store.items.update(item)
         let after = try #require(
-            await states.latest { $0.value?.selectedID == id && $0.value?.isRefreshing == false }?.value,
-            "the selection stayed on the item")
-        #expect(after.selectedRow?.title == "Moved to the top")
+            await states.latest {
+                $0.value?.selectedID == id && $0.value?.selectedRow?.title == "Moved to the top"
+                    && $0.value?.isRefreshing == false
+            }?.value,
+            "the selection stayed on the item, now at the top")
+        #expect(after.selectedPosition == 0)
 
         // Deleted, it gives way to a neighbour.
         try await store.items.delete(id: id)
         let gone = try #require(
             await states.latest { $0.value?.selectedID != id && $0.value?.selectedID != nil }?.value)
         #expect(gone.rows.allSatisfy { $0.id != id })
+    }
+}
+
+@MainActor
+@Suite("ItemListViewModel position after a query change")
+struct ItemListPositionTests {
+    /// A window read around the kept selection does not know where it starts; the store then
+    /// counts the items before it, and "n/N" shows the exact position again.
+    @Test func thePositionIsCountedAfterAChangeKeepsTheSelection() async throws {
+        let (store, _) = try await makeStore(items: 300)
+        let model = ItemListViewModel(store: store, windowSize: 20)
+        let states = Recorder(model.state)
+        model.load()
+        _ = await states.latest { $0.value?.totalCount == 300 }
+        for _ in 0..<150 { model.moveSelection(by: 1) }
+        let selected = try #require(await states.latest { $0.value?.selectedPosition == 150 }?.value?.selectedID)
+        model.sort(by: .title, .ascending)
+        let sorted = try #require(
+            await states.latest {
+                $0.value?.selectedID == selected && $0.value?.selectedPosition != nil && $0.value?.totalCount == 300
+            }?.value)
+        let all = try await store.items.items(matching: ItemQuery(sortField: .title, sortDirection: .ascending))
+        #expect(sorted.selectedPosition == all.firstIndex { $0.id == selected })
     }
 }

@@ -66,6 +66,10 @@ public protocol ItemRepository: Sendable {
 
     /// How many items match `query`.
     func count(matching query: ItemQuery) async throws -> Int
+
+    /// How many items matching `query` come before `cursor` in its order: the position of
+    /// the item at `cursor`, counted from 0. Costs about as much as reading that many rows.
+    func count(matching query: ItemQuery, before cursor: ItemCursor) async throws -> Int
 }
 
 extension ItemRepository {

@@ -136,6 +136,20 @@ public final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// How many items matching `query` come before `cursor` in its order, counted in one
+    /// read transaction: the rows a backward read from `cursor` would return.
+    public func count(matching query: ItemQuery, before cursor: ItemCursor) async throws -> Int {
+        try await database.storeRead { connection in
+            try StoreError.translating {
+                let plan = try Self.matchPlan(query, limit: nil, connection)
+                let page = query.pageSQL(cursor: cursor, backward: true, limit: nil, plan: plan)
+                return try connection.fetchOne("SELECT count(*) FROM (\(page.text))", arguments: page.arguments) {
+                    try $0.get(0, as: Int.self)
+                } ?? 0
+            }
+        }
+    }
+
     /// How many items match `query`, counted in one read transaction.
     public func count(matching query: ItemQuery) async throws -> Int {
         try await database.storeRead { connection in
