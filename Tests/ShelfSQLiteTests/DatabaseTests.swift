@@ -200,3 +200,14 @@ struct AsyncWriteTests {
         #expect(try count() == 1)
     }
 }
+
+@Suite("Database error hints")
+struct DatabaseErrorHintTests {
+    /// A read on a full disk fails growing the -shm (SQLITE_IOERR_SHMSIZE): the message says
+    /// what that likely means, not only "disk I/O error".
+    @Test(arguments: [4874, 5386, 778, 1034, 1546])
+    func inputOutputErrorsOfAFullDiskSaySo(_ code: Int32) {
+        let error = DatabaseError(extendedCode: code, message: "disk I/O error")
+        #expect(error.description.contains("is the disk full"), "\(error.description)")
+    }
+}

@@ -50,7 +50,16 @@ package struct DatabaseError: Error, Sendable, CustomStringConvertible {
 
     /// What a person can do about the most common failures.
     private var hint: String? {
-        switch code {
+        switch extendedCode {
+        case 4874, 5386:  // SQLITE_IOERR_SHMSIZE, SQLITE_IOERR_SHMMAP (macros Swift does not import)
+            return "The shared-memory file beside the database (-shm) could not grow: is the disk full? "
+                + "Free some space and retry."
+        case 778, 1034, 1546:  // SQLITE_IOERR_WRITE, _FSYNC, _TRUNCATE
+            return "Writing the file failed: is the disk full or failing? Free some space and retry."
+        default:
+            break
+        }
+        return switch code {
         case Self.busy, Self.locked:
             "Another connection or process holds the database; retry, or stop the other writer."
         case Self.corrupt, Self.notADatabase:
