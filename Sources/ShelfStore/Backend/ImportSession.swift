@@ -1,0 +1,103 @@
+package import Foundation
+internal import ShelfReactive
+
+/// The rows of one import, read and checked while no lock on shared tables is held, then
+/// applied in one short transaction.
+///
+/// Used by one thread at a time (the import's), which may block; not `Sendable`. Every
+/// method blocks, so never call one from a task. Call `close()` at the end.
+package protocol ImportSession: AnyObject {
+    /// Stages a user read from the input; `record` is the input's record, for messages and
+    /// rejects files.
+    func stage(_ user: ImportedUser, record: Data) throws
+    /// Stages an item read from the input.
+    func stage(_ item: ImportedItem, record: Data) throws
+    /// Records a row refused while it was read, in input order with the staged rows.
+    func reject(record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String) throws
+    /// The ID of the user with `email` now (letter case ignored), or nil.
+    func userID(email: String) throws -> Int64?
+
+    /// Writes every staged row in one transaction.
+    /// - Parameters:
+    ///   - mode: how existing rows are treated.
+    ///   - commit: false for a dry run: everything is checked and written, then rolled back.
+    ///   - continues: true to record rows the store refuses as rejects and go on; false to
+    ///     throw `ImportRowFailure` for the first one (nothing is written).
+    ///   - isCancelled: asked between statements; true rolls back and throws
+    ///     `CancellationError`.
+    ///   - willCommit: asked just before the commit; false rolls back and throws
+    ///     `CancellationError`.
+    ///   - beforeEnd: called inside the transaction, just before it commits or rolls back,
+    ///     while the rejects can be read: whatever must be done before the import is final
+    ///     (writing the rejects file), so that its failure still leaves the store unchanged.
+    /// - Returns: the counts; deleted rows are counted in `replace` mode.
+    func apply(
+        mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
+        beforeEnd: (any ImportSession) throws -> Void
+    ) throws -> ImportCounts
+
+    /// The record staged as `seq`, or nil.
+    func record(seq: Int64) throws -> Data?
+
+    /// Calls `body` with every reject (refused while read, or by the store during `apply`) in
+    /// input order, until it returns false. Valid from `apply`'s `beforeEnd`.
+    func forEachReject(_ body: (ImportReject) throws -> Bool) throws
+
+    /// Drops the staged rows. Safe to call more than once.
+    func close()
+}
+
+/// A staged row the store refused, or a row refused while it was read.
+package struct ImportReject: Sendable {
+    /// The row's place in the input's order (1, 2, …).
+    package var seq: Int64
+    /// The record as the importer encoded it.
+    package var record: Data
+    /// True when the importer refused the row (the place fields are set); false when the
+    /// store did (`field` names the field to blame, when one is).
+    package var placed: Bool
+    package var line: Int?
+    package var column: Int?
+    package var field: String?
+    package var value: String?
+    package var reason: String
+
+    package init(
+        seq: Int64, record: Data, placed: Bool, line: Int?, column: Int?, field: String?, value: String?,
+        reason: String
+    ) {
+        self.seq = seq
+        self.record = record
+        self.placed = placed
+        self.line = line
+        self.column = column
+        self.field = field
+        self.value = value
+        self.reason = reason
+    }
+}
+
+/// A staged row the store refused while `apply` ran without `continues`.
+package struct ImportRowFailure: Error {
+    /// The row's place in the input's order.
+    package let seq: Int64
+    /// Why the store refused it, naming the field to blame.
+    package let error: ImportRowError
+
+    package init(seq: Int64, error: ImportRowError) {
+        self.seq = seq
+        self.error = error
+    }
+}
+
+/// What an import's `apply` did.
+package struct ImportCounts: Sendable, Equatable {
+    package var inserted = 0
+    package var updated = 0
+    package var unchanged = 0
+    package var deleted = 0
+    /// Staged rows the store refused (recorded as rejects).
+    package var refused = 0
+
+    package init() {}
+}

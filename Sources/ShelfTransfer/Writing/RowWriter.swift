@@ -1,0 +1,107 @@
+internal import Foundation
+internal import ShelfStore
+internal import Synchronization
+
+/// Frames rows for a format: the CSV header and CRLF line ends, the JSON array's brackets
+/// and commas, or NDJSON's newlines.
+struct RowWriter {
+    let format: TransferFormat
+    let output: ByteOutput
+    private(set) var count = 0
+
+    init(format: TransferFormat, output: ByteOutput) {
+        self.format = format
+        self.output = output
+    }
+
+    func begin(header: StaticString) throws(TransferError) {
+        switch format {
+        case .csv:
+            Encode.ascii(header, into: &output.bytes)
+            Encode.ascii("\r\n", into: &output.bytes)
+        case .json: output.bytes.append(UInt8(ascii: "["))
+        case .ndjson: break
+        }
+    }
+
+    /// Writes one row, whose fields `body` appends in column order.
+    @inline(__always)
+    mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
+        if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
+        var fields = RowFields(json: format != .csv)
+        // The buffer moves into the row and back: one exclusive access per row, not per field.
+        swap(&fields.bytes, &output.bytes)
+        body(&fields)
+        fields.close()
+        swap(&fields.bytes, &output.bytes)
+        switch format {
+        case .csv: Encode.ascii("\r\n", into: &output.bytes)
+        case .ndjson: output.bytes.append(0x0A)
+        case .json: break
+        }
+        count += 1
+        try output.flushIfFull()
+    }
+
+    /// Closes the array, flushes and commits; returns the number of rows.
+    func end() throws(TransferError) -> Int {
+        if format == .json { Encode.ascii(count == 0 ? "]\n" : "\n]\n", into: &output.bytes) }
+        try output.commit()
+        return count
+    }
+}
+
+/// The fields of one row, appended in column order: `1,Ann,…` for CSV, or
+/// `{"id":1,"name":"Ann",…}` for JSON and NDJSON. One list of calls serves every format, so
+/// the columns cannot drift apart between them.
+struct RowFields {
+    let json: Bool
+    var bytes: [UInt8] = []
+    private var first = true
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    @inline(__always)
+    mutating func integer(_ name: StaticString, _ value: Int64) {
+        separate(name)
+        Encode.integer(value, into: &bytes)
+    }
+
+    /// Text, or no value: an empty CSV field or JSON `null`.
+    @inline(__always)
+    mutating func text(_ name: StaticString, _ value: String?) {
+        separate(name)
+        if json { Encode.json(value, into: &bytes) } else { Encode.csv(value, into: &bytes) }
+    }
+
+    /// Milliseconds since 1970 as UTC ISO 8601.
+    @inline(__always)
+    mutating func time(_ name: StaticString, _ milliseconds: Int64) {
+        separate(name)
+        if json { bytes.append(0x22) }
+        Timestamp.format(milliseconds, into: &bytes)
+        if json { bytes.append(0x22) }
+    }
+
+    /// Ends a JSON object.
+    mutating func close() {
+        guard json else { return }
+        if first { bytes.append(UInt8(ascii: "{")) }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    @inline(__always)
+    private mutating func separate(_ name: StaticString) {
+        if json {
+            bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            bytes.append(0x22)
+            Encode.ascii(name, into: &bytes)
+            Encode.ascii("\":", into: &bytes)
+        } else if !first {
+            bytes.append(0x2C)
+        }
+        first = false
+    }
+}
