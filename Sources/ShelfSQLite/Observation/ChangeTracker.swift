@@ -101,10 +101,10 @@ package final class ChangeTracker: Sendable {
     }
 
     let state = Mutex(State())
-    private let queue = DispatchQueue(label: "shelf.change-tracker")
+    let queue = DispatchQueue(label: "shelf.change-tracker")
     /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
     /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
-    private let passLock = NSLock()
+    let passLock = NSLock()
     /// Passes run on a committing thread instead of the queue (for tests).
     private let passesOnCommittingThread = Atomic<Int>(0)
     let path: String?
@@ -120,11 +120,11 @@ package final class ChangeTracker: Sendable {
     /// prove that the safety check alone finds them).
     private let watchesFiles: Bool
     /// The WAL index, to see whether another process is in the middle of a commit.
-    private let walIndex: WALIndexFile?
+    let walIndex: WALIndexFile?
     /// Write transactions started through this process's writer.
-    private let ownWrites = Atomic<UInt64>(0)
+    let ownWrites = Atomic<UInt64>(0)
     /// Write transactions of this process's writer that have ended (committed or not).
-    private let ownWritesEnded = Atomic<UInt64>(0)
+    let ownWritesEnded = Atomic<UInt64>(0)
 
     /// How often, while observers exist, the tracker checks `PRAGMA data_version` and the
     /// file's identity, in case a file event was missed or coalesced away.
@@ -156,7 +156,7 @@ package final class ChangeTracker: Sendable {
     }
 
     /// The counters as a reader sees them now; nil when there are none (or no database).
-    private func readCounters() -> [String: Int64]? {
+    func readCounters() -> [String: Int64]? {
         guard let database = owner.withLock({ $0.database }) else { return nil }
         return try? database.read { try counters(on: $0) }
     }
@@ -398,108 +398,5 @@ package final class ChangeTracker: Sendable {
             return true
         }
         if start { queue.async { self.runPass() } }
-    }
-
-    /// One pass on the tracker's queue, once no other pass or enqueued work runs.
-    private func runPass() {
-        passLock.lock()
-        defer { passLock.unlock() }
-        runPassHoldingLock()
-    }
-
-    /// One pass: work out the changed tables, then tell the observers that read them. The
-    /// caller holds `passLock`.
-    private func runPassHoldingLock() {
-        let (pending, explained) = state.withLock { state in
-            defer {
-                state.pending = Pending()
-                state.scheduled = false
-            }
-            // A write by this process's writer that started, or ended, since the last look
-            // explains a file event (its commit wrote the WAL and hands its counters over
-            // itself, read under the write lock, after any commit that another process had
-            // under way). Ended counts too: the events of one commit can straddle two looks.
-            let writes = (started: ownWrites.load(ordering: .relaxed), ended: ownWritesEnded.load(ordering: .relaxed))
-            let explained = writes != state.ownWritesAtLastLook
-            if state.pending.external { state.ownWritesAtLastLook = writes }
-            return (state.pending, explained)
-        }
-        guard !pending.isEmpty else { return }
-        if pending.external, checkIdentity() { return }
-        var snapshot = pending.snapshot
-        var unknown = pending.unknown
-        // Who holds the write lock, asked BEFORE the counters are read: a commit publishes its
-        // frames before it releases the lock, so when no other process holds it now, every
-        // commit whose writes caused the event is visible to the read that follows.
-        var writeLock = WALIndexFile.WriteLock.free
-        if pending.external {
-            writeLock = walIndex?.writeLock() ?? .unknown
-            // Nothing committed since this process's latest tracked commit (no other process
-            // holds the write lock, so none is half done, and the WAL index's change counter,
-            // which every commit moves, is where that commit left it): its counters, handed
-            // over by the commit itself, are the latest. The file event was that commit's (or
-            // a checkpoint's), and reading the counters again would find nothing new.
-            let own = state.withLock { $0.ownCommitChange }
-            if writeLock == .free, let own, walIndex?.changeCounter() == own {
-                // Nothing to read.
-            } else if let now = readCounters() {
-                state.withLock { $0.externalReads += 1 }
-                snapshot = (snapshot ?? [:]).merging(now, uniquingKeysWith: max)
-            } else {
-                state.withLock { $0.externalReads += 1 }
-                unknown = true
-            }
-        }
-        let (changed, registrations) = state.withLock { state -> (Set<String>?, [ObjectIdentifier: WeakObserver]) in
-            var changed: Set<String>? = []
-            if let snapshot, let previous = state.counters {
-                for (table, counter) in snapshot where counter > previous[table, default: 0] {
-                    changed?.insert(table)
-                }
-                state.counters = previous.merging(snapshot, uniquingKeysWith: max)
-            }
-            if unknown || changed?.contains(Self.schemaKey) == true { changed = nil }
-            return (changed, state.observers)  // weak boxes copied, none loaded
-        }
-        let observers = liveObservers(registrations)
-        if changed?.isEmpty != true {
-            Diagnostics.logger.debug(
-                "commit seen: \(changed.map { $0.sorted().joined(separator: ", ") } ?? "any table") changed",
-                metadata: [
-                    "by": "\(pending.external ? "a file event" : "this process")",
-                    "liveQueries": "\(observers.count)",
-                ])
-        }
-        if changed?.isEmpty == true {
-            // Nothing new. Look again shortly only if a commit may be under way: another
-            // process holds the write lock (its frames are written, its commit not yet
-            // visible), the lock cannot be seen, or no commit of this process explains the
-            // event (a second `Database` on the file in this process, whose locks `F_GETLK`
-            // cannot show). The file event of this process's own commit needs no second look:
-            // that commit handed its counters over itself.
-            let underWay: Bool
-            switch writeLock {
-            case .heldElsewhere, .unknown: underWay = true
-            case .free: underWay = !explained
-            }
-            if pending.external, underWay, pending.externalAttempt < Self.followUps.count {
-                state.withLock { $0.followUps += 1 }
-                let attempt = pending.externalAttempt + 1
-                queue.asyncAfter(deadline: .now() + Self.followUps[attempt - 1]) { [weak self] in
-                    self?.schedule {
-                        $0.external = true
-                        $0.externalAttempt = max($0.externalAttempt, attempt)
-                    }
-                }
-            }
-            return
-        }
-        for observer in observers {
-            guard let changed, let tables = observer.observedTables else {
-                observer.tablesDidChange()
-                continue
-            }
-            if !tables.isDisjoint(with: changed) { observer.tablesDidChange() }
-        }
     }
 }

@@ -12,10 +12,11 @@
     /// the change tracker coalesces them.
     ///
     /// Not compiled or tested on Linux, where `InotifyFileWatcher` is used.
+    //
+    // Why unchecked Sendable is safe: `sources` and `stopped` are read and written only on
+    // `queue` (init does its setup there with queue.sync, the sources' handlers run there,
+    // and stop() runs there synchronously); everything else is immutable after init.
     final class DispatchFileWatcher: FileWatcher, @unchecked Sendable {
-        // @unchecked Sendable: `sources` and `stopped` are read and written only on `queue`
-        // (init hands its setup to `queue` too, and stop() runs there synchronously); nothing
-        // else in the class is mutable.
         private let queue = DispatchQueue(label: "shelf.file-watcher")
         private let folder: String
         private let files: [String]
