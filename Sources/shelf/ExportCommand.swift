@@ -28,6 +28,11 @@ struct ExportCommand: AsyncParsableCommand {
         format ?? (output == "-" ? nil : TransferFormat(fileName: output)) ?? .csv
     }
 
+    /// The options the command line gives.
+    var exportOptions: ExportOptions {
+        ExportOptions(format: resolvedFormat)
+    }
+
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
 
     @Flag(help: "Print no summary on stderr (none is printed when the rows go to stdout).")
@@ -48,10 +53,10 @@ struct ExportCommand: AsyncParsableCommand {
         try await exporting(toStandardOutput: output == "-") {
             switch table {
             case .users:
-                count = try await exporter.exportUsers(format: resolvedFormat, to: destination)
+                count = try await exporter.exportUsers(to: destination, options: exportOptions)
             case .items:
                 count = try await exporter.exportItems(
-                    matching: try await filter.itemQuery(in: store), format: resolvedFormat, to: destination)
+                    matching: try await filter.itemQuery(in: store), to: destination, options: exportOptions)
             }
         }
         // A summary like import's, on stderr; not when the rows themselves went to stdout.

@@ -13,8 +13,8 @@ internal import Foundation
 final class ByteInput {
     /// The name errors use: a path, or "stdin".
     let name: String
-    private let descriptor: Int32
-    private let closesDescriptor: Bool
+    /// Where the bytes come from.
+    let source: any ByteSource
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private var index = 0
@@ -39,13 +39,19 @@ final class ByteInput {
     private var continuationRange: ClosedRange<UInt8> = 0x80...0xBF
     private var sequenceStart = (position: SourcePosition(line: 1, column: 1), offset: 0, byte: UInt8(0))
 
-    /// Reads `descriptor`; closes it on release when `closes` is true.
-    init(descriptor: Int32, name: String, closes: Bool, capacity: Int = 1 << 18) {
-        self.descriptor = descriptor
+    /// Reads `source`, naming it `name` in errors.
+    init(source: any ByteSource, name: String, capacity: Int = 1 << 18) {
+        self.source = source
         self.name = name
-        self.closesDescriptor = closes
         self.capacity = max(1, capacity)
         buffer = .allocate(capacity: self.capacity)
+    }
+
+    /// Reads `descriptor`; closes it on release when `closes` is true.
+    convenience init(descriptor: Int32, name: String, closes: Bool, capacity: Int = 1 << 18) {
+        self.init(
+            source: DescriptorSource(descriptor: descriptor, name: name, closes: closes), name: name,
+            capacity: capacity)
     }
 
     /// Opens the file at `path`.
@@ -66,15 +72,14 @@ final class ByteInput {
 
     deinit {
         buffer.deallocate()
-        if closesDescriptor { close(descriptor) }
     }
 
     /// The size of the input when it is a regular file, for progress; nil for a pipe.
-    var size: Int? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(info.st_size)
-    }
+    var size: Int? { source.size }
+
+    /// Bytes of the underlying file read so far, for progress against `size` (a compressed
+    /// or re-encoded input has a different count from `offset`).
+    var rawBytesRead: Int { source.consumed }
 
     /// The column of the next byte, from 1, in characters.
     var column: Int { offset - lineStart - continuations + 1 }
@@ -285,12 +290,7 @@ final class ByteInput {
     }
 
     private func readMore(into start: UnsafeMutablePointer<UInt8>, capacity: Int) throws(TransferError) -> Int {
-        while true {
-            let read = Foundation.read(descriptor, start, capacity)
-            if read >= 0 { return read }
-            if errno == EINTR { continue }
-            throw TransferError("cannot read \(name): \(String(cString: strerror(errno)))")
-        }
+        try source.read(into: start, capacity: capacity)
     }
 }
 

@@ -226,7 +226,7 @@ private struct Transfer {
             if cancellation.isCancelled { throw CancellationError() }
             summary.rows += 1
             if summary.rows & 4095 == 0 {
-                progress?(ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes))
+                progress?(ImportProgress(rows: summary.rows, bytesRead: input.rawBytesRead, totalBytes: totalBytes))
             }
             if plan.columnCount != reader.columns.count {
                 plan = ColumnPlan(table: table, columns: reader.columns, columnMap: options.columnMap)
@@ -256,7 +256,7 @@ private struct Transfer {
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         let commit = !options.dryRun && firstProblem == nil
         progress?(
-            ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes, isWriting: true))
+            ImportProgress(rows: summary.rows, bytesRead: input.rawBytesRead, totalBytes: totalBytes, isWriting: true))
         let counts: ImportCounts
         do {
             counts = try staging.apply(
@@ -279,7 +279,7 @@ private struct Transfer {
         summary.unchanged = counts.unchanged
         summary.deleted = counts.deleted
         summary.skipped += counts.refused
-        progress?(ImportProgress(rows: summary.rows, bytesRead: input.offset, totalBytes: totalBytes))
+        progress?(ImportProgress(rows: summary.rows, bytesRead: input.rawBytesRead, totalBytes: totalBytes))
         return summary
     }
 

@@ -25,13 +25,19 @@ public struct Exporter: Sendable {
         self.store = store
     }
 
-    /// Writes every user; returns how many.
+    /// Writes every user in `format`; returns how many.
     @discardableResult
     public func exportUsers(format: TransferFormat, to destination: ExportDestination) async throws -> Int {
+        try await exportUsers(to: destination, options: ExportOptions(format: format))
+    }
+
+    /// Writes every user as `options` say; returns how many.
+    @discardableResult
+    public func exportUsers(to destination: ExportDestination, options: ExportOptions) async throws -> Int {
         try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: format, output: output)
+            var writer = RowWriter(format: options.format, output: output)
             try writer.begin(header: "id,name,email,created_at")
             try store.forEachUser { user in
                 try cancellation.check()
@@ -47,15 +53,24 @@ public struct Exporter: Sendable {
     }
 
     /// Writes the items `query` selects by owner, status and text (its sort order is ignored:
-    /// items come by ID); returns how many.
+    /// items come by ID) in `format`; returns how many.
     @discardableResult
     public func exportItems(
         matching query: ItemQuery = ItemQuery(), format: TransferFormat, to destination: ExportDestination
     ) async throws -> Int {
+        try await exportItems(matching: query, to: destination, options: ExportOptions(format: format))
+    }
+
+    /// Writes the items `query` selects (as `exportItems(matching:format:to:)`) as `options`
+    /// say; returns how many.
+    @discardableResult
+    public func exportItems(
+        matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions
+    ) async throws -> Int {
         try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: format, output: output)
+            var writer = RowWriter(format: options.format, output: output)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
             try store.forEachItem(matching: query) { item in
                 try cancellation.check()
