@@ -4,9 +4,8 @@ import Testing
 @testable import ShelfTransfer
 
 @Suite struct CSVReaderTests {
-    @Test(.enabled(if: corpora != nil, "../shared/corpora is absent; the csv-spectrum cases cannot run"))
-    func csvSpectrum() throws {
-        let folder = corpora!.appendingPathComponent("csv-spectrum")
+    @Test func csvSpectrum() throws {
+        let folder = corpora.appendingPathComponent("csv-spectrum")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("csvs").path)
         #expect(names.count == 12)
         for name in names.sorted() {

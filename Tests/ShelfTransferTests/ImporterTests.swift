@@ -208,9 +208,8 @@ import Testing
         #expect(try await count() == 0)
     }
 
-    @Test(.enabled(if: corpora != nil, "../shared/corpora is absent"))
-    func csvSpectrumImportsThroughMap() async throws {
-        let folder = corpora!.appendingPathComponent("csv-spectrum/csvs")
+    @Test func csvSpectrumImportsThroughMap() async throws {
+        let folder = corpora.appendingPathComponent("csv-spectrum/csvs")
         let cases: [(String, [String: String])] = [
             ("comma_in_quotes.csv", ["title": "first", "notes": "address"]),
             ("escaped_quotes.csv", ["title": "a", "notes": "b"]),

@@ -4,9 +4,8 @@ import Testing
 @testable import ShelfTransfer
 
 @Suite struct JSONReaderTests {
-    @Test(.enabled(if: corpora != nil, "../shared/corpora is absent; the JSONTestSuite cases cannot run"))
-    func jsonTestSuite() throws {
-        let folder = corpora!.appendingPathComponent("JSONTestSuite/test_parsing")
+    @Test func jsonTestSuite() throws {
+        let folder = corpora.appendingPathComponent("JSONTestSuite/test_parsing")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         var counts = (accepted: 0, rejected: 0, either: 0)
         for name in names {

@@ -3,13 +3,9 @@ import ShelfStore
 
 @testable import ShelfTransfer
 
-/// The public corpora beside the project (`../shared/corpora`), or nil when absent.
-let corpora: URL? = {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    let folder = root.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-    return FileManager.default.fileExists(atPath: folder.path) ? folder : nil
-}()
+/// The public corpora kept in the repository (`Tests/Corpora`, with their licences).
+let corpora: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Corpora")
 
 /// A folder of its own per test, removed on release.
 final class Scratch {
