@@ -34,13 +34,19 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // zlib, for gzip input and output as a stream (no Swift package: the system's).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "ShelfReactive"),
         .target(
             name: "ShelfSQLite", dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfTerminalTesting", dependencies: ["ShelfTerminal"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
-        .target(name: "ShelfTransfer", dependencies: ["ShelfStore"]),
+        .target(name: "ShelfTransfer", dependencies: ["ShelfStore", "CZlib"]),
         .target(
             name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         .target(

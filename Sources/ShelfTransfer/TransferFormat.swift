@@ -13,8 +13,9 @@ public enum TransferFormat: String, Sendable, CaseIterable {
     static let maximumColumns = 1_000
 
     /// The format a file name's extension names (`.csv`, `.json`, `.ndjson` or `.jsonl`), or nil.
+    /// A `.gz` after it is skipped: `items.csv.gz` is CSV (compressed).
     public init?(fileName: String) {
-        let lowered = fileName.lowercased()
+        let lowered = TransferCompression.innerName(fileName).lowercased()
         if lowered.hasSuffix(".csv") {
             self = .csv
         } else if lowered.hasSuffix(".json") {

@@ -19,8 +19,19 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write, or - for stdout (default).", valueName: "file"))
     var output = "-"
 
-    @Option(help: "csv, json or ndjson. Default: from the output file's extension (as import reads it), else csv.")
+    @Option(
+        help: """
+            csv, json or ndjson. Default: from the output file's extension (as import reads it; \
+            items.csv.gz is csv), else csv.
+            """)
     var format: TransferFormat?
+
+    @Flag(
+        help: """
+            Compress the output with gzip (implied by an output file name ending in .gz). \
+            Never written to a terminal.
+            """)
+    var gzip = false
 
     /// The format asked for, else the one the file's name says, else CSV: so that
     /// `export users -o users.json` writes what `import users users.json` reads.
@@ -28,9 +39,14 @@ struct ExportCommand: AsyncParsableCommand {
         format ?? (output == "-" ? nil : TransferFormat(fileName: output)) ?? .csv
     }
 
+    /// gzip when asked for or when the file's name ends in `.gz`.
+    var resolvedCompression: TransferCompression {
+        gzip || (output != "-" && TransferCompression(fileName: output) == .gzip) ? .gzip : .none
+    }
+
     /// The options the command line gives.
     var exportOptions: ExportOptions {
-        ExportOptions(format: resolvedFormat)
+        ExportOptions(format: resolvedFormat, compression: resolvedCompression)
     }
 
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
@@ -63,7 +79,8 @@ struct ExportCommand: AsyncParsableCommand {
         if output != "-", !quiet {
             let seconds = (ContinuousClock.now - start).seconds
             printError(
-                "Exported \(count) \(table.rawValue) to \(output) (\(resolvedFormat.rawValue)) in "
+                "Exported \(count) \(table.rawValue) to \(output) (\(resolvedFormat.rawValue)"
+                    + (resolvedCompression == .gzip ? ", gzip" : "") + ") in "
                     + "\(String(format: "%.2f", seconds)) s.")
         }
     }

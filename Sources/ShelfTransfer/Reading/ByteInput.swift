@@ -47,11 +47,11 @@ final class ByteInput {
         buffer = .allocate(capacity: self.capacity)
     }
 
-    /// Reads `descriptor`; closes it on release when `closes` is true.
+    /// Reads `descriptor`, decompressing gzip (see `DecompressingSource`); closes it on
+    /// release when `closes` is true.
     convenience init(descriptor: Int32, name: String, closes: Bool, capacity: Int = 1 << 18) {
-        self.init(
-            source: DescriptorSource(descriptor: descriptor, name: name, closes: closes), name: name,
-            capacity: capacity)
+        let file = DescriptorSource(descriptor: descriptor, name: name, closes: closes)
+        self.init(source: DecompressingSource(file, name: name), name: name, capacity: capacity)
     }
 
     /// Opens the file at `path`.
@@ -224,7 +224,7 @@ final class ByteInput {
 
     /// Skips a UTF-8 byte order mark at the start, and refuses UTF-16 and UTF-32 (with or
     /// without a byte order mark) with the command that converts them, and a few binary
-    /// files people pick by mistake (a SQLite database, a spreadsheet, a gzip archive).
+    /// files people pick by mistake (a SQLite database, a spreadsheet, gzip inside gzip).
     /// (Recognizing them takes the first 16 bytes, so a buffer of at least that.)
     /// - Throws: `TransferError` at 1:1 for such an input.
     func checkEncoding() throws(TransferError) {
@@ -269,7 +269,8 @@ final class ByteInput {
                 + "save the sheet as CSV UTF-8 and import that"
         }
         if prefix.starts(with: [0x1F, 0x8B]) {
-            return "this is gzip-compressed; decompress it first, or pipe it: gunzip -c FILE | shelf import … -"
+            // Gzip is decompressed before this check: this is gzip inside gzip.
+            return "this is gzip-compressed twice; decompress it once first: gunzip -c FILE | shelf import … -"
         }
         return nil
     }

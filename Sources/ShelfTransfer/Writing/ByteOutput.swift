@@ -29,6 +29,8 @@ final class ByteOutput {
     private var waitsForReader = false
     /// Asked while a write waits for a stalled reader; true stops the write with an error.
     var isCancelled: @Sendable () -> Bool = { false }
+    /// Set by `compressWithGzip()`: everything written goes through it.
+    private var compressor: GzipCompressor?
     /// Bytes waiting to be written; append to it, then call `flushIfFull()`.
     var bytes: [UInt8] = []
     private static let chunk = 1 << 16
@@ -133,9 +135,28 @@ final class ByteOutput {
         if bytes.count >= Self.chunk { try flush() }
     }
 
+    /// From now on, writes gzip data (see `GzipCompressor`); `commit()` ends it.
+    /// - Throws: `TransferError` when the output is a terminal: compressed bytes are refused
+    ///   there, as `gzip` refuses them.
+    func compressWithGzip() throws(TransferError) {
+        guard !escapesForTerminal else {
+            throw TransferError(
+                "compressed data is not written to a terminal (\(name)); redirect it to a file or a pipe "
+                    + "(shelf export … --gzip > FILE.gz), or name the file with -o FILE.gz")
+        }
+        compressor = try GzipCompressor(name: name)
+    }
+
     /// Writes everything buffered.
     func flush() throws(TransferError) {
-        if escapesForTerminal {
+        try flush(finishing: false)
+    }
+
+    private func flush(finishing: Bool) throws(TransferError) {
+        if let compressor {
+            try compressor.compress(bytes, finishing: finishing) { chunk throws(TransferError) in try writeAll(chunk) }
+            bytes.removeAll(keepingCapacity: true)
+        } else if escapesForTerminal {
             var escaped = carry
             carry = TerminalText.escape(bytes, into: &escaped)
             try writeAll(escaped)
@@ -147,6 +168,11 @@ final class ByteOutput {
     }
 
     private func writeAll(_ bytes: [UInt8]) throws(TransferError) {
+        try bytes.withUnsafeBufferPointer { buffer throws(TransferError) in try writeAll(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
         var written = 0
         while written < bytes.count {
             var size = bytes.count - written
@@ -155,9 +181,7 @@ final class ByteOutput {
                 // Room for at least this much once poll says writable: the write cannot block.
                 size = min(size, Int(PIPE_BUF))
             }
-            let result = bytes.withUnsafeBytes { buffer in
-                write(descriptor, buffer.baseAddress.map { $0 + written }, size)
-            }
+            let result = write(descriptor, bytes.baseAddress.map { $0 + written }, size)
             if result < 0 {
                 if errno == EINTR { continue }
                 throw TransferError("cannot write to \(name): \(Self.errorText())")
@@ -198,7 +222,7 @@ final class ByteOutput {
 
     /// Flushes, and for a file makes it durable and moves it into place.
     func commit() throws(TransferError) {
-        try flush()
+        try flush(finishing: true)
         if !carry.isEmpty {
             // A carriage return at the very end, or a sequence cut short, shown as a placeholder.
             let last = carry == [0x0D] ? [0xE2, 0x90, 0x8D] : [0xEF, 0xBF, 0xBD] as [UInt8]

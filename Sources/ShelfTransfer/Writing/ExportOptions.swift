@@ -3,8 +3,12 @@ public struct ExportOptions: Sendable {
     /// The output's format.
     public var format: TransferFormat
 
-    /// Options; by default CSV.
-    public init(format: TransferFormat = .csv) {
+    /// The output's compression (the name of a file destination does not choose it).
+    public var compression: TransferCompression
+
+    /// Options; by default CSV, uncompressed.
+    public init(format: TransferFormat = .csv, compression: TransferCompression = .none) {
         self.format = format
+        self.compression = compression
     }
 }

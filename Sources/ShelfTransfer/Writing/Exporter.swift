@@ -35,7 +35,7 @@ public struct Exporter: Sendable {
     @discardableResult
     public func exportUsers(to destination: ExportDestination, options: ExportOptions) async throws -> Int {
         try await Self.offThread { [store] cancellation in
-            let output = try Self.open(destination, store: store)
+            let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output)
             try writer.begin(header: "id,name,email,created_at")
@@ -68,7 +68,7 @@ public struct Exporter: Sendable {
         matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions
     ) async throws -> Int {
         try await Self.offThread { [store] cancellation in
-            let output = try Self.open(destination, store: store)
+            let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
@@ -89,13 +89,19 @@ public struct Exporter: Sendable {
         }
     }
 
-    /// Opens the destination, refusing the store's own files.
-    private static func open(_ destination: ExportDestination, store: Store) throws(TransferError) -> ByteOutput {
+    /// Opens the destination, refusing the store's own files (and a terminal for compressed
+    /// output).
+    private static func open(
+        _ destination: ExportDestination, store: Store, options: ExportOptions
+    ) throws(TransferError) -> ByteOutput {
         let protecting = store.path.map { [$0] } ?? []
+        let output: ByteOutput
         switch destination {
-        case .standardOutput: return try ByteOutput(descriptor: 1, name: "stdout", protecting: protecting)
-        case .file(let path): return try ByteOutput(path: path, protecting: protecting)
+        case .standardOutput: output = try ByteOutput(descriptor: 1, name: "stdout", protecting: protecting)
+        case .file(let path): output = try ByteOutput(path: path, protecting: protecting)
         }
+        if options.compression == .gzip { try output.compressWithGzip() }
+        return output
     }
 
     /// Runs a long blocking job on a thread of its own; cancelling the calling task sets the
