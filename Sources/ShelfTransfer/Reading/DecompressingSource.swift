@@ -51,7 +51,8 @@ final class DecompressingSource: ByteSource {
             count += read
         }
         prefix.removeLast(2 - count)
-        if prefix == [0x1F, 0x8B] {
+        // A lone 1F at the end is gzip data cut short, reported as such.
+        if prefix == [0x1F, 0x8B] || (prefix == [0x1F] && TransferCompression(fileName: name) == .gzip) {
             decided = try GzipSource(inner: inner, name: name, prefix: prefix)
             return
         }
