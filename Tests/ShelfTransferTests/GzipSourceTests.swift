@@ -1,4 +1,6 @@
 import Foundation
+import ShelfStore
+import Synchronization
 import Testing
 
 @testable import ShelfTransfer
@@ -98,5 +100,30 @@ private final class ChunkedSource: ByteSource {
             let description = (error as? TransferError)?.description ?? ""
             return description.hasPrefix("in.txt: the gzip data is corrupt") && description.contains("gzip -t in.txt")
         }
+    }
+
+    @Test func progressCountsCompressedBytesAgainstTheFileSize() async throws {
+        let scratch = try Scratch()
+        var text = "title,user,priority\n"
+        // Titles that compress poorly, so the compressed file is several input buffers long.
+        for index in 0..<30_000 {
+            text += "Task \(String(index &* 2_654_435_761 % 4_294_967_291, radix: 36)),ann@example.com,\(index % 4)\n"
+        }
+        let data = try compressed(Array(text.utf8))
+        let path = try scratch.file("items.csv.gz", Data(data))
+        let reports = Mutex<[ImportProgress]>([])
+        let store = try await makeStore()
+        let summary = try await Importer(store: store).importItems(from: .file(path)) { progress in
+            reports.withLock { $0.append(progress) }
+        }
+        #expect(summary.rows == 30_000)
+        #expect(summary.format == .csv, "the format from the name inside .gz")
+        let all = reports.withLock { $0 }
+        #expect(data.count > 2 << 16)
+        #expect(all.count >= 3)
+        #expect(all.allSatisfy { $0.totalBytes == data.count })
+        let read = all.map(\.bytesRead)
+        #expect(read == read.sorted() && read.last == data.count, "\(read)")
+        #expect(read[0] < data.count, "counted as read, not all at once: \(read)")
     }
 }
