@@ -17,10 +17,15 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "users or items.")
     var table: TableArgument
 
-    @Argument(help: ArgumentHelp("The file to read, or - for stdin.", valueName: "file"))
+    @Argument(
+        help: ArgumentHelp(
+            "The file to read, or - for stdin; gzip (.gz, or recognized by its bytes) is decompressed.",
+            valueName: "file"))
     var file: String
 
-    @Option(help: "csv, json or ndjson. Default: from the file's extension, else from its first bytes.")
+    @Option(
+        help:
+            "csv, json or ndjson. Default: from the file's extension (items.csv.gz is csv), else from its first bytes.")
     var format: TransferFormat?
 
     @Option(
