@@ -94,7 +94,7 @@ final class GzipSource: ByteSource {
                 case Z_STREAM_END:
                     state = .betweenMembers
                 case Z_OK, Z_BUF_ERROR:
-                    if stream.pointee.avail_out == 0 { return capacity }
+                    if stream.pointee.avail_out == 0 { return Int(room) }
                 case Z_MEM_ERROR:
                     throw TransferError("cannot decompress \(name): out of memory")
                 default:
@@ -138,7 +138,7 @@ final class GzipSource: ByteSource {
         TransferError(
             file: name, position: nil,
             reason: "the gzip data is cut short: it ends after \(compressedOffset) compressed bytes, inside the "
-                + "data that starts at byte \(memberStart) (an interrupted download or copy?). "
+                + "gzip member that starts at byte \(memberStart) (an interrupted download or copy?). "
                 + "Get the whole file again; gzip -t \(shellName) checks a copy")
     }
 
@@ -158,7 +158,8 @@ final class GzipSource: ByteSource {
         }
         return TransferError(
             file: name, position: nil,
-            reason: "the gzip data is corrupt at compressed byte \(compressedOffset), in the data that starts at "
+            reason:
+                "the gzip data is corrupt at compressed byte \(compressedOffset), in the gzip member that starts at "
                 + "byte \(memberStart): \(what). The file is damaged; get it again (gzip -t \(shellName) checks a copy)"
         )
     }

@@ -2,8 +2,8 @@ internal import Foundation
 public import ShelfStore
 internal import Synchronization
 
-/// Writes a store's users or items as CSV, JSON or NDJSON, streaming: memory stays flat
-/// whatever the number of rows.
+/// Writes a store's users or items as CSV, JSON or NDJSON, optionally gzip-compressed
+/// (`ExportOptions`), streaming: memory stays flat whatever the number of rows.
 ///
 /// Rows come by ID from one snapshot of the store, so an export is consistent while writes
 /// go on, and exporting the same data twice gives the same bytes. Columns are those an

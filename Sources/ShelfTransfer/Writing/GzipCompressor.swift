@@ -41,20 +41,34 @@ final class GzipCompressor {
     ) throws(TransferError) {
         guard !finished else { return }
         try bytes.withUnsafeBufferPointer { input throws(TransferError) in
-            stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
-            stream.pointee.avail_in = UInt32(input.count)
-            var result = Z_OK
+            // zlib counts in 32 bits: a larger buffer goes in pieces.
+            var start = 0
             repeat {
-                stream.pointee.next_out = buffer
-                stream.pointee.avail_out = UInt32(capacity)
-                result = deflate(stream, finishing ? Z_FINISH : Z_NO_FLUSH)
-                // Z_STREAM_ERROR only for a misused stream; Z_BUF_ERROR means no progress, harmless.
-                guard result != Z_STREAM_ERROR else { throw TransferError("cannot compress: zlib's state is broken") }
-                let produced = capacity - Int(stream.pointee.avail_out)
-                if produced > 0 { try write(UnsafeRawBufferPointer(start: buffer, count: produced)) }
-            } while stream.pointee.avail_out == 0 || (finishing && result != Z_STREAM_END)
+                let count = min(input.count - start, 1 << 30)
+                let last = start + count == input.count
+                stream.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0 + start) }
+                stream.pointee.avail_in = UInt32(count)
+                try deflatePiece(finishing: finishing && last, write: write)
+                start += count
+            } while start < input.count
             stream.pointee.next_in = nil
         }
         if finishing { finished = true }
+    }
+
+    /// Deflates what `next_in` holds, and with `finishing` ends the member.
+    private func deflatePiece(
+        finishing: Bool, write: (UnsafeRawBufferPointer) throws(TransferError) -> Void
+    ) throws(TransferError) {
+        var result = Z_OK
+        repeat {
+            stream.pointee.next_out = buffer
+            stream.pointee.avail_out = UInt32(capacity)
+            result = deflate(stream, finishing ? Z_FINISH : Z_NO_FLUSH)
+            // Z_STREAM_ERROR only for a misused stream; Z_BUF_ERROR means no progress, harmless.
+            guard result != Z_STREAM_ERROR else { throw TransferError("cannot compress: zlib's state is broken") }
+            let produced = capacity - Int(stream.pointee.avail_out)
+            if produced > 0 { try write(UnsafeRawBufferPointer(start: buffer, count: produced)) }
+        } while stream.pointee.avail_out == 0 || (finishing && result != Z_STREAM_END)
     }
 }
