@@ -91,6 +91,19 @@ private final class ChunkedSource: ByteSource {
         #expect(once.count < text.count / 3)
     }
 
+    @Test(arguments: [1, 4096])
+    func everyCutIsAnErrorNeverAShorterText(_ capacity: Int) throws {
+        let data = try compressed(Array(sample.prefix(3000)))
+        for length in 1..<data.count {
+            let source = DecompressingSource(ChunkedSource(Array(data.prefix(length)), chunk: 7), name: "x.gz")
+            let error = #expect(throws: TransferError.self, "\(length)") { try drain(source, capacity: capacity) }
+            #expect(
+                error?.description.hasPrefix(
+                    "x.gz: the gzip data is cut short: it ends after \(length) compressed bytes")
+                    == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func headerOnlyBytesAreCorruptGzipNotText() throws {
         let source = DecompressingSource(
             ChunkedSource([0x1F, 0x8B, 0x08, 0x00] + [UInt8](repeating: 0, count: 20), chunk: 64), name: "in.txt")

@@ -22,6 +22,8 @@ final class GzipSource: ByteSource {
     private var state = State.member
     /// The compressed offset at which the current member starts, for errors.
     private var memberStart = 0
+    /// `inner` returned 0: its data ended.
+    private var innerEnded = false
 
     private enum State {
         /// Inflating a member.
@@ -81,20 +83,22 @@ final class GzipSource: ByteSource {
                     return produced
                 }
             case .member:
-                if stream.pointee.avail_in == 0 {
+                if stream.pointee.avail_in == 0, !innerEnded {
                     // What is inflated so far goes to the reader before waiting for more.
                     if produced > 0 { return produced }
                     let read = try inner.read(into: buffer, capacity: self.capacity)
-                    guard read > 0 else { throw cutShort() }
                     stream.pointee.next_in = buffer
                     stream.pointee.avail_in = UInt32(read)
+                    innerEnded = read == 0
                 }
+                // At the end of the input, zlib may still hold output: it says when it cannot go on.
                 let result = inflate(stream, Z_NO_FLUSH)
                 switch result {
                 case Z_STREAM_END:
                     state = .betweenMembers
                 case Z_OK, Z_BUF_ERROR:
                     if stream.pointee.avail_out == 0 { return Int(room) }
+                    if result == Z_BUF_ERROR, innerEnded { throw cutShort() }
                 case Z_MEM_ERROR:
                     throw TransferError("cannot decompress \(name): out of memory")
                 default:
@@ -112,10 +116,13 @@ final class GzipSource: ByteSource {
         while stream.pointee.avail_in < 2 {
             let left = Int(stream.pointee.avail_in)
             if left > 0, let next = stream.pointee.next_in, next != buffer { buffer.update(from: next, count: left) }
-            let read = try inner.read(into: buffer + left, capacity: self.capacity - left)
+            let read = innerEnded ? 0 : try inner.read(into: buffer + left, capacity: self.capacity - left)
             stream.pointee.next_in = buffer
             stream.pointee.avail_in = UInt32(left + read)
-            if read == 0 { break }
+            if read == 0 {
+                innerEnded = true
+                break
+            }
         }
         let left = Int(stream.pointee.avail_in)
         if left == 0 { return false }
