@@ -314,6 +314,11 @@ enum Encode {
         }
         bytes.append(0x22)
         text.withUTF8 { utf8 in
+            // Most text needs no escape: one append for all of it.
+            guard utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+                bytes.append(contentsOf: utf8)
+                return
+            }
             for byte in utf8 {
                 switch byte {
                 case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
