@@ -83,10 +83,11 @@ struct ExportCommand: AsyncParsableCommand {
         let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
         let start = ContinuousClock.now
         var count = 0
-        // On a terminal, unless the rows go to that terminal too.
-        let progress = ProgressLine(
-            total: 1, label: "Exporting \(table.rawValue)", enabled: !quiet && !ExportCommand.isTerminal(output))
-        let report: @Sendable (ExportProgress) -> Void = { progress.update($0.rows, of: $0.total) }
+        // On a terminal, unless the rows go to that terminal too; nothing is counted without it.
+        let showsProgress = !quiet && isatty(2) == 1 && !Self.isTerminal(output)
+        let progress = ProgressLine(total: 1, label: "Exporting \(table.rawValue)", enabled: showsProgress)
+        let update: @Sendable (ExportProgress) -> Void = { progress.update($0.rows, of: $0.total) }
+        let report = showsProgress ? update : nil
         do {
             try await exporting(toStandardOutput: output == "-") {
                 switch table {

@@ -128,7 +128,8 @@ import Testing
         screen = try await tmux.waitFor("[screen 0]", timeout: .seconds(60))
         #expect(screen.contains(line: "id,name,email,created_at"))
         let after = try String(contentsOfFile: log, encoding: .utf8)
-        let tail = after[after.range(of: "[pipe 0]", options: .backwards)?.upperBound ?? after.startIndex...]
+        let start = after.range(of: "[pipe 0]", options: .backwards)?.upperBound ?? after.startIndex
+        let tail = after[start...]
         #expect(tail.contains("id,name,email,created_at") && !tail.contains("Exporting"))
     }
 }
