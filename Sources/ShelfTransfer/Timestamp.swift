@@ -18,39 +18,45 @@ enum Timestamp {
     /// Writes `milliseconds` since 1970 as UTC text: the one formatter every output shares.
     /// Within `range` (every time an import accepts) the 24 bytes are made on the stack and
     /// appended at once, as `TimeFormat.appendISO8601` writes them (a test compares the two);
-    /// other times go through `TimeFormat`.
+    /// other times go through `TimeFormat`. `quoted` puts it in double quotes (JSON).
     @inline(__always)
-    static func format(_ milliseconds: Int64, into bytes: inout [UInt8]) {
+    static func format(_ milliseconds: Int64, into bytes: inout [UInt8], quoted: Bool = false) {
         guard range.contains(milliseconds) else {
+            if quoted { bytes.append(0x22) }
             TimeFormat.appendISO8601(millisecondsSince1970: milliseconds, to: &bytes)
+            if quoted { bytes.append(0x22) }
             return
         }
         let fields = TimeFormat.Fields(millisecondsSince1970: milliseconds)
-        // "YYYY-MM-DDTHH:MM:SS.mmmZ"
-        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        // "YYYY-MM-DDTHH:MM:SS.mmmZ", from offset 1; quotes at 0 and 25.
+        var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         withUnsafeMutableBytes(of: &text) { buffer in
             // Two digits of 0...99.
             @inline(__always) func pair(_ value: Int, at offset: Int) {
-                buffer[offset] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
-                buffer[offset + 1] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                buffer[offset + 1] = UInt8(truncatingIfNeeded: 0x30 + value / 10)
+                buffer[offset + 2] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
             }
+            @inline(__always) func put(_ byte: UInt8, at offset: Int) { buffer[offset + 1] = byte }
+            buffer[0] = 0x22
             pair(fields.year / 100, at: 0)
             pair(fields.year % 100, at: 2)
-            buffer[4] = UInt8(ascii: "-")
+            put(UInt8(ascii: "-"), at: 4)
             pair(fields.month, at: 5)
-            buffer[7] = UInt8(ascii: "-")
+            put(UInt8(ascii: "-"), at: 7)
             pair(fields.day, at: 8)
-            buffer[10] = UInt8(ascii: "T")
+            put(UInt8(ascii: "T"), at: 10)
             pair(fields.hour, at: 11)
-            buffer[13] = UInt8(ascii: ":")
+            put(UInt8(ascii: ":"), at: 13)
             pair(fields.minute, at: 14)
-            buffer[16] = UInt8(ascii: ":")
+            put(UInt8(ascii: ":"), at: 16)
             pair(fields.second, at: 17)
-            buffer[19] = UInt8(ascii: ".")
-            buffer[20] = UInt8(truncatingIfNeeded: 0x30 + fields.millisecond / 100)
+            put(UInt8(ascii: "."), at: 19)
+            put(UInt8(truncatingIfNeeded: 0x30 + fields.millisecond / 100), at: 20)
             pair(fields.millisecond % 100, at: 21)
-            buffer[23] = UInt8(ascii: "Z")
-            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+            put(UInt8(ascii: "Z"), at: 23)
+            buffer[25] = 0x22
+            let all = UnsafeRawBufferPointer(buffer)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: quoted ? all[0..<26] : all[1..<25]))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfTestSupport
 import Synchronization
 import Testing
 
@@ -158,6 +159,32 @@ import Testing
         }
         #expect(error?.description.contains("excel-safe applies to CSV only") == true)
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// Items are read as bytes in place when they are ASCII; other text goes through `String`,
+    /// so text that is not UTF-8 (written by another program) is repaired as before, and
+    /// Unicode is written as it is.
+    @Test(arguments: [TransferFormat.csv, .json])
+    func textThatIsNotASCIIIsWrittenAsBefore(_ format: TransferFormat) async throws {
+        let scratch = try Scratch()
+        let store = try await Self.makeSeeded()
+        try await store.items.insert(NewItem(userID: User.ID(2), title: "café 😀", notes: "ünï"))
+        // Another program writes bytes that are not UTF-8.
+        let sql = "UPDATE items SET title = CAST(X'4869FF' AS TEXT), notes = CAST(X'C3' AS TEXT) WHERE id = 1"
+        let status = try ChildProcess(
+            "/usr/bin/sqlite3", ["-batch", "-bail", try #require(store.path), sql],
+            environment: ["PATH": "/usr/bin:/bin"], stderr: scratch.path("sqlite3.err")
+        ).wait()
+        #expect(status == 0, "\((try? scratch.read("sqlite3.err")) ?? "")")
+        let text = try await export(store, ExportOptions(format: format), to: scratch.path("x.\(format)"))
+        if format == .csv {
+            let rows = try csvRecords(text)
+            #expect(rows[0][2] == "Hi\u{FFFD}" && rows[0][3] == "\u{FFFD}")
+            #expect(rows[3][2] == "café 😀" && rows[3][3] == "ünï")
+        } else {
+            #expect(text.contains(#""title":"Hi\#u{FFFD}","notes":"\#u{FFFD}""#))
+            #expect(text.contains(#""title":"café 😀","notes":"ünï""#))
+        }
     }
 
     @Test func progressCountsFirstAndEndsAtTheRowsWritten() async throws {

@@ -95,7 +95,7 @@ public struct Exporter: Sendable {
             writer.excelSafe = options.excelSafe
             try writer.begin(columns: columns.map(\.key))
             var reporter = ProgressReporter(total: total, report: progress)
-            try store.forEachItem(matching: query) { item in
+            try store.forEachItemText(matching: query) { item in
                 try cancellation.check()
                 try writer.row { fields in
                     for column in columns { column.write(item, into: &fields) }

@@ -27,13 +27,13 @@ enum ItemColumn: CaseIterable {
 
     /// Appends this column of `item`: the owner by email, times in UTC ISO 8601.
     @inline(__always)
-    func write(_ item: ExportedItem, into fields: inout RowFields) {
+    func write(_ item: ExportedItemText, into fields: inout RowFields) {
         switch self {
         case .id: fields.integer("id", item.id)
-        case .user: fields.text("user", item.ownerEmail)
-        case .title: fields.text("title", item.title)
-        case .notes: fields.text("notes", item.notes)
-        case .status: fields.text("status", item.status)
+        case .user: fields.text("user", bytes: item.ownerEmail)
+        case .title: fields.text("title", bytes: item.title)
+        case .notes: fields.text("notes", bytes: item.notes)
+        case .status: fields.text("status", bytes: item.status)
         case .priority: fields.integer("priority", Int64(item.priority))
         case .createdAt: fields.time("created_at", item.createdAt)
         case .updatedAt: fields.time("updated_at", item.updatedAt)

@@ -92,13 +92,29 @@ struct RowFields {
         }
     }
 
+    /// `text(_:_:)` for UTF-8 bytes (an export's row, read in place).
+    @inline(__always)
+    mutating func text(_ name: StaticString, bytes value: UnsafeBufferPointer<UInt8>?) {
+        separate(name)
+        guard let value else {
+            if json { Encode.ascii("null", into: &bytes) }
+            return
+        }
+        if json {
+            Encode.json(value, into: &bytes)
+        } else if excelSafe, SpreadsheetSafety.needsPrefix(value) {
+            let prefixed = [UInt8(ascii: "'")] + value
+            prefixed.withUnsafeBufferPointer { Encode.csv($0, into: &bytes) }
+        } else {
+            Encode.csv(value, into: &bytes)
+        }
+    }
+
     /// Milliseconds since 1970 as UTC ISO 8601.
     @inline(__always)
     mutating func time(_ name: StaticString, _ milliseconds: Int64) {
         separate(name)
-        if json { bytes.append(0x22) }
-        Timestamp.format(milliseconds, into: &bytes)
-        if json { bytes.append(0x22) }
+        Timestamp.format(milliseconds, into: &bytes, quoted: json)
     }
 
     /// Ends a JSON object.
