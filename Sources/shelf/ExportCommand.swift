@@ -44,19 +44,53 @@ struct ExportCommand: AsyncParsableCommand {
         gzip || (output != "-" && TransferCompression(fileName: output) == .gzip) ? .gzip : .none
     }
 
+    @Option(
+        help: ArgumentHelp(
+            "The columns to write, in this order (comma-separated). Users: id,name,email,created_at; items: "
+                + "id,user,title,notes,status,priority,created_at,updated_at. Default: all of them.",
+            valueName: "names"))
+    var columns: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "CSV only: prefix text cells starting with = + - @ (or a tab or carriage return) with ', so "
+                + "spreadsheets show them as text instead of running them as formulas."))
+    var excelSafe = false
+
+    /// The names `--columns` gives, trimmed; nil without it.
+    var columnNames: [String]? {
+        columns.map { list in
+            list.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        }
+    }
+
     /// The options the command line gives.
     var exportOptions: ExportOptions {
-        ExportOptions(format: resolvedFormat, compression: resolvedCompression)
+        ExportOptions(
+            format: resolvedFormat, columns: columnNames, excelSafe: excelSafe, compression: resolvedCompression)
     }
 
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
 
-    @Flag(help: "Print no summary on stderr (none is printed when the rows go to stdout).")
+    @Flag(help: "No progress bar and no summary on stderr (no summary is printed when the rows go to stdout).")
     var quiet = false
 
     func validate() throws {
         if table == .users, filter.isFiltering {
             throw ValidationError("--query, --status and --user filter items only")
+        }
+        do {
+            let available = table == .users ? ExportOptions.userColumns : ExportOptions.itemColumns
+            _ = try exportOptions.selectedColumns(among: available)
+        } catch {
+            throw ValidationError("--columns: \(error.description)")
+        }
+        if excelSafe, resolvedFormat == .json || resolvedFormat == .ndjson {
+            throw ValidationError(
+                "--excel-safe applies to CSV only (\(resolvedFormat.rawValue) is not opened as spreadsheet cells); "
+                    + "export CSV, or leave it off")
         }
     }
 
@@ -66,15 +100,27 @@ struct ExportCommand: AsyncParsableCommand {
         let destination: ExportDestination = output == "-" ? .standardOutput : .file(output)
         let start = ContinuousClock.now
         var count = 0
-        try await exporting(toStandardOutput: output == "-") {
-            switch table {
-            case .users:
-                count = try await exporter.exportUsers(to: destination, options: exportOptions)
-            case .items:
-                count = try await exporter.exportItems(
-                    matching: try await filter.itemQuery(in: store), to: destination, options: exportOptions)
+        // On a terminal, unless the rows go to that terminal too; nothing is counted without it.
+        let showsProgress = !quiet && isatty(2) == 1 && !Self.isTerminal(output)
+        let progress = ProgressLine(total: 1, label: "Exporting \(table.rawValue)", enabled: showsProgress)
+        let update: @Sendable (ExportProgress) -> Void = { progress.update($0.rows, of: $0.total) }
+        let report = showsProgress ? update : nil
+        do {
+            try await exporting(toStandardOutput: output == "-") {
+                switch table {
+                case .users:
+                    count = try await exporter.exportUsers(to: destination, options: exportOptions, progress: report)
+                case .items:
+                    count = try await exporter.exportItems(
+                        matching: try await filter.itemQuery(in: store), to: destination, options: exportOptions,
+                        progress: report)
+                }
             }
+        } catch {
+            progress.finish()
+            throw error
         }
+        progress.finish()
         // A summary like import's, on stderr; not when the rows themselves went to stdout.
         if output != "-", !quiet {
             let seconds = (ContinuousClock.now - start).seconds
@@ -83,5 +129,14 @@ struct ExportCommand: AsyncParsableCommand {
                     + (resolvedCompression == .gzip ? ", gzip" : "") + ") in "
                     + "\(String(format: "%.2f", seconds)) s.")
         }
+    }
+
+    /// True when `output` (a path, or - for stdout) is a terminal or another character device
+    /// (/dev/tty, /dev/stdout on a terminal): the rows are shown there, and a progress bar on
+    /// the same screen would mix with them.
+    static func isTerminal(_ output: String) -> Bool {
+        if output == "-" { return isatty(1) == 1 }
+        var status = stat()
+        return stat(output, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
     }
 }

@@ -24,6 +24,19 @@ final class ProgressLine: Sendable {
             force: done >= total)
     }
 
+    /// Shows `done` rows of `total` and the rate, as a bar when the total is known (`done` past
+    /// it shows a full bar; reaching it is always drawn); without one, rows and rate only.
+    func update(_ done: Int, of total: Int?) {
+        let elapsed = (ContinuousClock.now - start).seconds
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        guard let total else {
+            draw(fraction: nil, detail: "\(done) rows  \(Int(rate)) rows/s", force: false)
+            return
+        }
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        draw(fraction: fraction, detail: "\(done)/\(total)  \(Int(rate)) rows/s", force: done >= total)
+    }
+
     /// Says the rows are being written now (all read and checked), with how many.
     func writing(rows: Int) {
         draw(fraction: nil, detail: "writing \(rows) rows in one transaction…", force: true)

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfStore
 import Testing
 
 @testable import ShelfTransfer
@@ -9,6 +10,20 @@ import Testing
         #expect(Timestamp.string(1_795_876_634_123) == "2026-11-28T14:37:14.123Z")
         #expect(Timestamp.string(-1) == "1969-12-31T23:59:59.999Z")
         #expect(Timestamp.string(951_782_400_000) == "2000-02-29T00:00:00.000Z")
+    }
+
+    /// The export's own formatter writes what `TimeFormat` writes, at the ends of its range,
+    /// around them (where it hands over to `TimeFormat`) and at random times between.
+    @Test func writesWhatTimeFormatWrites() {
+        var random = SeededRandomNumberGenerator(seed: 15)
+        var values: [Int64] = [
+            0, -1, 1, Timestamp.range.lowerBound, Timestamp.range.upperBound, Timestamp.range.lowerBound - 1,
+            Timestamp.range.upperBound + 1, 951_782_400_000, -62_135_596_800_001,
+        ]
+        for _ in 0..<20_000 { values.append(Int64.random(in: Timestamp.range, using: &random)) }
+        for value in values {
+            #expect(Timestamp.string(value) == TimeFormat.iso8601(millisecondsSince1970: value), "\(value)")
+        }
     }
 
     @Test func parsesZonesAndFractions() throws {

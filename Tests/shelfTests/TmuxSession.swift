@@ -51,6 +51,12 @@ final class TmuxSession {
         try tmux(["send-keys", "-t", "0", "-l", text])
     }
 
+    /// Appends every byte the window's program writes to the terminal, from now on, to `path`
+    /// (`pipe-pane`): what was drawn and then cleared, which `capture()` no longer shows.
+    func record(to path: String) throws {
+        try tmux(["pipe-pane", "-t", "0", "-o", "cat >> " + Self.quote(path)])
+    }
+
     /// The screen as lines.
     func capture() throws -> [String] {
         try tmux(["capture-pane", "-p", "-t", "0"]).components(separatedBy: "\n")

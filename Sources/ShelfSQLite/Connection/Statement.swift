@@ -152,6 +152,14 @@ package struct Row {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The bytes of column `index` as text, or nil for NULL: no `String` is made. Valid only
+    /// until the statement steps again; not checked to be UTF-8.
+    @inline(__always)
+    package func textBytes(_ index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard let text = sqlite3_column_text(statement, index) else { return nil }
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index)))
+    }
+
     /// True when column `index` holds exactly the UTF-8 text `literal`: compares the bytes in
     /// place, without making a `String` (for enum-like columns read in hot loops).
     package func textEquals(_ index: Int32, _ literal: StaticString) -> Bool {

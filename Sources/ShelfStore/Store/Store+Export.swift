@@ -65,6 +65,22 @@ extension Store {
 }
 
 extension SQLiteBackend {
+    /// The SELECT of an items export: the columns of `ExportedItem`, in order, by ID.
+    static func exportSQL(matching query: ItemQuery) -> (String, [any SQLBindable]) {
+        // Every term of the query language, as the list's pages read it (but by ID).
+        var parsed = query.sqliteFilter(alias: "i.", forPage: false)
+        if let match = parsed.match {
+            parsed.clauses.append("i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            parsed.arguments.append(match)
+        }
+        let filter = parsed.clauses.isEmpty ? "" : " WHERE " + parsed.clauses.joined(separator: " AND ")
+        let sql = """
+            SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+            FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
+            """
+        return (sql, parsed.arguments)
+    }
+
     /// Calls `body` with every user, by ID (or by name, as `users()` orders them, when
     /// `orderedByName`), from one snapshot. Blocks the calling thread for the whole read;
     /// writes proceed meanwhile. Errors are `StoreError`s, or what `body` throws.
@@ -89,19 +105,7 @@ extension SQLiteBackend {
     /// is ignored: items come by ID), from one snapshot. Blocks the calling thread for the
     /// whole read; writes proceed meanwhile.
     func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
-        // Every term of the query language, as the list's pages read it (but by ID).
-        var parsed = query.sqliteFilter(alias: "i.", forPage: false)
-        if let match = parsed.match {
-            parsed.clauses.append("i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
-            parsed.arguments.append(match)
-        }
-        let clauses = parsed.clauses
-        let arguments = parsed.arguments
-        let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
-        let sql = """
-            SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
-            FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
-            """
+        let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {

@@ -304,28 +304,32 @@ enum Encode {
     @inline(__always)
     static func csv(_ text: String?, into bytes: inout [UInt8]) {
         guard var text else { return }
-        text.withUTF8 { utf8 in
-            var needsQuotes = utf8.isEmpty
-            if let first = utf8.first, let last = utf8.last {
-                needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
-            }
-            if !needsQuotes {
-                for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
-                    needsQuotes = true
-                    break
-                }
-            }
-            guard needsQuotes else {
-                bytes.append(contentsOf: utf8)
-                return
-            }
-            bytes.append(0x22)
-            for byte in utf8 {
-                if byte == 0x22 { bytes.append(0x22) }
-                bytes.append(byte)
-            }
-            bytes.append(0x22)
+        text.withUTF8 { csv($0, into: &bytes) }
+    }
+
+    /// `csv(_:into:)` for UTF-8 bytes.
+    @inline(__always)
+    static func csv(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
+        var needsQuotes = utf8.isEmpty
+        if let first = utf8.first, let last = utf8.last {
+            needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
         }
+        if !needsQuotes {
+            for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
+                needsQuotes = true
+                break
+            }
+        }
+        guard needsQuotes else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        bytes.append(0x22)
+        for byte in utf8 {
+            if byte == 0x22 { bytes.append(0x22) }
+            bytes.append(byte)
+        }
+        bytes.append(0x22)
     }
 
     /// A JSON string in quotes, or `null`. Only `"`, `\` and control characters are escaped;
@@ -336,20 +340,30 @@ enum Encode {
             bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
             return
         }
+        text.withUTF8 { json($0, into: &bytes) }
+    }
+
+    /// `json(_:into:)` for UTF-8 bytes.
+    @inline(__always)
+    static func json(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
         bytes.append(0x22)
-        text.withUTF8 { utf8 in
-            for byte in utf8 {
-                switch byte {
-                case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
-                case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
-                case let control where control < 0x20 || control == 0x7F:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(control >> 4)], hex[Int(control & 0xF)]])
-                default: bytes.append(byte)
-                }
+        // Most text needs no escape: one append for all of it.
+        guard utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+            bytes.append(contentsOf: utf8)
+            bytes.append(0x22)
+            return
+        }
+        for byte in utf8 {
+            switch byte {
+            case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
+            case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
+            case let control where control < 0x20 || control == 0x7F:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(control >> 4)], hex[Int(control & 0xF)]])
+            default: bytes.append(byte)
             }
         }
         bytes.append(0x22)
@@ -362,14 +376,18 @@ enum Encode {
             bytes.append(contentsOf: String(value).utf8)
             return
         }
-        // Digits from the last, then reversed in place: no String per number.
-        let start = bytes.count
-        var rest = value
-        repeat {
-            bytes.append(UInt8(truncatingIfNeeded: 0x30 + rest % 10))
-            rest /= 10
-        } while rest > 0
-        bytes[start...].reverse()
+        // Digits from the last into a buffer on the stack (19 at most), then one append.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var index = buffer.count
+            var rest = value
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        }
     }
 
     /// Appends an ASCII literal.

@@ -8,8 +8,8 @@ internal import Synchronization
 /// Rows come by ID from one snapshot of the store, so an export is consistent while writes
 /// go on, and exporting the same data twice gives the same bytes. Columns are those an
 /// import reads: users `id, name, email, created_at`; items `id, user, title, notes,
-/// status, priority, created_at, updated_at`, with the owner by email and times in UTC
-/// ISO 8601 with milliseconds. Missing notes are an empty CSV field or JSON `null`; empty
+/// status, priority, created_at, updated_at` (`ExportOptions.columns` chooses and orders
+/// them), with the owner by email and times in UTC ISO 8601 with milliseconds. Missing notes are an empty CSV field or JSON `null`; empty
 /// notes are `""`.
 ///
 /// The methods may be called from any task; each runs on a thread of its own and blocks no
@@ -31,23 +31,35 @@ public struct Exporter: Sendable {
         try await exportUsers(to: destination, options: ExportOptions(format: format))
     }
 
-    /// Writes every user as `options` say; returns how many.
+    /// Writes every user as `options` say (its format, columns and spreadsheet safety);
+    /// returns how many. `progress`, when given, is called from the export's thread every few
+    /// thousand rows and once at the end, with the rows written and the users counted first
+    /// (one lookup on SQLite).
+    /// - Throws: `TransferError` for options that do not go together or name no column of
+    ///   users (before anything is written), as well as the errors above.
     @discardableResult
-    public func exportUsers(to destination: ExportDestination, options: ExportOptions) async throws -> Int {
-        try await Self.offThread { [store] cancellation in
+    public func exportUsers(
+        to destination: ExportDestination, options: ExportOptions,
+        progress: (@Sendable (ExportProgress) -> Void)? = nil
+    ) async throws -> Int {
+        try options.check()
+        let columns = UserColumn.plan(try options.selectedColumns(among: ExportOptions.userColumns))
+        let total = progress == nil ? nil : try await store.exportUserCount()
+        return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output)
-            try writer.begin(header: "id,name,email,created_at")
+            writer.excelSafe = options.excelSafe
+            try writer.begin(columns: columns.map(\.key))
+            var reporter = ProgressReporter(total: total, report: progress)
             try store.forEachUser { user in
                 try cancellation.check()
                 try writer.row { fields in
-                    fields.integer("id", user.id)
-                    fields.text("name", user.name)
-                    fields.text("email", user.email)
-                    fields.time("created_at", user.createdAt)
+                    for column in columns { column.write(user, into: &fields) }
                 }
+                reporter.advance(to: writer.count)
             }
+            reporter.finish(at: writer.count)
             return try writer.end()
         }
     }
@@ -62,29 +74,35 @@ public struct Exporter: Sendable {
     }
 
     /// Writes the items `query` selects (as `exportItems(matching:format:to:)`) as `options`
-    /// say; returns how many.
+    /// say (its format, columns and spreadsheet safety); returns how many. `progress`, when
+    /// given, is called as by `exportUsers(to:options:progress:)`, with the items `query`
+    /// selects counted first (`ItemRepository.count(matching:)`: one lookup when it filters
+    /// nothing).
+    /// - Throws: `TransferError` for options that do not go together or name no column of
+    ///   items (before anything is written), as well as the errors above.
     @discardableResult
     public func exportItems(
-        matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions
+        matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions,
+        progress: (@Sendable (ExportProgress) -> Void)? = nil
     ) async throws -> Int {
-        try await Self.offThread { [store] cancellation in
+        try options.check()
+        let columns = ItemColumn.plan(try options.selectedColumns(among: ExportOptions.itemColumns))
+        let total = progress == nil ? nil : try await store.exportItemCount(matching: query)
+        return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output)
-            try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
-            try store.forEachItem(matching: query) { item in
+            writer.excelSafe = options.excelSafe
+            try writer.begin(columns: columns.map(\.key))
+            var reporter = ProgressReporter(total: total, report: progress)
+            try store.forEachItemText(matching: query) { item in
                 try cancellation.check()
                 try writer.row { fields in
-                    fields.integer("id", item.id)
-                    fields.text("user", item.ownerEmail)
-                    fields.text("title", item.title)
-                    fields.text("notes", item.notes)
-                    fields.text("status", item.status)
-                    fields.integer("priority", Int64(item.priority))
-                    fields.time("created_at", item.createdAt)
-                    fields.time("updated_at", item.updatedAt)
+                    for column in columns { column.write(item, into: &fields) }
                 }
+                reporter.advance(to: writer.count)
             }
+            reporter.finish(at: writer.count)
             return try writer.end()
         }
     }

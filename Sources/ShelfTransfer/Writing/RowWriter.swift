@@ -14,10 +14,17 @@ struct RowWriter {
         self.output = output
     }
 
-    func begin(header: StaticString) throws(TransferError) {
+    /// Text cells that a spreadsheet would take for a formula get a `'` in front (CSV only).
+    var excelSafe = false
+
+    /// Starts the output: for CSV the header of `columns`, in order.
+    func begin(columns: [StaticString]) throws(TransferError) {
         switch format {
         case .csv:
-            Encode.ascii(header, into: &output.bytes)
+            for (index, name) in columns.enumerated() {
+                if index > 0 { output.bytes.append(0x2C) }
+                Encode.ascii(name, into: &output.bytes)
+            }
             Encode.ascii("\r\n", into: &output.bytes)
         case .json: output.bytes.append(UInt8(ascii: "["))
         case .ndjson: break
@@ -29,6 +36,7 @@ struct RowWriter {
     mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
         var fields = RowFields(json: format != .csv)
+        fields.excelSafe = excelSafe
         // The buffer moves into the row and back: one exclusive access per row, not per field.
         swap(&fields.bytes, &output.bytes)
         body(&fields)
@@ -56,6 +64,8 @@ struct RowWriter {
 /// the columns cannot drift apart between them.
 struct RowFields {
     let json: Bool
+    /// See `RowWriter.excelSafe`.
+    var excelSafe = false
     var bytes: [UInt8] = []
     private var first = true
 
@@ -73,16 +83,38 @@ struct RowFields {
     @inline(__always)
     mutating func text(_ name: StaticString, _ value: String?) {
         separate(name)
-        if json { Encode.json(value, into: &bytes) } else { Encode.csv(value, into: &bytes) }
+        if json {
+            Encode.json(value, into: &bytes)
+        } else if excelSafe, let value, SpreadsheetSafety.needsPrefix(value) {
+            Encode.csv("'" + value, into: &bytes)
+        } else {
+            Encode.csv(value, into: &bytes)
+        }
+    }
+
+    /// `text(_:_:)` for UTF-8 bytes (an export's row, read in place).
+    @inline(__always)
+    mutating func text(_ name: StaticString, bytes value: UnsafeBufferPointer<UInt8>?) {
+        separate(name)
+        guard let value else {
+            if json { Encode.ascii("null", into: &bytes) }
+            return
+        }
+        if json {
+            Encode.json(value, into: &bytes)
+        } else if excelSafe, SpreadsheetSafety.needsPrefix(value) {
+            let prefixed = [UInt8(ascii: "'")] + value
+            prefixed.withUnsafeBufferPointer { Encode.csv($0, into: &bytes) }
+        } else {
+            Encode.csv(value, into: &bytes)
+        }
     }
 
     /// Milliseconds since 1970 as UTC ISO 8601.
     @inline(__always)
     mutating func time(_ name: StaticString, _ milliseconds: Int64) {
         separate(name)
-        if json { bytes.append(0x22) }
-        Timestamp.format(milliseconds, into: &bytes)
-        if json { bytes.append(0x22) }
+        Timestamp.format(milliseconds, into: &bytes, quoted: json)
     }
 
     /// Ends a JSON object.
@@ -95,10 +127,16 @@ struct RowFields {
     @inline(__always)
     private mutating func separate(_ name: StaticString) {
         if json {
-            bytes.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            bytes.append(0x22)
-            Encode.ascii(name, into: &bytes)
-            Encode.ascii("\":", into: &bytes)
+            // `{"name":` or `,"name":`, made on the stack and appended at once.
+            let count = name.utf8CodeUnitCount
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { key in
+                key[0] = first ? UInt8(ascii: "{") : UInt8(ascii: ",")
+                key[1] = 0x22
+                for index in 0..<count { key[index + 2] = name.utf8Start[index] }
+                key[count + 2] = 0x22
+                key[count + 3] = UInt8(ascii: ":")
+                bytes.append(contentsOf: key)
+            }
         } else if !first {
             bytes.append(0x2C)
         }
