@@ -180,17 +180,14 @@ private struct Transfer {
 
     func run(_ store: Store, _ cancellation: CancellationFlag) throws -> ImportSummary {
         let protectedPaths = [store.path, inputPath].compactMap { $0 }
-        let format: TransferFormat
-        if let given = options.format {
-            format = given
-        } else if let named = TransferFormat(fileName: input.name) {
-            format = named
-        } else {
-            format = TransferFormat.sniff(try input.peekPrefix(64))
-        }
+        try input.decode(options.encoding)
+        let resolved = try Delimiter.resolve(
+            named: options.format, guessed: TransferFormat(fileName: input.name), delimiter: options.delimiter)
+        let format = try resolved.format ?? TransferFormat.sniff(try input.peekPrefix(512))
+        let delimiter = resolved.delimiter ?? format.defaultDelimiter ?? .comma
         var reader: any RecordReader =
             switch format {
-            case .csv: try CSVReader(input: input)
+            case .csv, .tsv: try CSVReader(input: input, delimiter: delimiter)
             case .json: JSONReader(input: input, lines: false)
             case .ndjson: JSONReader(input: input, lines: true)
             }
@@ -212,7 +209,8 @@ private struct Transfer {
         }
         let rejects = try options.rejectsPath.map { path throws(TransferError) in
             // Never over the store, its -wal/-shm/-journal, or the input being read.
-            try Rejects(path: path, format: format, columns: reader.columns, protecting: protectedPaths)
+            try Rejects(
+                path: path, format: format, delimiter: delimiter, columns: reader.columns, protecting: protectedPaths)
         }
         var summary = ImportSummary(format: format)
         summary.dryRun = options.dryRun

@@ -275,10 +275,10 @@ enum TerminalText {
 
 /// Encodings shared by the writers.
 enum Encode {
-    /// A CSV field: nothing for nil (no value), `""` for empty text, quoted when it holds a
-    /// comma, a quote, a line break, or starts or ends with white space.
+    /// A CSV field: nothing for nil (no value), `""` for empty text, quoted when it holds
+    /// `delimiter` (a comma by default), a quote, a line break, or starts or ends with white space.
     @inline(__always)
-    static func csv(_ text: String?, into bytes: inout [UInt8]) {
+    static func csv(_ text: String?, delimiter: UInt8 = 0x2C, into bytes: inout [UInt8]) {
         guard var text else { return }
         text.withUTF8 { utf8 in
             var needsQuotes = utf8.isEmpty
@@ -286,7 +286,7 @@ enum Encode {
                 needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
             }
             if !needsQuotes {
-                for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
+                for byte in utf8 where byte == delimiter || byte == 0x22 || byte == 0x0A || byte == 0x0D {
                     needsQuotes = true
                     break
                 }

@@ -35,9 +35,10 @@ public struct Exporter: Sendable {
     @discardableResult
     public func exportUsers(to destination: ExportDestination, options: ExportOptions) async throws -> Int {
         try await Self.offThread { [store] cancellation in
+            let delimiter = try options.checkedDelimiter()
             let output = try Self.open(destination, store: store)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: options.format, output: output)
+            var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             try writer.begin(header: "id,name,email,created_at")
             try store.forEachUser { user in
                 try cancellation.check()
@@ -68,9 +69,10 @@ public struct Exporter: Sendable {
         matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions
     ) async throws -> Int {
         try await Self.offThread { [store] cancellation in
+            let delimiter = try options.checkedDelimiter()
             let output = try Self.open(destination, store: store)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: options.format, output: output)
+            var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             try writer.begin(header: "id,user,title,notes,status,priority,created_at,updated_at")
             try store.forEachItem(matching: query) { item in
                 try cancellation.check()

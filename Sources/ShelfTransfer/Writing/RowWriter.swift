@@ -2,22 +2,32 @@ internal import Foundation
 internal import ShelfStore
 internal import Synchronization
 
-/// Frames rows for a format: the CSV header and CRLF line ends, the JSON array's brackets
-/// and commas, or NDJSON's newlines.
+/// Frames rows for a format: the CSV (or TSV) header and CRLF line ends, the JSON array's
+/// brackets and commas, or NDJSON's newlines.
 struct RowWriter {
     let format: TransferFormat
     let output: ByteOutput
+    /// The byte between CSV fields (a tab for TSV).
+    let delimiter: UInt8
     private(set) var count = 0
 
-    init(format: TransferFormat, output: ByteOutput) {
+    init(format: TransferFormat, output: ByteOutput, delimiter: Delimiter? = nil) {
         self.format = format
         self.output = output
+        self.delimiter = (delimiter ?? format.defaultDelimiter ?? .comma).byte
     }
 
+    /// Writes the header, `header` with its commas replaced by the delimiter, for CSV.
     func begin(header: StaticString) throws(TransferError) {
         switch format {
-        case .csv:
+        case .csv, .tsv:
             Encode.ascii(header, into: &output.bytes)
+            if delimiter != 0x2C {
+                let start = output.bytes.count - header.utf8CodeUnitCount
+                for index in start..<output.bytes.count where output.bytes[index] == 0x2C {
+                    output.bytes[index] = delimiter
+                }
+            }
             Encode.ascii("\r\n", into: &output.bytes)
         case .json: output.bytes.append(UInt8(ascii: "["))
         case .ndjson: break
@@ -28,14 +38,14 @@ struct RowWriter {
     @inline(__always)
     mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
-        var fields = RowFields(json: format != .csv)
+        var fields = RowFields(json: !format.isDelimited, delimiter: delimiter)
         // The buffer moves into the row and back: one exclusive access per row, not per field.
         swap(&fields.bytes, &output.bytes)
         body(&fields)
         fields.close()
         swap(&fields.bytes, &output.bytes)
         switch format {
-        case .csv: Encode.ascii("\r\n", into: &output.bytes)
+        case .csv, .tsv: Encode.ascii("\r\n", into: &output.bytes)
         case .ndjson: output.bytes.append(0x0A)
         case .json: break
         }
@@ -56,11 +66,13 @@ struct RowWriter {
 /// the columns cannot drift apart between them.
 struct RowFields {
     let json: Bool
+    let delimiter: UInt8
     var bytes: [UInt8] = []
     private var first = true
 
-    init(json: Bool) {
+    init(json: Bool, delimiter: UInt8 = 0x2C) {
         self.json = json
+        self.delimiter = delimiter
     }
 
     @inline(__always)
@@ -73,7 +85,7 @@ struct RowFields {
     @inline(__always)
     mutating func text(_ name: StaticString, _ value: String?) {
         separate(name)
-        if json { Encode.json(value, into: &bytes) } else { Encode.csv(value, into: &bytes) }
+        if json { Encode.json(value, into: &bytes) } else { Encode.csv(value, delimiter: delimiter, into: &bytes) }
     }
 
     /// Milliseconds since 1970 as UTC ISO 8601.
@@ -100,7 +112,7 @@ struct RowFields {
             Encode.ascii(name, into: &bytes)
             Encode.ascii("\":", into: &bytes)
         } else if !first {
-            bytes.append(0x2C)
+            bytes.append(delimiter)
         }
         first = false
     }
