@@ -149,7 +149,8 @@ final class TextDecodingSource: ByteSource {
         let windows = encoding == .windows1252
         while index < end {
             let byte = raw[index]
-            if byte >= 0x01, byte < 0x80, written < capacity {
+            if byte >= 0x01, byte < 0x80 {
+                guard written < capacity else { return written }
                 out[written] = byte
                 written += 1
                 index += 1
