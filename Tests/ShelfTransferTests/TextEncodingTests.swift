@@ -245,4 +245,14 @@ import Testing
         #expect(items.map(\.title) == ["“Quoted” €5"])
         #expect(items.map(\.notes) == ["café"])
     }
+
+    @Test func utf16JSONIsSniffedAfterDecoding() async throws {
+        let scratch = try Scratch()
+        let text = "{\"title\": \"x 😀\", \"user\": \"ann@example.com\"}\n"
+        let path = try scratch.file("items", Data(Self.utf16(text, bigEndian: true)))
+        let store = try await makeStore()
+        let summary = try await Importer(store: store).importItems(from: .file(path))
+        #expect(summary.inserted == 1 && summary.format == .ndjson)
+        #expect(try await store.items.items(matching: ItemQuery()).map(\.title) == ["x 😀"])
+    }
 }

@@ -10,6 +10,8 @@ internal import Foundation
 /// and byte offset of the first NUL byte or invalid UTF-8 sequence (an overlong form, a
 /// surrogate, a sequence cut short), so a reader never yields such bytes, and
 /// `checkEncoding()` recognizes UTF-16 and UTF-32 at the start and says how to convert them.
+/// `decode(_:)` first converts UTF-16, Latin-1 or Windows-1252 to UTF-8 as it is read (a
+/// `TextDecodingSource`), so lines and columns are those of the text.
 final class ByteInput {
     /// The name errors use: a path, or "stdin".
     let name: String
