@@ -68,6 +68,20 @@ public struct Delimiter: Sendable, Hashable, CustomStringConvertible {
                 + "and numbers unquoted, and they hold this character; pick another, such as ; or |, or tab")
     }
 
+    /// The delimiter the header line at the start of `prefix` shows when it is not `expected`:
+    /// in a first line without `expected`, the first of a comma, a tab, `;` and `|` it holds;
+    /// else nil. Read with `expected`, such a header would be one column with that character
+    /// in its name, which no field has: the guess only ever reads a file that would otherwise
+    /// be refused.
+    static func sniff(_ prefix: [UInt8], expected: Delimiter) -> Delimiter? {
+        var bytes = prefix[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let firstLine = bytes.drop { $0 == 0x0A || $0 == 0x0D }.prefix { $0 != 0x0A && $0 != 0x0D }
+        guard !firstLine.contains(expected.byte) else { return nil }
+        let candidates = [Delimiter.comma, .tab, Delimiter(checked: 0x3B), Delimiter(checked: 0x7C)]
+        return candidates.first { firstLine.contains($0.byte) }
+    }
+
     /// "comma", "tab", "space", or the character in quotes, for messages.
     public var description: String {
         switch byte {

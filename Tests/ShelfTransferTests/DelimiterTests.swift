@@ -131,4 +131,34 @@ import Testing
             (error as? TransferError)?.description.hasPrefix("\(unknown):1:12: field 'colour'") == true
         }
     }
+
+    @Test func theHeaderShowsTheDelimiterWhenTheNameIsWrong() async throws {
+        #expect(Delimiter.sniff(Array("title;user\n".utf8), expected: .comma) == (try Delimiter(";")))
+        #expect(Delimiter.sniff(Array("\r\ntitle|user".utf8), expected: .comma) == (try Delimiter("|")))
+        #expect(Delimiter.sniff(Array("title\tuser;x\n".utf8), expected: .comma) == .tab)
+        #expect(Delimiter.sniff(Array("title,user\n".utf8), expected: .tab) == .comma)
+        #expect(Delimiter.sniff(Array("title,user;x\n".utf8), expected: .comma) == nil)
+        #expect(Delimiter.sniff(Array("title\nx;y\n".utf8), expected: .comma) == nil)
+
+        let scratch = try Scratch()
+        let store = try await makeStore()
+        let importer = Importer(store: store)
+        let cases: [(String, String, TransferFormat)] = [
+            ("excel.csv", "title;user;notes\n\"a;b\";ann@example.com;1,5\n", .csv),
+            ("tabs.csv", "title\tuser\na\tann@example.com\n", .tsv),
+            ("commas.tsv", "title,user\na,ann@example.com\n", .csv),
+        ]
+        for (name, text, format) in cases {
+            let summary = try await importer.importItems(from: .file(try scratch.file(name, text)))
+            #expect(summary.inserted == 1 && summary.format == format, "\(name)")
+        }
+        #expect(try await store.items.items(matching: ItemQuery()).map(\.notes).contains("1,5"))
+        // A format named is taken at its word.
+        let named = try scratch.file("named.csv", "title;user\na;ann@example.com\n")
+        await #expect {
+            try await importer.importItems(from: .file(named), options: ImportOptions(format: .csv))
+        } throws: { error in
+            (error as? TransferError)?.reason.contains("the header has no 'title' column") == true
+        }
+    }
 }

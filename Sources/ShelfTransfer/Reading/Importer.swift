@@ -183,8 +183,16 @@ private struct Transfer {
         try input.decode(options.encoding)
         let resolved = try Delimiter.resolve(
             named: options.format, guessed: TransferFormat(fileName: input.name), delimiter: options.delimiter)
-        let format = try resolved.format ?? TransferFormat.sniff(try input.peekPrefix(512))
-        let delimiter = resolved.delimiter ?? format.defaultDelimiter ?? .comma
+        var format = try resolved.format ?? TransferFormat.sniff(try input.peekPrefix(512))
+        var delimiter = resolved.delimiter ?? format.defaultDelimiter ?? .comma
+        // A header separated otherwise (a .csv of tabs, or of ; as Excel writes CSV where the
+        // comma is the decimal separator) is read so, unless the format or delimiter was named.
+        if options.format == nil, options.delimiter == nil, format.isDelimited,
+            let sniffed = Delimiter.sniff(try input.peekPrefix(512), expected: delimiter)
+        {
+            delimiter = sniffed
+            format = sniffed == .tab ? .tsv : .csv
+        }
         var reader: any RecordReader =
             switch format {
             case .csv, .tsv: try CSVReader(input: input, delimiter: delimiter)
