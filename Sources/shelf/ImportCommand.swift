@@ -25,7 +25,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv).",
+            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv), "
+                + "or the tab, ; or | of a header line without one.",
             valueName: "char"))
     var delimiter: String?
 
