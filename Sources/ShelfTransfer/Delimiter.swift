@@ -82,6 +82,9 @@ public struct Delimiter: Sendable, Hashable, CustomStringConvertible {
         return candidates.first { firstLine.contains($0.byte) }
     }
 
+    /// How to name it on the command line: `tab`, or the character in single quotes.
+    var argument: String { byte == 0x09 ? "tab" : "'\(Character(Unicode.Scalar(byte)))'" }
+
     /// "comma", "tab", "space", or the character in quotes, for messages.
     public var description: String {
         switch byte {

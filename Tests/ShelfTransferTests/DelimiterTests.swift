@@ -158,7 +158,9 @@ import Testing
         await #expect {
             try await importer.importItems(from: .file(named), options: ImportOptions(format: .csv))
         } throws: { error in
-            (error as? TransferError)?.reason.contains("the header has no 'title' column") == true
+            let reason = (error as? TransferError)?.reason ?? ""
+            return reason.contains("the header has no 'title' column")
+                && reason.contains("it looks separated by ';': pass --delimiter ';'")
         }
     }
 }

@@ -314,10 +314,16 @@ private struct Transfer {
 
     private func checkHeader(_ plan: ColumnPlan, _ reader: CSVReader, hasDefaultOwner: Bool) throws(TransferError) {
         let names = TransferError.list(reader.columns.names, limit: 10)
+        // One column whose name holds another delimiter: most likely the wrong one was named.
+        let other =
+            reader.columns.names.count == 1
+            ? reader.columns.names.first.flatMap { Delimiter.sniff(Array($0.utf8), expected: reader.delimiter) } : nil
         func missing(_ field: Field, _ advice: String) -> TransferError {
             TransferError(
                 file: input.name, position: SourcePosition(line: 1, column: 1),
-                reason: "the header has no '\(field.name)' column (it has \(names)); \(advice)")
+                reason: "the header has no '\(field.name)' column (it has \(names)); "
+                    + (other.map { "it looks separated by \($0): pass --delimiter \($0.argument)" }
+                        ?? advice))
         }
         let mapAdvice = { (field: Field) in "add one, or read it from another column with --map \(field.name)=COLUMN" }
         switch table {
