@@ -5,7 +5,7 @@ import ShelfTransfer
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Export users or items as CSV, JSON or NDJSON.",
+        commandName: "export", abstract: "Export users or items as CSV, TSV, JSON or NDJSON.",
         discussion: """
             Rows come by ID from one snapshot. Importing the output into an empty database and \
             exporting again gives the same bytes.
@@ -21,10 +21,16 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            csv, json or ndjson. Default: from the output file's extension (as import reads it; \
+            csv, tsv, json or ndjson. Default: from the output file's extension (as import reads it; \
             items.csv.gz is csv), else csv.
             """)
     var format: TransferFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv).",
+            valueName: "char"))
+    var delimiter: String?
 
     @Flag(
         help: """
@@ -33,10 +39,23 @@ struct ExportCommand: AsyncParsableCommand {
             """)
     var gzip = false
 
-    /// The format asked for, else the one the file's name says, else CSV: so that
-    /// `export users -o users.json` writes what `import users users.json` reads.
+    /// The format asked for, else the one a delimiter implies (TSV for a tab, else CSV), else
+    /// the one the file's name says, else CSV: so that `export users -o users.json` writes
+    /// what `import users users.json` reads.
     var resolvedFormat: TransferFormat {
-        format ?? (output == "-" ? nil : TransferFormat(fileName: output)) ?? .csv
+        (try? resolved())?.format ?? .csv
+    }
+
+    /// The format and the delimiter named, checked.
+    private func resolved() throws -> (format: TransferFormat, delimiter: Delimiter?) {
+        do {
+            let named = try delimiter.map { text throws(TransferError) in try Delimiter(text) }
+            let choice = try Delimiter.resolve(
+                named: format, guessed: output == "-" ? nil : TransferFormat(fileName: output), delimiter: named)
+            return (choice.format ?? .csv, named)
+        } catch {
+            throw ValidationError(error.reason)
+        }
     }
 
     /// gzip when asked for or when the file's name ends in `.gz`.
@@ -68,8 +87,12 @@ struct ExportCommand: AsyncParsableCommand {
 
     /// The options the command line gives.
     var exportOptions: ExportOptions {
-        ExportOptions(
-            format: resolvedFormat, columns: columnNames, excelSafe: excelSafe, compression: resolvedCompression)
+        get throws {
+            let choice = try resolved()
+            return ExportOptions(
+                format: choice.format, delimiter: choice.delimiter, columns: columnNames, excelSafe: excelSafe,
+                compression: resolvedCompression)
+        }
     }
 
     @OptionGroup(title: "Items only") var filter: ItemFilterOptions
@@ -81,9 +104,10 @@ struct ExportCommand: AsyncParsableCommand {
         if table == .users, filter.isFiltering {
             throw ValidationError("--query, --status and --user filter items only")
         }
+        let options = try exportOptions
         do {
             let available = table == .users ? ExportOptions.userColumns : ExportOptions.itemColumns
-            _ = try exportOptions.selectedColumns(among: available)
+            _ = try options.selectedColumns(among: available)
         } catch {
             throw ValidationError("--columns: \(error.description)")
         }
@@ -109,10 +133,10 @@ struct ExportCommand: AsyncParsableCommand {
             try await exporting(toStandardOutput: output == "-") {
                 switch table {
                 case .users:
-                    count = try await exporter.exportUsers(to: destination, options: exportOptions, progress: report)
+                    count = try await exporter.exportUsers(to: destination, options: try exportOptions, progress: report)
                 case .items:
                     count = try await exporter.exportItems(
-                        matching: try await filter.itemQuery(in: store), to: destination, options: exportOptions,
+                        matching: try await filter.itemQuery(in: store), to: destination, options: try exportOptions,
                         progress: report)
                 }
             }

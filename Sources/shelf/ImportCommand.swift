@@ -5,7 +5,7 @@ import ShelfTransfer
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "import", abstract: "Import users or items from CSV, JSON or NDJSON.",
+        commandName: "import", abstract: "Import users or items from CSV, TSV, JSON or NDJSON.",
         discussion: """
             The import is one transaction: by default the first bad row stops it with FILE:LINE:COLUMN, \
             the field, the value and the reason, and the database is left unchanged. Items name their \
@@ -24,9 +24,25 @@ struct ImportCommand: AsyncParsableCommand {
     var file: String
 
     @Option(
-        help:
-            "csv, json or ndjson. Default: from the file's extension (items.csv.gz is csv), else from its first bytes.")
+        help: """
+            csv, tsv, json or ndjson. Default: from the file's extension (items.csv.gz is csv), else from its \
+            first bytes.
+            """)
     var format: TransferFormat?
+
+    @Option(
+        help: ArgumentHelp(
+            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv), "
+                + "or the tab, ; or | of a header line without one.",
+            valueName: "char"))
+    var delimiter: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "utf-8, utf-16le, utf-16be, latin1 or windows-1252. Default: UTF-8, or UTF-16 when a byte order mark "
+                + "or the first characters show it.",
+            valueName: "name"))
+    var encoding: String?
 
     @Option(
         help:
@@ -79,6 +95,32 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("--rejects needs --skip-invalid (or --dry-run)")
         }
         if user != nil, table == .users { throw ValidationError("--user applies to items only") }
+        _ = try parsedDelimiter()
+        _ = try parsedEncoding()
+    }
+
+    /// The delimiter named, checked.
+    func parsedDelimiter() throws -> Delimiter? {
+        guard let delimiter else { return nil }
+        do {
+            let parsed = try Delimiter(delimiter)
+            _ = try Delimiter.resolve(
+                named: format, guessed: file == "-" ? nil : TransferFormat(fileName: file), delimiter: parsed)
+            return parsed
+        } catch {
+            throw ValidationError(error.reason)
+        }
+    }
+
+    /// The encoding named, checked.
+    func parsedEncoding() throws -> TextEncoding? {
+        guard let encoding else { return nil }
+        guard let parsed = TextEncoding(name: encoding) else {
+            throw ValidationError(
+                "--encoding \(encoding): Shelf reads utf-8, utf-16le, utf-16be, latin1 and windows-1252; "
+                    + "convert other encodings first: iconv -f ENCODING -t UTF-8 FILE > FILE.utf8")
+        }
+        return parsed
     }
 
     func run() async throws {
@@ -86,7 +128,8 @@ struct ImportCommand: AsyncParsableCommand {
         if let rejects { try Self.checkRejects(rejects, store: store, input: file) }
         let options = ImportOptions(
             format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,
-            columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user)
+            columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user,
+            encoding: try parsedEncoding(), delimiter: try parsedDelimiter())
         let source: ImportSource = file == "-" ? .standardInput : .file(file)
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
         let importer = Importer(store: store)

@@ -10,11 +10,13 @@ internal import Foundation
 /// and byte offset of the first NUL byte or invalid UTF-8 sequence (an overlong form, a
 /// surrogate, a sequence cut short), so a reader never yields such bytes, and
 /// `checkEncoding()` recognizes UTF-16 and UTF-32 at the start and says how to convert them.
+/// `decode(_:)` first converts UTF-16, Latin-1 or Windows-1252 to UTF-8 as it is read (a
+/// `TextDecodingSource`), so lines and columns are those of the text.
 final class ByteInput {
     /// The name errors use: a path, or "stdin".
     let name: String
-    /// Where the bytes come from.
-    let source: any ByteSource
+    /// Where the bytes come from (a decoding layer once `decode(_:)` adds one).
+    private(set) var source: any ByteSource
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private var index = 0
@@ -190,8 +192,8 @@ final class ByteInput {
     }
 
     private var notUTF8Advice: String {
-        "Shelf reads UTF-8 text. If the file is in another encoding (Latin-1, Windows-1252), convert it: "
-            + "iconv -f WINDOWS-1252 -t UTF-8 \(shellName) > \(shellName).utf8"
+        "Shelf reads UTF-8 text. If the file is in another encoding, name it: --encoding windows-1252 "
+            + "(or latin1, utf-16le, utf-16be)"
     }
 
     /// The name as a shell word in advice, or FILE when it would need quoting.
@@ -243,8 +245,9 @@ final class ByteInput {
         guard let encoding else { return }
         throw TransferError(
             file: name, position: SourcePosition(line: 1, column: 1),
-            reason: "this is \(encoding) text, not UTF-8, which Shelf reads; convert it: "
-                + "iconv -f \(encoding) -t UTF-8 \(shellName) > \(shellName).utf8")
+            reason: "this is \(encoding) text, not UTF-8, which Shelf reads; "
+                + (encoding.hasPrefix("UTF-16") ? "import it with --encoding \(encoding.lowercased()), or " : "")
+                + "convert it: iconv -f \(encoding) -t UTF-8 \(shellName) > \(shellName).utf8")
     }
 
     private func refill() throws(TransferError) -> Bool {
@@ -255,7 +258,38 @@ final class ByteInput {
             atEnd = true
         }
         if dueContinuations > 0 { throw invalidSequence(followedBy: nil) }
+        // A decoding layer stops before a character its encoding does not allow: the
+        // position is where that character is.
+        if let problem = (source as? TextDecodingSource)?.problem {
+            throw TransferError(file: name, position: position, reason: problem)
+        }
         return false
+    }
+
+    /// Converts the input to UTF-8 as it is read when it is in another encoding: `encoding`,
+    /// or, when nil, the one a byte order mark names, else UTF-16 when the first characters
+    /// show it (see `TextEncoding.detect`). Call before anything is read. A UTF-16 byte order
+    /// mark is skipped; a UTF-8 one is left to `checkEncoding()`, as are binary files.
+    /// - Throws: `TransferError` at 1:1 when a byte order mark contradicts `encoding`.
+    func decode(_ encoding: TextEncoding?) throws(TransferError) {
+        let prefix = try peekPrefix(16)
+        guard offset == 0, Self.binaryKind(prefix) == nil else { return }
+        let mark = TextEncoding.byteOrderMark(prefix)
+        if let encoding, let mark, mark.encoding != encoding {
+            throw TransferError(
+                file: name, position: SourcePosition(line: 1, column: 1),
+                reason: "the file starts with a \(mark.encoding.displayName) byte order mark, so it is "
+                    + "\(mark.encoding.displayName) text, not \(encoding.displayName) as --encoding says; "
+                    + "leave --encoding out, or name \(mark.encoding.rawValue)")
+        }
+        let chosen = encoding ?? TextEncoding.detect(prefix)
+        guard chosen != .utf8 else { return }
+        let skip = mark?.length ?? 0
+        let pending = Array(UnsafeBufferPointer(start: buffer + index + skip, count: count - index - skip))
+        source = TextDecodingSource(base: source, encoding: chosen, pending: pending, offset: skip)
+        index = 0
+        count = 0
+        atEnd = false
     }
 
     /// What a binary file that starts with `prefix` is and what to do with it, or nil.

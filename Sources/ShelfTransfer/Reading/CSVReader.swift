@@ -1,5 +1,6 @@
 /// Reads CSV as RFC 4180 describes it, streaming: a header row, then records of fields
-/// separated by commas; a field may be quoted, with `""` for a quote and line breaks inside.
+/// separated by commas (or another `Delimiter`: a tab for TSV); a field may be quoted, with
+/// `""` for a quote and line breaks and delimiters inside.
 ///
 /// Lines end with CRLF or LF; a UTF-8 byte order mark is skipped; blank lines are skipped.
 /// The input is UTF-8: a NUL byte, invalid UTF-8, or a UTF-16 or UTF-32 file is a
@@ -11,6 +12,8 @@
 /// `TransferFormat.maximumColumns` fields) is a `TransferError` with the line and column; a wrong number of fields is reported per record by `fieldCountProblem`.
 struct CSVReader: RecordReader {
     let input: ByteInput
+    /// The byte between fields.
+    let delimiter: Delimiter
     private(set) var columns = Columns()
     /// Where each header name is.
     private(set) var headerPositions: [SourcePosition] = []
@@ -19,8 +22,9 @@ struct CSVReader: RecordReader {
 
     /// Reads the header row.
     /// - Throws: `TransferError` for an empty input or a malformed header.
-    init(input: ByteInput) throws(TransferError) {
+    init(input: ByteInput, delimiter: Delimiter = .comma) throws(TransferError) {
         self.input = input
+        self.delimiter = delimiter
         try input.checkEncoding()
         var header = SourceRecord()
         guard try readFields(into: &header) else {
@@ -62,7 +66,8 @@ struct CSVReader: RecordReader {
             file: input.name, position: record.position,
             reason: "this row has \(record.values.count) field\(record.values.count == 1 ? "" : "s") but "
                 + "the header has \(columns.count) (\(TransferError.list(columns.names))); "
-                + "check for a missing or extra comma, or a comma that should be inside quotes")
+                + "check for a missing or extra \(delimiter), or a \(delimiter) that should be inside quotes"
+                + (delimiter == .comma ? "" : " (the file is read with a \(delimiter) between fields)"))
     }
 
     /// Reads one record's fields; false at the end of the input.
@@ -89,7 +94,8 @@ struct CSVReader: RecordReader {
                 throw TransferError(
                     file: input.name, position: record.position,
                     reason: "this row has more than \(TransferFormat.maximumColumns) fields; Shelf's tables have a "
-                        + "dozen columns: check that this is a CSV file with commas between fields")
+                        + "dozen columns: check that this file has a \(delimiter) between fields (else name its "
+                        + "delimiter with --delimiter)")
             }
         }
     }
@@ -104,13 +110,15 @@ struct CSVReader: RecordReader {
         return true
     }
 
-    /// Consumes a field's end when `byte` is one: false after a comma (a field follows), true
-    /// after a line end (CRLF, LF or a lone CR); nil, consuming nothing, for any other byte.
+    /// Consumes a field's end when `byte` is one: false after the delimiter (a field follows),
+    /// true after a line end (CRLF, LF or a lone CR); nil, consuming nothing, for any other byte.
+    @inline(__always)
     private func consumeDelimiter(_ byte: UInt8) throws(TransferError) -> Bool? {
-        switch byte {
-        case 0x2C:
+        if byte == delimiter.byte {
             _ = try input.next()
             return false
+        }
+        switch byte {
         case 0x0A:
             _ = try input.next()
             return true

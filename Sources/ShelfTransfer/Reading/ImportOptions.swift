@@ -20,12 +20,19 @@ public struct ImportOptions: Sendable {
     public var ignoreUnknownColumns: Bool
     /// For items: the email of the user who owns rows without an owner.
     public var defaultOwner: String?
+    /// The input's text encoding; nil reads UTF-8, or UTF-16 when a byte order mark or the
+    /// first characters show it (see `TextEncoding`).
+    public var encoding: TextEncoding?
+    /// The byte between CSV fields; nil takes the format's (a comma, a tab for TSV). One
+    /// given makes the input CSV (TSV for a tab) unless the format says JSON, which is refused.
+    public var delimiter: Delimiter?
 
     /// Options; by default insert every row, atomically, with the input's own column names.
     public init(
         format: TransferFormat? = nil, mode: ImportMode = .insert, skipInvalid: Bool = false,
         rejectsPath: String? = nil, dryRun: Bool = false, columnMap: [String: String] = [:],
-        ignoreUnknownColumns: Bool = false, defaultOwner: String? = nil
+        ignoreUnknownColumns: Bool = false, defaultOwner: String? = nil, encoding: TextEncoding? = nil,
+        delimiter: Delimiter? = nil
     ) {
         self.format = format
         self.mode = mode
@@ -35,5 +42,7 @@ public struct ImportOptions: Sendable {
         self.columnMap = columnMap
         self.ignoreUnknownColumns = ignoreUnknownColumns
         self.defaultOwner = defaultOwner
+        self.encoding = encoding
+        self.delimiter = delimiter
     }
 }

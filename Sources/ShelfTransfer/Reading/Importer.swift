@@ -180,17 +180,22 @@ private struct Transfer {
 
     func run(_ store: Store, _ cancellation: CancellationFlag) throws -> ImportSummary {
         let protectedPaths = [store.path, inputPath].compactMap { $0 }
-        let format: TransferFormat
-        if let given = options.format {
-            format = given
-        } else if let named = TransferFormat(fileName: input.name) {
-            format = named
-        } else {
-            format = TransferFormat.sniff(try input.peekPrefix(64))
+        try input.decode(options.encoding)
+        let resolved = try Delimiter.resolve(
+            named: options.format, guessed: TransferFormat(fileName: input.name), delimiter: options.delimiter)
+        var format = try resolved.format ?? TransferFormat.sniff(try input.peekPrefix(512))
+        var delimiter = resolved.delimiter ?? format.defaultDelimiter ?? .comma
+        // A header separated otherwise (a .csv of tabs, or of ; as Excel writes CSV where the
+        // comma is the decimal separator) is read so, unless the format or delimiter was named.
+        if options.format == nil, options.delimiter == nil, format.isDelimited,
+            let sniffed = Delimiter.sniff(try input.peekPrefix(512), expected: delimiter)
+        {
+            delimiter = sniffed
+            format = sniffed == .tab ? .tsv : .csv
         }
         var reader: any RecordReader =
             switch format {
-            case .csv: try CSVReader(input: input)
+            case .csv, .tsv: try CSVReader(input: input, delimiter: delimiter)
             case .json: JSONReader(input: input, lines: false)
             case .ndjson: JSONReader(input: input, lines: true)
             }
@@ -212,7 +217,8 @@ private struct Transfer {
         }
         let rejects = try options.rejectsPath.map { path throws(TransferError) in
             // Never over the store, its -wal/-shm/-journal, or the input being read.
-            try Rejects(path: path, format: format, columns: reader.columns, protecting: protectedPaths)
+            try Rejects(
+                path: path, format: format, delimiter: delimiter, columns: reader.columns, protecting: protectedPaths)
         }
         var summary = ImportSummary(format: format)
         summary.dryRun = options.dryRun
@@ -308,10 +314,16 @@ private struct Transfer {
 
     private func checkHeader(_ plan: ColumnPlan, _ reader: CSVReader, hasDefaultOwner: Bool) throws(TransferError) {
         let names = TransferError.list(reader.columns.names, limit: 10)
+        // One column whose name holds another delimiter: most likely the wrong one was named.
+        let other =
+            reader.columns.names.count == 1
+            ? reader.columns.names.first.flatMap { Delimiter.sniff(Array($0.utf8), expected: reader.delimiter) } : nil
         func missing(_ field: Field, _ advice: String) -> TransferError {
             TransferError(
                 file: input.name, position: SourcePosition(line: 1, column: 1),
-                reason: "the header has no '\(field.name)' column (it has \(names)); \(advice)")
+                reason: "the header has no '\(field.name)' column (it has \(names)); "
+                    + (other.map { "it looks separated by \($0): pass --delimiter \($0.argument)" }
+                        ?? advice))
         }
         let mapAdvice = { (field: Field) in "add one, or read it from another column with --map \(field.name)=COLUMN" }
         switch table {

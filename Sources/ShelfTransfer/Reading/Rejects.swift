@@ -1,5 +1,6 @@
 /// The rows an import refused, each with its reason, in a file that can be fixed and
-/// imported again: CSV input gives CSV with the input's columns and an `error` column; JSON
+/// imported again: CSV input gives CSV with the input's columns, delimiter and an `error`
+/// column (TSV gives TSV); JSON
 /// and NDJSON input give NDJSON objects with their fields and an `error` key (nested values
 /// are written as null).
 ///
@@ -8,17 +9,22 @@
 struct Rejects {
     private let output: ByteOutput
     private let csv: Bool
+    private let delimiter: UInt8
 
     /// Starts the rejects file at `path`.
     /// - Throws: `TransferError` when `path` is one of `protecting` (or its `-wal`, `-shm`,
     ///   `-journal`), a SQLite file, or cannot be created.
-    init(path: String, format: TransferFormat, columns: Columns, protecting: [String] = []) throws(TransferError) {
+    init(
+        path: String, format: TransferFormat, delimiter: Delimiter = .comma, columns: Columns,
+        protecting: [String] = []
+    ) throws(TransferError) {
         output = try ByteOutput(path: path, protecting: protecting)
-        csv = format == .csv
+        csv = format.isDelimited
+        self.delimiter = delimiter.byte
         if csv {
             for name in columns.names {
-                Encode.csv(name, into: &output.bytes)
-                output.bytes.append(0x2C)
+                Encode.csv(name, delimiter: self.delimiter, into: &output.bytes)
+                output.bytes.append(self.delimiter)
             }
             Encode.ascii("error\r\n", into: &output.bytes)
         }
@@ -27,10 +33,12 @@ struct Rejects {
     func write(_ record: SourceRecord, columns: Columns, reason: String) throws(TransferError) {
         if csv {
             for value in record.values {
-                if let value, value.kind != .null { Encode.csv(record.display(value), into: &output.bytes) }
-                output.bytes.append(0x2C)
+                if let value, value.kind != .null {
+                    Encode.csv(record.display(value), delimiter: delimiter, into: &output.bytes)
+                }
+                output.bytes.append(delimiter)
             }
-            Encode.csv(reason, into: &output.bytes)
+            Encode.csv(reason, delimiter: delimiter, into: &output.bytes)
             Encode.ascii("\r\n", into: &output.bytes)
         } else {
             output.bytes.append(UInt8(ascii: "{"))

@@ -299,23 +299,23 @@ enum TerminalText {
 
 /// Encodings shared by the writers.
 enum Encode {
-    /// A CSV field: nothing for nil (no value), `""` for empty text, quoted when it holds a
-    /// comma, a quote, a line break, or starts or ends with white space.
+    /// A CSV field: nothing for nil (no value), `""` for empty text, quoted when it holds
+    /// `delimiter` (a comma by default), a quote, a line break, or starts or ends with white space.
     @inline(__always)
-    static func csv(_ text: String?, into bytes: inout [UInt8]) {
+    static func csv(_ text: String?, delimiter: UInt8 = 0x2C, into bytes: inout [UInt8]) {
         guard var text else { return }
-        text.withUTF8 { csv($0, into: &bytes) }
+        text.withUTF8 { csv($0, delimiter: delimiter, into: &bytes) }
     }
 
-    /// `csv(_:into:)` for UTF-8 bytes.
+    /// `csv(_:delimiter:into:)` for UTF-8 bytes.
     @inline(__always)
-    static func csv(_ utf8: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
+    static func csv(_ utf8: UnsafeBufferPointer<UInt8>, delimiter: UInt8 = 0x2C, into bytes: inout [UInt8]) {
         var needsQuotes = utf8.isEmpty
         if let first = utf8.first, let last = utf8.last {
             needsQuotes = first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
         }
         if !needsQuotes {
-            for byte in utf8 where byte == 0x2C || byte == 0x22 || byte == 0x0A || byte == 0x0D {
+            for byte in utf8 where byte == delimiter || byte == 0x22 || byte == 0x0A || byte == 0x0D {
                 needsQuotes = true
                 break
             }

@@ -2,6 +2,10 @@
 public struct ExportOptions: Sendable {
     /// The output's format.
     public var format: TransferFormat
+    /// The byte between CSV fields; nil writes the format's (a comma, a tab for TSV).
+    /// Refused with JSON, and when it is in the times or numbers written unquoted (`-`, `:`,
+    /// `.`, `+`).
+    public var delimiter: Delimiter?
 
     /// The columns to write, by name, in this order: the CSV header and each JSON object's keys
     /// follow it. Nil (the default) writes every column in the order of `userColumns` or
@@ -25,12 +29,14 @@ public struct ExportOptions: Sendable {
     /// The output's compression (the name of a file destination does not choose it).
     public var compression: TransferCompression
 
-    /// Options; by default CSV, every column, unchanged text, uncompressed.
+    /// Options; by default CSV with the format's delimiter, every column, unchanged text,
+    /// uncompressed.
     public init(
-        format: TransferFormat = .csv, columns: [String]? = nil, excelSafe: Bool = false,
-        compression: TransferCompression = .none
+        format: TransferFormat = .csv, delimiter: Delimiter? = nil, columns: [String]? = nil,
+        excelSafe: Bool = false, compression: TransferCompression = .none
     ) {
         self.format = format
+        self.delimiter = delimiter
         self.columns = columns
         self.excelSafe = excelSafe
         self.compression = compression

@@ -43,12 +43,13 @@ public struct Exporter: Sendable {
         progress: (@Sendable (ExportProgress) -> Void)? = nil
     ) async throws -> Int {
         try options.check()
+        let delimiter = try options.checkedDelimiter()
         let columns = UserColumn.plan(try options.selectedColumns(among: ExportOptions.userColumns))
         let total = progress == nil ? nil : try await store.exportUserCount()
         return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: options.format, output: output)
+            var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe
             try writer.begin(columns: columns.map(\.key))
             var reporter = ProgressReporter(total: total, report: progress)
@@ -86,12 +87,13 @@ public struct Exporter: Sendable {
         progress: (@Sendable (ExportProgress) -> Void)? = nil
     ) async throws -> Int {
         try options.check()
+        let delimiter = try options.checkedDelimiter()
         let columns = ItemColumn.plan(try options.selectedColumns(among: ExportOptions.itemColumns))
         let total = progress == nil ? nil : try await store.exportItemCount(matching: query)
         return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options)
             output.isCancelled = { cancellation.isCancelled }
-            var writer = RowWriter(format: options.format, output: output)
+            var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe
             try writer.begin(columns: columns.map(\.key))
             var reporter = ProgressReporter(total: total, report: progress)

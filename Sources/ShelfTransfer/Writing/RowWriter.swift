@@ -2,16 +2,19 @@ internal import Foundation
 internal import ShelfStore
 internal import Synchronization
 
-/// Frames rows for a format: the CSV header and CRLF line ends, the JSON array's brackets
-/// and commas, or NDJSON's newlines.
+/// Frames rows for a format: the CSV (or TSV) header and CRLF line ends, the JSON array's
+/// brackets and commas, or NDJSON's newlines.
 struct RowWriter {
     let format: TransferFormat
     let output: ByteOutput
+    /// The byte between CSV fields (a tab for TSV).
+    let delimiter: UInt8
     private(set) var count = 0
 
-    init(format: TransferFormat, output: ByteOutput) {
+    init(format: TransferFormat, output: ByteOutput, delimiter: Delimiter? = nil) {
         self.format = format
         self.output = output
+        self.delimiter = (delimiter ?? format.defaultDelimiter ?? .comma).byte
     }
 
     /// Text cells that a spreadsheet would take for a formula get a `'` in front (CSV only).
@@ -20,9 +23,9 @@ struct RowWriter {
     /// Starts the output: for CSV the header of `columns`, in order.
     func begin(columns: [StaticString]) throws(TransferError) {
         switch format {
-        case .csv:
+        case .csv, .tsv:
             for (index, name) in columns.enumerated() {
-                if index > 0 { output.bytes.append(0x2C) }
+                if index > 0 { output.bytes.append(delimiter) }
                 Encode.ascii(name, into: &output.bytes)
             }
             Encode.ascii("\r\n", into: &output.bytes)
@@ -35,7 +38,7 @@ struct RowWriter {
     @inline(__always)
     mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
-        var fields = RowFields(json: format != .csv)
+        var fields = RowFields(json: !format.isDelimited, delimiter: delimiter)
         fields.excelSafe = excelSafe
         // The buffer moves into the row and back: one exclusive access per row, not per field.
         swap(&fields.bytes, &output.bytes)
@@ -43,7 +46,7 @@ struct RowWriter {
         fields.close()
         swap(&fields.bytes, &output.bytes)
         switch format {
-        case .csv: Encode.ascii("\r\n", into: &output.bytes)
+        case .csv, .tsv: Encode.ascii("\r\n", into: &output.bytes)
         case .ndjson: output.bytes.append(0x0A)
         case .json: break
         }
@@ -64,13 +67,15 @@ struct RowWriter {
 /// the columns cannot drift apart between them.
 struct RowFields {
     let json: Bool
+    let delimiter: UInt8
     /// See `RowWriter.excelSafe`.
     var excelSafe = false
     var bytes: [UInt8] = []
     private var first = true
 
-    init(json: Bool) {
+    init(json: Bool, delimiter: UInt8 = 0x2C) {
         self.json = json
+        self.delimiter = delimiter
     }
 
     @inline(__always)
@@ -86,9 +91,9 @@ struct RowFields {
         if json {
             Encode.json(value, into: &bytes)
         } else if excelSafe, let value, SpreadsheetSafety.needsPrefix(value) {
-            Encode.csv("'" + value, into: &bytes)
+            Encode.csv("'" + value, delimiter: delimiter, into: &bytes)
         } else {
-            Encode.csv(value, into: &bytes)
+            Encode.csv(value, delimiter: delimiter, into: &bytes)
         }
     }
 
@@ -104,9 +109,9 @@ struct RowFields {
             Encode.json(value, into: &bytes)
         } else if excelSafe, SpreadsheetSafety.needsPrefix(value) {
             let prefixed = [UInt8(ascii: "'")] + value
-            prefixed.withUnsafeBufferPointer { Encode.csv($0, into: &bytes) }
+            prefixed.withUnsafeBufferPointer { Encode.csv($0, delimiter: delimiter, into: &bytes) }
         } else {
-            Encode.csv(value, into: &bytes)
+            Encode.csv(value, delimiter: delimiter, into: &bytes)
         }
     }
 
@@ -138,7 +143,7 @@ struct RowFields {
                 bytes.append(contentsOf: key)
             }
         } else if !first {
-            bytes.append(0x2C)
+            bytes.append(delimiter)
         }
         first = false
     }
