@@ -133,7 +133,8 @@ struct ExportCommand: AsyncParsableCommand {
             try await exporting(toStandardOutput: output == "-") {
                 switch table {
                 case .users:
-                    count = try await exporter.exportUsers(to: destination, options: try exportOptions, progress: report)
+                    count = try await exporter.exportUsers(
+                        to: destination, options: try exportOptions, progress: report)
                 case .items:
                     count = try await exporter.exportItems(
                         matching: try await filter.itemQuery(in: store), to: destination, options: try exportOptions,
