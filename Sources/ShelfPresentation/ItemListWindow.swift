@@ -343,7 +343,8 @@ struct ItemListWindow {
         updateReachesEnd()
         resolve(.item(selectedID, fallback: selectedIndex ?? 0))
         place(arrived: items.map(\.id).filter { !before.contains($0) })
-        lostSelection = previous != nil && previous != selectedID ? previous : nil
+        // Lost: the change moved it out of the window (not: an awaited item took the selection).
+        lostSelection = previous.flatMap { previous in items.contains { $0.id == previous } ? nil : previous }
         return nil
     }
 

@@ -32,14 +32,19 @@ struct BrowseCommandTests {
         screen = try await tmux.waitFor("1 item ·")
         #expect(screen.contains(line: "Second task") && !screen.contains(line: "First task"))
         try tmux.send("Escape")
-        try await tmux.waitFor("3 items")
+        try await tmux.waitFor {
+            $0.contains(line: "3 items") && $0.contains(line: "First task") && $0.contains(line: "Third task")
+        }
 
         // Create.
         try tmux.type("n")
         try await tmux.waitFor("New item")
         try tmux.type("Written in tmux")
         try tmux.send("Enter")
-        screen = try await tmux.waitFor("4 items")
+        // Selected once saved: its detail shows it (the count can show a moment before).
+        screen = try await tmux.waitFor {
+            $0.contains(line: "4 items") && $0.contains { $0.hasPrefix("│Written in tmux") }
+        }
         #expect(screen.contains(line: "Written in tmux"))
 
         // Edit the new item (it is selected after saving).
