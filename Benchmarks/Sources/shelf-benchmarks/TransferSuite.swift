@@ -36,6 +36,12 @@ struct TransferSuite {
 
     private func wants(_ part: String) -> Bool { only == nil || only == part }
 
+    /// The machine's load averages (/proc/loadavg), for the notes: other work skews times.
+    private var load: String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return "load " + text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
     /// The `shelf` binaries measured: this one, and the `--before` one.
     private var binaries: [(label: String, path: String)] {
         [("shelf", shelfPath)] + (beforePath.map { [("before", $0)] } ?? [])
@@ -88,7 +94,7 @@ struct TransferSuite {
     // MARK: Import
 
     private func importItems(_ csv: String, template: String, shell: ShellBaselines, keep full: String) throws {
-        report.note("import: \(Formatting.thousands(items)) items; the staged script drops \(shell.dropped)")
+        report.note("import: \(Formatting.thousands(items)) items; the staged script drops \(shell.dropped); \(load)")
         let live = path("live.sql")
         let staged = path("staged.sql")
         try Data(shell.liveImport(csv: csv).utf8).write(to: URL(fileURLWithPath: live))
@@ -152,7 +158,9 @@ struct TransferSuite {
     // MARK: Upsert and replace
 
     private func upsertItems(_ csv: String, full: String) throws {
-        report.note("upsert, replace: \(Formatting.thousands(items)) rows against \(Formatting.thousands(items)) items")
+        report.note(
+            "upsert, replace: \(Formatting.thousands(items)) rows against \(Formatting.thousands(items)) items; \(load)"
+        )
         let modes = ["upsert", "replace"]
         var samples: [String: [FreshProcess.Measured]] = [:]
         for run in 0..<runs {
@@ -203,7 +211,7 @@ struct TransferSuite {
     // MARK: Export
 
     private func exportItems(_ full: String) throws {
-        report.note("export: \(Formatting.thousands(items)) items")
+        report.note("export: \(Formatting.thousands(items)) items; \(load)")
         let formats = ["csv", "json", "ndjson"]
         let sides = binaries.flatMap { binary in formats.map { "\(binary.label) \($0)" } } + ["sqlite3 -csv"]
         var samples: [String: [FreshProcess.Measured]] = [:]
@@ -252,7 +260,7 @@ struct TransferSuite {
     // MARK: Users
 
     private func importAndExportUsers(_ csv: String, bare: String) throws {
-        report.note("users: \(Formatting.thousands(userRows)) users")
+        report.note("users: \(Formatting.thousands(userRows)) users; \(load)")
         var imports: [FreshProcess.Measured] = []
         var exports: [FreshProcess.Measured] = []
         let database = path("users.sqlite")
