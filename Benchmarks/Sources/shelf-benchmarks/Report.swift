@@ -7,15 +7,18 @@ struct Comparison {
     let shelf: Double
     let baseline: Double
     let baselineName: String
-    /// Shelf over baseline. For throughputs (rows/s) higher is better; for times lower is.
-    var ratio: Double { shelf / baseline }
+    /// Shelf over baseline (for throughputs higher is better; for times lower is), or, when
+    /// `speedup`, baseline over Shelf (for times: how many times faster Shelf is).
+    var ratio: Double { speedup ? baseline / shelf : shelf / baseline }
     let target: String
+    var speedup = false
 
     var json: String {
         func number(_ value: Double) -> String { String(format: "%.6g", value) }
         return
             #"{"benchmark": "\#(name)", "unit": "\#(unit)", "shelf": \#(number(shelf)), "baseline": \#(number(baseline)), "#
-            + #""baseline_name": "\#(baselineName)", "ratio": \#(number(ratio))}"#
+            + #""baseline_name": "\#(baselineName)", "ratio": \#(number(ratio))"#
+            + (speedup ? #", "ratio_kind": "speedup"}"# : "}")
     }
 }
 
@@ -47,15 +50,16 @@ struct Report {
     }
 
     /// One line per baseline: the medians of `shelf` and of each baseline's samples.
+    /// `speedup` reports the ratio as baseline over Shelf (for times).
     func compare(
         _ name: String, unit: String, shelf: [Double],
-        against baselines: [(name: String, samples: [Double], target: String)]
+        against baselines: [(name: String, samples: [Double], target: String)], speedup: Bool = false
     ) {
         for baseline in baselines {
             print(
                 Comparison(
                     name: name, unit: unit, shelf: median(shelf), baseline: median(baseline.samples),
-                    baselineName: baseline.name, target: baseline.target))
+                    baselineName: baseline.name, target: baseline.target, speedup: speedup))
         }
     }
 

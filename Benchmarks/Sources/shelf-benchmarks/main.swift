@@ -8,8 +8,12 @@ import Foundation
 //           same SQL through the C API (--items N; the database is built once and cached)
 //   browser   browser.first_frame against a sqlite3 process running the first page; key to frame
 //           while scrolling and searching; peak RSS (the release shelf binary on a pseudo-terminal)
-//   transfer  transfer.import_csv against the sqlite3 shell's .import --csv, transfer.export_csv
-//           against sqlite3 -csv, 1,000,000 items (--items N), each a process; peak RSS of both
+//   transfer  transfer.import_items against the sqlite3 shell's .import (every index live) and the
+//           staged shell script (the floor); upsert and replace; export_items as csv, json and
+//           ndjson against sqlite3 -csv; import and export of users (--user-rows N, 1,000,000);
+//           1,000,000 items (--items N) of ~1,000 users (--users N), each command a process
+//           timed and measured for peak RSS under /usr/bin/time; --only import|upsert|export|users;
+//           --before PATH runs another shelf binary as one more baseline (TransferSuite)
 //   importlock  import_lock.longest_wait: the longest wait of a one-row write from another
 //           connection during a 1,000,000-row shelf import (--items N); --before PATH runs another
 //           shelf binary (built from an older commit) as the baseline
@@ -81,8 +85,9 @@ for suite in suites {
             .appendingPathComponent("shelf").path
         try await TransferSuite(
             items: option("--items", default: 1_000_000, in: arguments),
-            runs: option("--runs", default: 3, in: arguments),
-            report: report, shelfPath: shelf
+            users: option("--users", default: 1_000, in: arguments),
+            userRows: option("--user-rows", default: 1_000_000, in: arguments),
+            runs: runs, report: report, shelfPath: shelf, beforePath: before, only: only
         ).run()
     case "importlock":
         let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
