@@ -141,6 +141,13 @@ struct ExportCommand: AsyncParsableCommand {
                         progress: report)
                 }
             }
+            // Written (a file renamed into place): a signal from now on must not make the exit
+            // status say the export was stopped.
+            SignalRelay.shared.workIsFinal()
+        } catch is CancellationError where output != "-" {
+            progress.finish()
+            printError("Interrupted: \(output) was not written (a file that was there is left as it was).")
+            throw CancellationError()
         } catch {
             progress.finish()
             throw error

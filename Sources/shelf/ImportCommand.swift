@@ -143,6 +143,9 @@ struct ImportCommand: AsyncParsableCommand {
                     progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
                 }
             }
+            // Committed (or a dry run finished): a signal from now on does not undo it, so it
+            // must not make the exit status say the import was stopped.
+            SignalRelay.shared.workIsFinal()
         } catch let error as TransferError {
             progress.finish()
             throw CommandError("\(error)\nNothing was imported; the database is unchanged.")

@@ -69,15 +69,34 @@ final class ProgressLine: Sendable {
             return true
         }
         guard due else { return }
-        var line = "\r\(label) "
+        writeStandardError(
+            "\r" + Self.fitted(label: label, fraction: fraction, detail: detail, columns: Self.columns()) + "\u{1B}[K")
+    }
+
+    /// The line as it fits in `columns` (one fewer, so it never wraps, which would leave a copy
+    /// behind at every redraw): the bar narrows, then goes, then the text is cut.
+    static func fitted(label: String, fraction: Double?, detail: String, columns: Int) -> String {
+        let room = max(1, columns - 1)
+        var line = label + " "
         if let fraction {
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            line += String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            line += " \(Int(fraction * 100))%  "
+            let percent = " \(Int(fraction * 100))%  "
+            let width = min(30, room - line.count - percent.count - detail.count)
+            if width >= 10 {
+                let filled = Int(fraction * Double(width))
+                line += String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            }
+            line += percent
         }
-        line += detail + "\u{1B}[K"
-        writeStandardError(line)
+        line += detail
+        // Labels and details are ASCII and the bar's blocks one column each: characters are columns.
+        return line.count > room ? String(line.prefix(room)) : line
+    }
+
+    /// The width of the terminal on stderr, else 80.
+    private static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     /// Ends the line.

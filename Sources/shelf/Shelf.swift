@@ -36,7 +36,7 @@ struct Shelf: AsyncParsableCommand {
         OpenDatabases.warnAboutUnmergedWAL()
         switch result {
         case .success: status = 0
-        case .failure(let error): status = signals.signal == nil ? report(error) : 0
+        case .failure(let error): status = signals.stoppingSignal == nil ? report(error) : 0
         }
         do {
             try StandardOutput.flushStandardIO()
@@ -47,7 +47,7 @@ struct Shelf: AsyncParsableCommand {
                 status = 1
             }
         }
-        if let number = signals.signal { status = 128 + number }
+        if let number = signals.stoppingSignal { status = 128 + number }
         Foundation.exit(status)
     }
 

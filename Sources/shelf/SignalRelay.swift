@@ -22,6 +22,8 @@ final class SignalRelay: Sendable {
 
     /// The first signal received, or 0.
     private let first = Atomic<Int32>(0)
+    /// True once the command's work is final (see `workIsFinal()`).
+    private let final = Atomic<Bool>(false)
     private let handler = Mutex<(@Sendable (Int32) -> Void)?>(nil)
 
     private init() {
@@ -59,6 +61,19 @@ final class SignalRelay: Sendable {
         handler.withLock { $0 = body }
         let number = first.load(ordering: .acquiring)
         if number != 0 { body(number) }
+    }
+
+    /// Says that the command's work is done and final (an import committed, an export's file
+    /// in place): a signal that comes after it no longer makes the exit status 128 + N, which
+    /// would tell a script that retries on it to do the work twice.
+    func workIsFinal() {
+        final.store(true, ordering: .releasing)
+    }
+
+    /// The signal that stopped the command: the first one received, unless it came when the
+    /// work was already final; nil otherwise.
+    var stoppingSignal: Int32? {
+        final.load(ordering: .acquiring) ? nil : signal
     }
 
     /// The first signal received, if any.

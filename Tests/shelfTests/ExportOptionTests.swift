@@ -132,4 +132,26 @@ import Testing
         let tail = after[start...]
         #expect(tail.contains("id,name,email,created_at") && !tail.contains("Exporting"))
     }
+
+    /// On a narrow terminal the bar fits its width: a line that wrapped would leave a copy of
+    /// itself on the screen at every redraw (found by a hostile tester at 70 columns).
+    @Test func progressFitsANarrowTerminal() async throws {
+        let shelf = try await Self.bigShelf(items: 20_000)
+        defer { shelf.cleanUp() }
+        let db = TmuxSession.quote(shelf.databasePath)
+        let shelfPath = TmuxSession.quote(ShelfProcess.executable.path)
+        let log = shelf.folder.appendingPathComponent("terminal.log").path
+        let tmux = try TmuxSession(shellWidth: 40, height: 20)
+        try tmux.record(to: log)
+        let output = TmuxSession.quote(shelf.folder.appendingPathComponent("out.csv.gz").path)
+        try tmux.type("clear; \(shelfPath) export items --db \(db) -o \(output); echo \"[done $?]\"")
+        try tmux.send("Enter")
+        let screen = try await tmux.waitFor("[done 0]", timeout: .seconds(60))
+        #expect(!screen.contains(line: "Exporting"), "no copy of the bar is left: \(screen)")
+        let written = try String(contentsOfFile: log, encoding: .utf8)
+        let drawn = written.components(separatedBy: "\r").filter { $0.hasPrefix("Exporting") }
+            .map { $0.components(separatedBy: "\u{1B}[K")[0] }
+        #expect(!drawn.isEmpty, "the bar was drawn")
+        for line in drawn { #expect(line.count <= 39, "\(line.count) columns: \(line)") }
+    }
 }
