@@ -30,6 +30,8 @@ final class ImportStaging: ImportSession {
     /// does not wait for the lock it holds itself.
     private var applying: Connection?
     private var closed = false
+    /// When the staging began, for the debug log's timings.
+    private let created = ContinuousClock.now
 
     /// Rows kept in memory before they go to the TEMP tables in one batch.
     private static let batchSize = 2048
@@ -204,13 +206,20 @@ final class ImportStaging: ImportSession {
         beforeEnd: (any ImportSession) throws -> Void
     ) throws -> ImportCounts {
         try flush()
+        Diagnostics.debug("import: \(nextSeq) rows read and staged in \(ContinuousClock.now - created)")
         if isCancelled() { throw CancellationError() }
         do {
             return try database.write { connection in
+                let applyStart = ContinuousClock.now
+                defer { Diagnostics.debug("import: applied in \(ContinuousClock.now - applyStart)") }
                 applying = connection
                 defer { applying = nil }
                 let writer = try StoreError.translating { try ImportWriter(connection: connection, mode: mode) }
                 var counts = ImportCounts()
+                let rebuild =
+                    try usesRebuild(on: connection)
+                    ? StoreError.translating { try ImportRebuild.begin(on: connection, table: table) } : nil
+                defer { rebuild?.restoreCache(on: connection) }
                 if try !applyAll(on: connection, mode: mode, counts: &counts) {
                     if isCancelled() { throw CancellationError() }
                     counts = ImportCounts()
@@ -218,6 +227,8 @@ final class ImportStaging: ImportSession {
                     counts.deleted = try writer.finish(table: table)
                 }
                 if isCancelled() { throw CancellationError() }
+                // A dry run rolls back: nothing to rebuild.
+                if commit, let rebuild { try rebuild.finish(on: connection, counts: counts, isCancelled: isCancelled) }
                 try beforeEnd(self)
                 if !commit { throw DryRunFinished(result: counts) }
                 guard willCommit() else { throw CancellationError() }
@@ -228,6 +239,24 @@ final class ImportStaging: ImportSession {
         } catch let error as DatabaseError {
             throw StoreError(error)
         }
+    }
+
+    /// Whether this import takes the bulk path (`ImportRebuild`): when it stages at least
+    /// `ImportRebuild.minimumRows` rows and at least one for every
+    /// `ImportRebuild.existingRowsPerStagedRow` rows the table holds. Rebuilding costs about
+    /// the same per row of the whole table as per-row upkeep costs per imported row times
+    /// that ratio's inverse (measured: see `ImportRebuild`), so a small import into a big table
+    /// keeps per-row upkeep and a big one rebuilds.
+    private func usesRebuild(on connection: Connection) throws -> Bool {
+        let staged = nextSeq
+        guard staged >= ImportRebuild.minimumRows else { return false }
+        let counted = try? connection.fetchOne(
+            "SELECT row_count FROM main.shelf_changes WHERE table_name = ?", table.rawValue
+        ) { try $0.int64(0) }
+        let existing =
+            try counted
+            ?? connection.fetchOne("SELECT count(*) FROM main.\(table.rawValue)") { try $0.int64(0) } ?? 0
+        return staged.multipliedReportingOverflow(by: ImportRebuild.existingRowsPerStagedRow).partialValue >= existing
     }
 
     /// Writes every staged row with a few set-based statements; false (and nothing written)
