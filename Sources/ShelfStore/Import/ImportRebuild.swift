@@ -82,12 +82,17 @@ struct ImportRebuild {
                 triggers.append((name, sql))
             }
         }
-        for index in indexes { try connection.execute("DROP INDEX main.\(quoted(index.name))") }
-        for trigger in triggers { try connection.execute("DROP TRIGGER main.\(quoted(trigger.name))") }
-        let names = Set(triggers.map(\.name))
-        // Last, so that a throw above leaves the cache as it was.
+        // First: dropping an index reads all of it, which would fill a big cache.
         let previousCacheSize = try connection.fetchOne("PRAGMA main.cache_size") { try $0.int64(0) } ?? 0
         try connection.execute("PRAGMA main.cache_size=\(cacheSize)")
+        do {
+            for index in indexes { try connection.execute("DROP INDEX main.\(quoted(index.name))") }
+            for trigger in triggers { try connection.execute("DROP TRIGGER main.\(quoted(trigger.name))") }
+        } catch {
+            try? connection.execute("PRAGMA main.cache_size=\(previousCacheSize)")
+            throw error
+        }
+        let names = Set(triggers.map(\.name))
         Diagnostics.debug(
             "bulk import into \(table.rawValue): dropped \(indexes.count) indexes and \(triggers.count) triggers "
                 + "until the commit")
