@@ -6,8 +6,12 @@ import Testing
 /// `kill -9` of a real `shelf import` process at random moments, some near its commit: the
 /// database is intact, its full-text index agrees with its items, and it holds all the rows
 /// or none of them.
+///
+/// The imports take the bulk path (`SHELF_BULK_IMPORT_MIN_ROWS=1`, checked in the debug log of
+/// the whole run), so the kills near the end land in its index and full-text rebuild.
 @Suite struct CrashImportTests {
     static let rows = 20_000
+    static let environment = ["PATH": "/usr/bin:/bin", "SHELF_BULK_IMPORT_MIN_ROWS": "1"]
 
     @Test func killedImportsLeaveAllOrNothing() async throws {
         let scratch = try Scratch()
@@ -26,10 +30,17 @@ import Testing
 
         // One import to its end gives the time a whole import takes here.
         try copy(base, to: database)
+        let log = scratch.path("whole.log")
         let start = ContinuousClock.now
-        #expect(try ChildProcess(Self.shelf, arguments, environment: ["PATH": "/usr/bin:/bin"]).wait() == 0)
+        #expect(
+            try ChildProcess(
+                Self.shelf, arguments, environment: Self.environment.merging(["SHELF_LOG": "debug"]) { $1 },
+                stderr: log
+            ).wait() == 0)
         let whole = ContinuousClock.now - start
         #expect(try check(database) == Self.rows)
+        let messages = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(messages.contains("bulk import into items"), "not the bulk path: \(messages)")
 
         var outcomes: [Int?: Int] = [:]
         for run in 0..<24 {
@@ -42,7 +53,7 @@ import Testing
                 case 1: Double.random(in: 0.8...1.05)
                 default: Double.random(in: 0.5...0.9)
                 }
-            let child = try ChildProcess(Self.shelf, arguments, environment: ["PATH": "/usr/bin:/bin"])
+            let child = try ChildProcess(Self.shelf, arguments, environment: Self.environment)
             try await Task.sleep(for: whole * fraction)
             child.signal(SIGKILL)
             child.wait()

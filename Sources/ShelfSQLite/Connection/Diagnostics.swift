@@ -26,6 +26,11 @@ package enum Diagnostics {
         return 100 * 1_000_000
     }()
 
+    /// Logs `message` at `debug`, for modules that do not import swift-log themselves.
+    package static func debug(_ message: @autoclosure () -> String) {
+        logger.debug("\(message())")
+    }
+
     /// Whether connections should time their statements: only while debug messages are shown,
     /// since SQLite's profiling reads the clock twice per statement.
     static var profilesStatements: Bool { logger.logLevel <= .debug }
