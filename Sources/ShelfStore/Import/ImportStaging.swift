@@ -7,12 +7,14 @@ internal import Synchronization
 ///
 /// Why: an import used to hold the database's write lock from its first row to its commit,
 /// waiting for input included, so every other writer (another `shelf`, the `sqlite3` shell)
-/// failed with "database is locked". Now the rows go first into two tables of the TEMP schema
-/// of the store's writer connection. Writing TEMP tables takes no lock on the database file
+/// failed with "database is locked". Now the rows go first into two tables of a private
+/// staging database attached to the store's writer connection (`ATTACH ''`: a temporary file
+/// SQLite unlinks as soon as it opens it). Writing it takes no lock on the database file
 /// (other processes write freely meanwhile) and the in-process writer lock is held for one
-/// batch of rows at a time. SQLite keeps the TEMP schema in a file it unlinks as soon as it
-/// opens it, so an import killed at any moment leaves nothing behind, and the database file is
-/// untouched until `apply` commits. `apply` then writes every staged row in one transaction:
+/// batch of rows at a time. An import killed at any moment leaves nothing behind, and the
+/// database file is untouched until `apply` commits. `close()` detaches the staging database,
+/// which drops it at once whatever its size (a `DROP TABLE` of a TEMP table holding 1,000,000
+/// rows read the whole table again: seconds after the commit). `apply` then writes every staged row in one transaction:
 /// with a few set-based statements (`UPDATE … FROM`, `INSERT … SELECT`, `DELETE`) when they
 /// give what writing the rows in input order gives, else row by row (which also names the
 /// row a constraint refuses). A big import drops the table's indexes and upkeep triggers
@@ -24,6 +26,8 @@ internal import Synchronization
 final class ImportStaging: ImportSession {
     private let database: Database
     private let table: ImportTable
+    /// The attached staging database's schema name, and its two tables' qualified names.
+    private let schema: String
     private let rows: String
     private let rejects: String
     private var pending: [Pending] = []
@@ -35,7 +39,7 @@ final class ImportStaging: ImportSession {
     /// When the staging began, for the debug log's timings.
     private let created = ContinuousClock.now
 
-    /// Rows kept in memory before they go to the TEMP tables in one batch.
+    /// Rows kept in memory before they go to the staging tables in one batch.
     private static let batchSize = 2048
     private static let names = Atomic<Int>(0)
 
@@ -49,8 +53,9 @@ final class ImportStaging: ImportSession {
         self.database = database
         self.table = table
         let number = Self.names.add(1, ordering: .relaxed).newValue
-        rows = "shelf_stage_\(number)"
-        rejects = "shelf_stage_rejects_\(number)"
+        schema = "shelf_stage_\(number)"
+        rows = "\(schema).staged_rows"
+        rejects = "\(schema).staged_rejects"
         let columns =
             switch table {
             case .users: "id INTEGER, name TEXT, email TEXT, created_at INTEGER"
@@ -62,10 +67,14 @@ final class ImportStaging: ImportSession {
             }
         try StoreError.translating {
             try database.withWriter { connection in
+                try connection.execute("ATTACH DATABASE '' AS \(schema)")
+                // Nothing here needs to outlive a crash: no syncs, the rollback journal in memory.
                 try connection.execute(
                     """
-                    CREATE TEMP TABLE \(rows) (seq INTEGER PRIMARY KEY, \(columns), record BLOB NOT NULL);
-                    CREATE TEMP TABLE \(rejects) (
+                    PRAGMA \(schema).synchronous = OFF;
+                    PRAGMA \(schema).journal_mode = MEMORY;
+                    CREATE TABLE \(rows) (seq INTEGER PRIMARY KEY, \(columns), record BLOB NOT NULL);
+                    CREATE TABLE \(rejects) (
                         seq INTEGER PRIMARY KEY, placed INTEGER NOT NULL, line INTEGER, column INTEGER,
                         field TEXT, value TEXT, reason TEXT NOT NULL, record BLOB NOT NULL);
                     """)
@@ -83,7 +92,7 @@ final class ImportStaging: ImportSession {
         closed = true
         pending = []
         _ = try? database.withWriter { connection in
-            try connection.execute("DROP TABLE IF EXISTS temp.\(rows); DROP TABLE IF EXISTS temp.\(rejects)")
+            try connection.execute("DETACH DATABASE \(schema)")
         }
     }
 
@@ -127,14 +136,14 @@ final class ImportStaging: ImportSession {
         }
     }
 
-    /// Writes the pending rows to the TEMP tables in one TEMP-only transaction.
+    /// Writes the pending rows to the staging tables in one transaction of the staging database.
     private func flush() throws {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending.removeAll(keepingCapacity: true)
         try StoreError.translating {
             try database.withWriter { connection in
-                // A plain BEGIN: writing only TEMP tables never takes the database file's lock.
+                // A plain BEGIN: writing only the staging database never takes the store file's lock.
                 try connection.execute("BEGIN")
                 do {
                     try insert(batch, on: connection)
@@ -150,12 +159,12 @@ final class ImportStaging: ImportSession {
     private func insert(_ batch: [Pending], on connection: Connection) throws {
         let row =
             switch table {
-            case .users: try connection.makeStatement("INSERT INTO temp.\(rows) VALUES (?, ?, ?, ?, ?, ?)")
+            case .users: try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?)")
             case .items:
-                try connection.makeStatement("INSERT INTO temp.\(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             }
         let rejected = try connection.makeStatement(
-            "INSERT INTO temp.\(rejects) VALUES (?, 1, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO \(rejects) VALUES (?, 1, ?, ?, ?, ?, ?, ?)")
         for entry in batch {
             switch entry {
             case .user(let seq, let user, let record):
@@ -268,7 +277,7 @@ final class ImportStaging: ImportSession {
     /// disagree. The row-by-row path then finds and names the row.
     private func applyAll(on connection: Connection, mode: ImportMode, counts: inout ImportCounts) throws -> Bool {
         let now = Date().sqlMilliseconds
-        let staged = "temp.\(rows)"
+        let staged = "\(rows)"
         func integer(_ sql: String) throws -> Int64 {
             let statement = try connection.makeStatement(sql)
             var value: Int64 = 0
@@ -373,18 +382,18 @@ final class ImportStaging: ImportSession {
     ) throws {
         let select =
             switch table {
-            case .users: "SELECT seq, id, name, email, created_at FROM temp.\(rows) ORDER BY seq"
+            case .users: "SELECT seq, id, name, email, created_at FROM \(rows) ORDER BY seq"
             case .items:
                 """
                 SELECT seq, id, owner_id, owner_email, title, notes, status, priority, created_at, updated_at, version
-                FROM temp.\(rows) ORDER BY seq
+                FROM \(rows) ORDER BY seq
                 """
             }
         let statement = try connection.makeStatement(select)
         let refuse = try connection.makeStatement(
             """
-            INSERT INTO temp.\(rejects) (seq, placed, field, reason, record)
-            SELECT seq, 0, ?2, ?3, record FROM temp.\(rows) WHERE seq = ?1
+            INSERT INTO \(rejects) (seq, placed, field, reason, record)
+            SELECT seq, 0, ?2, ?3, record FROM \(rows) WHERE seq = ?1
             """)
         var done = 0
         try statement.forEachRow { row in
@@ -430,7 +439,7 @@ final class ImportStaging: ImportSession {
     func record(seq: Int64) throws -> Data? {
         try withConnection { connection in
             // Not the statement cache: the table is this import's own.
-            let statement = try connection.makeStatement("SELECT record FROM temp.\(rows) WHERE seq = ?")
+            let statement = try connection.makeStatement("SELECT record FROM \(rows) WHERE seq = ?")
             try statement.bind(seq)
             var record: Data?
             try statement.forEachRow { record = try $0.get(0, as: Data.self) }
@@ -444,7 +453,7 @@ final class ImportStaging: ImportSession {
         try flush()
         try withConnection { connection in
             let statement = try connection.makeStatement(
-                "SELECT seq, placed, line, column, field, value, reason, record FROM temp.\(rejects) ORDER BY seq")
+                "SELECT seq, placed, line, column, field, value, reason, record FROM \(rejects) ORDER BY seq")
             do {
                 try statement.forEachRow { row in
                     let reject = ImportReject(

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bulk-import-measure.sh BIN TAG [import upsert replace shell users]: three fresh-process runs of each,
 # with /usr/bin/time (wall s, peak RSS KB, user s, sys s), appended to $D/results-after.txt. The inputs
-# come from scripts/bulk-import-data.py run in $D (/tmp/bulkdata).
+# come from Benchmarks/scripts/bulk-import-data.py run in $D (/tmp/bulkdata).
 BIN=$1; TAG=$2; shift 2
 D=/tmp/bulkdata; W=$D/work-$TAG; mkdir -p $W; R=$D/results-after.txt
 t() { # label cmd...
