@@ -20,13 +20,14 @@ struct RowWriter {
     /// Text cells that a spreadsheet would take for a formula get a `'` in front (CSV only).
     var excelSafe = false
 
-    /// Starts the output: for CSV the header of `columns`, in order.
+    /// Starts the output: for CSV and TSV the header of `columns`, in order.
     func begin(columns: [StaticString]) throws(TransferError) {
         switch format {
         case .csv, .tsv:
             for (index, name) in columns.enumerated() {
                 if index > 0 { output.bytes.append(delimiter) }
-                Encode.ascii(name, into: &output.bytes)
+                // Quoted when it holds the delimiter (`created_at` with `--delimiter _`).
+                name.withUTF8Buffer { Encode.csv($0, delimiter: delimiter, into: &output.bytes) }
             }
             Encode.ascii("\r\n", into: &output.bytes)
         case .json: output.bytes.append(UInt8(ascii: "["))
