@@ -131,6 +131,28 @@ import Testing
         #expect(lines[2].hasPrefix("x,who@x.y,"))
     }
 
+    /// A rejects file is what its name says: `.gz` is compressed (and imports back); a name
+    /// of another format is refused before anything is read (found by a hostile tester).
+    @Test func theRejectsFileFollowsItsName() async throws {
+        let rejects = scratch.path("rejects.csv.gz")
+        let summary = try await importItems(
+            "g.csv", "title,user\nGood,ann@example.com\n,ann@example.com\n",
+            ImportOptions(skipInvalid: true, rejectsPath: rejects))
+        #expect(summary.inserted == 1 && summary.skipped == 1)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: rejects))
+        #expect(bytes.starts(with: [0x1F, 0x8B]))
+        let again = try await Importer(store: store).importItems(
+            from: .file(rejects), options: ImportOptions(dryRun: true, ignoreUnknownColumns: true))
+        #expect(again.rows == 1 && again.skipped == 1)
+
+        let error = try #require(
+            await importError(
+                "j.csv", "title,user\n,ann@example.com\n",
+                ImportOptions(skipInvalid: true, rejectsPath: scratch.path("rejects.json"))))
+        #expect(error.description.contains("name it with .csv"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("rejects.json")))
+    }
+
     @Test func dryRunReportsEverythingAndWritesNothing() async throws {
         let summary = try await importItems(
             "d.ndjson",

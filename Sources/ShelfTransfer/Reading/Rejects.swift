@@ -18,7 +18,16 @@ struct Rejects {
         path: String, format: TransferFormat, delimiter: Delimiter = .comma, columns: Columns,
         protecting: [String] = []
     ) throws(TransferError) {
+        let written: TransferFormat = format.isDelimited ? format : .ndjson
+        if let named = TransferFormat(fileName: path), named != written, !(named == .csv && written == .tsv) {
+            throw TransferError(
+                "--rejects \(path): the rejects of \(format.rawValue.uppercased()) input are written as "
+                    + "\(written.rawValue.uppercased()), which its name says they are not; "
+                    + "name it with .\(written.rawValue) (or without an extension)")
+        }
         output = try ByteOutput(path: path, protecting: protecting)
+        // `bad.csv.gz` is written compressed, as an export is, so it imports back as named.
+        if TransferCompression(fileName: path) == .gzip { try output.compressWithGzip() }
         csv = format.isDelimited
         self.delimiter = delimiter.byte
         if csv {
