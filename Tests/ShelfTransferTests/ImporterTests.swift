@@ -75,6 +75,7 @@ import Testing
             ("title,user,created_at\nx,ann@example.com,2026-02-30T00:00:00Z\n", "2:19", "created_at", "no such day"),
             ("title,user,id\nx,ann@example.com,-4\n", "2:19", "id", "whole number"),
             ("title,user_id\nx,99\n", "2:3", "user_id", "owner does not exist"),
+            ("title,user,user_id\nx,bob@example.com,1\n", "2:19", "user_id", "names its owner twice"),
             ("title,user\nx,ann@example.com,extra\n", "2:1", nil, "3 fields but the header has 2"),
         ] as [(String, String, String?, String)])
     func eachBadValueIsNamed(_ text: String, _ position: String, _ field: String?, _ reason: String) async throws {

@@ -31,6 +31,8 @@ final class ImportStaging: ImportSession {
     private let rows: String
     private let rejects: String
     private var pending: [Pending] = []
+    /// Writes the batches while the next rows are read.
+    private let pipe = StagingPipe()
     private var nextSeq: Int64 = 0
     /// The writer connection while `apply` holds it, so reading rejects from inside `apply`
     /// does not wait for the lock it holds itself.
@@ -43,7 +45,7 @@ final class ImportStaging: ImportSession {
     private static let batchSize = 2048
     private static let names = Atomic<Int>(0)
 
-    private enum Pending {
+    private enum Pending: Sendable {
         case user(Int64, ImportedUser, Data)
         case item(Int64, ImportedItem, Data)
         case reject(Int64, ImportReject)
@@ -91,6 +93,7 @@ final class ImportStaging: ImportSession {
         guard !closed else { return }
         closed = true
         pending = []
+        try? pipe.drain()
         _ = try? database.withWriter { connection in
             try connection.execute("DETACH DATABASE \(schema)")
         }
@@ -137,26 +140,38 @@ final class ImportStaging: ImportSession {
     }
 
     /// Writes the pending rows to the staging tables in one transaction of the staging database.
+    /// The batch goes to `pipe`, which writes it on its own thread; `drain()` waits for it.
     private func flush() throws {
         guard !pending.isEmpty else { return }
         let batch = pending
         pending.removeAll(keepingCapacity: true)
-        try StoreError.translating {
-            try database.withWriter { connection in
-                // A plain BEGIN: writing only the staging database never takes the store file's lock.
-                try connection.execute("BEGIN")
-                do {
-                    try insert(batch, on: connection)
-                    try connection.execute("COMMIT")
-                } catch {
-                    try? connection.execute("ROLLBACK")
-                    throw error
+        let (database, table, rows, rejects) = (database, table, rows, rejects)
+        try pipe.submit {
+            try StoreError.translating {
+                try database.withWriter { connection in
+                    // A plain BEGIN: writing only the staging database never takes the store file's lock.
+                    try connection.execute("BEGIN")
+                    do {
+                        try Self.insert(batch, table: table, rows: rows, rejects: rejects, on: connection)
+                        try connection.execute("COMMIT")
+                    } catch {
+                        try? connection.execute("ROLLBACK")
+                        throw error
+                    }
                 }
             }
         }
     }
 
-    private func insert(_ batch: [Pending], on connection: Connection) throws {
+    /// Flushes and waits until every staged row is written.
+    private func drain() throws {
+        try flush()
+        try pipe.drain()
+    }
+
+    private static func insert(
+        _ batch: [Pending], table: ImportTable, rows: String, rejects: String, on connection: Connection
+    ) throws {
         let row =
             switch table {
             case .users: try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?)")
@@ -216,7 +231,7 @@ final class ImportStaging: ImportSession {
         mode: ImportMode, commit: Bool, continues: Bool, isCancelled: () -> Bool, willCommit: () -> Bool,
         beforeEnd: (any ImportSession) throws -> Void
     ) throws -> ImportCounts {
-        try flush()
+        try drain()
         Diagnostics.debug("import: \(nextSeq) rows read and staged in \(ContinuousClock.now - created)")
         if isCancelled() { throw CancellationError() }
         do {
@@ -437,7 +452,8 @@ final class ImportStaging: ImportSession {
 
     /// The record staged as `seq`, or nil.
     func record(seq: Int64) throws -> Data? {
-        try withConnection { connection in
+        if applying == nil { try drain() }
+        return try withConnection { connection in
             // Not the statement cache: the table is this import's own.
             let statement = try connection.makeStatement("SELECT record FROM \(rows) WHERE seq = ?")
             try statement.bind(seq)
@@ -450,7 +466,9 @@ final class ImportStaging: ImportSession {
     /// Calls `body` with every reject in input order, until it returns false. After a
     /// From `apply`'s `beforeEnd`, inside its transaction.
     func forEachReject(_ body: (ImportReject) throws -> Bool) throws {
-        try flush()
+        // Inside `apply` everything is written already, and the pipe's thread could not take
+        // the writer `apply` holds: no waiting then.
+        if applying == nil { try drain() }
         try withConnection { connection in
             let statement = try connection.makeStatement(
                 "SELECT seq, placed, line, column, field, value, reason, record FROM \(rejects) ORDER BY seq")

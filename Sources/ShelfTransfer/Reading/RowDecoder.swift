@@ -107,6 +107,13 @@ struct RowDecoder {
         let id = try integer(.id, record, in: 1...Int64.max, rule: "a whole number of 1 or more")
         let owner: ImportedOwner
         if let ownerID = try integer(.userID, record, in: 1...Int64.max, rule: "a user ID (a whole number)") {
+            // Both could disagree, and one would be dropped without a word: refuse the row.
+            if try text(.user, record) != nil {
+                throw problem(
+                    "the row names its owner twice, by 'user' (email) and by 'user_id'; keep one of the two "
+                        + "columns, or leave one of them empty",
+                    field: .userID, in: record)
+            }
             owner = .id(ownerID)
         } else if let email = try text(.user, record) {
             owner = .email(Email.lookupKey(email))
