@@ -32,8 +32,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv), "
-                + "or the tab, ; or | of a header line without one.",
+            "The byte between fields: one character such as ; or |, or tab. Default: a comma (a tab for tsv); "
+                + "without --format and --delimiter, a header line without commas is read by its tabs, ; or |.",
             valueName: "char"))
     var delimiter: String?
 

@@ -70,11 +70,13 @@ final class ImportStaging: ImportSession {
         try StoreError.translating {
             try database.withWriter { connection in
                 try connection.execute("ATTACH DATABASE '' AS \(schema)")
-                // Nothing here needs to outlive a crash: no syncs, the rollback journal in memory.
+                // Nothing here needs to outlive a crash: no syncs, the rollback journal in memory;
+                // rows are only appended, then read in order: a small page cache does.
                 try connection.execute(
                     """
                     PRAGMA \(schema).synchronous = OFF;
                     PRAGMA \(schema).journal_mode = MEMORY;
+                    PRAGMA \(schema).cache_size = -512;
                     CREATE TABLE \(rows) (seq INTEGER PRIMARY KEY, \(columns), record BLOB NOT NULL);
                     CREATE TABLE \(rejects) (
                         seq INTEGER PRIMARY KEY, placed INTEGER NOT NULL, line INTEGER, column INTEGER,
