@@ -17,8 +17,8 @@ package struct ExportedItemText {
 extension Store {
     /// `forEachItem(matching:_:)` with the text as bytes (see `ExportedItemText`): the same
     /// items, in the same order, with the same text. On SQLite the bytes are the database's
-    /// own when they are ASCII; text with other bytes goes through `String`, which repairs
-    /// what is not UTF-8 as `forEachItem` does. Other backends go through `forEachItem`.
+    /// own when they are well-formed UTF-8; other text goes through `String`, which repairs
+    /// it as `forEachItem` does. Other backends go through `forEachItem`.
     package func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
         guard let sqlite = backend as? SQLiteBackend else {
             try forEachItem(matching: query) { try Self.withText(of: $0, body) }
@@ -39,8 +39,8 @@ extension Store {
                         return
                     }
                     let notes = row.textBytes(3)
-                    guard Self.isASCII(email), Self.isASCII(title), Self.isASCII(status),
-                        notes.map(Self.isASCII) ?? true
+                    guard UTF8Validation.isValid(email), UTF8Validation.isValid(title),
+                        UTF8Validation.isValid(status), notes.map(UTF8Validation.isValid) ?? true
                     else {
                         let item = ExportedItem(
                             id: try row.int64(0), ownerEmail: try row.string(1), title: try row.string(2),
@@ -56,14 +56,6 @@ extension Store {
                 }
             }
         }
-    }
-
-    /// True when every byte is ASCII, so the bytes are valid UTF-8 as they are.
-    @inline(__always)
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var any: UInt8 = 0
-        for byte in bytes { any |= byte }
-        return any < 0x80
     }
 
     /// Calls `body` with `item`'s text as bytes.
