@@ -1,10 +1,9 @@
 internal import ShelfStore
 
 /// A column of an items export; `allCases` is the default order.
-enum ItemColumn: CaseIterable {
+enum ItemColumn: ExportColumn {
     case id, user, title, notes, status, priority, createdAt, updatedAt
 
-    /// The column's name in a header or as a JSON key.
     var key: StaticString {
         switch self {
         case .id: "id"
@@ -16,13 +15,6 @@ enum ItemColumn: CaseIterable {
         case .createdAt: "created_at"
         case .updatedAt: "updated_at"
         }
-    }
-
-    var name: String { key.description }
-
-    /// The columns `names` (checked by `ExportOptions.selectedColumns`) name, in order.
-    static func plan(_ names: [String]) -> [ItemColumn] {
-        names.compactMap { name in allCases.first { $0.name == name } }
     }
 
     /// Appends this column of `item`: the owner by email, times in UTC ISO 8601.

@@ -1,10 +1,9 @@
 internal import ShelfStore
 
 /// A column of a users export; `allCases` is the default order.
-enum UserColumn: CaseIterable {
+enum UserColumn: ExportColumn {
     case id, name, email, createdAt
 
-    /// The column's name in a header or as a JSON key.
     var key: StaticString {
         switch self {
         case .id: "id"
@@ -12,13 +11,6 @@ enum UserColumn: CaseIterable {
         case .email: "email"
         case .createdAt: "created_at"
         }
-    }
-
-    var name: String { key.description }
-
-    /// The columns `names` (checked by `ExportOptions.selectedColumns`) name, in order.
-    static func plan(_ names: [String]) -> [UserColumn] {
-        names.compactMap { name in allCases.first { $0.name == name } }
     }
 
     /// Appends this column of `user`.
