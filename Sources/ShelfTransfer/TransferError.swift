@@ -97,4 +97,13 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         let shown = names.prefix(limit).map { escaped($0, limit: 40) }.joined(separator: ", ")
         return names.count > limit ? shown + ", … (\(names.count) in all)" : shown
     }
+
+    /// `name` as a shell word in advice (`iconv … FILE`), or FILE when it would need quoting:
+    /// a name pasted into a command must not run anything.
+    static func shellWord(_ name: String) -> String {
+        let plain = name.unicodeScalars.allSatisfy { scalar in
+            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+,:@".unicodeScalars.contains(scalar)
+        }
+        return plain && !name.isEmpty && name != "stdin" && name.utf8.count <= 200 ? name : "FILE"
+    }
 }

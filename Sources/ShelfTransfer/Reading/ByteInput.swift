@@ -196,13 +196,8 @@ final class ByteInput {
             + "(or latin1, utf-16le, utf-16be)"
     }
 
-    /// The name as a shell word in advice, or FILE when it would need quoting.
-    private var shellName: String {
-        let plain = name.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+,:@".unicodeScalars.contains(scalar)
-        }
-        return plain && !name.isEmpty && name != "stdin" && name.utf8.count <= 200 ? name : "FILE"
-    }
+    /// The name as a shell word in advice (see `TransferError.shellWord`).
+    private var shellName: String { TransferError.shellWord(name) }
 
     private func hex(_ byte: UInt8) -> String {
         (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)

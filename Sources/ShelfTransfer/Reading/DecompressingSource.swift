@@ -71,12 +71,4 @@ final class DecompressingSource: ByteSource {
         }
         pending = prefix
     }
-
-    /// `name` as a shell word in advice, or FILE when it would need quoting.
-    static func shellWord(_ name: String) -> String {
-        let plain = name.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+,:@".unicodeScalars.contains(scalar)
-        }
-        return plain && !name.isEmpty && name != "stdin" && name.utf8.count <= 200 ? name : "FILE"
-    }
 }

@@ -171,7 +171,7 @@ final class GzipSource: ByteSource {
         )
     }
 
-    private var shellName: String { DecompressingSource.shellWord(name) }
+    private var shellName: String { TransferError.shellWord(name) }
 
     /// A name for the decompressed file in advice: without `.gz`, else with `.out`.
     private var plainName: String {
