@@ -154,6 +154,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.path("rejects.json")))
     }
 
+    /// Each import stages in a database attached to the writer; SQLite attaches at most ten at
+    /// once. Many imports into one store at the same time must all finish.
+    @Test func manyImportsAtOnceIntoOneStore() async throws {
+        let paths = try (0..<16).map { index in
+            try scratch.file(
+                "many\(index).csv",
+                "title,user\n" + (0..<2_000).map { "row \(index) \($0),ann@example.com\n" }.joined())
+        }
+        let store = self.store
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for path in paths {
+                group.addTask { try await Importer(store: store).importItems(from: .file(path)).inserted }
+            }
+            var inserted = 0
+            for try await count in group { inserted += count }
+            #expect(inserted == 32_000)
+        }
+        #expect(try await count() == 32_000)
+    }
+
+    /// SQLite attaches at most ten databases to a connection: the sessions past that stage in
+    /// the TEMP schema (found attacking this change: the eleventh failed).
+    @Test func manyImportSessionsOpenAtOnce() throws {
+        let sessions = try (0..<16).map { _ in try store.makeImportSession(table: .users) }
+        for (index, session) in sessions.enumerated() {
+            let user = ImportedUser(id: nil, name: "U\(index)", email: "u\(index)@example.com", createdAt: nil)
+            try session.stage(user, record: Data("row \(index)".utf8))
+            #expect(try session.record(seq: 1) == Data("row \(index)".utf8))
+        }
+        for session in sessions { session.close() }
+        // Closing gave the attached databases back: ten more open (attached) again.
+        let again = try (0..<10).map { _ in try store.makeImportSession(table: .items) }
+        for session in again { session.close() }
+    }
+
     @Test func dryRunReportsEverythingAndWritesNothing() async throws {
         let summary = try await importItems(
             "d.ndjson",

@@ -26,8 +26,10 @@ internal import Synchronization
 final class ImportStaging: ImportSession {
     private let database: Database
     let table: ImportTable
-    /// The attached staging database's schema name, and its two tables' qualified names.
-    private let schema: String
+    /// The attached staging database's schema name, or nil when the staging tables are in the
+    /// TEMP schema (SQLite attaches at most ten databases to a connection: more imports than
+    /// that into one store at once stage there, and drop their tables at the end).
+    private let schema: String?
     let rows: String
     private let rejects: String
     private var pending: [Pending] = []
@@ -57,9 +59,20 @@ final class ImportStaging: ImportSession {
         self.database = database
         self.table = table
         let number = Self.names.add(1, ordering: .relaxed).newValue
-        schema = "shelf_stage_\(number)"
-        rows = "\(schema).staged_rows"
-        rejects = "\(schema).staged_rejects"
+        let name = "shelf_stage_\(number)"
+        let attached = try StoreError.translating {
+            try database.withWriter { connection -> Bool in
+                do {
+                    try connection.execute("ATTACH DATABASE '' AS \(name)")
+                    return true
+                } catch let error as DatabaseError where error.message.hasPrefix("too many attached databases") {
+                    return false
+                }
+            }
+        }
+        schema = attached ? name : nil
+        rows = attached ? "\(name).staged_rows" : "temp.\(name)_rows"
+        rejects = attached ? "\(name).staged_rejects" : "temp.\(name)_rejects"
         let columns =
             switch table {
             case .users: "id INTEGER, name TEXT, email TEXT, created_at INTEGER"
@@ -71,14 +84,18 @@ final class ImportStaging: ImportSession {
             }
         try StoreError.translating {
             try database.withWriter { connection in
-                try connection.execute("ATTACH DATABASE '' AS \(schema)")
-                // Nothing here needs to outlive a crash: no syncs, the rollback journal in memory;
-                // rows are only appended, then read in order: a small page cache does.
+                if let schema {
+                    // Nothing here needs to outlive a crash: no syncs, the rollback journal in
+                    // memory; rows are only appended, then read in order: a small page cache does.
+                    try connection.execute(
+                        """
+                        PRAGMA \(schema).synchronous = OFF;
+                        PRAGMA \(schema).journal_mode = MEMORY;
+                        PRAGMA \(schema).cache_size = -512;
+                        """)
+                }
                 try connection.execute(
                     """
-                    PRAGMA \(schema).synchronous = OFF;
-                    PRAGMA \(schema).journal_mode = MEMORY;
-                    PRAGMA \(schema).cache_size = -512;
                     CREATE TABLE \(rows) (seq INTEGER PRIMARY KEY, \(columns), record BLOB NOT NULL);
                     CREATE TABLE \(rejects) (
                         seq INTEGER PRIMARY KEY, placed INTEGER NOT NULL, line INTEGER, column INTEGER,
@@ -99,7 +116,11 @@ final class ImportStaging: ImportSession {
         pending = []
         try? pipe.drain()
         _ = try? database.withWriter { connection in
-            try connection.execute("DETACH DATABASE \(schema)")
+            if let schema {
+                try connection.execute("DETACH DATABASE \(schema)")
+            } else {
+                try connection.execute("DROP TABLE IF EXISTS \(rows); DROP TABLE IF EXISTS \(rejects)")
+            }
         }
     }
 
