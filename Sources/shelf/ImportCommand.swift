@@ -9,7 +9,21 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             The import is one transaction: by default the first bad row stops it with FILE:LINE:COLUMN, \
             the field, the value and the reason, and the database is left unchanged. Items name their \
-            owner by email (user) or ID (user_id); import the users first.
+            owner by email (user) or ID (user_id); import the users first. A SQLite database that does not \
+            exist is created only when the import succeeds: a failed import or a --dry-run creates nothing \
+            (a dry run then checks against an empty database).
+
+            --mode replace with --skip-invalid: a skipped row keeps what it names, so a typo never deletes \
+            the row it was meant for. An item row keeps the item with its ID; a user row keeps the user \
+            with its ID and the user with its email (as written), and so their items. A skipped row that \
+            names something that cannot be read (an ID that is not a whole number, a user row without a \
+            readable ID or an email of the form name@host, a CSV row with the wrong number of fields) \
+            might mean any row: then nothing at all is deleted, and the summary says which row to fix. \
+            A skipped row without an ID (items) names a new item and keeps nothing.
+
+            --mode replace of users also deletes the items of the users the file lacks: the summary \
+            counts them, and before deleting any the import asks on a terminal, or, when stdin is not a \
+            terminal (or holds the data), refuses unless --yes is given.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -73,6 +87,11 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "No progress bar and no summary.")
     var quiet = false
 
+    @Flag(
+        name: [.customShort("y"), .long],
+        help: "Delete without asking the items that --mode replace of users deletes with the users the file lacks.")
+    var yes = false
+
     var columnMap: [String: String] {
         Dictionary(
             maps.compactMap { pair in
@@ -95,6 +114,9 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("--rejects needs --skip-invalid (or --dry-run)")
         }
         if user != nil, table == .users { throw ValidationError("--user applies to items only") }
+        if yes, mode != .replace || table != .users {
+            throw ValidationError("--yes applies to --mode replace of users only (it deletes their items)")
+        }
         _ = try parsedDelimiter()
         _ = try parsedEncoding()
     }
@@ -124,12 +146,30 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await database.openStore(creating: true)
-        if let rejects { try Self.checkRejects(rejects, store: store, input: file) }
-        let options = ImportOptions(
+        // A database that does not exist yet is made in a scratch store and put in place only
+        // when the import succeeds.
+        var created: NewDatabase?
+        if !database.demo, case .sqlite(let path) = try database.resolvedLocation(),
+            !FileManager.default.fileExists(atPath: path)
+        {
+            created = try NewDatabase(path: path)
+        }
+        defer { created?.discard() }
+        let store: Store
+        if let created {
+            store = created.store
+        } else {
+            store = try await database.openStore(creating: true)
+        }
+        if let rejects { try Self.checkRejects(rejects, store: store, input: file, database: created?.path) }
+        var options = ImportOptions(
             format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,
             columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user,
             encoding: try parsedEncoding(), delimiter: try parsedDelimiter())
+        let (yes, fromStandardInput) = (yes, file == "-")
+        options.confirmDeletions = { deletions in
+            try Self.confirm(deletions, yes: yes, dataFromStandardInput: fromStandardInput)
+        }
         let source: ImportSource = file == "-" ? .standardInput : .file(file)
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
         let importer = Importer(store: store)
@@ -143,6 +183,7 @@ struct ImportCommand: AsyncParsableCommand {
                     progress.update(rows: $0.rows, bytes: $0.bytesRead, totalBytes: $0.totalBytes)
                 }
             }
+            if let created, !summary.dryRun { try await created.install() }
             // Committed (or a dry run finished): a signal from now on does not undo it, so it
             // must not make the exit status say the import was stopped.
             SignalRelay.shared.workIsFinal()
@@ -160,16 +201,21 @@ struct ImportCommand: AsyncParsableCommand {
         progress.finish()
         for problem in summary.problems { printError(problem.description) }
         if summary.skipped > summary.problems.count {
-            printError("… and \(summary.skipped - summary.problems.count) more problems")
+            printError("… and \(counted(summary.skipped - summary.problems.count, "more problem"))")
         }
-        if !quiet { printError(summaryLine(summary)) }
+        if let withheld = summary.deletionsWithheldBy {
+            printError(
+                "Nothing was deleted: the skipped row at \(withheld.file ?? file):\(withheld.position.map { "\($0)" } ?? "?") names a row that cannot be read, so it "
+                    + "might mean any of them. Fix that row and import again to delete the rows the file lacks.")
+        }
+        if !quiet { printError(summaryLine(summary, created: created?.path)) }
         if summary.dryRun, summary.skipped > 0 { throw ExitCode.failure }
     }
 
     /// Refuses, before anything is read, a rejects file that is the database (or a part of
     /// it), the input itself (stdin included, when it is a file), or any SQLite file.
-    static func checkRejects(_ path: String, store: Store, input: String) throws {
-        var protecting = store.path.map { [$0] } ?? []
+    static func checkRejects(_ path: String, store: Store, input: String, database: String? = nil) throws {
+        var protecting = (store.path.map { [$0] } ?? []) + (database.map { [$0] } ?? [])
         if input != "-" {
             protecting.append(input)
         } else {
@@ -183,18 +229,29 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    private func summaryLine(_ summary: ImportSummary) -> String {
+    private func summaryLine(_ summary: ImportSummary, created: String?) -> String {
         let source = file == "-" ? "stdin" : file
         var parts = ["\(summary.inserted) inserted", "\(summary.updated) updated"]
         if summary.unchanged > 0 { parts.append("\(summary.unchanged) unchanged") }
-        if mode == .replace { parts.append("\(summary.deleted) deleted") }
+        if mode == .replace {
+            parts.append(
+                "\(summary.deleted) deleted"
+                    + (table == .users
+                        ? " (with their \(counted(summary.itemsDeletedWithUsers, "item")))" : ""))
+        }
         parts.append("\(summary.skipped) skipped")
         let time = String(format: "%.2f s", summary.duration.seconds)
         let verb = summary.dryRun ? "Checked" : "Imported"
         var line =
-            "\(verb) \(summary.rows) rows of \(table.rawValue) from \(source) (\(summary.format.rawValue)) in \(time): "
+            "\(verb) \(counted(summary.rows, "row")) of \(table.rawValue) from \(source) (\(summary.format.rawValue)) "
+            + "in \(time): "
         line += parts.joined(separator: ", ") + "."
-        if summary.dryRun { line += " Dry run: nothing was written." }
+        if summary.dryRun {
+            line += " Dry run: nothing was written."
+            if let created { line += " No database is at \(created): checked against an empty one, created nothing." }
+        } else if let created {
+            line += " Created \(created)."
+        }
         if let rejects, summary.skipped > 0 { line += " Skipped rows are in \(rejects)." }
         return line
     }

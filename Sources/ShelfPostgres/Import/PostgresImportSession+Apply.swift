@@ -60,15 +60,11 @@
                     counts = ImportCounts()
                     try applyRows(mode: mode, continues: continues, counts: &counts, isCancelled)
                     if mode == .replace {
-                        counts.deleted = Int(
-                            try scalar(
-                                PostgresQuery(
-                                    unsafeSQL: """
-                                        WITH gone AS (DELETE FROM \(table.rawValue)
-                                            WHERE id NOT IN (SELECT id FROM shelf_import_seen) RETURNING 1)
-                                        SELECT count(*) FROM gone
-                                        """)) ?? 0)
+                        try deleteMissing(beyond: "t.id NOT IN (SELECT id FROM shelf_import_seen)", counts: &counts)
                     }
+                }
+                if let itemLimit, counts.itemsDeletedWithUsers > itemLimit {
+                    throw ImportDeletionsGrew(items: counts.itemsDeletedWithUsers, limit: itemLimit)
                 }
                 try execute("TRUNCATE shelf_import_seen")
                 if isCancelled() { throw CancellationError() }
@@ -175,7 +171,7 @@
             let owner = """
                 coalesce(owner_id, (SELECT u.id FROM users u WHERE \(Self.sameEmail("u.email", "owner_email"))))
                 """
-            let (match, update, insert, delete) =
+            let (match, update, insert) =
                 switch table {
                 case .users:
                     (
@@ -194,11 +190,6 @@
                         FROM (SELECT * FROM shelf_stage s
                             WHERE \(mode == .insert ? "true" : "NOT EXISTS (SELECT 1 FROM users u WHERE \(Self.sameEmail("u.email", "s.email")))")
                             ORDER BY seq OFFSET 0) AS s
-                        RETURNING 1
-                        """,
-                        """
-                        DELETE FROM users u WHERE u.id <= \(existingAtMost)
-                            AND NOT EXISTS (SELECT 1 FROM shelf_stage s WHERE \(Self.sameEmail("u.email", "s.email")))
                         RETURNING 1
                         """
                     )
@@ -225,11 +216,6 @@
                             WHERE \(mode == .insert ? "true" : "s.id IS NULL OR NOT EXISTS (SELECT 1 FROM items i WHERE i.id = s.id)")
                             ORDER BY seq OFFSET 0) AS s
                         RETURNING 1
-                        """,
-                        """
-                        DELETE FROM items i WHERE i.id <= \(existingAtMost)
-                            AND NOT EXISTS (SELECT 1 FROM shelf_stage s WHERE s.id = i.id)
-                        RETURNING 1
                         """
                     )
                 }
@@ -245,7 +231,9 @@
                     result.unchanged = matched - result.updated
                 }
                 result.inserted = try count(insert)
-                if mode == .replace { result.deleted = try count(delete) }
+                if mode == .replace {
+                    try deleteMissing(beyond: "t.id <= \(existingAtMost)", counts: &result, raw: true)
+                }
                 try execute("RELEASE SAVEPOINT shelf_bulk")
                 counts = result
                 return true

@@ -24,6 +24,8 @@
         private var pending: [Pending] = []
         private var nextSeq: Int64 = 0
         private var closed = false
+        /// The most items a `replace` of users may delete with them (`limitItemsDeletedWithUsers`).
+        var itemLimit: Int?
         /// True when the last `apply` wrote row by row (a row needed it, or the set-based
         /// statements failed on a row); for tests.
         package internal(set) var appliedRowByRow = false
@@ -34,7 +36,7 @@
         private enum Pending {
             case user(Int64, ImportedUser, Data)
             case item(Int64, ImportedItem, Data)
-            case reject(Int64, ImportReject)
+            case reject(Int64, ImportReject, ImportRowKey)
         }
 
         /// Opens the session's connection and its TEMP tables.
@@ -70,7 +72,8 @@
                         """
                         CREATE TEMP TABLE shelf_stage_rejects (
                             seq bigint PRIMARY KEY, placed boolean NOT NULL, line bigint, "column" bigint,
-                            field text, value text, reason text NOT NULL, record bytea NOT NULL)
+                            field text, value text, reason text NOT NULL, record bytea NOT NULL,
+                            key_id bigint, key_email text, unreadable boolean NOT NULL DEFAULT false)
                         """, logger: .silent)
                     try await connection.query(
                         "CREATE TEMP TABLE shelf_import_seen (id bigint PRIMARY KEY)", logger: .silent)
@@ -110,7 +113,8 @@
         }
 
         package func reject(
-            record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String
+            record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String,
+            key: ImportRowKey
         ) throws {
             nextSeq += 1
             pending.append(
@@ -118,7 +122,7 @@
                     nextSeq,
                     ImportReject(
                         seq: nextSeq, record: record, placed: true, line: line, column: column, field: field,
-                        value: value, reason: reason)))
+                        value: value, reason: reason), key))
             if pending.count >= Self.batchSize { try flush() }
         }
 
@@ -166,13 +170,15 @@
                             seq: seq, id: item.id, ownerID: ownerID, ownerEmail: owner, title: title, notes: notes,
                             status: item.status.rawValue, priority: Int64(item.priority), createdAt: item.createdAt,
                             updatedAt: item.updatedAt, refusal: refusal, record: StageText.hex(record)))
-                case .reject(let seq, let reject):
+                case .reject(let seq, let reject, let key):
                     rejects.append(
                         StagedReject(
                             seq: seq, line: reject.line.map(Int64.init), column: reject.column.map(Int64.init),
                             field: reject.field.map(StageText.withoutNUL),
                             value: reject.value.map(StageText.withoutNUL),
-                            reason: StageText.withoutNUL(reject.reason), record: StageText.hex(reject.record)))
+                            reason: StageText.withoutNUL(reject.reason), record: StageText.hex(reject.record),
+                            keyId: key.id, keyEmail: key.email.map(StageText.withoutNUL),
+                            unreadable: key.isUnreadable))
                 }
             }
             var statements: [(sql: String, json: String)] = []
@@ -211,10 +217,13 @@
                     statements.append(
                         (
                             """
-                            INSERT INTO shelf_stage_rejects (seq, placed, line, "column", field, value, reason, record)
-                            SELECT seq, true, line, "column", field, value, reason, decode(record, 'hex')
+                            INSERT INTO shelf_stage_rejects (seq, placed, line, "column", field, value, reason, record,
+                                key_id, key_email, unreadable)
+                            SELECT seq, true, line, "column", field, value, reason, decode(record, 'hex'), key_id,
+                                key_email, coalesce(unreadable, false)
                             FROM json_to_recordset($1::json) AS r(seq bigint, line bigint, "column" bigint,
-                                field text, value text, reason text, record text)
+                                field text, value text, reason text, record text, key_id bigint, key_email text,
+                                unreadable boolean)
                             """, try json(rejects)
                         ))
                 }
@@ -332,6 +341,9 @@
         let value: String?
         let reason: String
         let record: String
+        let keyId: Int64?
+        let keyEmail: String?
+        let unreadable: Bool
     }
 
     /// Text as the TEMP tables take it.

@@ -12,8 +12,11 @@ package protocol ImportSession: AnyObject {
     func stage(_ user: ImportedUser, record: Data) throws
     /// Stages an item read from the input.
     func stage(_ item: ImportedItem, record: Data) throws
-    /// Records a row refused while it was read, in input order with the staged rows.
-    func reject(record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String) throws
+    /// Records a row refused while it was read, in input order with the staged rows; `key` is
+    /// what the row names, which `replace` then keeps (see `ImportRowKey`).
+    func reject(
+        record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String, key: ImportRowKey
+    ) throws
     /// The ID of the user with `email` now (letter case ignored), or nil.
     func userID(email: String) throws -> Int64?
 
@@ -43,8 +46,56 @@ package protocol ImportSession: AnyObject {
     /// input order, until it returns false. Valid from `apply`'s `beforeEnd`.
     func forEachReject(_ body: (ImportReject) throws -> Bool) throws
 
+    /// What a `replace` would delete if it were applied now: the rows of the table the input
+    /// neither names nor protects, and (users) the items deleted with them. Read without a
+    /// write lock; `apply` may find other rows if other writers commit meanwhile (see
+    /// `ImportCounts.itemsDeletedWithUsers` and `limitItemsDeletedWithUsers(to:)`).
+    func replacePreview() throws -> ImportCounts
+
+    /// Makes `apply` fail, writing nothing, when a `replace` of users would delete more than
+    /// `count` items with them (more than a person agreed to).
+    func limitItemsDeletedWithUsers(to count: Int)
+
     /// Drops the staged rows. Safe to call more than once.
     func close()
+}
+
+/// What a row that was not written (skipped while read, or refused by the store) names, so
+/// that `replace` does not delete it: a skipped row keeps the row it meant.
+///
+/// - `id`: the row's ID, when it can be read (items and users).
+/// - `email`: a user row's email as written (trimmed), even when it is not a valid email; the
+///   user with exactly that email (letter case ignored) is kept.
+/// - `isUnreadable`: the row names something that cannot be read (an ID that is not a whole
+///   number, a users row with no readable ID and no usable email, a row with the wrong number
+///   of fields): it might mean any row, so `replace` deletes nothing at all.
+package struct ImportRowKey: Sendable, Equatable {
+    package var id: Int64?
+    package var email: String?
+    package var isUnreadable: Bool
+
+    package init(id: Int64? = nil, email: String? = nil, isUnreadable: Bool = false) {
+        self.id = id
+        self.email = email
+        self.isUnreadable = isUnreadable
+    }
+
+    /// A row that names nothing (a new item without an ID): it keeps nothing.
+    package static let none = ImportRowKey()
+}
+
+/// Thrown by `apply` when a `replace` of users would delete more items with them than the
+/// limit set by `limitItemsDeletedWithUsers(to:)`; nothing was written.
+package struct ImportDeletionsGrew: Error, Sendable {
+    /// The items it would delete now.
+    package let items: Int
+    /// The limit agreed to.
+    package let limit: Int
+
+    package init(items: Int, limit: Int) {
+        self.items = items
+        self.limit = limit
+    }
 }
 
 /// A staged row the store refused, or a row refused while it was read.
@@ -98,6 +149,12 @@ package struct ImportCounts: Sendable, Equatable {
     package var deleted = 0
     /// Staged rows the store refused (recorded as rejects).
     package var refused = 0
+    /// In a `replace` of users: the items deleted with the deleted users (`deleted` counts
+    /// users).
+    package var itemsDeletedWithUsers = 0
+    /// In a `replace`: the place (`seq`) of the first skipped row whose key cannot be read;
+    /// when set, nothing was deleted (see `ImportRowKey.isUnreadable`).
+    package var deletionsWithheldBy: Int64?
 
     package init() {}
 }

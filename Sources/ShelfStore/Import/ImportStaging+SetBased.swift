@@ -33,7 +33,7 @@ extension ImportStaging {
             guard try integer(ambiguous) == 0, existingAtMost < Int64.max / 2 else { return false }
         }
         let owner = "coalesce(owner_id, (SELECT u.id FROM main.users u WHERE u.email = owner_email))"
-        let (match, update, insert, delete) =
+        let (match, update, insert) =
             switch table {
             case .users:
                 (
@@ -50,10 +50,6 @@ extension ImportStaging {
                     SELECT id, name, email, coalesce(created_at, \(now)) FROM \(staged) s
                     WHERE \(mode == .insert ? "1" : "NOT EXISTS (SELECT 1 FROM main.users u WHERE u.email = s.email)")
                     ORDER BY seq
-                    """,
-                    """
-                    DELETE FROM main.users
-                    WHERE id <= \(existingAtMost) AND email NOT IN (SELECT email FROM \(staged))
                     """
                 )
             case .items:
@@ -77,10 +73,6 @@ extension ImportStaging {
                     FROM \(staged) s
                     WHERE \(mode == .insert ? "1" : "s.id IS NULL OR NOT EXISTS (SELECT 1 FROM main.items i WHERE i.id = s.id)")
                     ORDER BY seq
-                    """,
-                    """
-                    DELETE FROM main.items
-                    WHERE id <= \(existingAtMost) AND id NOT IN (SELECT id FROM \(staged) WHERE id IS NOT NULL)
                     """
                 )
             }
@@ -96,8 +88,7 @@ extension ImportStaging {
                 try connection.execute(insert)
                 counts.inserted = connection.changes
                 if mode == .replace {
-                    try connection.execute(delete)
-                    counts.deleted = connection.changes
+                    try deleteMissing(on: connection, beyond: "t.id <= \(existingAtMost)", counts: &counts)
                 }
                 return counts
             }

@@ -24,14 +24,14 @@ internal import Synchronization
 ///
 /// Used by one thread at a time (the import's); not `Sendable`. Call `close()` at the end.
 final class ImportStaging: ImportSession {
-    private let database: Database
+    let database: Database
     let table: ImportTable
     /// The attached staging database's schema name, or nil when the staging tables are in the
     /// TEMP schema (SQLite attaches at most ten databases to a connection: more imports than
     /// that into one store at once stage there, and drop their tables at the end).
     private let schema: String?
     let rows: String
-    private let rejects: String
+    let rejects: String
     private var pending: [Pending] = []
     /// Writes the batches while the next rows are read.
     private let pipe = StagingPipe()
@@ -40,6 +40,8 @@ final class ImportStaging: ImportSession {
     /// does not wait for the lock it holds itself.
     private var applying: Connection?
     private var closed = false
+    /// The most items a `replace` of users may delete with them (`limitItemsDeletedWithUsers`).
+    var itemLimit: Int?
     /// When the staging began, for the debug log's timings.
     private let created = ContinuousClock.now
 
@@ -52,7 +54,7 @@ final class ImportStaging: ImportSession {
     private enum Pending: Sendable {
         case user(Int64, ImportedUser, Data)
         case item(Int64, ImportedItem, Data)
-        case reject(Int64, ImportReject)
+        case reject(Int64, ImportReject, ImportRowKey)
     }
 
     init(database: Database, table: ImportTable) throws {
@@ -99,7 +101,8 @@ final class ImportStaging: ImportSession {
                     CREATE TABLE \(rows) (seq INTEGER PRIMARY KEY, \(columns), record BLOB NOT NULL);
                     CREATE TABLE \(rejects) (
                         seq INTEGER PRIMARY KEY, placed INTEGER NOT NULL, line INTEGER, column INTEGER,
-                        field TEXT, value TEXT, reason TEXT NOT NULL, record BLOB NOT NULL);
+                        field TEXT, value TEXT, reason TEXT NOT NULL, record BLOB NOT NULL,
+                        key_id INTEGER, key_email TEXT COLLATE NOCASE, unreadable INTEGER NOT NULL DEFAULT 0);
                     """)
             }
         }
@@ -143,7 +146,7 @@ final class ImportStaging: ImportSession {
 
     /// Records a row refused while it was read, in its place among the staged rows.
     func reject(
-        record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String
+        record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String, key: ImportRowKey
     ) throws {
         nextSeq += 1
         pending.append(
@@ -151,7 +154,7 @@ final class ImportStaging: ImportSession {
                 nextSeq,
                 ImportReject(
                     seq: nextSeq, record: record, placed: true, line: line, column: column, field: field,
-                    value: value, reason: reason)))
+                    value: value, reason: reason), key))
         if pending.count >= Self.batchSize { try flush() }
     }
 
@@ -194,6 +197,11 @@ final class ImportStaging: ImportSession {
         try pipe.drain()
     }
 
+    /// `drain()`, for the extensions.
+    func flushAndWait() throws {
+        try drain()
+    }
+
     private static func insert(
         _ batch: [Pending], table: ImportTable, rows: String, rejects: String, on connection: Connection
     ) throws {
@@ -204,7 +212,10 @@ final class ImportStaging: ImportSession {
                 try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             }
         let rejected = try connection.makeStatement(
-            "INSERT INTO \(rejects) VALUES (?, 1, ?, ?, ?, ?, ?, ?)")
+            """
+            INSERT INTO \(rejects) (seq, placed, line, column, field, value, reason, record, key_id, key_email, unreadable)
+            VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         for entry in batch {
             switch entry {
             case .user(let seq, let user, let record):
@@ -223,10 +234,10 @@ final class ImportStaging: ImportSession {
                     Int64(item.priority), item.createdAt, item.updatedAt, item.version, record)
                 try row.run()
                 row.reset()
-            case .reject(let seq, let reject):
+            case .reject(let seq, let reject, let key):
                 try rejected.bind(
                     seq, reject.line.map(Int64.init), reject.column.map(Int64.init), reject.field, reject.value,
-                    reject.reason, reject.record)
+                    reject.reason, reject.record, key.id, key.email, Int64(key.isUnreadable ? 1 : 0))
                 try rejected.run()
                 rejected.reset()
             }
@@ -281,7 +292,15 @@ final class ImportStaging: ImportSession {
                     if isCancelled() { throw CancellationError() }
                     counts = ImportCounts()
                     try applyRows(writer, on: connection, continues: continues, counts: &counts, isCancelled)
-                    counts.deleted = try writer.finish(table: table)
+                    if mode == .replace {
+                        try deleteMissing(
+                            on: connection, beyond: "t.id NOT IN (SELECT id FROM temp.shelf_import_seen)",
+                            counts: &counts)
+                        try connection.execute("DELETE FROM temp.shelf_import_seen")
+                    }
+                }
+                if let itemLimit, counts.itemsDeletedWithUsers > itemLimit {
+                    throw ImportDeletionsGrew(items: counts.itemsDeletedWithUsers, limit: itemLimit)
                 }
                 if isCancelled() { throw CancellationError() }
                 // A dry run rolls back: nothing to rebuild.

@@ -137,19 +137,6 @@ package final class ImportWriter {
         return .inserted
     }
 
-    /// Ends the import. In `replace` mode, deletes the rows of `table` the import did not
-    /// write or match, and returns how many; 0 otherwise.
-    package func finish(table: ImportTable) throws -> Int {
-        guard mode == .replace else { return 0 }
-        try StoreError.translating {
-            try connection.execute(
-                "DELETE FROM \(table.rawValue) WHERE id NOT IN (SELECT id FROM temp.shelf_import_seen)")
-        }
-        let deleted = connection.changes
-        try connection.execute("DELETE FROM temp.shelf_import_seen")
-        return deleted
-    }
-
     private func markSeen(_ id: Int64) throws {
         guard mode == .replace else { return }
         try connection.cachedStatement("INSERT OR IGNORE INTO temp.shelf_import_seen (id) VALUES (?)").bindAndRun(id)

@@ -26,6 +26,11 @@ public struct ImportOptions: Sendable {
     /// The byte between CSV fields; nil takes the format's (a comma, a tab for TSV). One
     /// given makes the input CSV (TSV for a tab) unless the format says JSON, which is refused.
     public var delimiter: Delimiter?
+    /// Called on the import's thread, after the input is read and before anything is written,
+    /// when a `replace` of users would delete items with the users the input lacks: throwing
+    /// refuses the import (nothing is written). Nil allows it. The import then fails, writing
+    /// nothing, if by the time it is applied more items would go than were shown here.
+    public var confirmDeletions: (@Sendable (ReplaceDeletions) throws -> Void)?
 
     /// Options; by default insert every row, atomically, with the input's own column names.
     public init(

@@ -14,6 +14,12 @@ public struct ImportSummary: Sendable {
     public var unchanged = 0
     /// Rows deleted because the input lacked them (replace).
     public var deleted = 0
+    /// Items deleted with the users a `replace` of users deleted (not in `deleted`).
+    public var itemsDeletedWithUsers = 0
+    /// In a `replace`: the skipped row that names something that cannot be read (an ID that
+    /// is no number, a user without a readable ID or email), because of which nothing was
+    /// deleted; nil when the deletions were made.
+    public var deletionsWithheldBy: TransferError?
     /// Rows refused (`skipInvalid` or `dryRun`).
     public var skipped = 0
     /// Why rows were refused, in input order; at most `problemLimit` are kept.
@@ -25,4 +31,17 @@ public struct ImportSummary: Sendable {
 
     /// How many problems a summary keeps; `skipped` counts them all.
     public static let problemLimit = 1000
+}
+
+/// What a `replace` of users is about to delete, for `ImportOptions.confirmDeletions`.
+public struct ReplaceDeletions: Sendable, Equatable {
+    /// The users the input lacks.
+    public var users: Int
+    /// Their items, deleted with them.
+    public var items: Int
+
+    public init(users: Int, items: Int) {
+        self.users = users
+        self.items = items
+    }
 }

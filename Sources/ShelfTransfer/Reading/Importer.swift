@@ -227,6 +227,8 @@ private struct Transfer {
         // Without --skip-invalid, the first bad row the reading finds; an earlier row the
         // store refuses is reported first.
         var firstProblem: TransferError?
+        // The first skipped row whose key cannot be read: a replace then deletes nothing.
+        var firstUnreadable: TransferError?
         var record = SourceRecord()
         while try reader.next(into: &record) {
             if cancellation.isCancelled { throw CancellationError() }
@@ -245,9 +247,13 @@ private struct Transfer {
                     break
                 }
                 summary.skipped += 1
+                let key = RowDecoder(
+                    fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner
+                ).key(record, table: table, fieldsMissing: (reader as? CSVReader)?.fieldCountProblem(record) != nil)
+                if key.isUnreadable, firstUnreadable == nil { firstUnreadable = problem }
                 try staging.reject(
                     record: record.encoded(), line: problem.position?.line, column: problem.position?.column,
-                    field: problem.field, value: problem.value, reason: problem.reason)
+                    field: problem.field, value: problem.value, reason: problem.reason, key: key)
             }
         }
         if options.mode == .replace, summary.rows == summary.skipped, firstProblem == nil {
@@ -261,6 +267,14 @@ private struct Transfer {
         let context = ProblemContext(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         let commit = !options.dryRun && firstProblem == nil
+        if commit, options.mode == .replace, table == .users, let confirm = options.confirmDeletions {
+            let preview = try staging.replacePreview()
+            if preview.deletionsWithheldBy == nil, preview.itemsDeletedWithUsers > 0 {
+                try confirm(ReplaceDeletions(users: preview.deleted, items: preview.itemsDeletedWithUsers))
+                if cancellation.isCancelled { throw CancellationError() }
+                staging.limitItemsDeletedWithUsers(to: preview.itemsDeletedWithUsers)
+            }
+        }
         progress?(
             ImportProgress(rows: summary.rows, bytesRead: input.rawBytesRead, totalBytes: totalBytes, isWriting: true))
         let counts: ImportCounts
@@ -278,12 +292,18 @@ private struct Transfer {
         } catch let failure as ImportRowFailure {
             let record = try staging.record(seq: failure.seq).map { SourceRecord(encoded: $0) } ?? SourceRecord()
             throw context.problem(failure.error, in: record)
+        } catch let grew as ImportDeletionsGrew {
+            throw TransferError(
+                "--mode replace would now delete \(grew.items) items with the users, more than the \(grew.limit) "
+                    + "agreed to (another process added items meanwhile); nothing was changed. Import again")
         }
         if let firstProblem { throw firstProblem }
         summary.inserted = counts.inserted
         summary.updated = counts.updated
         summary.unchanged = counts.unchanged
         summary.deleted = counts.deleted
+        summary.itemsDeletedWithUsers = counts.itemsDeletedWithUsers
+        if counts.deletionsWithheldBy != nil { summary.deletionsWithheldBy = firstUnreadable }
         summary.skipped += counts.refused
         progress?(ImportProgress(rows: summary.rows, bytesRead: input.rawBytesRead, totalBytes: totalBytes))
         return summary

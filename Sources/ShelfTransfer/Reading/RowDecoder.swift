@@ -80,6 +80,31 @@ struct RowDecoder {
         return text
     }
 
+    // MARK: Keys
+
+    /// What a row that is skipped names, for `replace` to keep (see `ImportRowKey`): its ID
+    /// when it reads as one, and for users the email as written. A row whose fields cannot
+    /// be trusted (`fieldsMissing`: a CSV row with the wrong number of fields), an item whose
+    /// ID is there but not a number, or a user with neither a readable ID nor an email that
+    /// has the shape name@host, is unreadable: it might mean any row.
+    func key(_ record: SourceRecord, table: ImportTable, fieldsMissing: Bool) -> ImportRowKey {
+        if fieldsMissing { return ImportRowKey(isUnreadable: true) }
+        let hasID = value(.id, record) != nil
+        let id = try? integer(.id, record, in: 1...Int64.max, rule: "an ID")
+        switch table {
+        case .items:
+            return ImportRowKey(id: id, isUnreadable: hasID && id == nil)
+        case .users:
+            let written = (try? text(.email, record)).flatMap { $0 }.map(Email.lookupKey)
+            let email = written?.isEmpty == false ? written : nil
+            let shaped = email.map { email in
+                guard let at = email.firstIndex(of: "@") else { return false }
+                return at != email.startIndex && email.index(after: at) != email.endIndex
+            }
+            return ImportRowKey(id: id, email: email, isUnreadable: id == nil && shaped != true)
+        }
+    }
+
     // MARK: Rows
 
     func user(_ record: SourceRecord) throws(TransferError) -> ImportedUser {

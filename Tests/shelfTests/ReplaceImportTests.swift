@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+/// `shelf import --mode replace`: what it deletes, what a skipped row keeps, what it asks
+/// before deleting items with users, and what it leaves at a database path that is not there.
+@Suite struct ReplaceImportTests {
+    let shelf: ShelfProcess
+
+    init() throws {
+        shelf = try ShelfProcess()
+    }
+
+    private func run(_ arguments: String..., input: String? = nil) throws -> ShelfProcess.Result {
+        try shelf.run(arguments + ["--db", shelf.databasePath], input: input)
+    }
+
+    private func file(_ name: String, _ text: String) throws -> String {
+        let path = shelf.folder.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Ann (items 1 and 3) and Bob (item 2).
+    private func seed() throws {
+        let users = try file("users.csv", "name,email\nAnn,ann@example.com\nBob,bob@example.com\n")
+        #expect(try run("import", "users", users, "--quiet").status == 0)
+        let items = try file(
+            "items.csv", "user,title\nann@example.com,One\nbob@example.com,Two\nann@example.com,Three\n")
+        #expect(try run("import", "items", items, "--quiet").status == 0)
+    }
+
+    private var itemTitles: [String] {
+        get throws {
+            try run("export", "items", "--format", "ndjson").output.split(separator: "\n").compactMap { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["title"] as? String
+            }
+        }
+    }
+
+    private var userEmails: [String] {
+        get throws {
+            try run("export", "users", "--format", "ndjson").output.split(separator: "\n").compactMap { line in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["email"] as? String
+            }
+        }
+    }
+
+    @Test func aSkippedItemRowKeepsItsItem() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let exported = try run("export", "items").output
+        // Item 2's priority becomes 7: invalid, so the row is skipped.
+        let lines = exported.split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
+        let header = lines[0].split(separator: ",").map(String.init)
+        let priority = try #require(header.firstIndex(of: "priority"))
+        var edited = lines
+        var fields = lines[2].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(fields[0] == "2")
+        fields[priority] = "7"
+        edited[2] = fields.joined(separator: ",")
+        let path = try file("edited.csv", edited.joined(separator: "\r\n") + "\r\n")
+        let result = try run("import", "items", path, "--mode", "replace", "--skip-invalid")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("2 unchanged, 0 deleted, 1 skipped"), "\(result.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+    }
+
+    @Test func anItemRowTheStoreRefusesKeepsItsItem() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let path = try file(
+            "refused.csv", "id,user,title\n1,ann@example.com,One\n2,nobody@example.com,Two\n3,ann@example.com,Three\n")
+        let result = try run("import", "items", path, "--mode", "replace", "--skip-invalid")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("0 deleted, 1 skipped"), "\(result.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+    }
+
+    @Test func aMistypedEmailKeepsTheUserAndTheirItems() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let exported = try run("export", "users").output
+        #expect(exported.contains("bob@example.com"))
+        let path = try file("users.csv", exported.replacingOccurrences(of: "bob@example.com", with: "bob@@example.com"))
+        let result = try run("import", "users", path, "--mode", "replace", "--skip-invalid")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("0 deleted (with their 0 items), 1 skipped"), "\(result.error)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+        #expect(try itemTitles == ["One", "Two", "Three"])
+    }
+
+    @Test func aSkippedRowThatNamesNothingReadableDeletesNothing() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        // Item 3 is missing from the file, and one row's ID cannot be read: it might be item 3.
+        let items = try file(
+            "items.csv", "id,user,title\n1,ann@example.com,One\n2,bob@example.com,Two\nthree,ann@example.com,Three\n")
+        let result = try run("import", "items", items, "--mode", "replace", "--skip-invalid")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("0 deleted, 1 skipped"), "\(result.error)")
+        #expect(result.error.contains("Nothing was deleted: the skipped row at \(items):4:1"), "\(result.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        // A users row without an ID whose email is no email: it might be Bob.
+        let users = try file("users.csv", "name,email\nAnn,ann@example.com\nBob,bob-at-example.com\n")
+        let usersResult = try run("import", "users", users, "--mode", "replace", "--skip-invalid")
+        #expect(usersResult.status == 0, "\(usersResult.error)")
+        #expect(usersResult.error.contains("Nothing was deleted"), "\(usersResult.error)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+        // A row without an ID names a new item: it keeps nothing, and the others go.
+        let newItem = try file("new.csv", "id,user,title,priority\n1,ann@example.com,One,0\n,ann@example.com,New,9\n")
+        let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid")
+        #expect(replaced.status == 0, "\(replaced.error)")
+        #expect(replaced.error.contains("2 deleted, 1 skipped"), "\(replaced.error)")
+        #expect(try itemTitles == ["One"])
+    }
+
+    @Test func aReplaceOfUsersCountsAndAsksBeforeDeletingTheirItems() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let users = try file("users.csv", "name,email\nAnn,ann@example.com\n")
+        // Not a terminal: refused without --yes, nothing changed.
+        let refused = try run("import", "users", users, "--mode", "replace")
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains(
+                "--mode replace would delete 1 user that the file lacks, and with them 1 item they own; "
+                    + "nothing was changed. Pass --yes"), "\(refused.error)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+        // A dry run counts without asking.
+        let dry = try run("import", "users", users, "--mode", "replace", "--dry-run")
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(dry.error.contains("1 deleted (with their 1 item), 0 skipped. Dry run"), "\(dry.error)")
+        let done = try run("import", "users", users, "--mode", "replace", "--yes")
+        #expect(done.status == 0, "\(done.error)")
+        #expect(done.error.contains("Imported 1 row of users"), "\(done.error)")
+        #expect(done.error.contains("1 unchanged, 1 deleted (with their 1 item), 0 skipped."), "\(done.error)")
+        #expect(try itemTitles == ["One", "Three"])
+        // No items go with the users: nothing to ask.
+        let bob = try file("bob.csv", "name,email\nAnn,ann@example.com\nBob,bob@example.com\n")
+        #expect(try run("import", "users", bob, "--mode", "upsert", "--quiet").status == 0)
+        let again = try run("import", "users", users, "--mode", "replace")
+        #expect(again.status == 0, "\(again.error)")
+        #expect(again.error.contains("1 deleted (with their 0 items)"), "\(again.error)")
+    }
+
+    @Test func aReplaceAsksOnATerminal() async throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let users = try file("users.csv", "name,email\nAnn,ann@example.com\n")
+        let command =
+            [ShelfProcess.executable.path, "import", "users", users, "--mode", "replace", "--db", shelf.databasePath]
+            .map(TmuxSession.quote).joined(separator: " ")
+        let tmux = try TmuxSession(command, width: 160, height: 10)
+        _ = try await tmux.waitFor("Delete them? [y/N]")
+        try tmux.send("n", "Enter")
+        let screen = try await tmux.waitFor("[exit 1]")
+        #expect(screen.contains(line: "nothing was changed"), "\(screen)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+        let yes = try TmuxSession(command, width: 160, height: 10)
+        _ = try await yes.waitFor("Delete them? [y/N]")
+        try yes.send("y", "Enter")
+        _ = try await yes.waitFor("[exit 0]")
+        #expect(try userEmails == ["ann@example.com"])
+        #expect(try itemTitles == ["One", "Three"])
+    }
+
+    @Test func aFailedImportOrADryRunCreatesNoDatabase() throws {
+        defer { shelf.cleanUp() }
+        let missing = shelf.folder.appendingPathComponent("typo/shelf.sqlite").path
+        let good = try file("users.csv", "name,email\nAnn,ann@example.com\n")
+        let bad = try file("bad.csv", "name,email\nAnn,not-an-email\n")
+        let failed = try shelf.run(["import", "users", bad, "--db", missing])
+        #expect(failed.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(!FileManager.default.fileExists(atPath: (missing as NSString).deletingLastPathComponent))
+        let dry = try shelf.run(["import", "users", good, "--dry-run", "--db", missing])
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(dry.error.contains("No database is at \(missing): checked against an empty one"), "\(dry.error)")
+        #expect(!FileManager.default.fileExists(atPath: (missing as NSString).deletingLastPathComponent))
+        let created = try shelf.run(["import", "users", good, "--db", missing])
+        #expect(created.status == 0, "\(created.error)")
+        #expect(created.error.contains("Created \(missing)."), "\(created.error)")
+        let listed = try shelf.run(["users", "list", "--db", missing])
+        #expect(listed.output.contains("ann@example.com"))
+        // Nothing of the scratch store is left beside it.
+        let left = try FileManager.default.contentsOfDirectory(atPath: (missing as NSString).deletingLastPathComponent)
+        #expect(left == ["shelf.sqlite"], "\(left)")
+    }
+}
