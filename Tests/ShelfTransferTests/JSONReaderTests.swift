@@ -82,9 +82,23 @@ import Testing
         #expect(error("[{\"a\":\"tab\there\"}]")?.reason.contains("control character") == true)
     }
 
-    @Test func deepNestingIsReadWithoutRecursion() throws {
-        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(try records("[{\"a\":\(deep)}]") == [["a": "nested:"]])
+    @Test func nestingStopsAt64LevelsWithThePlace() throws {
+        // The file's array and the record's object are two of the 64 levels.
+        func nested(_ levels: Int) -> String {
+            String(repeating: "[", count: levels) + String(repeating: "]", count: levels)
+        }
+        #expect(try records("[{\"a\":\(nested(62))}]") == [["a": "nested:"]])
+        #expect(try records("{\"a\":\(nested(63))}", lines: true) == [["a": "nested:"]])
+        let tooDeep = error("[{\"a\":\(nested(63))}]")
+        #expect(tooDeep?.position == SourcePosition(line: 1, column: 6 + 63))
+        #expect(tooDeep?.reason.hasPrefix("values nested deeper than 64 levels") == true)
+        // Objects count as arrays do, and an unknown key's value too.
+        let objects = String(repeating: "{\"k\":", count: 63) + "1" + String(repeating: "}", count: 63)
+        #expect(error("[{\"b\":\(objects)}]")?.reason.hasPrefix("values nested deeper") == true)
         #expect(error("[{\"a\":" + String(repeating: "[", count: 100_000) + "}]") != nil)
+        var document = JSONReader(input: try input(Array(nested(64).utf8), name: "d.json"), lines: false)
+        #expect(throws: Never.self) { try document.readDocument() }
+        var deeper = JSONReader(input: try input(Array(nested(65).utf8), name: "d.json"), lines: false)
+        #expect(throws: TransferError.self) { try deeper.readDocument() }
     }
 }

@@ -3,7 +3,9 @@
 ///
 /// Values are checked as RFC 8259 says: strings with their escapes (surrogate pairs joined),
 /// numbers by the grammar, the three literals. Nested objects and arrays are read fully
-/// (without recursion, to any depth) and reported as `.nested`. Any error is a
+/// (without recursion) and reported as `.nested`; nesting deeper than `maximumDepth` levels,
+/// counting the surrounding array and object, is an error at the bracket that goes past it
+/// (so memory stays bounded however many brackets a file opens). Any error is a
 /// `TransferError` with the line and column; the input is UTF-8 (see `ByteInput`).
 ///
 /// NDJSON is line-delimited: an object must close on the line it opens, so an object cut
@@ -21,6 +23,13 @@ struct JSONReader: RecordReader {
     private var objectStart = SourcePosition(line: 1, column: 1)
     /// A string longer than this is refused.
     static let maximumStringBytes = 1 << 26
+    /// The deepest nesting read: arrays and objects inside one another, the file's own array
+    /// and each record's object included.
+    static let maximumDepth = 64
+    /// Containers open around the value being read: the array and the object of a record
+    /// (NDJSON: the object), none for `readDocument`.
+    private var outerDepth: Int { document ? 0 : lines ? 1 : 2 }
+    private var document = false
 
     init(input: ByteInput, lines: Bool) {
         self.input = input
@@ -94,6 +103,7 @@ struct JSONReader: RecordReader {
     /// Reads a whole document holding any JSON value, and nothing after it. For conformance
     /// tests of the reader.
     mutating func readDocument() throws(TransferError) {
+        document = true
         try input.checkEncoding()
         try skipWhitespace()
         var record = SourceRecord()
@@ -189,6 +199,13 @@ struct JSONReader: RecordReader {
         var record = SourceRecord()
         while true {
             // At the start of a value.
+            if let byte = try input.peek(), byte == UInt8(ascii: "{") || byte == UInt8(ascii: "["),
+                outerDepth + stack.count >= Self.maximumDepth
+            {
+                throw problem(
+                    "values nested deeper than \(Self.maximumDepth) levels (arrays and objects inside one another); "
+                        + "a field holds one string, number, true, false or null: flatten the value or leave it out")
+            }
             switch try input.peek() {
             case UInt8(ascii: "{"):
                 _ = try input.next()
