@@ -67,4 +67,63 @@ import Testing
         // It stopped after reading a few buffers, not the endless stream: memory stayed bounded.
         #expect(written < 8 << 20, "\(written) bytes were read")
     }
+
+    /// The store's items, as `items list` prints them.
+    private var items: String {
+        get throws { try shelf.run(["items", "list", "--db", shelf.databasePath]).output }
+    }
+
+    /// `shelf import items FIFO` whose writer (if `writes`) opens the FIFO, writes a header and
+    /// a row and then stalls; `signal` must end it within a second, with 128 + the signal.
+    private func interruptsAtOnce(signal: Int32, writes: Bool, standardInput: Bool) async throws {
+        try seed()
+        let before = try items
+        let fifo = shelf.folder.appendingPathComponent("in-\(UUID().uuidString).csv").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let errors = shelf.folder.appendingPathComponent("err-\(UUID().uuidString)").path
+        // Open for writing without waiting for the reader: O_RDWR on a FIFO never blocks.
+        var writer: Int32 = -1
+        if writes || standardInput { writer = open(fifo, O_RDWR) }
+        defer { if writer >= 0 { close(writer) } }
+        if writes {
+            let text = "user,title\nann@example.com,Half\n"
+            _ = text.withCString { write(writer, $0, strlen($0)) }
+        }
+        let child = try ChildProcess(
+            ShelfProcess.executable.path,
+            ["import", "items", standardInput ? "-" : fifo, "--format", "csv", "--db", shelf.databasePath],
+            environment: ["PATH": "/usr/bin:/bin"], input: .file(standardInput ? fifo : "/dev/null"),
+            output: .file("/dev/null"), stderr: errors)
+        // Let it reach the read.
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(child.isRunning)
+        let sent = ContinuousClock.now
+        child.signal(signal)
+        let deadline = sent + .seconds(10)
+        while child.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let took = ContinuousClock.now - sent
+        #expect(child.wait() == 128 + signal)
+        #expect(took < .seconds(1), "it took \(took) to exit")
+        let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(error.contains("Interrupted: nothing was imported; the database is unchanged."), "\(error)")
+        #expect(try items == before)
+        #expect(!FileManager.default.fileExists(atPath: shelf.databasePath + "-wal"))
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aFIFONobodyWritesToIsInterruptedAtOnce(_ signal: Int32) async throws {
+        defer { shelf.cleanUp() }
+        try await interruptsAtOnce(signal: signal, writes: false, standardInput: false)
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aStalledFIFOIsInterruptedAtOnce(_ signal: Int32) async throws {
+        defer { shelf.cleanUp() }
+        try await interruptsAtOnce(signal: signal, writes: true, standardInput: false)
+    }
+
+    @Test func aStalledStandardInputIsInterruptedAtOnce() async throws {
+        defer { shelf.cleanUp() }
+        try await interruptsAtOnce(signal: SIGINT, writes: true, standardInput: true)
+    }
 }

@@ -50,16 +50,21 @@ final class ByteInput {
     }
 
     /// Reads `descriptor`, decompressing gzip (see `DecompressingSource`); closes it on
-    /// release when `closes` is true.
-    convenience init(descriptor: Int32, name: String, closes: Bool, capacity: Int = 1 << 18) {
-        let file = DescriptorSource(descriptor: descriptor, name: name, closes: closes)
+    /// release when `closes` is true. Waking `wake` stops a read that waits for input.
+    convenience init(
+        descriptor: Int32, name: String, closes: Bool, capacity: Int = 1 << 18, wake: InputWake? = nil
+    ) {
+        let file = DescriptorSource(descriptor: descriptor, name: name, closes: closes, wake: wake)
         self.init(source: DecompressingSource(file, name: name), name: name, capacity: capacity)
     }
 
-    /// Opens the file at `path`.
+    /// Opens the file at `path`. Opening never waits (a FIFO nobody writes to yet): the wait
+    /// is in the reads, which `wake` stops.
     /// - Throws: `TransferError` when it cannot be opened or is a folder.
-    convenience init(path: String) throws(TransferError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    convenience init(path: String, wake: InputWake? = nil) throws(TransferError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        // Reads block again (after `poll` says they need not).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
         guard descriptor >= 0 else {
             throw TransferError(
                 "cannot open \(path): \(String(cString: strerror(errno))); check the path and its permissions")
@@ -69,7 +74,7 @@ final class ByteInput {
             close(descriptor)
             throw TransferError("\(path) is a folder; name a file to import")
         }
-        self.init(descriptor: descriptor, name: path, closes: true)
+        self.init(descriptor: descriptor, name: path, closes: true, wake: wake)
     }
 
     deinit {

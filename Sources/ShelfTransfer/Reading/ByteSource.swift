@@ -17,18 +17,30 @@ protocol ByteSource: AnyObject {
 }
 
 /// Bytes read from a file descriptor as they are.
+///
+/// A descriptor that can keep a reader waiting (a pipe, a FIFO, a terminal, a socket) is
+/// read only once `poll(2)` says it is ready, and the same poll watches `wake`: waking it
+/// makes a waiting or later `read` throw at once, so a cancelled import's thread stops
+/// instead of staying blocked (holding the store) until the input comes or ends.
 final class DescriptorSource: ByteSource {
     /// The name errors use: a path, or "stdin".
     let name: String
     let descriptor: Int32
     private let closes: Bool
+    private let wake: InputWake?
+    /// False for a regular file or a block device, whose reads never wait for a writer.
+    private let mayWait: Bool
     private(set) var consumed = 0
 
     /// Reads `descriptor`; closes it on release when `closes` is true.
-    init(descriptor: Int32, name: String, closes: Bool) {
+    init(descriptor: Int32, name: String, closes: Bool, wake: InputWake? = nil) {
         self.descriptor = descriptor
         self.name = name
         self.closes = closes
+        self.wake = wake
+        var info = stat()
+        let kind = fstat(descriptor, &info) == 0 ? info.st_mode & S_IFMT : 0
+        mayWait = kind != S_IFREG && kind != S_IFBLK
     }
 
     deinit {
@@ -42,6 +54,7 @@ final class DescriptorSource: ByteSource {
     }
 
     func read(into start: UnsafeMutablePointer<UInt8>, capacity: Int) throws(TransferError) -> Int {
+        if let wake, mayWait { try wake.wait(for: descriptor, name: name) }
         while true {
             let read = Foundation.read(descriptor, start, capacity)
             if read >= 0 {
@@ -50,6 +63,53 @@ final class DescriptorSource: ByteSource {
             }
             if errno == EINTR { continue }
             throw TransferError("cannot read \(name): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// What stops a read that waits for input: a pipe whose write end `wake()` writes to, watched
+/// by `DescriptorSource` with `poll(2)` beside the input. Once woken it stays woken.
+final class InputWake: Sendable {
+    private let readEnd: Int32
+    private let writeEnd: Int32
+
+    /// Nil when no pipe can be made (no descriptors left): reads then wait as plain reads do.
+    init?() {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    /// Wakes every read waiting now or later. Async-signal-safe, callable from any thread.
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Returns once `descriptor` has input (or its end, or an error, which the read then
+    /// reports); throws `TransferError` when woken first.
+    func wait(for descriptor: Int32, name: String) throws(TransferError) {
+        while true {
+            var entries = [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&entries, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return  // let the read say what is wrong
+            }
+            if entries[1].revents != 0 {
+                throw TransferError("the import was stopped while it waited for \(name)")
+            }
+            if entries[0].revents != 0 { return }
         }
     }
 }

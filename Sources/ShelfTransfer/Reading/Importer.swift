@@ -62,6 +62,7 @@ public struct Importer: Sendable {
         let start = clock.now
         let store = store
         let cancellation = CancellationFlag()
+        let wake = InputWake()
         let outcome = Outcome()
         var summary = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportSummary, any Error>) in
@@ -71,15 +72,22 @@ public struct Importer: Sendable {
                 DispatchQueue.global().async {
                     outcome.finish(
                         Result {
-                            try Transfer(table: table, source: source, options: options, progress: progress)
-                                .run(store, cancellation)
+                            try Transfer(
+                                table: table, source: source, options: options, progress: progress, wake: wake
+                            )
+                            .run(store, cancellation)
                         })
                 }
             }
         } onCancel: {
             // Answer at once, even while the import waits for input or runs a long statement:
             // once cancelled it can no longer commit, and it stops at its next row or statement.
-            if cancellation.cancel() { outcome.finish(.failure(CancellationError())) }
+            if cancellation.cancel() {
+                // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now,
+                // so the import's thread lets go of the store at once.
+                wake?.wake()
+                outcome.finish(.failure(CancellationError()))
+            }
         }
         summary.duration = clock.now - start
         return summary
@@ -163,15 +171,15 @@ private struct Transfer {
 
     init(
         table: ImportTable, source: ImportSource, options: ImportOptions,
-        progress: (@Sendable (ImportProgress) -> Void)?
+        progress: (@Sendable (ImportProgress) -> Void)?, wake: InputWake?
     ) throws(TransferError) {
         self.table = table
         switch source {
         case .file(let path):
-            input = try ByteInput(path: path)
+            input = try ByteInput(path: path, wake: wake)
             inputPath = path
         case .standardInput:
-            input = ByteInput(descriptor: 0, name: "stdin", closes: false)
+            input = ByteInput(descriptor: 0, name: "stdin", closes: false, wake: wake)
             inputPath = "/dev/stdin"
         }
         self.options = options
