@@ -1,3 +1,5 @@
+import ShelfStore
+
 /// Commands a hint tells a person to run, naming the database in use.
 public enum StoreHints {
     /// `shelf demo --db LOCATION`, which fills the database at `location` with sample data;
@@ -12,22 +14,5 @@ public enum StoreHints {
         location == "in memory"
             ? nil
             : "shelf users add --db \(ShellQuoting.quoted(location)) --name NAME --email \(ShellQuoting.quoted(email))"
-    }
-}
-
-/// Words quoted for a POSIX shell, for commands a hint tells a person to run.
-public enum ShellQuoting {
-    /// `word` as is when it holds only characters no shell treats specially, else in single
-    /// quotes (a single quote inside written as `'\''`): `/tmp/a b.sqlite` → `'/tmp/a b.sqlite'`.
-    public static func quoted(_ word: String) -> String {
-        let plain =
-            !word.isEmpty
-            && word.unicodeScalars.allSatisfy { scalar in
-                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                    || "@%+=:,./_-".unicodeScalars.contains(scalar)
-            }
-        return plain
-            ? word
-            : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 }

@@ -1,3 +1,5 @@
+internal import ShelfStore
+
 /// Why an import or export failed, or why one row was refused.
 ///
 /// `description` reads `FILE:LINE:COLUMN: field 'title', value "…": reason; what to do` when
@@ -98,12 +100,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
         return names.count > limit ? shown + ", … (\(names.count) in all)" : shown
     }
 
-    /// `name` as a shell word in advice (`iconv … FILE`), or FILE when it would need quoting:
-    /// a name pasted into a command must not run anything.
-    static func shellWord(_ name: String) -> String {
-        let plain = name.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-/+,:@".unicodeScalars.contains(scalar)
-        }
-        return plain && !name.isEmpty && name != "stdin" && name.utf8.count <= 200 ? name : "FILE"
+    /// The input `name` (a path, or "stdin") as a shell word in advice (`gzip -t FILE`),
+    /// quoted by `ShellQuoting`, with `suffix` added (`.utf8`); FILE for stdin, which has no
+    /// name to paste.
+    static func shellWord(_ name: String, suffix: String = "") -> String {
+        name == "stdin" ? "FILE" + suffix : ShellQuoting.quoted(name + suffix)
     }
 }

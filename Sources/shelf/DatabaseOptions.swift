@@ -38,8 +38,8 @@ struct DatabaseOptions: ParsableArguments {
             if !creating, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
                 throw CommandError(
                     "no database at \(path) (this command creates none); check --db or SHELF_DB, or make one: "
-                        + "`shelf demo --db \(Self.quoted(path))` adds sample data, `shelf users add --db "
-                        + "\(Self.quoted(path)) --name NAME --email EMAIL` starts an empty one, `shelf import` fills one"
+                        + "`shelf demo --db \(ShellQuoting.quoted(path))` adds sample data, `shelf users add --db "
+                        + "\(ShellQuoting.quoted(path)) --name NAME --email EMAIL` starts an empty one, `shelf import` fills one"
                 )
             }
             return try await OpenDatabases.open(location)
@@ -67,15 +67,6 @@ struct DatabaseOptions: ParsableArguments {
     /// The demo database: demo.sqlite in the data folder.
     func demoPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
         try Self.dataFolder(environment: environment) + "/demo.sqlite"
-    }
-
-    /// `path` as a shell word: quoted when it holds anything but plain characters.
-    static func quoted(_ path: String) -> String {
-        let plain = path.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII
-                && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%".unicodeScalars.contains(scalar))
-        }
-        return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// $XDG_DATA_HOME/shelf, else ~/.local/share/shelf.

@@ -87,7 +87,7 @@ import Testing
             let error = try #require(readError(bytes, format, name: "list.csv"), "\(name) \(format)")
             #expect(error.position == SourcePosition(line: 1, column: 1))
             #expect(error.reason.contains("this is \(name) text, not UTF-8"), "\(error)")
-            #expect(error.reason.contains("iconv -f \(name) -t UTF-8 list.csv > list.csv.utf8"), "\(error)")
+            #expect(error.reason.contains("iconv -f \(name) -t UTF-8 < list.csv > list.csv.utf8"), "\(error)")
         }
     }
 

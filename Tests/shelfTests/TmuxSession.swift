@@ -1,4 +1,5 @@
 import Foundation
+import ShelfStore
 import ShelfTestSupport
 
 /// A private tmux server running one command in a window of a fixed size, for driving the
@@ -37,8 +38,9 @@ final class TmuxSession {
         "status=$?; echo \"modes: $(stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo|isig|icrnl|ixon)' | tr '\\n' ' ')\"; "
         + "echo \"[exit $status]\"; sleep 600"
 
+    /// `text` as one shell word (the store's one quoting rule).
     static func quote(_ text: String) -> String {
-        "'" + text.replacing("'", with: "'\\''") + "'"
+        ShellQuoting.quoted(text)
     }
 
     /// Sends tmux key names or literal strings (`send-keys` syntax).

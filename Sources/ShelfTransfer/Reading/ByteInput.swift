@@ -162,8 +162,8 @@ final class ByteInput {
             offset -= 1
             throw TransferError(
                 file: name, position: position,
-                reason: "a NUL byte (at byte offset \(offset)); text holds none. Is this the file you meant? "
-                    + "A NUL in text can be removed with: tr -d '\\000' < \(shellName) > \(shellName).clean")
+                reason: "a NUL byte (at byte offset \(offset)); text holds none. Is this the file you meant?"
+                    + nulAdvice)
         case 0x01..<0x80:
             break
         case 0xC2...0xDF: expectSequence(byte, continuations: 1, 0x80...0xBF)
@@ -203,6 +203,32 @@ final class ByteInput {
 
     /// The name as a shell word in advice (see `TransferError.shellWord`).
     private var shellName: String { TransferError.shellWord(name) }
+
+    /// True when the input is a regular file, which a command can read again to its end (not
+    /// a pipe, a FIFO or a device such as /dev/zero, whose reading may never end).
+    private var isRegularFile: Bool { size != nil }
+
+    /// A command that writes the input as UTF-8 text through `filter` (`tr -d '\000'`) to a
+    /// new file ending in `suffix`: decompressed first when it is gzip. Nil when the input is
+    /// not a regular file.
+    private func command(through filter: String, suffix: String) -> String? {
+        guard isRegularFile, name != "stdin" else { return nil }
+        guard source.isGzip else { return "\(filter) < \(shellName) > \(TransferError.shellWord(name, suffix: suffix))" }
+        let plain = TransferCompression.innerName(name)
+        let target = plain == name ? name + suffix : plain + suffix
+        return "gzip -dc \(shellName) | \(filter) > \(TransferError.shellWord(target))"
+    }
+
+    /// What to do about a NUL byte: a command that removes them from a file, or for a pipe or
+    /// a device no command (reading it again may never end).
+    private var nulAdvice: String {
+        if let command = command(through: "tr -d '\\000'", suffix: ".clean") {
+            return " A NUL in text can be removed with: \(command)"
+        }
+        return name == "stdin"
+            ? " Remove the NUL bytes where the data comes from."
+            : " \(name) is not a regular file (a device or a pipe); import a file of text"
+    }
 
     private func hex(_ byte: UInt8) -> String {
         (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
@@ -247,7 +273,9 @@ final class ByteInput {
             file: name, position: SourcePosition(line: 1, column: 1),
             reason: "this is \(encoding) text, not UTF-8, which Shelf reads; "
                 + (encoding.hasPrefix("UTF-16") ? "import it with --encoding \(encoding.lowercased()), or " : "")
-                + "convert it: iconv -f \(encoding) -t UTF-8 \(shellName) > \(shellName).utf8")
+                + "convert it: "
+                + (command(through: "iconv -f \(encoding) -t UTF-8", suffix: ".utf8")
+                    ?? "iconv -f \(encoding) -t UTF-8 FILE > FILE.utf8"))
     }
 
     private func refill() throws(TransferError) -> Bool {

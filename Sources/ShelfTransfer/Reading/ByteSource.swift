@@ -14,6 +14,13 @@ protocol ByteSource: AnyObject {
 
     /// Bytes of the underlying file consumed so far (for progress against `size`).
     var consumed: Int { get }
+
+    /// True when the bytes are decompressed from gzip (known after the first read).
+    var isGzip: Bool { get }
+}
+
+extension ByteSource {
+    var isGzip: Bool { false }
 }
 
 /// Bytes read from a file descriptor as they are.

@@ -23,6 +23,8 @@ final class DecompressingSource: ByteSource {
 
     var consumed: Int { inner.consumed }
 
+    var isGzip: Bool { decided is GzipSource }
+
     func read(into start: UnsafeMutablePointer<UInt8>, capacity: Int) throws(TransferError) -> Int {
         if let decided { return try decided.read(into: start, capacity: capacity) }
         if pending.isEmpty {

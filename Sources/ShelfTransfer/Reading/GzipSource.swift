@@ -175,7 +175,7 @@ final class GzipSource: ByteSource {
 
     /// A name for the decompressed file in advice: without `.gz`, else with `.out`.
     private var plainName: String {
-        let inner = TransferCompression.innerName(shellName)
-        return inner == shellName ? shellName + ".out" : inner
+        let inner = TransferCompression.innerName(name)
+        return TransferError.shellWord(inner == name ? name + ".out" : inner)
     }
 }

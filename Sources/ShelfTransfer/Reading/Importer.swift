@@ -214,7 +214,8 @@ private struct Transfer {
             guard table == .items else { throw TransferError("--user applies to items only") }
             guard let id = try staging.userID(email: email) else {
                 throw TransferError(
-                    "--user \(email): no user has this email; add them first (shelf users add --name NAME --email \(email))"
+                    "--user \(email): no user has this email; add them first "
+                        + "(shelf users add --name NAME --email \(ShellQuoting.quoted(email)))"
                 )
             }
             defaultOwner = id

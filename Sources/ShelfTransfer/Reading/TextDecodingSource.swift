@@ -43,6 +43,8 @@ final class TextDecodingSource: ByteSource {
     var size: Int? { base.size }
     var consumed: Int { base.consumed }
 
+    var isGzip: Bool { base.isGzip }
+
     func read(into out: UnsafeMutablePointer<UInt8>, capacity: Int) throws(TransferError) -> Int {
         var written = 0
         while written < capacity, spill.index < spill.bytes.count {
