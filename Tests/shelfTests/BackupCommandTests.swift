@@ -56,4 +56,28 @@ struct BackupCommandTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before, "not a byte changed")
         #expect(!FileManager.default.fileExists(atPath: other + "-wal"))
     }
+
+    @Test func aTargetThatIsNoShelfBackupIsNamedPlainly() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        let csv = shelf.folder.appendingPathComponent("big.csv").path
+        try Data("id,title\n1,x\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        #expect(
+            try ChildProcess(
+                "/usr/bin/sqlite3", [other, "CREATE TABLE invoices (id INTEGER PRIMARY KEY);"], environment: [:]
+            ).wait() == 0)
+        for target in [csv, other] {
+            let before = try Data(contentsOf: URL(fileURLWithPath: target))
+            let result = try shelf.run(["backup", "--db", db, target])
+            #expect(result.status == 1)
+            #expect(
+                result.error
+                    == "Error: \(target) is not a shelf backup; choose another file (a backup replaces only an older "
+                    + "shelf backup)\n", "\(result.error)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == before)
+        }
+    }
 }

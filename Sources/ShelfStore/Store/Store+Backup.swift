@@ -99,27 +99,25 @@ extension Store {
             throw StoreError(.invalidValue, "\(path) is not a regular file; back up to a file")
         }
         guard target.st_size > 0 else { return }
+        // Anything but a shelf database (a CSV, another program's SQLite file, a damaged
+        // file) is left alone, with one message: what it is not, and what to do.
+        let notABackup = StoreError(
+            .invalidValue,
+            "\(path) is not a shelf backup; choose another file (a backup replaces only an older shelf backup)")
         do {
             try refuseForeignDatabase(at: path)
-        } catch let error as StoreError {
-            throw StoreError(
-                .invalidValue,
-                "\(path) exists and is not a shelf backup (\(error.message)); a backup replaces only an older backup, "
-                    + "so choose another file")
+        } catch {
+            throw notABackup
         }
-        let isShelf = try StoreError.translating { () -> Bool in
-            let connection = try Connection(path: path, readOnly: true)
-            defer { connection.close() }
-            return try connection.fetchOne(
-                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
-            ) { _ in true } ?? false
-        }
-        guard isShelf else {
-            throw StoreError(
-                .invalidValue,
-                "\(path) exists and is not a shelf backup; a backup replaces only an older backup, so choose another file"
-            )
-        }
+        let isShelf =
+            (try? StoreError.translating { () -> Bool in
+                let connection = try Connection(path: path, readOnly: true)
+                defer { connection.close() }
+                return try connection.fetchOne(
+                    "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
+                ) { _ in true } ?? false
+            }) ?? false
+        guard isShelf else { throw notABackup }
     }
 
     /// Flushes the file or folder at `path` to disk.
