@@ -157,7 +157,7 @@ struct ExportCommand: AsyncParsableCommand {
         if output != "-", !quiet {
             let seconds = (ContinuousClock.now - start).seconds
             printError(
-                "Exported \(count) \(table.rawValue) to \(output) (\(resolvedFormat.rawValue)"
+                "Exported \(counted(count, String(table.rawValue.dropLast()))) to \(output) (\(resolvedFormat.rawValue)"
                     + (resolvedCompression == .gzip ? ", gzip" : "") + ") in "
                     + "\(String(format: "%.2f", seconds)) s.")
         }

@@ -30,7 +30,7 @@ final class ProgressLine: Sendable {
         let elapsed = (ContinuousClock.now - start).seconds
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         guard let total else {
-            draw(fraction: nil, detail: "\(done) rows  \(Int(rate)) rows/s", force: false)
+            draw(fraction: nil, detail: "\(counted(done, "row"))  \(Int(rate)) rows/s", force: false)
             return
         }
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
@@ -39,7 +39,7 @@ final class ProgressLine: Sendable {
 
     /// Says the rows are being written now (all read and checked), with how many.
     func writing(rows: Int) {
-        draw(fraction: nil, detail: "writing \(rows) rows in one transaction…", force: true)
+        draw(fraction: nil, detail: "writing \(counted(rows, "row")) in one transaction…", force: true)
     }
 
     /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time
@@ -47,7 +47,7 @@ final class ProgressLine: Sendable {
     func update(rows: Int, bytes: Int, totalBytes: Int?) {
         let elapsed = (ContinuousClock.now - start).seconds
         let rate = elapsed > 0 ? Double(rows) / elapsed : 0
-        var detail = "\(rows) rows  \(Int(rate)) rows/s"
+        var detail = "\(counted(rows, "row"))  \(Int(rate)) rows/s"
         guard let totalBytes, totalBytes > 0 else {
             draw(fraction: nil, detail: detail, force: false)
             return

@@ -140,4 +140,23 @@ import Testing
         #expect(screen.contains { $0.contains("Esc ␛[31mred") })
         #expect(screen.allSatisfy { $0.count <= 100 })
     }
+
+    @Test func countsOfOneAreSingular() throws {
+        defer { shelf.cleanUp() }
+        let users = try file("one.csv", "name,email\nAnn,ann@example.com\n")
+        let checked = try run("import", "users", users, "--dry-run")
+        #expect(checked.error.contains("Checked 1 row of users from"), "\(checked.error)")
+        let imported = try run("import", "users", users)
+        #expect(imported.error.contains("Imported 1 row of users from"), "\(imported.error)")
+        let out = shelf.folder.appendingPathComponent("out.csv").path
+        let exported = try run("export", "users", "-o", out)
+        #expect(exported.error.hasPrefix("Exported 1 user to \(out) (csv)"), "\(exported.error)")
+        let none = try run("export", "items", "-o", out)
+        #expect(none.error.hasPrefix("Exported 0 items to"), "\(none.error)")
+        // More problems than a summary shows: "… and 1 more problem".
+        var rows = "name,email\n"
+        for index in 0...1000 { rows += "N\(index),bad\(index)\n" }
+        let many = try run("import", "users", try file("many.csv", rows), "--dry-run")
+        #expect(many.error.contains("… and 1 more problem\n"), "\(many.error.suffix(300))")
+    }
 }
