@@ -43,7 +43,8 @@ struct NewDatabase {
                         + "nothing was imported")
             }
         }
-        let copy = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).new-\(UUID().uuidString)"
+        let copy =
+            (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).new-\(UUID().uuidString)"
         defer { unlink(copy) }
         try await store.backup(to: copy)
         // link(2) never replaces: a database another process created meanwhile stays as it is.

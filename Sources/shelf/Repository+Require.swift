@@ -9,7 +9,8 @@ extension UserRepository {
     func requireUser(email: String) async throws -> User {
         guard let user = try await user(email: email) else {
             throw CommandError(
-                "no user has the email '\(email)'; add one with `shelf users add --name NAME --email \(ShellQuoting.quoted(email))`")
+                "no user has the email '\(email)'; add one with `shelf users add --name NAME --email \(ShellQuoting.quoted(email))`"
+            )
         }
         return user
     }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
 import ShelfStore
 import ShelfTransfer
+import Synchronization
 import Testing
 
 /// `replace` imports on every backend: a skipped row keeps what it names, on the set-based
@@ -38,7 +38,8 @@ struct ReplaceConformanceTests {
             try await Self.seed(store)
             // Set-based: item 2's row is invalid (priority 7).
             let invalid = try await Self.replace(
-                store, "items", "id,user,title,priority\n1,ann@example.com,A,0\n2,bob@example.com,B,7\n5,zoe@example.com,C,1\n")
+                store, "items",
+                "id,user,title,priority\n1,ann@example.com,A,0\n2,bob@example.com,B,7\n5,zoe@example.com,C,1\n")
             #expect((invalid.deleted, invalid.skipped) == (0, 1))
             #expect(try await Self.itemIDs(store) == [1, 2, 5])
             // Row by row: the store refuses item 2's row (no such owner); item 5 is not in the file.
@@ -65,7 +66,10 @@ struct ReplaceConformanceTests {
                 store, "users",
                 "id,name,email\n1,Ann,ann@example.com\n2,Bob,bob@@example.com\n,,zoe@example.com\n")
             #expect((summary.deleted, summary.itemsDeletedWithUsers, summary.skipped) == (0, 0, 2))
-            #expect(try await store.users.users().map(\.email).sorted() == ["ann@example.com", "bob@example.com", "zoe@example.com"])
+            #expect(
+                try await store.users.users().map(\.email).sorted() == [
+                    "ann@example.com", "bob@example.com", "zoe@example.com",
+                ])
             // Zoë is not in the file: her item goes with her, once confirmed with the right counts.
             let seen = Mutex<ReplaceDeletions?>(nil)
             struct No: Error {}

@@ -52,7 +52,8 @@ import Testing
         let command = try #require(advice(result.error), "\(result.error)")
         #expect(command == "gzip -dc \(plain).gz | tr -d '\\000' > \(plain).clean", "\(result.error)")
         #expect(try sh(command) == 0)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: plain + ".clean")) == Data("title,user\n,ann@example.com\n".utf8))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: plain + ".clean")) == Data("title,user\n,ann@example.com\n".utf8))
     }
 
     @Test func aDeviceGetsNoCommandThatNeverEnds() throws {

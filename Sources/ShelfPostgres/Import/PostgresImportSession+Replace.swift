@@ -57,7 +57,7 @@
                     ))
             } catch let error as StoreError {
                 throw error
-            } catch where !raw {
+            } catch  where !raw {
                 throw StoreError(postgres: error, at: place)
             }
         }

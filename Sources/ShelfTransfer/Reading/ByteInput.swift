@@ -213,7 +213,9 @@ final class ByteInput {
     /// not a regular file.
     private func command(through filter: String, suffix: String) -> String? {
         guard isRegularFile, name != "stdin" else { return nil }
-        guard source.isGzip else { return "\(filter) < \(shellName) > \(TransferError.shellWord(name, suffix: suffix))" }
+        guard source.isGzip else {
+            return "\(filter) < \(shellName) > \(TransferError.shellWord(name, suffix: suffix))"
+        }
         let plain = TransferCompression.innerName(name)
         let target = plain == name ? name + suffix : plain + suffix
         return "gzip -dc \(shellName) | \(filter) > \(TransferError.shellWord(target))"
