@@ -82,7 +82,8 @@ import Testing
             name: "users replace", table: "users",
             input: "name,email,created_at\nBob,bob@example.com,2024-03-01T00:00:00Z\n"
                 + (1...60).map { "User \($0),user\($0)@example.com,2024-03-01T00:00:00Z\n" }.joined(),
-            arguments: ["--mode", "replace"]),
+            // It deletes users who own items: not a terminal, so it must be told to.
+            arguments: ["--mode", "replace", "--yes"]),
     ]
 
     @Test(arguments: cases) func bulkGivesWhatPerRowGives(_ test: Case) throws {

@@ -80,7 +80,7 @@ struct CommandUsageTests {
         let file = shelf.folder.appendingPathComponent("users.csv").path
         let toFile = try await shelf.run(["export", "users", "--db", db, "-o", file])
         #expect(toFile.status == 0)
-        #expect(toFile.error.hasPrefix("Exported 1 users to \(file) (csv) in "), "\(toFile.error)")
+        #expect(toFile.error.hasPrefix("Exported 1 user to \(file) (csv) in "), "\(toFile.error)")
         let quiet = try await shelf.run(["export", "users", "--db", db, "-o", file, "--quiet"])
         #expect(quiet.error.isEmpty)
         let toStdout = try await shelf.run(["export", "users", "--db", db])

@@ -91,6 +91,16 @@ import Testing
         #expect(try itemTitles == ["One", "Two", "Three"])
     }
 
+    @Test func anEmailRefusedForAnInvisibleCharacterStillKeepsItsUser() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let users = try file("users.csv", "name,email\nAnn,ann@example.com\nBob,bob@example.com\u{200B}\n")
+        let result = try run("import", "users", users, "--mode", "replace", "--skip-invalid", "--yes")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("0 deleted (with their 0 items), 1 skipped"), "\(result.error)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+    }
+
     @Test func aSkippedRowThatNamesNothingReadableDeletesNothing() throws {
         defer { shelf.cleanUp() }
         try seed()

@@ -95,7 +95,11 @@ struct RowDecoder {
         case .items:
             return ImportRowKey(id: id, isUnreadable: hasID && id == nil)
         case .users:
-            let written = (try? text(.email, record)).flatMap { $0 }.map(Email.lookupKey)
+            // Characters an email may not hold (invisible, control) are left out, so a row
+            // refused for one still keeps the user it names.
+            let written = (try? text(.email, record)).flatMap { $0 }.map { text in
+                Email.lookupKey(String(String.UnicodeScalarView(text.unicodeScalars.filter { !Email.isRefused($0) })))
+            }
             let email = written?.isEmpty == false ? written : nil
             let shaped = email.map { email in
                 guard let at = email.firstIndex(of: "@") else { return false }
