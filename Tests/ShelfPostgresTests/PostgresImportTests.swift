@@ -141,7 +141,8 @@
                         ImportedUser(id: nil, name: "Dup", email: "ANN@example.com", createdAt: nil),
                         record: Self.record("a"))
                     try session.reject(
-                        record: Self.record("b"), line: 3, column: 7, field: "email", value: "x", reason: "bad email")
+                        record: Self.record("b"), line: 3, column: 7, field: "email", value: "x", reason: "bad email",
+                        key: .none)
                     try session.stage(
                         ImportedUser(id: nil, name: "Nul\u{0}name", email: "n@example.com", createdAt: nil),
                         record: Self.record("c"))

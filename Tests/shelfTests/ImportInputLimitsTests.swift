@@ -94,20 +94,54 @@ import Testing
             ["import", "items", standardInput ? "-" : fifo, "--format", "csv", "--db", shelf.databasePath],
             environment: ["PATH": "/usr/bin:/bin"], input: .file(standardInput ? fifo : "/dev/null"),
             output: .file("/dev/null"), stderr: errors)
-        // Let it reach the read.
-        try await Task.sleep(for: .milliseconds(700))
+        // Let it reach the read: the store is open (the signal handlers are in place), and a
+        // moment more.
+        #expect(await Self.waitUntil(child.pid, holds: shelf.databasePath), "the import opened the store")
+        try await Task.sleep(for: .milliseconds(300))
         #expect(child.isRunning)
-        let sent = ContinuousClock.now
-        child.signal(signal)
-        let deadline = sent + .seconds(10)
-        while child.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        let took = ContinuousClock.now - sent
+        // Signalled and waited for on a thread of its own: the time is the child's, not this
+        // process's (whose tasks may wait for a thread while the whole suite runs).
+        let pid = child.pid
+        let took = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let sent = ContinuousClock.now
+                kill(pid, signal)
+                // Exited: a zombie until it is waited for below.
+                while ContinuousClock.now - sent < .seconds(20), !Self.hasExited(pid) { usleep(2000) }
+                continuation.resume(returning: ContinuousClock.now - sent)
+            }
+        }
         #expect(child.wait() == 128 + signal)
         #expect(took < .seconds(1), "it took \(took) to exit")
         let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(error.contains("Interrupted: nothing was imported; the database is unchanged."), "\(error)")
         #expect(try items == before)
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath + "-wal"))
+    }
+
+    /// True when the process `pid` has ended (a zombie, not yet waited for) or is gone.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    /// Waits (up to 30 s) until the process `pid` has `path` open.
+    private static func waitUntil(_ pid: pid_t, holds path: String) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        while ContinuousClock.now < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            for name in names {
+                let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
+                guard count > 0 else { continue }
+                let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if target == path { return true }
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
