@@ -1,7 +1,7 @@
 #if PostgreSQL
     internal import Foundation
     internal import PostgresNIO
-    package import ShelfStore
+    internal import ShelfStore
 
     extension PostgresUserRepository {
         /// Gives every user without an email key its key (`Email.key`), and returns the users
@@ -12,7 +12,7 @@
         ///
         /// Each key is set by its own statement, so two processes opening the store at once
         /// both succeed: a key the other one set first makes the row a collision, not an error.
-        package static func fillEmailKeys(on connection: PostgresConnection) async throws -> [EmailCollision] {
+        static func fillEmailKeys(on connection: PostgresConnection) async throws -> [EmailCollision] {
             var unkeyed: [(Int64, String)] = []
             let rows = try await connection.query(
                 "SELECT id, email FROM users WHERE email_key IS NULL ORDER BY id", logger: .silent)

@@ -13,7 +13,9 @@ struct NULConformanceTests {
     ) {
         #expect(error?.code == .invalidValue, sourceLocation: sourceLocation)
         let message = error?.message ?? ""
-        #expect(message.contains("\(field) cannot hold the NUL character (U+0000)"), "\(message)", sourceLocation: sourceLocation)
+        #expect(
+            message.contains("\(field) cannot hold the NUL character (U+0000)"), "\(message)",
+            sourceLocation: sourceLocation)
         #expect(message.contains("remove it"), "\(message)", sourceLocation: sourceLocation)
     }
 
@@ -40,7 +42,8 @@ struct NULConformanceTests {
             var edited = stored
             edited.notes = "\0"
             Self.expectRefusal(
-                await #expect(throws: StoreError.self) { try await store.items.update(edited) }, field: "an item's notes")
+                await #expect(throws: StoreError.self) { try await store.items.update(edited) },
+                field: "an item's notes")
             Self.expectRefusal(
                 await #expect(throws: StoreError.self) { try await store.items.update(contentsOf: [edited]) },
                 field: "an item's notes")
@@ -68,7 +71,8 @@ struct NULConformanceTests {
             var renamed = try #require(try await store.users.user(id: ann))
             renamed.name = "Ann\0"
             Self.expectRefusal(
-                await #expect(throws: StoreError.self) { try await store.users.update(renamed) }, field: "a user's name")
+                await #expect(throws: StoreError.self) { try await store.users.update(renamed) }, field: "a user's name"
+            )
             #expect(try await store.users.user(id: ann)?.name == "Ann")
             #expect(try await store.users.users().count == 1)
         }

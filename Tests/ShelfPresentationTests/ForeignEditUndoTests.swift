@@ -1,5 +1,6 @@
 import Foundation
 import ShelfPresentation
+import ShelfReactive
 import ShelfStore
 import ShelfTestSupport
 import Testing
@@ -33,7 +34,9 @@ struct ForeignEditUndoTests {
 
         /// Runs `body` with a fresh store holding two users and three items, and a function
         /// that runs SQL in the other program (its exit status is checked).
-        func withStore(_ body: (Store, _ foreign: (String) throws -> Void) async throws -> Void) async throws {
+        @MainActor func withStore(
+            _ body: (Store, _ foreign: @escaping @Sendable (String) throws -> Void) async throws -> Void
+        ) async throws {
             switch self {
             case .sqlite:
                 let folder = try TemporaryFolder()
@@ -59,7 +62,9 @@ struct ForeignEditUndoTests {
                                     "/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql],
                                     environment: ["PATH": "/usr/bin:/bin"]
                                 ).wait()
-                                guard status == 0 else { throw ShellError(message: "psql exited with \(status): \(sql)") }
+                                guard status == 0 else {
+                                    throw ShellError(message: "psql exited with \(status): \(sql)")
+                                }
                             }
                         } catch {
                             await store.close()
@@ -71,6 +76,8 @@ struct ForeignEditUndoTests {
                         try? await PostgresScratch.drop(url: url)
                         throw error
                     }
+                #else
+                    return  // not in `available` without the PostgreSQL trait
                 #endif
             }
         }

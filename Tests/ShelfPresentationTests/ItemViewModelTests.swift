@@ -83,7 +83,9 @@ struct ItemEditorViewModelTests {
         #expect(content[.notes] == notes && content[.title] == "New title", "nothing typed is lost")
         #expect(try await store.items.item(id: item.id) == item, "nothing was written")
         model.update(.title, to: "Ti\0tle")
-        #expect(model.state.value.errors[.title]?.hasPrefix("The title cannot hold the NUL character (U+0000), found at character 3") == true)
+        #expect(
+            model.state.value.errors[.title]?.hasPrefix(
+                "The title cannot hold the NUL character (U+0000), found at character 3") == true)
     }
 
     @Test func anUnknownOwnerIsAFieldError() async throws {
