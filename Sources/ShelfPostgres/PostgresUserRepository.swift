@@ -3,8 +3,9 @@
     internal import PostgresNIO
     package import ShelfStore
 
-    /// `UserRepository` over a PostgreSQL store. Emails are unique with ASCII letter case
-    /// ignored (the index `user_email_unique` on `shelf_fold(email)`), as under SQLite's NOCASE.
+    /// `UserRepository` over a PostgreSQL store. Emails are unique with letter case ignored in
+    /// every script (the unique index `users_by_email_key` on `Email.key`, as on SQLite); the
+    /// older index `user_email_unique` (ASCII letters folded) refuses nothing more.
     package final class PostgresUserRepository: UserRepository {
         let pool: PostgresPool
 
