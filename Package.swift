@@ -104,7 +104,8 @@ let package = Package(
                 "ShelfReactive",
             ]),
         .testTarget(
-            name: "ShelfPresentationTests", dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive"]),
+            name: "ShelfPresentationTests",
+            dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive", "ShelfPostgres", "ShelfTestSupport"]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite", "ShelfTestSupport"]),
         .testTarget(
             name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),

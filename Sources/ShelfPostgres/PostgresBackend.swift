@@ -16,6 +16,7 @@
         package let items: any ItemRepository
         package let views: any SavedViewRepository
         package let appliedMigrations: [String]
+        package let emailCollisions: [EmailCollision]
         /// The URL as given, its password replaced by `***`.
         package let location: String
         /// Nil: the store lives on a server, not in a local file.
@@ -28,10 +29,13 @@
         let feed: PostgresChangeFeed
         private let runs = RunCounter()
 
-        private init(url: String, place: PostgresLocation, appliedMigrations: [String]) throws {
+        private init(
+            url: String, place: PostgresLocation, appliedMigrations: [String], emailCollisions: [EmailCollision]
+        ) throws {
             location = StoreLocation.redacted(url)
             self.place = place
             self.appliedMigrations = appliedMigrations
+            self.emailCollisions = emailCollisions
             feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: PostgresPool.logger)
             pool = PostgresPool(location: place)
             users = PostgresUserRepository(pool: pool)
@@ -46,10 +50,13 @@
         ///   `.foreignDatabase` (nothing changed), `.migrationFailed`.
         package static func open(url: String) async throws -> PostgresBackend {
             let place = try PostgresLocation(url: url)
-            let applied = try await withConnection(to: place) { connection in
-                try await PostgresMigrator.embedded.migrate(on: connection, at: place)
+            let (applied, collisions) = try await withConnection(to: place) { connection in
+                let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
+                let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)
+                return (applied, collisions)
             }
-            return try PostgresBackend(url: url, place: place, appliedMigrations: applied)
+            return try PostgresBackend(
+                url: url, place: place, appliedMigrations: applied, emailCollisions: collisions)
         }
 
         /// Runs `body` on a new plain connection to `place`, closed at the end.

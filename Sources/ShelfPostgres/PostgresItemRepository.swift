@@ -21,7 +21,8 @@
         package func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
             for (offset, item) in items.enumerated() {
                 try TextLimits.check(
-                    title: item.title, subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
+                    title: item.title, notes: item.notes,
+                    subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
             }
             let now = Date().postgresMilliseconds
             if items.count > 1 {
@@ -80,7 +81,7 @@
         }
 
         package func update(_ item: Item) async throws -> Item {
-            try TextLimits.check(title: item.title)
+            try TextLimits.check(title: item.title, notes: item.notes)
             let now = Date().postgresMilliseconds
             return try await pool.read { connection in
                 let updated = try await connection.query(

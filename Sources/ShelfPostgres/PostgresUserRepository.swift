@@ -3,8 +3,9 @@
     internal import PostgresNIO
     package import ShelfStore
 
-    /// `UserRepository` over a PostgreSQL store. Emails are unique with ASCII letter case
-    /// ignored (the index `user_email_unique` on `shelf_fold(email)`), as under SQLite's NOCASE.
+    /// `UserRepository` over a PostgreSQL store. Emails are unique with letter case ignored in
+    /// every script (the unique index `users_by_email_key` on `Email.key`, as on SQLite); the
+    /// older index `user_email_unique` (ASCII letters folded) refuses nothing more.
     package final class PostgresUserRepository: UserRepository {
         let pool: PostgresPool
 
@@ -31,11 +32,12 @@
                     return try await pool.transaction { connection in
                         let ids = try await Self.nextIDs(users.count, table: "users", on: connection)
                         let names = users.map(\.name)
+                        let keys = emails.map(Email.key)
                         let created = users.map { $0.createdAt?.postgresMilliseconds ?? now }
                         try await connection.query(
                             """
-                            INSERT INTO users (id, name, email, created_at)
-                            SELECT * FROM unnest(\(ids), \(names), \(emails), \(created))
+                            INSERT INTO users (id, name, email, email_key, created_at)
+                            SELECT * FROM unnest(\(ids), \(names), \(emails), \(keys), \(created))
                             """, logger: .silent)
                         return ids.map { User.ID($0) }
                     }
@@ -50,8 +52,9 @@
                     do {
                         let rows = try await connection.query(
                             """
-                            INSERT INTO users (name, email, created_at)
-                            VALUES (\(user.name), \(emails[offset]), \(user.createdAt?.postgresMilliseconds ?? now))
+                            INSERT INTO users (name, email, email_key, created_at)
+                            VALUES (\(user.name), \(emails[offset]), \(Email.key(emails[offset])),
+                                \(user.createdAt?.postgresMilliseconds ?? now))
                             RETURNING id
                             """, logger: .silent)
                         for try await id in rows.decode(Int64.self) { ids.append(User.ID(id)) }
@@ -84,11 +87,17 @@
         package func update(_ user: User) async throws {
             try TextLimits.check(name: user.name)
             let email = try Email.normalized(user.email)
-            let found = try await pool.read { connection in
-                try await connection.query(
+            let key = Email.key(email)
+            let found = try await pool.transaction { connection in
+                let found = try await connection.query(
                     "UPDATE users SET name = \(user.name), email = \(email) WHERE id = \(user.id.rawValue) RETURNING id",
                     logger: .silent
                 ).collect().count
+                // After the email: a changed email drops its key (the schema's trigger, for
+                // writers that do not know it); this sets the new one, or refuses a taken one.
+                try await connection.query(
+                    "UPDATE users SET email_key = \(key) WHERE id = \(user.id.rawValue)", logger: .silent)
+                return found
             }
             if found == 0 {
                 throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
@@ -118,19 +127,23 @@
         }
 
         package func user(email: String) async throws -> User? {
-            let key = Email.lookupKey(email)
+            let normalized = Email.lookupKey(email)
+            let key = Email.key(email)
             return try await pool.read { connection in
-                // The normalized form first; the email exactly as given finds a row stored
-                // before emails were normalized.
+                // As on SQLite: the email exactly as stored first, then by its key, then (a row
+                // stored before normalization, or left without a key) ASCII letter case ignored.
                 try await Self.users(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT \(Self.columns) FROM users
-                            WHERE shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C"
+                            WHERE email_key = $3
+                                OR shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C"
                                 OR shelf_fold(email) COLLATE "C" = shelf_fold($2) COLLATE "C"
-                            ORDER BY shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C" DESC LIMIT 1
+                            ORDER BY email = $1 COLLATE "C" DESC, (email_key = $3) IS TRUE DESC,
+                                shelf_fold(email) COLLATE "C" = shelf_fold($1) COLLATE "C" DESC
+                            LIMIT 1
                             """,
-                        binds: Self.binds(key, email)),
+                        binds: Self.binds(normalized, email, key)),
                     on: connection
                 ).first
             }

@@ -37,7 +37,7 @@
                 let message = info[.message] ?? "no message"
                 let constraint = info[.constraintName] ?? ""
                 switch state {
-                case "23505" where constraint == "user_email_unique":
+                case "23505" where constraint == "user_email_unique" || constraint == "users_by_email_key":
                     self.init(
                         .duplicateEmail,
                         "\(prefix)a user with that email already exists; use another email or update that user")

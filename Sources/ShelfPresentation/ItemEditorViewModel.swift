@@ -337,9 +337,15 @@ public final class ItemEditorViewModel {
         let title = (values[.title] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if title.isEmpty {
             errors[.title] = "A title is required."
+        } else if let nul = TextLimits.nulProblem(values[.title] ?? "", what: "The title") {
+            errors[.title] = nul + "."
         } else if title.unicodeScalars.count > maximumTitleLength {
             errors[.title] =
                 "The title is \(title.unicodeScalars.count) characters; shorten it to \(maximumTitleLength) or fewer."
+        }
+        // The store's rule for every write (`TextLimits`), said here with the text kept.
+        if let nul = TextLimits.nulProblem(values[.notes] ?? "", what: "The notes") {
+            errors[.notes] = nul + "."
         }
         let priority = (values[.priority] ?? "").trimmingCharacters(in: .whitespaces)
         let isValidPriority = priority.isEmpty || Int(priority).map(Item.priorities.contains) == true

@@ -29,6 +29,18 @@ struct MigrateCommand: AsyncParsableCommand {
         } else {
             for name in store.appliedMigrations { try printLine("applied \(name)") }
         }
+        for collision in store.emailCollisions { try printLine(Self.describe(collision)) }
+    }
+
+    /// What to say of two users whose emails differ only in letter case, and what to do.
+    static func describe(_ collision: EmailCollision) -> String {
+        let (user, kept) = (collision.user.rawValue, collision.keptBy.rawValue)
+        return "warning: users \(user) (\(collision.email)) and \(kept) (\(collision.keptEmail)) have emails that "
+            + "differ only in letter case, which makes them one user by email; both are kept, and the email "
+            + "finds user \(kept) unless typed exactly as user \(user)'s. Keep one of them: give user \(user)'s "
+            + "items to user \(kept) (in the browser: mark them, then o), then remove user \(user) with "
+            + "shelf users remove \(DatabaseOptions.quoted(collision.email)); or change one of the two emails "
+            + "in the browser's users view. Nothing was changed."
     }
 
     private static func migrationStatus(_ location: StoreLocation) async throws -> [MigrationStatus] {

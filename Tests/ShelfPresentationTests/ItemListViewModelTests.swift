@@ -1,6 +1,7 @@
 import Foundation
 import ShelfReactive
 import ShelfStore
+import ShelfTestSupport
 import Testing
 
 @testable import ShelfPresentation
@@ -109,12 +110,11 @@ struct ItemListViewModelTests {
         model.load()
         _ = await states.next { $0.value != nil }
         let path = try #require(store.path)
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = [path, "UPDATE items SET title = 'Renamed by the shell' WHERE title = 'Item 5';"]
-        try shell.run()
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0)
+        // posix_spawn (ChildProcess), not Foundation's Process: its run() crashed this test
+        // process (a bad pointer copying the environment) while other tests spawned children.
+        let status = try ChildProcess.sqlite3(
+            path, "UPDATE items SET title = 'Renamed by the shell' WHERE title = 'Item 5';")
+        #expect(status == 0)
         let content = try #require(await states.latest { $0.value?.rows.first?.title == "Renamed by the shell" }?.value)
         #expect(content.selectedIndex == 0)
     }

@@ -67,6 +67,27 @@ struct ItemEditorViewModelTests {
         #expect(Set(model.state.value.errors.keys) == [.title, .owner])
     }
 
+    @Test func notesWithANULAreAFieldErrorAndTheTextIsKept() async throws {
+        // An $EDITOR that wrote a NUL into the notes: the store's rule, said in the editor.
+        let (store, item, model, _) = try await editingTheOnlyItem()
+        let notes = "first line\n\0second line"
+        model.update(.notes, to: notes)
+        model.update(.title, to: "New title")
+        model.save()
+        let content = model.state.value
+        #expect(
+            content.errors[.notes]
+                == "The notes cannot hold the NUL character (U+0000), found at character 12 "
+                + "(PostgreSQL refuses it, and an export holding it cannot be imported): remove it.")
+        #expect(content.phase == .editing)
+        #expect(content[.notes] == notes && content[.title] == "New title", "nothing typed is lost")
+        #expect(try await store.items.item(id: item.id) == item, "nothing was written")
+        model.update(.title, to: "Ti\0tle")
+        #expect(
+            model.state.value.errors[.title]?.hasPrefix(
+                "The title cannot hold the NUL character (U+0000), found at character 3") == true)
+    }
+
     @Test func anUnknownOwnerIsAFieldError() async throws {
         let (store, _) = try await makeStore()
         let model = ItemEditorViewModel(store: store, ownerEmail: "nobody@example.com")

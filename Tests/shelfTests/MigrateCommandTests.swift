@@ -18,6 +18,28 @@ struct MigrateCommandTests {
         #expect(status.output.contains("applied"))
     }
 
+    @Test func namesUsersWhoseEmailsDifferOnlyInLetterCaseAndWhatToDo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let path = shelf.databasePath
+        #expect(try shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
+        // Added by the sqlite3 shell, which knows nothing of the email key.
+        #expect(
+            try ChildProcess.sqlite3(
+                path, "INSERT INTO users (name, email, created_at) VALUES ('Other Ada', 'äda@x.com', 0)") == 0)
+        let migrate = try shelf.run(["migrate", "--db", path])
+        #expect(migrate.status == 0, "\(migrate.error)")
+        #expect(migrate.output.contains("up to date"))
+        #expect(
+            migrate.output.contains(
+                "warning: users 2 (äda@x.com) and 1 (Äda@x.com) have emails that differ only in letter case"),
+            "\(migrate.output)")
+        #expect(migrate.output.contains("shelf users remove 'äda@x.com'"), "\(migrate.output)")
+        // Nothing was merged or removed: both are listed.
+        let users = try shelf.run(["users", "list", "--db", path])
+        #expect(users.output.contains("Äda@x.com") && users.output.contains("äda@x.com"), "\(users.output)")
+    }
+
     @Test func statusOfAMissingDatabaseCreatesNothing() throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }

@@ -12,6 +12,7 @@ final class SQLiteBackend: StoreBackend {
     let sqliteItems: SQLiteItemRepository
     let sqliteViews: SQLiteSavedViewRepository
     let appliedMigrations: [String]
+    let emailCollisions: [EmailCollision]
     private let runs = RunCounter()
     var liveQueryRuns: Int { runs.value }
 
@@ -27,6 +28,7 @@ final class SQLiteBackend: StoreBackend {
     init(database: Database) throws {
         self.database = database
         appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
+        emailCollisions = try SQLiteUserRepository.fillEmailKeys(database)
         sqliteUsers = SQLiteUserRepository(database: database)
         sqliteItems = SQLiteItemRepository(database: database)
         sqliteViews = SQLiteSavedViewRepository(database: database)

@@ -20,6 +20,8 @@ package protocol StoreBackend: Sendable {
     var views: any SavedViewRepository { get }
     /// The migrations this open applied (empty when the database was up to date).
     var appliedMigrations: [String] { get }
+    /// Users whose emails collide by letter case, found when the store opened.
+    var emailCollisions: [EmailCollision] { get }
     /// Where the store lives, fit to show to a person: a file path, or a URL without its
     /// password.
     var location: String { get }

@@ -12,8 +12,8 @@ package enum Email {
     /// - Space separators (U+0020, U+00A0, U+3000, …) around it are removed; controls are not
     ///   trimmed but refused, so `"ann@example.com\n"` is an error, not a quiet fix.
     /// - It is put in Unicode Normalization Form C, so `Äda` typed composed (U+00C4) and
-    ///   decomposed (`A` U+0308) is one email. Letter case is left as typed: the schema compares
-    ///   emails with `COLLATE NOCASE` (ASCII letters), which stays the uniqueness rule.
+    ///   decomposed (`A` U+0308) is one email. Letter case is left as typed; two emails that
+    ///   differ only in letter case, in any script, are one user by their `key(_:)`.
     /// - Refused anywhere in it: C0 controls (U+0000–U+001F, newline and tab included), DEL,
     ///   C1 controls (U+0080–U+009F), the line and paragraph separators U+2028 and U+2029, the
     ///   bidirectional formatting characters U+061C, U+200E, U+200F, U+202A–U+202E and
@@ -38,6 +38,23 @@ package enum Email {
     /// user stored before the rule (with a character it now refuses) can still be found.
     package static func lookupKey(_ email: String) -> String {
         canonical(email)
+    }
+
+    /// The key that identifies a user by `email`: `lookupKey(email)` with Unicode full case
+    /// folding applied, then in NFC again. `Äda@x.com` and `äda@x.com` have one key, and so
+    /// have `straße@x.com` and `STRASSE@x.com` (ß folds to ss), `ΣΑΣ` and `σας`.
+    ///
+    /// Case folding (Unicode's CaseFolding.txt, full mappings, no Turkic special case) is the
+    /// mapping Unicode defines for caseless matching; `lowercased()` is not (it keeps ß, which
+    /// folds to "ss", and maps final sigma apart from sigma). Compatibility forms (NFKC:
+    /// full-width letters, ligatures other than the ones folding maps) are not merged: they
+    /// are other characters, not other letter case. The key is computed here, in Swift, for
+    /// both backends, so SQLite and PostgreSQL give the same answers (SQLite's NOCASE and
+    /// lower() fold ASCII only; PostgreSQL's lower() follows the database's locale).
+    package static func key(_ email: String) -> String {
+        let email = canonical(email)
+        if email.utf8.allSatisfy({ $0 < 0x80 }) { return email.lowercased() }
+        return email.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
 
     private static func canonical(_ email: String) -> String {

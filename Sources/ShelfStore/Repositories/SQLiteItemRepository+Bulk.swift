@@ -9,19 +9,25 @@ extension SQLiteItemRepository {
     ///   naming the item by ID. Nothing is written when it throws.
     public func update(contentsOf items: [Item]) async throws -> [Item] {
         guard !items.isEmpty else { return [] }
-        // Titles are checked below: one written by another program past the limit may stay.
-        try Self.checkBatch(items, titles: false)
+        // Titles and notes are checked below: one another program wrote past the rule may stay.
+        try Self.checkBatch(items, text: false)
         return try await database.storeWrite { connection in
             let now = Date()
             var stored: [Item] = []
             stored.reserveCapacity(items.count)
             for item in items {
-                if let problem = TextLimits.titleProblem(item.title) {
-                    // Past the limit: allowed only when unchanged (a bulk status change of an
-                    // item whose title another program stored), refused as new text.
+                let titleProblem = TextLimits.titleProblem(item.title)
+                let notesProblem = TextLimits.notesProblem(item.notes)
+                if titleProblem != nil || notesProblem != nil {
+                    // Past the rule (too long, a NUL): allowed only when unchanged (a bulk
+                    // status change of an item whose text another program stored), refused as
+                    // new text.
                     let current = try StoreError.translating { try Self.item(id: item.id, connection) }
-                    if let current, current.title != item.title {
-                        throw StoreError(.invalidValue, "item \(item.id): \(problem)")
+                    if let current, let titleProblem, current.title != item.title {
+                        throw StoreError(.invalidValue, "item \(item.id): \(titleProblem)")
+                    }
+                    if let current, let notesProblem, current.notes != item.notes {
+                        throw StoreError(.invalidValue, "item \(item.id): \(notesProblem)")
                     }
                 }
                 try StoreError.translating(subject: "item \(item.id)") {
@@ -52,9 +58,9 @@ extension SQLiteItemRepository {
     ///   gone, `.invalidValue`; nothing is written when it throws.
     public func restore(_ items: [Item]) async throws {
         guard !items.isEmpty else { return }
-        // Exactly as they were, titles too: one stored past the limit by another program
-        // comes back as it was.
-        try Self.checkBatch(items, titles: false)
+        // Exactly as they were, titles and notes too: text another program stored past the
+        // rule comes back as it was.
+        try Self.checkBatch(items, text: false)
         try await database.storeWrite { connection in
             for item in items {
                 try StoreError.translating(subject: "item \(item.id)") {
@@ -80,13 +86,13 @@ extension SQLiteItemRepository {
 }
 
 extension ItemRepository {
-    /// Refuses IDs given twice and, with `titles`, titles over the limit, before any
-    /// transaction.
-    package static func checkBatch(_ items: [Item], titles: Bool = true) throws {
+    /// Refuses IDs given twice and, with `text`, titles and notes the store may not hold
+    /// (`TextLimits`), before any transaction.
+    package static func checkBatch(_ items: [Item], text: Bool = true) throws {
         var seen = Set<Item.ID>()
         seen.reserveCapacity(items.count)
         for item in items {
-            if titles { try TextLimits.check(title: item.title, subject: "item \(item.id)") }
+            if text { try TextLimits.check(title: item.title, notes: item.notes, subject: "item \(item.id)") }
             guard seen.insert(item.id).inserted else {
                 throw StoreError(
                     .invalidValue,

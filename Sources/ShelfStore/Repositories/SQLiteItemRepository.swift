@@ -31,7 +31,8 @@ public final class SQLiteItemRepository: ItemRepository {
     public func insert(contentsOf items: [NewItem]) async throws -> [Item.ID] {
         for (offset, item) in items.enumerated() {
             try TextLimits.check(
-                title: item.title, subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
+                title: item.title, notes: item.notes,
+                subject: items.count == 1 ? nil : "item \(offset + 1) of \(items.count)")
         }
         return try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
@@ -55,7 +56,7 @@ public final class SQLiteItemRepository: ItemRepository {
     /// - Throws: `StoreError` `.conflict` when the stored version differs, `.notFound` when the
     ///   item was deleted, `.unknownUser`, `.invalidValue`. Nothing is written when it throws.
     public func update(_ item: Item) async throws -> Item {
-        try TextLimits.check(title: item.title)
+        try TextLimits.check(title: item.title, notes: item.notes)
         return try await database.storeWrite { connection in
             try StoreError.translating {
                 try connection.run(

@@ -33,8 +33,8 @@ public final class SQLiteUserRepository: UserRepository {
             for (offset, user) in users.enumerated() {
                 try StoreError.translating(subject: Self.subject(offset, of: users.count)) {
                     try connection.run(
-                        "INSERT INTO users (name, email, created_at) VALUES (?, ?, ?)",
-                        user.name, emails[offset], user.createdAt ?? now)
+                        "INSERT INTO users (name, email, email_key, created_at) VALUES (?, ?, ?, ?)",
+                        user.name, emails[offset], Email.key(emails[offset]), user.createdAt ?? now)
                 }
                 ids.append(User.ID(connection.lastInsertRowID))
             }
@@ -59,6 +59,9 @@ public final class SQLiteUserRepository: UserRepository {
                 if connection.changes == 0 {
                     throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
                 }
+                // After the email: a changed email drops its key (the schema's trigger, for
+                // writers that do not know it); this sets the new one, or refuses a taken one.
+                try connection.run("UPDATE users SET email_key = ? WHERE id = ?", Email.key(email), user.id)
             }
         }
     }
@@ -85,17 +88,22 @@ public final class SQLiteUserRepository: UserRepository {
         }
     }
 
-    /// The user with `email` (trimmed, NFC-normalized and ASCII letter case ignored, as stored),
-    /// or nil. An email stored before normalization existed is also found as given.
+    /// The user with `email` (trimmed, NFC-normalized and letter case ignored in every script,
+    /// by `Email.key`), or nil. An email stored exactly as given comes first (of two users
+    /// whose emails collide, see `EmailCollision`, each is found by its own); an email stored
+    /// before normalization existed, or by a program that left it without a key, is also found
+    /// (ASCII letter case ignored).
     public func user(email: String) async throws -> User? {
-        let key = Email.lookupKey(email)
+        let normalized = Email.lookupKey(email)
+        let key = Email.key(email)
         return try await database.storeRead { connection in
             try StoreError.translating {
-                // The normalized form first; the email exactly as given finds a row stored
-                // before emails were normalized.
                 try connection.fetchOne(
-                    "SELECT \(Self.columns) FROM users WHERE email = ?1 OR email = ?2 ORDER BY email = ?1 DESC LIMIT 1",
-                    key, email, row: User.init(row:))
+                    """
+                    SELECT \(Self.columns) FROM users WHERE email_key = ?3 OR email = ?1 OR email = ?2
+                    ORDER BY email = ?1 COLLATE BINARY DESC, email_key IS ?3 DESC, email = ?1 DESC LIMIT 1
+                    """,
+                    normalized, email, key, row: User.init(row:))
             }
         }
     }

@@ -6,10 +6,11 @@ public protocol UserRepository: Sendable {
     /// Stores a new user and returns its ID.
     ///
     /// The email is stored trimmed of surrounding spaces and in Unicode NFC, and is unique in
-    /// that form with ASCII letter case ignored; control, line-separator and text-direction
-    /// characters in it are refused (the rule is `Email.normalized(_:)`).
+    /// that form with letter case ignored in every script (Unicode case folding: `Äda@x.com`
+    /// and `äda@x.com` are one user); control, line-separator and text-direction characters
+    /// in it are refused (the rule is `Email.normalized(_:)`), and so is a NUL in the name.
     /// - Throws: `.duplicateEmail`, `.invalidValue` (empty name, malformed email, a refused
-    ///   character in the email: the message names it and its position).
+    ///   character in the email or the name: the message names it and its position).
     @discardableResult
     func insert(_ user: NewUser) async throws -> User.ID
 
@@ -29,8 +30,9 @@ public protocol UserRepository: Sendable {
     /// The user with `id`, or nil.
     func user(id: User.ID) async throws -> User?
 
-    /// The user with `email` (ASCII letter case ignored; trimmed and NFC-normalized first, as
-    /// stored), or nil.
+    /// The user with `email` (letter case ignored in every script; trimmed and NFC-normalized
+    /// first, as stored), or nil. Of two users whose emails differ only in letter case
+    /// (`EmailCollision`), the one whose email is typed exactly is found.
     func user(email: String) async throws -> User?
 
     /// All users ordered by name, then ID.

@@ -27,6 +27,11 @@ public final class Store: Sendable {
     public let views: any SavedViewRepository
     /// The migrations this open applied (empty when the database was up to date).
     public var appliedMigrations: [String] { backend.appliedMigrations }
+    /// Users whose emails differ only in letter case (`Äda@x.com` and `äda@x.com`), found when
+    /// the store opened: stored before emails were one user whatever their case, or by a
+    /// program that does not know the rule. Empty in a healthy store; `shelf migrate` prints
+    /// them and what to do.
+    public var emailCollisions: [EmailCollision] { backend.emailCollisions }
     /// The database file, or nil for a store that is not a local file (in memory, or on a
     /// server).
     public var path: String? { backend.path }
