@@ -49,6 +49,8 @@
             switch term {
             case .words: return words.map { "'\($0)':*" }.joined(separator: " & ")
             case .phrase: return words.map { "'\($0)'" }.joined(separator: " <-> ")
+            // Not words of the tsvector: see `substringTest`.
+            case .substring: return nil
             }
         }
 
@@ -117,7 +119,25 @@
                 clauses.append(
                     "NOT (\(prefix)search @@ to_tsquery('simple', shelf_search_fold($\(bindings.count))))")
             }
+            for case .substring(let text) in parsed.included {
+                bindings.append(FullTextQuery.likePattern(of: text))
+                clauses.append(Self.substringTest(parameter: "$\(bindings.count)", prefix: prefix))
+            }
+            for case .substring(let text) in parsed.excluded {
+                bindings.append(FullTextQuery.likePattern(of: text))
+                clauses.append(
+                    "NOT coalesce(\(Self.substringTest(parameter: "$\(bindings.count)", prefix: prefix)), false)")
+            }
             return clauses
+        }
+
+        /// Whether the row holds a substring term's text (`TextTerm.substring`) in its title or
+        /// notes, exactly, given its LIKE pattern as `parameter`: the pg_trgm indexes of
+        /// Migrations/postgres/0005 answer it when the text has 3 letters or more and they
+        /// exist. The same answers as SQLite's (`ItemQuery.substringTest`): the text holds no
+        /// ASCII, so LIKE's case rules never differ, and nothing in it needs escaping.
+        static func substringTest(parameter: String, prefix: String) -> String {
+            "(\(prefix)title LIKE \(parameter) OR \(prefix)notes LIKE \(parameter))"
         }
 
         /// `prefix%` for LIKE over `shelf_fold`ed text: ASCII letters lowered, `\`, `%` and `_`

@@ -24,6 +24,9 @@
 //   `shelf_search_fold` (NFD, combining marks removed, lower-cased), so accents fold as under
 //   SQLite's remove_diacritics 2: "eclair" finds "éclair", "zoe" a decomposed "Zoë". Only
 //   the first 100,000 characters of notes are indexed (a tsvector holds at most 1 MB).
+// - Substrings: runs of CJK/Thai text and of emoji in a query (`TextTerm.substring`) are
+//   `title LIKE '%run%' OR notes LIKE '%run%'`, as stored and over the whole notes, as SQLite
+//   answers them from its trigram index; pg_trgm GIN indexes (migration 0005) when available.
 // - Counts are count(*) over the narrowest index: about 10 ms for 100,000 items.
 // - Change notification: statement-level triggers call `shelf_notify_change()`, which
 //   notifies the channel 'shelf_changes' with the table's name (the live-query feed listens).

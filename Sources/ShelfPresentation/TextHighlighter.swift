@@ -1,4 +1,5 @@
 internal import Foundation
+internal import ShelfStore
 
 /// Finds what a search matched in a text, for showing it: the parts of words that start with
 /// a searched word, as the store's search matches them (a prefix of a word, ignoring case and
@@ -8,7 +9,26 @@ public enum TextHighlighter {
     /// count), in order and not overlapping: for every word of `text` that starts with one of
     /// the terms' words, the characters of that starting part. Case and accents are ignored
     /// ("ecole" marks "École"); a term with no letter or digit marks nothing.
+    ///
+    /// Runs of text without spaces (CJK, Thai) and of emoji, which the store finds anywhere
+    /// (`FullTextQuery.terms`), are marked wherever they occur, as typed.
     public static func ranges(of terms: [String], in text: String) -> [Range<String.Index>] {
+        let runs = Set(terms.flatMap { FullTextQuery.terms(in: $0).runs })
+        let found = wordRanges(of: terms, in: text) + runs.flatMap { text.ranges(of: $0) }
+        // In text order, without overlaps (a run may lie inside a marked word, or overlap one).
+        var ranges: [Range<String.Index>] = []
+        for range in found.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = ranges.last, range.lowerBound < last.upperBound {
+                if range.upperBound > last.upperBound { ranges[ranges.count - 1] = last.lowerBound..<range.upperBound }
+            } else {
+                ranges.append(range)
+            }
+        }
+        return ranges
+    }
+
+    /// The starts of words of `text` that are searched words, as `ranges(of:in:)` describes.
+    private static func wordRanges(of terms: [String], in text: String) -> [Range<String.Index>] {
         let needles = Set(terms.flatMap { words(in: $0).map(fold) }.filter { !$0.isEmpty })
         guard !needles.isEmpty else { return [] }
         var ranges: [Range<String.Index>] = []

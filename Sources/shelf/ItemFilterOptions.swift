@@ -14,12 +14,13 @@ struct ItemFilterOptions: ParsableArguments {
             valueName: "query"))
     var query = ""
 
-    /// The refusal of a query with a part that cannot be understood, quoting it and naming
-    /// the column; nil when it has none.
+    /// The refusal of a query with a part that cannot be understood, quoting it (its start,
+    /// when it is long) and naming the column; nil when it has none.
     static func problem(in query: String) -> String? {
         let problems = ItemQueryText(query).problems
         guard !problems.isEmpty else { return nil }
-        let quoted = "'" + query.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        let shown = query.count > 80 ? String(query.prefix(60)) + "…" : query
+        let quoted = "'" + shown.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
         return "--query \(quoted): " + problems.map(\.description).joined(separator: "; ")
     }
 

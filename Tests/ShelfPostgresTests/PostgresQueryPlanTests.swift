@@ -52,6 +52,32 @@
             }
         }
 
+        /// A run of 3 letters without spaces is a lookup in the pg_trgm indexes of title and
+        /// notes (Migrations/postgres/0005; the test server has pg_trgm), not a read of every
+        /// row (at 20,000 items; a much smaller table is cheaper to read whole).
+        @Test func aSubstringIsALookupInTheTrigramIndexes() async throws {
+            try await Scratch.withBackend { store, url in
+                let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                var items = (0..<20_000).map { NewItem(userID: ann, title: "item \($0)", notes: "notes \($0)") }
+                items.append(NewItem(userID: ann, title: "日本語のドキュメント"))
+                _ = try await store.items.insert(contentsOf: items)
+                let place = try PostgresLocation(url: url)
+                try await PostgresBackend.withConnection(to: place) { connection in
+                    let logger = Logger(label: "test")
+                    _ = try await connection.query("ANALYZE items", logger: logger)
+                    let query = ItemQuery(text: "ドキュメント")
+                    let page = try query.postgresPage(cursor: nil, backward: false, limit: nil)
+                    let rows = try await connection.query(
+                        PostgresQuery(unsafeSQL: "EXPLAIN " + page.sql, binds: page.binds), logger: logger)
+                    var plan: [String] = []
+                    for try await line in rows.decode(String.self) { plan.append(line) }
+                    let text = plan.joined(separator: "\n")
+                    #expect(text.contains("items_title_trigram") && text.contains("items_notes_trigram"), "\(text)")
+                    #expect(!text.contains("Seq Scan"), "\(text)")
+                }
+            }
+        }
+
         private static func name(_ field: ItemQuery.SortField) -> String {
             switch field {
             case .created: "created"

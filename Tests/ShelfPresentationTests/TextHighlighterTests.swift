@@ -25,6 +25,12 @@ struct TextHighlighterTests {
         #expect(marked(["exact phrase"], in: "An exact phrase, exactly") == ["exact", "phrase", "exact"])
     }
 
+    @Test func runsWithoutSpacesAndEmojiAreMarkedWhereverTheyOccur() {
+        #expect(marked(["ドキュメント"], in: "日本語のドキュメント、ドキュメント") == ["ドキュメント", "ドキュメント"])
+        #expect(marked(["🎂", "happy"], in: "Happy 🎂🎂 day") == ["Happy", "🎂", "🎂"])
+        #expect(marked(["本", "本語"], in: "日本語") == ["本語"])
+    }
+
     @Test func nothingToMarkForNoWords() {
         #expect(marked([], in: "anything").isEmpty)
         #expect(marked(["--", "  "], in: "-- anything").isEmpty)

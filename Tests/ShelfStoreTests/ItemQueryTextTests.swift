@@ -224,9 +224,47 @@ struct ItemQueryTextTests {
     @Test func veryLongTextParsesWithoutTrouble() {
         let text = String(repeating: "moth -lamp \"a b\" prio:9 @x ", count: 2000)
         let parsed = ItemQueryText(text)
-        #expect(parsed.problems.count == 2000)
+        // 2,000 times prio:9, and once the words past 64 (8,000 in all).
+        #expect(parsed.problems.count == 2001)
+        #expect(parsed.problems.filter { $0.message.hasPrefix("the query has 8000 words") }.count == 1)
+        #expect(parsed.problems.map(\.range.lowerBound) == parsed.problems.map(\.range.lowerBound).sorted())
         #expect(parsed.ownerPrefixes == ["x"])
         #expect(parsed.highlightTerms == ["moth", "a b"])
+        #expect(parsed.included.count + parsed.excluded.count == 48)
+    }
+
+    @Test func emojiAndRunsWithoutSpacesAreSubstrings() {
+        #expect(ItemQueryText("🎂").included == [.substring("🎂")])
+        #expect(ItemQueryText("ドキュメント").included == [.substring("ドキュメント")])
+        // A run holds one kind: script without spaces, or symbols; words go apart.
+        let mixed = ItemQueryText("happy🎂🎉 Swift言語の本 ❤️")
+        #expect(
+            mixed.included == [
+                .words(["happy"]), .substring("🎂🎉"), .words(["Swift"]), .substring("言語の本"), .substring("❤️"),
+            ])
+        #expect(ItemQueryText("日本🎂").included == [.substring("日本"), .substring("🎂")])
+        #expect(ItemQueryText(#""日本語の ドキュメント" -🎂"#).included == [.substring("日本語の"), .substring("ドキュメント")])
+        #expect(ItemQueryText("-🎂 -ไทย").excluded == [.substring("🎂"), .substring("ไทย")])
+        #expect(ItemQueryText("🎂 ドキ").highlightTerms == ["🎂", "ドキ"])
+        // Symbols of ASCII and punctuation stay separators, as before.
+        #expect(ItemQueryText("C++ a$b ・ 。").included == [.words(["C"]), .words(["a", "b"])])
+    }
+
+    @Test func aQueryOfThousandsOfWordsSearchesTheFirst64WithAProblem() throws {
+        let phrase = "\"" + Array(repeating: "the", count: 10_000).joined(separator: " ") + "\""
+        let parsed = ItemQueryText("moth " + phrase)
+        let problem = try #require(parsed.problems.first)
+        #expect(parsed.problems.count == 1)
+        #expect(
+            problem.message
+                == "the query has 10001 words; at most 64 are searched and the rest are left out: shorten it")
+        #expect(problem.column == 6)
+        #expect(parsed.included == [.words(["moth"]), .phrase(Array(repeating: "the", count: 63))])
+        #expect(ItemQueryText(Array(repeating: "w", count: 64).joined(separator: " ")).problems.isEmpty)
+        let long = String(repeating: "a", count: 300)
+        let cut = ItemQueryText(long)
+        #expect(cut.included == [.words([String(repeating: "a", count: 100)])])
+        #expect(cut.problems.map(\.message) == ["a word of 300 characters; only its first 100 are searched"])
     }
 
     @Test func parsingIsPure() {

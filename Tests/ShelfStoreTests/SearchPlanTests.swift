@@ -105,6 +105,23 @@ struct SearchPlanTests {
         }
     }
 
+    /// A run of 3 letters or more without spaces (or of emoji) is looked up in the trigram
+    /// index once, and each row of the sort index's walk tested against those matches.
+    @Test func substringsUseTheTrigramIndexAndWalkTheSortIndex() async throws {
+        let (store, _) = try await Self.makeStore()
+        for text in ["ドキュメント", "the ドキュメント", "🎂🎉🎂", "-ドキュメント"] {
+            for field in ItemQuery.SortField.allCases where field != .owner {
+                let query = ItemQuery(text: text, sortField: field, sortDirection: .descending)
+                let plan = try await Self.plan(store) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                #expect(plan.contains("SCAN items_trigram VIRTUAL TABLE INDEX"), "\(text) \(field): \(plan)")
+                #expect(!plan.contains("TEMP B-TREE"), "\(text) \(field): \(plan)")
+                #expect(plan.contains("INDEX items_by_"), "\(text) \(field): \(plan)")
+            }
+            let count = try await Self.plan(store) { ItemQuery(text: text).countSQL() }
+            #expect(count.contains("SCAN items_trigram VIRTUAL TABLE INDEX"), "\(text): \(count)")
+        }
+    }
+
     @Test func ownerTermsAreTestedAsTheSortIndexIsWalked() async throws {
         let (store, _) = try await Self.makeStore()
         for text in ["@bo", "@bo @zo", "the @bo", "thermos owner:ann"] {

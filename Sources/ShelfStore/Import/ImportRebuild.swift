@@ -26,6 +26,8 @@ struct ImportRebuild {
     private let triggers: [String]
     /// Whether the dropped triggers include the full-text index's (items only).
     private let rebuildsFullText: Bool
+    /// Whether the dropped triggers include the substring index's (items_trigram, items only).
+    private let rebuildsTrigrams: Bool
     /// Whether the dropped triggers include the change counters'.
     private let countsChanges: Bool
     /// The connection's `cache_size` before `begin`, put back by `restoreCache`.
@@ -59,6 +61,8 @@ struct ImportRebuild {
         ]
         if table == .items {
             names.formUnion(["items_fts_after_insert", "items_fts_after_update", "items_fts_after_delete"])
+            // The substring index of Migrations/0007, rebuilt the same way.
+            names.formUnion(["items_trigram_after_insert", "items_trigram_after_update", "items_trigram_after_delete"])
         }
         return names
     }
@@ -99,6 +103,7 @@ struct ImportRebuild {
         return ImportRebuild(
             table: table, indexes: indexes.map(\.sql), triggers: triggers.map(\.sql),
             rebuildsFullText: names.contains("items_fts_after_insert"),
+            rebuildsTrigrams: names.contains("items_trigram_after_insert"),
             countsChanges: names.contains("\(table.rawValue)_changes_after_insert"),
             previousCacheSize: previousCacheSize)
     }
@@ -132,6 +137,14 @@ struct ImportRebuild {
             try connection.execute(
                 "INSERT INTO main.items_fts (items_fts, rank) VALUES ('automerge', \(automerge ?? 4))")
             Diagnostics.debug("bulk import into items: full-text index rebuilt in \(clock.now - start)")
+        }
+        if rebuildsTrigrams {
+            if isCancelled() { throw CancellationError() }
+            start = clock.now
+            try connection.execute("INSERT INTO main.items_trigram (items_trigram, rank) VALUES ('automerge', 0)")
+            try connection.execute("INSERT INTO main.items_trigram (items_trigram) VALUES ('rebuild')")
+            try connection.execute("INSERT INTO main.items_trigram (items_trigram, rank) VALUES ('automerge', 4)")
+            Diagnostics.debug("bulk import into items: substring index rebuilt in \(clock.now - start)")
         }
         for sql in triggers { try connection.execute(sql) }
         let changed = counts.inserted + counts.updated + counts.deleted

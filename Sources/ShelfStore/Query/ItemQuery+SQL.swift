@@ -77,7 +77,31 @@ extension ItemQuery {
         } else if let excluded {
             add("\(alias)id NOT IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)", excluded)
         }
+        // Two parameters each: the text's LIKE pattern, or the text (see substringTest).
+        func addSubstring(_ text: String, negated: Bool) {
+            let argument = FullTextQuery.usesTrigrams(text) ? FullTextQuery.likePattern(of: text) : text
+            add(Self.substringTest(text, alias: alias, forPage: forPage, negated: negated), argument, argument)
+        }
+        for case .substring(let text) in parsed.included { addSubstring(text, negated: false) }
+        for case .substring(let text) in parsed.excluded { addSubstring(text, negated: true) }
         return filter
+    }
+
+    /// Whether the row holds `text` in its title or notes, exactly (see `TextTerm.substring`),
+    /// with two parameters. Text of 3 scalars or more is looked up in the trigram index
+    /// (Migrations/0007), whose candidates SQLite's LIKE then confirms: the same answers as
+    /// PostgreSQL's LIKE, since the text holds no ASCII letter for LIKE to fold. Shorter text
+    /// has no trigram: each row is read (`instr`, no pattern). `forPage` as `sqliteFilter`'s.
+    static func substringTest(_ text: String, alias: String, forPage: Bool = false, negated: Bool = false) -> String {
+        guard FullTextQuery.usesTrigrams(text) else {
+            let holds = "(instr(\(alias)title, ?) > 0 OR coalesce(instr(\(alias)notes, ?), 0) > 0)"
+            return negated ? "NOT \(holds)" : holds
+        }
+        let matches =
+            "SELECT rowid FROM items_trigram WHERE title LIKE ? UNION ALL SELECT rowid FROM items_trigram WHERE notes LIKE ?"
+        if negated { return "\(alias)id NOT IN (\(matches))" }
+        // The unary + as for owners: tested per row as a page walks its sort index.
+        return "\(forPage ? "+" : "")\(alias)id IN (\(matches))"
     }
 
     /// `prefix%` for LIKE, with `\`, `%` and `_` escaped by `\`.

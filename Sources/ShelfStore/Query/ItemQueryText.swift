@@ -7,6 +7,7 @@
 /// | Term | Selects items |
 /// |------|---------------|
 /// | `moth` | with a word starting with "moth" in the title or notes (case and accents ignored) |
+/// | `ドキュメント`, `🎂` | holding that text in the title or notes, as typed (see below) |
 /// | `"exact phrase"` | with these whole words, in this order, in the title or in the notes |
 /// | `-moth`, `-"a phrase"` | without that word prefix, without that phrase |
 /// | `@ada`, `owner:ada`, `owner:"Ada L"` | whose owner's name or email starts with "ada" (ASCII case ignored); several owner terms: any of them |
@@ -31,9 +32,24 @@
 /// word ending in a colon (`Re:`) and a colon followed by `/` (`http://x.org`) are plain
 /// words with no problem. Only words and phrases can be excluded: `-status:done` is a problem.
 ///
-/// Parsing is cheap (microseconds for typed text) and pure: the same text always gives the
-/// same value. Ages resolve against the clock only when the store builds SQL.
+/// Words that are not separated by spaces, in Chinese, Japanese, Korean, Thai, Lao, Khmer and
+/// Myanmar text (`ドキュメント`), and symbols such as emoji (`🎂`), are found anywhere in the
+/// title or the notes, exactly as typed (see `FullTextQuery.terms`).
+///
+/// A query searches at most `maximumWords` words (phrase words and runs count too), each at
+/// most `maximumWordLength` characters long: the rest is left out with a problem, so that
+/// every query costs a bounded time on every backend.
+///
+/// Parsing is cheap (microseconds for typed text, linear in the text) and pure: the same text
+/// always gives the same value. Ages resolve against the clock only when the store builds SQL.
 public struct ItemQueryText: Hashable, Sendable {
+    /// The most words, phrase words and runs a query searches; past them a problem says
+    /// how many there are, and the rest are left out.
+    public static let maximumWords = 64
+    /// The most characters (Unicode scalars) of one word that are searched; a longer word is
+    /// searched as its start, with a problem.
+    public static let maximumWordLength = 100
+
     /// The text this was parsed from.
     public let text: String
     /// The parts of `text` that were left out, in the order they appear.

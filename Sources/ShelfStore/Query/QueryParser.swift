@@ -34,6 +34,56 @@ struct QueryParser {
             }
             index = term(at: index)
         }
+        if let firstLeftOut {
+            problem(
+                "the query has \(wordCount) words; at most \(ItemQueryText.maximumWords) are searched "
+                    + "and the rest are left out: shorten it", firstLeftOut..<text.endIndex)
+            // Problems are in text order; this one was found last.
+            problems.sort { $0.range.lowerBound < $1.range.lowerBound }
+        }
+    }
+
+    // MARK: Limits
+
+    /// Words, phrase words and runs seen so far, included and excluded, searched or not.
+    private var wordCount = 0
+    /// The start of the first term with a word past `ItemQueryText.maximumWords`.
+    private var firstLeftOut: String.Index?
+
+    /// How many of the `count` words of the term at `range` are searched: all of them until
+    /// `ItemQueryText.maximumWords` are, then none. The query's cost grows with its words
+    /// (a phrase of 10,000 words took 7.5 s and 467 MB on SQLite; PostgreSQL ran out of stack).
+    private mutating func admit(_ count: Int, termStart: String.Index) -> Int {
+        let room = max(0, ItemQueryText.maximumWords - wordCount)
+        wordCount += count
+        if count > room, firstLeftOut == nil { firstLeftOut = termStart }
+        return min(count, room)
+    }
+
+    /// `word`, or its first `ItemQueryText.maximumWordLength` scalars (with a problem at
+    /// `range`) when it is longer: a longer word is searched as that prefix.
+    private mutating func shortened(_ word: String, range: Range<String.Index>) -> String {
+        let scalars = word.unicodeScalars
+        guard scalars.count > ItemQueryText.maximumWordLength else { return word }
+        problem(
+            "a word of \(scalars.count) characters; only its first \(ItemQueryText.maximumWordLength) "
+                + "are searched", range)
+        var prefix = String.UnicodeScalarView()
+        prefix.append(contentsOf: scalars.prefix(ItemQueryText.maximumWordLength))
+        return String(prefix)
+    }
+
+    /// The words and runs of `text` that are searched (see `admit` and `shortened`).
+    private mutating func searched(in text: Substring, range: Range<String.Index>) -> (
+        words: [String], runs: [String]
+    ) {
+        let room = max(0, ItemQueryText.maximumWords - wordCount)
+        let (words, runs, count) = FullTextQuery.terms(in: String(text), keeping: room)
+        let kept = admit(count, termStart: range.lowerBound)
+        return (
+            words.prefix(kept).map { shortened($0, range: range) },
+            runs.prefix(max(0, kept - words.count)).map { shortened($0, range: range) }
+        )
     }
 
     // MARK: Terms
@@ -86,7 +136,7 @@ struct QueryParser {
                     negated: negated, quoted: false)
             }
         }
-        words(token, negated: negated)
+        words(token, range: start..<end, negated: negated)
         return end
     }
 
@@ -95,14 +145,18 @@ struct QueryParser {
         !key.isEmpty && key.allSatisfy { $0.isASCII && $0.isLetter }
     }
 
-    private mutating func words(_ token: Substring, negated: Bool) {
-        let words = FullTextQuery.words(in: String(token))
-        guard !words.isEmpty else { return }
+    /// The words of `token` (at `range`), each a prefix, and its runs, each a substring (see
+    /// `FullTextQuery.terms`). Excluded, each excludes what it matches: `-happy🎂` leaves out
+    /// items with a word starting "happy" and items holding 🎂.
+    private mutating func words(_ token: Substring, range: Range<String.Index>, negated: Bool) {
+        let (words, runs) = searched(in: token, range: range)
+        var terms: [TextTerm] = words.isEmpty ? [] : [.words(words)]
+        terms += runs.map(TextTerm.substring)
         if negated {
-            excluded.append(.words(words))
+            excluded += terms
         } else {
-            included.append(.words(words))
-            for word in words where !highlightTerms.contains(word) { highlightTerms.append(word) }
+            included += terms
+            for word in words + runs where !highlightTerms.contains(word) { highlightTerms.append(word) }
         }
     }
 
@@ -112,14 +166,21 @@ struct QueryParser {
         if !closed {
             problem("a phrase wants a closing \" (it runs to the end of the text)", termStart..<end)
         }
-        let words = FullTextQuery.words(in: String(inner))
-        guard !words.isEmpty else { return end }
+        // Runs in a phrase are substrings the phrase's items must hold as well: the index of
+        // words cannot place them between its words.
+        let problemsBefore = problems.count
+        let (words, runs) = searched(in: inner, range: termStart..<end)
+        // Shown as typed unless part of it is not searched (left out or shortened).
+        let isWhole = firstLeftOut == nil && problems.count == problemsBefore
+        var terms: [TextTerm] = words.isEmpty ? [] : [.phrase(words)]
+        terms += runs.map(TextTerm.substring)
+        guard !terms.isEmpty else { return end }
         if negated {
-            excluded.append(.phrase(words))
+            excluded += terms
         } else {
-            included.append(.phrase(words))
-            let shown = inner.trimmingCharacters(in: .whitespaces)
-            if !highlightTerms.contains(shown) { highlightTerms.append(shown) }
+            included += terms
+            let shown = isWhole ? inner.trimmingCharacters(in: .whitespaces) : (words + runs).joined(separator: " ")
+            if !shown.isEmpty, !highlightTerms.contains(shown) { highlightTerms.append(shown) }
         }
         return end
     }
@@ -159,7 +220,7 @@ struct QueryParser {
             problem(
                 "unknown filter \(key):, searched as words; filters are \(Self.knownKeys) "
                     + "(put the words in quotes to search for them without this note)", range)
-            words(text[(negated ? text.index(after: termStart) : termStart)..<end], negated: negated)
+            words(text[(negated ? text.index(after: termStart) : termStart)..<end], range: range, negated: negated)
             return end
         }
         if negated {

@@ -1,17 +1,29 @@
 internal import Foundation
 
-/// A full-text part of a query: words that must all be found as prefixes, or an exact phrase.
+/// A full-text part of a query: words that must all be found as prefixes, an exact phrase,
+/// or a run of text without spaces to be found as it is.
 package enum TextTerm: Hashable, Sendable {
     /// Every word must start a word of the title or notes (`FullTextQuery.words`).
     case words([String])
     /// The words, whole and in this order, next to each other in the title or in the notes.
     case phrase([String])
+    /// The text, exactly as typed (no folding), somewhere in the title or in the notes: a run
+    /// of a script written without spaces, or of symbols (`FullTextQuery.terms`). The
+    /// full-text index of words cannot answer it: see Migrations/0007_substring_search.sql.
+    case substring(String)
 
-    /// The term's words, in order.
+    /// The term's words, in order; a substring's text is its one word.
     package var words: [String] {
         switch self {
         case .words(let words), .phrase(let words): words
+        case .substring(let text): [text]
         }
+    }
+
+    /// True for `.substring`: a term the index of words cannot answer.
+    package var isSubstring: Bool {
+        if case .substring = self { return true }
+        return false
     }
 }
 
