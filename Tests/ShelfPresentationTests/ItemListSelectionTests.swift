@@ -75,7 +75,9 @@ struct ItemListSelectionTests {
         model.beforeCounting = nil
         model.search("Item 2")
         #expect(await cancelled.wait(), "the superseded search's read was cancelled")
-        let shown = await states.latest { $0.value?.queryDescription.hasPrefix("“Item 2”") == true && $0.value?.totalCount != nil }
+        let shown = await states.latest {
+            $0.value?.queryDescription.hasPrefix("“Item 2”") == true && $0.value?.totalCount != nil
+        }
         #expect(shown?.value?.totalCount == 11, "the newer search shows")
         // Esc (the search cleared) cancels a running search the same way.
         let (startedAgain, cancelledAgain) = (Flag(), Flag())
@@ -89,7 +91,9 @@ struct ItemListSelectionTests {
         model.beforeCounting = nil
         model.clearFilters()
         #expect(await cancelledAgain.wait(), "the abandoned search's read was cancelled")
-        #expect(await states.latest { $0.value?.totalCount == 30 && $0.value?.queryDescription.hasPrefix("“") == false } != nil)
+        #expect(
+            await states.latest { $0.value?.totalCount == 30 && $0.value?.queryDescription.hasPrefix("“") == false }
+                != nil)
     }
 
     @Test func theRowsShowBeforeTheCountAndAStaleCountNeverShows() async throws {

@@ -23,7 +23,9 @@ struct NotesPreviewTests {
         let content = try #require(await states.next { $0.value != nil }?.value)
         let notes = try #require(content.notes)
         #expect(notes.utf8.count <= ItemDetailContent.notesPreviewBytes)
-        #expect(notes.split(separator: "\n", omittingEmptySubsequences: false).count <= ItemDetailContent.notesPreviewLines + 1)
+        #expect(
+            notes.split(separator: "\n", omittingEmptySubsequences: false).count <= ItemDetailContent.notesPreviewLines
+                + 1)
         #expect(Self.bigNotes.hasPrefix(notes), "a prefix of the notes")
         #expect(content.notesHiddenBytes == Self.bigNotes.utf8.count - notes.utf8.count)
         let marker = try #require(content.notesMarker)
@@ -53,6 +55,8 @@ struct NotesPreviewTests {
             createdAt: fixedDate, updatedAt: fixedDate, version: 1)
         let content = ItemDetailContent(item: item, owner: nil)
         #expect(content.notesHiddenBytes == lines.utf8.count - preview.utf8.count)
-        #expect(content.notesMarker == "… (\(Formatting.count((content.notesHiddenBytes + 1023) / 1024)) more KB — Enter to open)")
+        #expect(
+            content.notesMarker
+                == "… (\(Formatting.count((content.notesHiddenBytes + 1023) / 1024)) more KB — Enter to open)")
     }
 }

@@ -32,8 +32,10 @@ struct SavedViewCheckTests {
         let (store, _) = try await makeStore()
         let prompt = SaveViewPromptViewModel(store: store, query: ItemQuery(), name: String(repeating: "a", count: 105))
         prompt.save()
-        #expect(prompt.state.value.phase == .failed(
-            "a saved view's name must be at most 100 characters (this one has 105); shorten it"))
+        #expect(
+            prompt.state.value.phase
+                == .failed(
+                    "a saved view's name must be at most 100 characters (this one has 105); shorten it"))
         prompt.update(name: String(repeating: "a", count: 100))
         prompt.save()
         let recorder = Recorder(prompt.state)

@@ -46,7 +46,8 @@ struct ReadInterruptionTests {
     /// queue's threads with them).
     static func cancel<T>(_ task: Task<T, any Error>, after delay: Duration) {
         let thread = Thread {
-            Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+            Thread.sleep(
+                forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
             task.cancel()
         }
         thread.start()

@@ -24,7 +24,9 @@ struct LongNotesBrowseTests {
         var screen = try await tmux.waitFor("2 items")
         // Newest first: "Small after" is selected; j moves onto the big notes.
         try tmux.type("j")
-        screen = try await tmux.waitFor { $0.contains(line: "First line of the big notes") && $0.contains(line: "Enter to open)") }
+        screen = try await tmux.waitFor {
+            $0.contains(line: "First line of the big notes") && $0.contains(line: "Enter to open)")
+        }
         let marker = try #require(screen.first { $0.contains("Enter to open)") }, "\(screen.joined(separator: "\n"))")
         #expect(marker.contains("… (") && marker.contains(" more KB — Enter to open)"), "\(marker)")
         // Off it and back: the pane follows each time.
@@ -35,7 +37,9 @@ struct LongNotesBrowseTests {
         try await tmux.waitFor("Enter to open)")
         // Enter opens the item: the whole notes, no marker.
         try tmux.send("Enter")
-        screen = try await tmux.waitFor { !$0.contains(line: "Enter to open)") && $0.contains(line: "First line of the big") }
+        screen = try await tmux.waitFor {
+            !$0.contains(line: "Enter to open)") && $0.contains(line: "First line of the big")
+        }
         #expect(!screen.contains(line: "Enter to open)"), "\(screen.joined(separator: "\n"))")
         try tmux.send("Escape")
         try await tmux.waitFor("Enter to open)")
