@@ -24,6 +24,7 @@ extension BrowserController {
         actions.message.bind(during: lifetime) { _ in rerender() }
         var shown: Set<Item.ID> = []
         var counted: (query: String, total: Int)?
+        var pruneQueued = false
         viewModel.list.state.bind(during: lifetime) { [weak actions] state in
             guard let actions, let content = state.value else { return }
             let now = Set(content.rows.map(\.id))
@@ -37,7 +38,13 @@ extension BrowserController {
                 counted = (content.queryDescription, total)
             }
             if fewer, !actions.marks.value.isEmpty {
-                actions.enqueue { await actions.pruneMarks() }
+                // One check waiting at a time: deletions in a burst are all seen by it.
+                guard !pruneQueued else { return }
+                pruneQueued = true
+                actions.enqueue {
+                    pruneQueued = false
+                    await actions.pruneMarks()
+                }
             } else if !gone.isEmpty {
                 actions.enqueue { await actions.forgetDeleted(among: Array(gone)) }
             }
