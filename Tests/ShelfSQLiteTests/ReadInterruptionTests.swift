@@ -11,15 +11,26 @@ struct ReadInterruptionTests {
     static let endless =
         "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) FROM c"
 
+    /// Set by a read when it begins, so the cancellation comes while it runs.
+    final class Started: Sendable {
+        private let value = Mutex(false)
+        var isSet: Bool { value.withLock { $0 } }
+        func set() { value.withLock { $0 = true } }
+    }
+
     @Test func cancellingTheTaskInterruptsARunningRead() async throws {
         let database = try Database.temporary()
-        let started = ContinuousClock.now
+        let started = Started()
         let read = Task {
-            try await database.read { try $0.fetchOne(Self.endless) { try $0.get(0, as: Int.self) } }
+            try await database.read { connection in
+                started.set()
+                return try connection.fetchOne(Self.endless) { try $0.get(0, as: Int.self) }
+            }
         }
-        Self.cancel(read, after: .milliseconds(300))
+        Self.cancel(read, once: started)
+        // Ran to its end, it would return a count after minutes (past the time limit).
         await #expect(throws: CancellationError.self) { _ = try await read.value }
-        #expect(ContinuousClock.now - started < .seconds(20), "stopped when cancelled, not at its end")
+        #expect(started.isSet, "the read was running when it was cancelled")
         // The reader is free and reads again.
         let one = try await database.read { try $0.fetchOne("SELECT 1") { try $0.get(0, as: Int.self) } }
         #expect(one == 1)
@@ -27,13 +38,18 @@ struct ReadInterruptionTests {
 
     @Test func readsMadeOnTheTaskOfAnInterruptibleOperationStopToo() async throws {
         let database = try Database.temporary()
+        let started = Started()
         let read = Task {
             try await database.interruptibly {
-                try database.read { try $0.fetchOne(Self.endless) { try $0.get(0, as: Int.self) } }
+                try database.read { connection in
+                    started.set()
+                    return try connection.fetchOne(Self.endless) { try $0.get(0, as: Int.self) }
+                }
             }
         }
-        Self.cancel(read, after: .milliseconds(300))
+        Self.cancel(read, once: started)
         await #expect(throws: CancellationError.self) { _ = try await read.value }
+        #expect(started.isSet)
         // A read after the cancellation, for the same operation, does not start.
         let interruption = ReadInterruption()
         interruption.cancel()
@@ -41,13 +57,14 @@ struct ReadInterruptionTests {
         #expect(try Self.readOne(database, during: ReadInterruption()) == 1, "another operation reads")
     }
 
-    /// Cancels `task` from a thread of its own: a running read holds a cooperative thread
-    /// until it ends, and two of them hold both of a small machine's (and the global dispatch
-    /// queue's threads with them).
-    static func cancel<T>(_ task: Task<T, any Error>, after delay: Duration) {
+    /// Cancels `task` from a thread of its own, 100 ms after `started` is set (the read is
+    /// running): a running read holds a cooperative thread until it ends, and two of them hold
+    /// both of a small machine's (and the global dispatch queue's threads with them).
+    static func cancel<T>(_ task: Task<T, any Error>, once started: Started) {
         let thread = Thread {
-            Thread.sleep(
-                forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
+            let deadline = Date().addingTimeInterval(50)
+            while !started.isSet, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.1)
             task.cancel()
         }
         thread.start()
