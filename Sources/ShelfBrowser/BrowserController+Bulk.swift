@@ -23,12 +23,46 @@ extension BrowserController {
         }
         actions.message.bind(during: lifetime) { _ in rerender() }
         var shown: Set<Item.ID> = []
+        var counted: (query: String, total: Int)?
+        var pruneQueued = false
         viewModel.list.state.bind(during: lifetime) { [weak actions] state in
-            guard let actions, let rows = state.value?.rows else { return }
-            let now = Set(rows.map(\.id))
+            guard let actions, let content = state.value else { return }
+            let now = Set(content.rows.map(\.id))
             let gone = shown.subtracting(now).filter { actions.marks.value.contains($0) }
             shown = now
-            if !gone.isEmpty { Task { await actions.forgetDeleted(among: Array(gone)) } }
+            // Fewer items match the same query: items were deleted, maybe marked ones far
+            // from the rows held (another process removed a user with their items).
+            var fewer = false
+            if let total = content.totalCount {
+                if let counted, counted.query == content.queryDescription, total < counted.total { fewer = true }
+                counted = (content.queryDescription, total)
+            }
+            if fewer, !actions.marks.value.isEmpty {
+                // One check waiting at a time: deletions in a burst are all seen by it.
+                guard !pruneQueued else { return }
+                pruneQueued = true
+                actions.enqueue {
+                    pruneQueued = false
+                    await actions.pruneMarks()
+                }
+            } else if !gone.isEmpty {
+                actions.enqueue { await actions.forgetDeleted(among: Array(gone)) }
+            }
+        }
+    }
+
+    /// Checks the marks against the store, then runs `open` with the number of marked items
+    /// that still exist (nil when the check failed; the status bar says why): the count a
+    /// prompt shows is true. Keys typed meanwhile are held and given to what `open` shows.
+    private func withCheckedMarks(_ open: @escaping @MainActor (Int?) -> Void) {
+        let actions = viewModel.actions
+        typedAhead = []
+        actions.enqueue { [weak self] in
+            let count = await actions.pruneMarks()
+            guard let self else { return }
+            if count == 0 { actions.show("the marked items no longer exist") }
+            open(count)
+            replayTypedAhead()
         }
     }
 
@@ -59,20 +93,46 @@ extension BrowserController {
             actions.clearMessage()
             actions.enqueue { await actions.toggleDone(selected: selected) }
         case .delete:
-            guard marked > 0 || row != nil else { return true }
-            confirmDelete(count: marked, row: row)
+            guard marked > 0 else {
+                if row != nil { confirmDelete(count: 0, row: row) }
+                return true
+            }
+            withCheckedMarks { [weak self] count in
+                guard let count, count > 0 else { return }
+                self?.confirmDelete(count: count, row: row)
+            }
         case .setOwner:
             guard marked > 0 || selected != nil else { return true }
-            let prompt = viewModel.makeOwnerPrompt(count: max(marked, 1)) { email in
-                await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
+            let present = { [weak self] (count: Int) in
+                guard let self else { return }
+                let prompt = viewModel.makeOwnerPrompt(count: count) { email in
+                    await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
+                }
+                presentPrompt(prompt)
             }
-            presentPrompt(prompt)
+            guard marked > 0 else {
+                present(1)
+                return true
+            }
+            withCheckedMarks { count in
+                if let count, count > 0 { present(count) }
+            }
         case .setPriority:
             guard marked > 0 || selected != nil else { return true }
-            let prompt = viewModel.makePriorityPrompt(count: max(marked, 1)) { priority in
-                await actions.enqueued { await actions.setPriority(priority, selected: selected) }
+            let present = { [weak self] (count: Int) in
+                guard let self else { return }
+                let prompt = viewModel.makePriorityPrompt(count: count) { priority in
+                    await actions.enqueued { await actions.setPriority(priority, selected: selected) }
+                }
+                presentPrompt(prompt)
             }
-            presentPrompt(prompt)
+            guard marked > 0 else {
+                present(1)
+                return true
+            }
+            withCheckedMarks { count in
+                if let count, count > 0 { present(count) }
+            }
         case .undo:
             actions.enqueue { await actions.undo() }
         case .redo:

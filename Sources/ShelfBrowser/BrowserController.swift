@@ -99,7 +99,9 @@ public final class BrowserController: Controller {
         }
     }
 
-    private func showDetail(_ id: Item.ID?) {
+    /// Shows the detail of `id` (nothing when nil): a preview of long notes, or all of them
+    /// when `wholeNotes` is true.
+    private func showDetail(_ id: Item.ID?, wholeNotes: Bool = false) {
         detailID = id
         if let old = detailController {
             old.willMove(toParent: nil)
@@ -109,7 +111,7 @@ public final class BrowserController: Controller {
         }
         placeholder.isHidden = id != nil
         guard let id else { return }
-        let detail = ItemDetailController(viewModel: viewModel.makeDetailViewModel(id: id))
+        let detail = ItemDetailController(viewModel: viewModel.makeDetailViewModel(id: id, wholeNotes: wholeNotes))
         addChild(detail)
         detailContainer.addSubview(detail.view)
         detail.didMove(toParent: self)
@@ -138,12 +140,14 @@ public final class BrowserController: Controller {
         focusedChild = listController
     }
 
-    /// Keys typed between `n`/`e` and the editor showing (it reads its item first), or nil
-    /// when no editor is opening.
-    private var typedAhead: [KeyEvent]?
+    /// Keys typed between `n`/`e` and the editor showing (it reads its item first), or between
+    /// `d`/`o`/`p` on marked items and their prompt showing (the marks are checked first); nil
+    /// when nothing is opening.
+    var typedAhead: [KeyEvent]?
 
-    /// Gives the keys typed while the editor opened to it, in order, as if typed now.
-    private func replayTypedAhead() {
+    /// Gives the keys typed while the editor or a prompt opened to it, in order, as if typed
+    /// now.
+    func replayTypedAhead() {
         let keys = typedAhead ?? []
         typedAhead = nil
         for key in keys {
@@ -204,6 +208,8 @@ public final class BrowserController: Controller {
         let action = KeyBindings.action(for: event)
         if split.mode == .secondOnly, action == .open || action == .clearSearch || action == .quit {
             split.mode = .automatic  // back from the full-screen detail
+            // Beside the list again: a preview of the notes, as for every selection.
+            if detailController?.viewModel.wholeNotes == true { showDetail(detailID) }
             return true
         }
         let selectedRow = viewModel.list.selectedRow
@@ -211,7 +217,12 @@ public final class BrowserController: Controller {
         switch action {
         case .open:
             guard selectedRow != nil else { return true }
-            if let id = selectedRow?.id, id != detailID { showDetail(id) }
+            // Opened on purpose: the notes whole, read now (the pane beside the list holds a
+            // preview of long ones).
+            if let id = selectedRow?.id, id != detailID || detailController?.viewModel.wholeNotes != true {
+                pendingDetail?.cancel()
+                showDetail(id, wholeNotes: true)
+            }
             split.mode = .secondOnly
         case .new:
             typedAhead = []

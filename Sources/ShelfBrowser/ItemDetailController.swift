@@ -2,13 +2,16 @@ public import ShelfPresentation
 internal import ShelfReactive
 public import ShelfTerminal
 
-/// One item in full: title, status, priority, owner, dates and notes, live.
+/// One item: title, status, priority, owner, dates and notes (a bounded preview of long
+/// notes, or all of them when its view model was made so), live.
 public final class ItemDetailController: Controller {
-    private let viewModel: ItemDetailViewModel
+    let viewModel: ItemDetailViewModel
 
     private let titleLabel = Label("", style: Theme.title)
     private let fieldsLabel = Label()
     private let notesLabel = Label()
+    /// Under the notes, at the pane's foot: how much of long notes the preview leaves out.
+    private let notesMarkerLabel = Label("", style: Theme.hint)
     private let spinner = Spinner("Loading…")
     private let messageLabel = Label()
     private let box: Box
@@ -26,9 +29,10 @@ public final class ItemDetailController: Controller {
         fieldsLabel.length = .fixed(6)
         notesLabel.wraps = true
         notesLabel.length = .flexible()
+        notesMarkerLabel.length = .fixed(1)
         messageLabel.wraps = true
         messageLabel.length = .flexible()
-        for view in [titleLabel, fieldsLabel, notesLabel, spinner, messageLabel] {
+        for view in [titleLabel, fieldsLabel, notesLabel, notesMarkerLabel, spinner, messageLabel] {
             box.content.addSubview(view)
         }
         view = box
@@ -40,7 +44,9 @@ public final class ItemDetailController: Controller {
     }
 
     private func render(_ state: ViewState<ItemDetailContent>) {
-        for view in [titleLabel, fieldsLabel, notesLabel, spinner, messageLabel] { view.isHidden = true }
+        for view in [titleLabel, fieldsLabel, notesLabel, notesMarkerLabel, spinner, messageLabel] {
+            view.isHidden = true
+        }
         switch state {
         case .idle:
             break
@@ -58,6 +64,8 @@ public final class ItemDetailController: Controller {
                 "Created   \(item.created)", "Updated   \(item.updated)", "",
             ].joined(separator: "\n")
             notesLabel.text = item.notes ?? "No notes."
+            notesMarkerLabel.text = item.notesMarker ?? ""
+            notesMarkerLabel.isHidden = item.notesMarker == nil
             notesLabel.style = item.notes == nil ? Theme.hint : .plain
         case .empty(let message):
             messageLabel.isHidden = false

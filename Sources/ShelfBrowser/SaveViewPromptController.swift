@@ -23,7 +23,6 @@ public final class SaveViewPromptController: Controller {
     }
 
     public override func loadView() {
-        nameField.maximumLength = SavedView.maximumNameLength
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
         let text = viewModel.queryText.trimmingCharacters(in: .whitespaces)

@@ -35,9 +35,10 @@ public final class BrowserViewModel {
     /// Where the database is, for the status bar ("in memory" for a temporary store).
     public var location: String { store.location }
 
-    /// The detail of one item.
-    public func makeDetailViewModel(id: Item.ID) -> ItemDetailViewModel {
-        ItemDetailViewModel(store: store, id: id)
+    /// The detail of one item: a bounded preview of its notes, or all of them when
+    /// `wholeNotes` is true.
+    public func makeDetailViewModel(id: Item.ID, wholeNotes: Bool = false) -> ItemDetailViewModel {
+        ItemDetailViewModel(store: store, id: id, wholeNotes: wholeNotes)
     }
 
     /// An editor for a new item. Its owner is the user the list is filtered by, else the

@@ -117,6 +117,26 @@ public final class ItemActions {
         if !gone.isEmpty { mutableMarks.value.unmark(gone) }
     }
 
+    /// Checks every mark against the store and drops the marks of items that no longer exist
+    /// (deleted here or by another process, one by one or with their owner); returns how many
+    /// marked items exist. Prompts that name a count of marked items call it first, so the
+    /// count they show is true. When the store cannot be read, the marks stay, `message` says
+    /// why, and the count is nil.
+    @discardableResult
+    public func pruneMarks() async -> Int? {
+        let marked = mutableMarks.value.ids
+        guard !marked.isEmpty else { return 0 }
+        do {
+            let found = Set(try await Self.items(ids: marked, store: store).map(\.id))
+            let gone = marked.subtracting(found)
+            if !gone.isEmpty { mutableMarks.value.unmark(gone) }
+            return mutableMarks.value.count
+        } catch {
+            mutableMessage.value = "Could not check which marked items still exist: \(error)"
+            return nil
+        }
+    }
+
     // MARK: - Actions
 
     /// Marks done or open: with marks, every marked item (all done when any is open, else all

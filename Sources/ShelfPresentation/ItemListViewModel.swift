@@ -249,6 +249,7 @@ public final class ItemListViewModel {
     /// Runs `request` off the main actor and feeds its result to the window; publishes either way.
     private func run(_ request: ItemListRequest?) {
         if let request {
+            cancelReads(before: request.number)
             if !window.hasWindow, mutableState.value != .loading { mutableState.value = .loading }
             if readsInFlight < Self.maximumReadsInFlight {
                 start(request)
@@ -259,10 +260,19 @@ public final class ItemListViewModel {
         publish()
     }
 
+    /// The tasks of the reads running now, by request number: a newer request cancels the
+    /// others (their results would be dropped), which interrupts their reads in the store, so
+    /// a superseded search — a long phrase replaced by the next key, or abandoned with Esc —
+    /// stops using the CPU at once.
+    private var readTasks: [Int: Task<Void, Never>] = [:]
+
+    /// How many reads run now; for tests.
+    var runningReadCount: Int { readTasks.count }
+
     private func start(_ request: ItemListRequest) {
         readsInFlight += 1
         let (store, hook) = (self.store, beforeCounting)
-        Task.detached { [weak self] in
+        readTasks[request.number] = Task.detached { [weak self] in
             do {
                 let result = try await Self.perform(request, store: store, beforeCounting: hook)
                 await self?.finished(request, .success(result))
@@ -272,10 +282,16 @@ public final class ItemListViewModel {
         }
     }
 
+    /// Cancels every running read made for a request older than `number`.
+    private func cancelReads(before number: Int) {
+        for (running, task) in readTasks where running < number { task.cancel() }
+    }
+
     /// Ends the read of `request`: hands on its outcome, then starts the request that waited,
     /// unless a newer one has replaced it since.
     private func finished(_ request: ItemListRequest, _ outcome: Result<ReadResult, any Error>) {
         readsInFlight -= 1
+        readTasks[request.number] = nil
         switch outcome {
         case .success(let result): receive(result, for: request.number)
         case .failure(let error): fail(error, request: request.number)

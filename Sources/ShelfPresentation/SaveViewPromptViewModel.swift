@@ -63,15 +63,19 @@ public final class SaveViewPromptViewModel {
     }
 
     /// Saves under the typed name, or — when a view of that name exists — asks first
-    /// (phase `.confirmingReplace`). A refused name shows as `.failed` at once.
+    /// (phase `.confirmingReplace`). A view the store would refuse (`NewSavedView.checked()`:
+    /// the name, or a query the search does not understand) shows as `.failed` at once.
     public func save() {
         let name = mutableState.value.name
         switch mutableState.value.phase {
         case .editing, .failed: break
         default: return
         }
+        var candidate = view
+        candidate.name = name
         do {
-            _ = try SavedView.checkedName(name)
+            // The check the store and the CLI make: a refused view is never sent.
+            _ = try candidate.checked()
         } catch {
             mutableState.value = SaveViewPromptContent(name: name, phase: .failed(error.message))
             return

@@ -69,7 +69,7 @@ struct ViewsCommand: AsyncParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        @Argument(help: ArgumentHelp("The view's name (at most 100 characters).", valueName: "name"))
+        @Argument(help: ArgumentHelp("The view's name (at most 100 characters as shown).", valueName: "name"))
         var name: String
 
         @Option(help: "The search text, as typed in the browser's search field (the language of --query).")
@@ -78,9 +78,15 @@ struct ViewsCommand: AsyncParsableCommand {
         @Option(help: "What the list is ordered by: created, updated, priority, title or owner.")
         var sort: ItemQuery.SortField = .created
 
-        /// A view that would filter differently from what was typed is refused, as `--query` is.
+        /// A view the store would refuse (its name, or a query that would filter differently
+        /// from what was typed) is refused before anything is opened, by the check the store
+        /// and the browser make (`NewSavedView.checked()`), with its message.
         func validate() throws {
-            if let problem = ItemFilterOptions.problem(in: query) { throw ValidationError(problem) }
+            do {
+                _ = try NewSavedView(name: name, queryText: query, sortField: sort).checked()
+            } catch {
+                throw ValidationError(error.message)
+            }
         }
 
         @Flag(help: "The sort's direction (default: descending, ascending for title).")

@@ -74,6 +74,8 @@ struct ItemListScreenTests {
         let (store, _) = try await makeStore(items: 12)
         let screen = browser(store, width: 120, height: 12)
         #expect(await screen.waitUntil { $0.contains("12 items · newest first") })
+        // The detail pane has read its item (under load it can still say "Loading…").
+        #expect(await screen.waitUntil { $0.contains("Item #12") })
         let header = screen.lines[1]
         func click(_ title: String) throws {
             let range = try #require(header.range(of: title))

@@ -46,7 +46,8 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("5 items") && $0.contains("3 marked") })
 
         screen.send(.character("d"))
-        #expect(screen.text.contains("┌─ Delete items"))
+        // The marks are checked against the store before the question shows.
+        #expect(await screen.waitUntil { $0.contains("┌─ Delete items") })
         #expect(screen.text.contains("Delete 3 items, all marked? u undoes it."))
         screen.send(.character("n"))
         #expect(try await store.items.count(matching: ItemQuery()) == 5)
@@ -72,6 +73,31 @@ struct MarkScreenTests {
         let first = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
         try await store.items.delete(id: first.id)
         #expect(await screen.waitUntil { $0.contains("1 marked · ") && $0.contains("3 items") })
+    }
+
+    /// Marked items deleted by another process far from the rows held lose their marks, and
+    /// the prompts count only marked items that exist (they said "1,981" of 1,785).
+    @Test func marksOfItemsDeletedElsewhereGoAndPromptsCountWhatExists() async throws {
+        let (store, users) = try await makeStore(items: 600)
+        let controller = BrowserController(viewModel: BrowserViewModel(store: store, windowSize: 40, now: clock))
+        let screen = HeadlessScreen(rootController: controller, size: Size(width: 100, height: 12))
+        #expect(await screen.waitUntil { $0.contains("Item 600") })
+        screen.send(.character("M"))
+        #expect(await screen.waitUntil { $0.contains("600 marked · ") })
+        // Another program deletes one user's items (every third: most of them are far from
+        // the 40 rows the list holds).
+        let theirs = try await store.items.items(matching: ItemQuery(owner: users[0].id))
+        #expect(theirs.count == 200)
+        _ = try await store.items.deleteItems(ids: theirs.map(\.id))
+        #expect(await screen.waitUntil { $0.contains("400 marked · ") && $0.contains("400 items") }, "\(screen.text)")
+        // And ten more, just before the key: the prompt counts what exists.
+        let more = try await store.items.items(matching: ItemQuery(), limit: 10).map(\.id)
+        _ = try await store.items.deleteItems(ids: more)
+        screen.send(.character("d"))
+        #expect(await screen.waitUntil { $0.contains("Delete 390 items, all marked?") }, "\(screen.text)")
+        screen.send(.character("n"))
+        screen.send(.character("p"))
+        #expect(await screen.waitUntil { $0.contains("┌─ Priority of 390 items") }, "\(screen.text)")
     }
 
     @Test func anEditSavedInTheEditorAndSpaceAreUndone() async throws {
@@ -119,7 +145,7 @@ struct MarkScreenTests {
         screen.send(.character("m"))
         screen.send(.character("m"))
         screen.send(.character("p"))
-        #expect(screen.text.contains("┌─ Priority of 2 items"))
+        #expect(await screen.waitUntil { $0.contains("┌─ Priority of 2 items") })
         screen.type("7")
         screen.send(KeyEvent(.enter))
         #expect(await screen.waitUntil { $0.contains("Priority is a number from 0 (none) to 3 (high).") })

@@ -117,6 +117,35 @@ struct SavedViewScreenTests {
         #expect(await screen.waitUntil { !$0.contains("Save view") })
     }
 
+    /// A pasted 105-character name is kept whole and refused, saying how long it is (it was
+    /// cut to 100 and saved); a search the CLI refuses is refused here too, by the same check.
+    @Test func saveRefusesWhatTheCLIRefusesWithoutCuttingTheName() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let screen = browser(store, width: 120, height: 14)
+        #expect(await screen.waitUntil { $0.contains("Item 3") })
+        screen.type("V")
+        #expect(await screen.waitUntil { $0.contains("Save view") })
+        screen.send(.paste(String(repeating: "n", count: 105)))
+        screen.send(KeyEvent(.enter))
+        // The message wraps in the dialog: "… (this one" / "has 105); shorten it".
+        #expect(
+            await screen.waitUntil { $0.contains("at most 100 characters (this one") && $0.contains("has 105)") },
+            "\(screen.text)")
+        #expect(try await store.views.views().isEmpty, "nothing saved")
+        screen.send(KeyEvent(.escape))
+        #expect(await screen.waitUntil { !$0.contains("Save view") })
+
+        screen.type("/")
+        screen.send(.paste(#"prio:>=2 "unclosed"#))
+        screen.send(KeyEvent(.enter))
+        screen.type("V")
+        #expect(await screen.waitUntil { $0.contains("Save view") })
+        screen.type("Unclosed")
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("query must be one the search understands") }, "\(screen.text)")
+        #expect(try await store.views.views().isEmpty, "nothing saved")
+    }
+
     @Test func replacingAViewChangedMeanwhileSaysSoAndWritesNothing() async throws {
         let (store, _) = try await makeStore(items: 2)
         try await store.views.save(NewSavedView(name: "Mine", queryText: "old"))

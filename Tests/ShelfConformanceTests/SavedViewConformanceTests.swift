@@ -119,6 +119,12 @@ struct SavedViewConformanceTests {
                     NewSavedView(name: "Fine", queryText: "x", sortFieldName: "", sortDirection: .ascending),
                     "cannot sort by"
                 ),
+                // The CLI refused this query and the browser saved it: one check for all.
+                (
+                    NewSavedView(name: "Fine", queryText: #"prio:>=2 "unclosed"#),
+                    "a saved view's query must be one the search understands: column 10:"
+                ),
+                (NewSavedView(name: "Fine", queryText: "prio:9"), "column 1: prio:"),
             ]
             for (view, reason) in refused {
                 let error = await #expect(throws: StoreError.self) { try await store.views.save(view) }
@@ -128,8 +134,8 @@ struct SavedViewConformanceTests {
             #expect(try await store.views.views().isEmpty)
             let longest = String(repeating: "é", count: 100)
             #expect(try await store.views.save(NewSavedView(name: longest, queryText: "")).name == longest)
-            // A query text is stored exactly as typed, whatever it holds.
-            let text = "status:done  prio:>=2 @ada \"unclosed ' ; DROP TABLE items; --"
+            // A query text the search understands is stored exactly as typed, whatever it holds.
+            let text = "status:done  prio:>=2 @ada \"quoted ' ; DROP TABLE items; --\"  "
             #expect(try await store.views.save(NewSavedView(name: "Odd", queryText: text)).queryText == text)
             #expect(try await store.views.view(named: "odd")?.queryText == text)
         }

@@ -36,9 +36,66 @@ final class Gate: Sendable {
     }
 }
 
+/// A flag set from any task.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+
+    /// Waits until set; false after `timeout`.
+    func wait(timeout: Duration = .seconds(20)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        return isSet
+    }
+}
+
 @MainActor
 @Suite("ItemListViewModel selection, arrivals and counts")
 struct ItemListSelectionTests {
+    /// A search replaced by the next one (a key typed, Esc) has its read cancelled, which
+    /// interrupts it in the store; it kept reading, a core busy for minutes, when the phrase
+    /// was long.
+    @Test func aSupersededSearchsReadIsCancelled() async throws {
+        let (store, _) = try await makeStore(items: 30)
+        let model = ItemListViewModel(store: store, windowSize: 10)
+        let states = Recorder(model.state)
+        model.load()
+        #expect(await states.latest { $0.value?.totalCount == 30 } != nil)
+        let (started, cancelled) = (Flag(), Flag())
+        // The first search's count is slow: it waits a minute unless its task is cancelled.
+        model.beforeCounting = {
+            started.set()
+            try? await Task.sleep(for: .seconds(60))
+            if Task.isCancelled { cancelled.set() }
+        }
+        model.search("Item 1")
+        #expect(await started.wait(), "the first search's count started")
+        #expect(model.runningReadCount == 1)
+        model.beforeCounting = nil
+        model.search("Item 2")
+        #expect(await cancelled.wait(), "the superseded search's read was cancelled")
+        let shown = await states.latest {
+            $0.value?.queryDescription.hasPrefix("“Item 2”") == true && $0.value?.totalCount != nil
+        }
+        #expect(shown?.value?.totalCount == 11, "the newer search shows")
+        // Esc (the search cleared) cancels a running search the same way.
+        let (startedAgain, cancelledAgain) = (Flag(), Flag())
+        model.beforeCounting = {
+            startedAgain.set()
+            try? await Task.sleep(for: .seconds(60))
+            if Task.isCancelled { cancelledAgain.set() }
+        }
+        model.search("Item 3")
+        #expect(await startedAgain.wait())
+        model.beforeCounting = nil
+        model.clearFilters()
+        #expect(await cancelledAgain.wait(), "the abandoned search's read was cancelled")
+        #expect(
+            await states.latest { $0.value?.totalCount == 30 && $0.value?.queryDescription.hasPrefix("“") == false }
+                != nil)
+    }
+
     @Test func theRowsShowBeforeTheCountAndAStaleCountNeverShows() async throws {
         let (store, _) = try await makeStore(items: 30)
         let model = ItemListViewModel(store: store, windowSize: 10)

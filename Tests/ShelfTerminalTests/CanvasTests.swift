@@ -79,6 +79,22 @@ struct CanvasTests {
         #expect(canvas[4, 1].style.attributes == .bold)
     }
 
+    /// A label shows only the lines that fit, so it lays out only those: 5 MB of notes took
+    /// the detail pane a second or two per draw when all of them were wrapped.
+    @Test func wrappingStopsAtTheLinesAsked() {
+        let text = "the quick brown fox\njumps over\n\nthe lazy dog"
+        let all = TextLayout.wrap(text, to: 10)
+        for count in 0...(all.count + 1) {
+            #expect(TextLayout.wrap(text, to: 10, maxLines: count) == Array(all.prefix(count)), "\(count)")
+        }
+        #expect(TextLayout.wrap("abcdefghij klm", to: 4, maxLines: 2) == ["abcd", "efgh"])
+        let huge = String(repeating: String(repeating: "w", count: 99) + "\n", count: 52_000)
+        let started = ContinuousClock.now
+        let lines = TextLayout.wrap(huge, to: 46, maxLines: 25)
+        #expect(lines.count == 25 && lines[0].count == 46 && lines[2] == "wwwwwww")
+        #expect(ContinuousClock.now - started < .milliseconds(500), "the first lines of 5 MB, not all of it")
+    }
+
     @Test func wrapsAtWords() {
         #expect(TextLayout.wrap("the quick brown fox", to: 10) == ["the quick", "brown fox"])
         #expect(TextLayout.wrap("abcdefghij klm", to: 4) == ["abcd", "efgh", "ij", "klm"])

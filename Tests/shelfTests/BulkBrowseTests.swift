@@ -60,6 +60,40 @@ struct BulkBrowseTests {
         #expect(screen.contains(line: "[exit 0]"))
     }
 
+    /// `M` on every item, then another process removes a user whose items are all below the
+    /// rows the browser holds: their marks go, and `d` asks about the marked items that exist
+    /// (it said "1,981 marked" and asked to delete 1,981 of 1,785).
+    @Test func marksOfAUserRemovedElsewhereGoAndDeleteCountsWhatExists() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        for (name, email) in [("Grace Hopper", "grace@example.com"), ("Ada Lovelace", "ada@example.com")] {
+            let user = try await shelf.run(["users", "add", "--db", db, "--name", name, "--email", email])
+            #expect(user.status == 0, "\(user.error)")
+            // Grace's first: older, so the list's first 200 rows are all Ada's.
+            let rows = "title\n" + (1...300).map { "\(name) task \($0)\n" }.joined()
+            let imported = try await shelf.run(
+                ["import", "items", "-", "--db", db, "--format", "csv", "--user", email, "--quiet"], input: rows)
+            #expect(imported.status == 0, "\(imported.error)")
+        }
+        let tmux = try browse(shelf)
+        try await tmux.waitFor("600 items")
+        try tmux.type("M")
+        try await tmux.waitFor("600 marked · ")
+        let removed = try await shelf.run(["users", "remove", "--db", db, "grace@example.com"])
+        #expect(removed.status == 0, "\(removed.error)")
+        var screen = try await tmux.waitFor { $0.contains(line: "300 marked · ") && $0.contains(line: "300 items") }
+        #expect(screen.contains(line: "300 marked · "), "\(screen.joined(separator: "\n"))")
+        try tmux.type("d")
+        screen = try await tmux.waitFor("Delete 300 items, all marked?")
+        #expect(screen.contains(line: "Delete 300 items, all marked?"), "\(screen.joined(separator: "\n"))")
+        try tmux.type("y")
+        try await tmux.waitFor("deleted 300 items")
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit")
+        #expect(screen.contains(line: "[exit 0]"))
+    }
+
     @Test func yPutsTheTextInTmuxsBufferWithSetClipboardOn() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }

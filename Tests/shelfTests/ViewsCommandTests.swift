@@ -74,17 +74,23 @@ struct ViewsCommandTests {
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
         var result = try await shelf.run(["views", "save", "  ", "--query", "x", "--db", db])
-        #expect(result.status == 1)
+        #expect(result.status == 2, "refused before the store is opened, as the browser refuses it")
         #expect(result.error.contains("must not be empty"), "\(result.error)")
+        result = try await shelf.run(["views", "save", String(repeating: "n", count: 105), "--query", "x", "--db", db])
+        #expect(result.status == 2)
+        #expect(result.error.contains("at most 100 characters (this one has 105)"), "\(result.error)")
         result = try await shelf.run(["views", "save", "A", "--query", "x", "--sort", "relevance", "--db", db])
         #expect(result.status == 2, "a usage error")
         #expect(result.error.contains("sort"), "\(result.error)")
         result = try await shelf.run(["views", "save", "A", "--query", "x", "--ascending", "--descending", "--db", db])
         #expect(result.status == 2, "a usage error")
-        // A query with a mistake is refused as --query refuses it, and nothing is saved.
+        // A query with a mistake is refused as the browser and the store refuse it, and
+        // nothing is saved.
         result = try await shelf.run(["views", "save", "A", "--query", "prio:9 moth", "--db", db])
         #expect(result.status == 2)
-        #expect(result.error.contains("--query 'prio:9 moth': column 1: prio:"), "\(result.error)")
+        #expect(
+            result.error.contains("a saved view's query must be one the search understands: column 1: prio:"),
+            "\(result.error)")
         #expect(try await shelf.run(["views", "list", "--db", db]).output.isEmpty)
     }
 

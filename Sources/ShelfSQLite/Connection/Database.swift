@@ -331,12 +331,35 @@ package final class Database: Sendable {
 
     /// Runs `body` on a reader in a read transaction: one consistent snapshot of the last
     /// commit, taken while writes proceed. Blocks while all readers are busy.
+    ///
+    /// While a `ReadInterruption` is bound (`interruptibly(_:)`, the async `read(_:)`), its
+    /// `cancel()` interrupts the read, which then throws `CancellationError`.
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         if let failure = changeTracker.terminalFailure { throw failure }
-        guard let readers else { return try withWriter { try $0.readTransaction { try body(writer) } } }
+        let interruption = ReadInterruption.current
+        func run(_ connection: Connection) throws -> T {
+            guard let interruption else { return try connection.readTransaction { try body(connection) } }
+            return try interruption.run(on: connection) { connection in
+                try connection.readTransaction { try body(connection) }
+            }
+        }
+        guard let readers else { return try withWriter { try run($0) } }
         let connection = readers.checkOut()
         defer { readers.checkIn(connection) }
-        return try connection.readTransaction { try body(connection) }
+        return try run(connection)
+    }
+
+    /// Runs `body`, whose reads (`read(_:)` on this task) are interrupted when the calling
+    /// task is cancelled: they throw `CancellationError` and free their reader at once. For
+    /// reads made synchronously on an async caller's task, such as a live query's first run.
+    package func interruptibly<T>(_ body: () throws -> T) async throws -> T {
+        try Task.checkCancellation()
+        let interruption = ReadInterruption()
+        return try await withTaskCancellationHandler {
+            try ReadInterruption.$current.withValue(interruption) { try body() }
+        } onCancel: {
+            interruption.cancel()
+        }
     }
 
     /// Runs `body` on a reader outside any transaction, on a separate thread: for statements
@@ -358,16 +381,28 @@ package final class Database: Sendable {
     /// Like `read(_:)` for async code. When a reader is free the read runs right away on the
     /// calling task (reads are short CPU work over the page cache); otherwise it waits on a
     /// separate thread so the task does not block a cooperative thread.
+    ///
+    /// Cancelling the calling task interrupts the read (`sqlite3_interrupt`): it throws
+    /// `CancellationError` and stops using the CPU at once.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         if let failure = changeTracker.terminalFailure { throw failure }
-        if let readers, let connection = readers.checkOut(wait: false) {
-            defer { readers.checkIn(connection) }
-            return try connection.readTransaction { try body(connection) }
-        }
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.read(body) })
+        try Task.checkCancellation()
+        let interruption = ReadInterruption()
+        return try await withTaskCancellationHandler {
+            if let readers, let connection = readers.checkOut(wait: false) {
+                defer { readers.checkIn(connection) }
+                return try interruption.run(on: connection) { connection in
+                    try connection.readTransaction { try body(connection) }
+                }
             }
+            return try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result { try ReadInterruption.$current.withValue(interruption) { try self.read(body) } })
+                }
+            }
+        } onCancel: {
+            interruption.cancel()
         }
     }
 }

@@ -41,7 +41,8 @@ final class SQLiteBackend: StoreBackend {
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
         LiveResult<ItemWindow>
     > {
-        try makeLiveItems(matching: query, after: anchor, limit: limit).property
+        // The first run reads now, on this task: cancelling the task interrupts it.
+        try await database.interruptibly { try makeLiveItems(matching: query, after: anchor, limit: limit) }.property
     }
 
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {

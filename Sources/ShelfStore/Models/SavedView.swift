@@ -3,8 +3,9 @@ public import Foundation
 /// A named search of the item list, kept in the store so that every process and machine sees
 /// it: the query text as a person typed it, the sort, and optionally an owner.
 ///
-/// The query text is stored as typed and never parsed by the store; apply it with the item
-/// list's search. The sort field is kept by name (`sortFieldName`): a view saved by a newer
+/// The query text is stored as typed; the store checks that the search understands it (a
+/// view never filters differently from what was typed) and keeps nothing parsed. Apply it
+/// with the item list's search. The sort field is kept by name (`sortFieldName`): a view saved by a newer
 /// shelf may sort by a field this one does not know, and then `sortField` is nil — show the
 /// list in the default order and say so (`SavedView.fallbackSortNote`).
 ///
@@ -15,10 +16,11 @@ public struct SavedView: Identifiable, Hashable, Sendable, Codable {
 
     /// Assigned by the store; kept when the view is saved over or renamed.
     public let id: ID
-    /// Unique among views with letter case ignored; trimmed, 1 to 100 characters, no control
-    /// characters (see `SavedView.checkedName(_:)`).
+    /// Unique among views with letter case ignored; trimmed, NFC, 1 to 100 visible characters,
+    /// no control characters (see `SavedView.checkedName(_:)`).
     public let name: String
-    /// The search text as typed, for the item list's search; may be empty.
+    /// The search text as typed, for the item list's search; may be empty. Saved only when
+    /// the search understands all of it (`SavedView.checkedQueryText(_:)`).
     public let queryText: String
     /// The sort field's name as stored: an `ItemQuery.SortField` raw value, or a field of a
     /// newer shelf.
@@ -74,33 +76,68 @@ public struct SavedView: Identifiable, Hashable, Sendable, Codable {
             + "showing newest first — update shelf, or save the view again with another sort"
     }
 
-    /// The longest name a view may have, in Unicode scalars.
+    /// The longest name a view may have, in visible characters: grapheme clusters, what a
+    /// terminal shows as one character ("é" typed as e and a combining accent is one, a flag
+    /// is one).
     public static let maximumNameLength = 100
 
-    /// `name` trimmed of surrounding white space, or a `StoreError` `.invalidValue` saying
-    /// why it cannot name a view: empty, longer than `maximumNameLength` characters, or
-    /// holding a control, line-separator or text-direction character (the message names it
-    /// and its position).
+    /// The most Unicode code points a name may hold once NFC-normalized: what the database's
+    /// `saved_view_name_valid` check allows. Only names whose characters are each built of
+    /// several code points (flags, emoji with modifiers or joiners) reach it before
+    /// `maximumNameLength`.
+    public static let maximumNameCodePoints = 100
+
+    /// `name` trimmed of surrounding white space and NFC-normalized, or a `StoreError`
+    /// `.invalidValue` saying why it cannot name a view: empty, longer than
+    /// `maximumNameLength` visible characters (or, for characters built of several code
+    /// points, than `maximumNameCodePoints` code points), or holding a control,
+    /// line-separator or text-direction character (the message names it and its position).
+    ///
+    /// Every path that saves or renames a view checks its name with this function: the CLI's
+    /// `views save` and `views rename`, the browser's save prompt and both backends.
     public static func checkedName(_ name: String) throws(StoreError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard !trimmed.isEmpty else {
             throw StoreError(.invalidValue, "a saved view's name must not be empty; type a name")
         }
-        for (offset, scalar) in trimmed.unicodeScalars.enumerated() where Self.isRefused(scalar) {
+        for (offset, character) in trimmed.enumerated() {
+            guard let scalar = character.unicodeScalars.first(where: Self.isRefused) else { continue }
             let code = "U+" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)
             throw StoreError(
                 .invalidValue,
                 "a saved view's name must not hold control characters (\(code) at character \(offset + 1)); "
                     + "remove it")
         }
-        let count = trimmed.unicodeScalars.count
+        let count = trimmed.count
         guard count <= maximumNameLength else {
             throw StoreError(
                 .invalidValue,
                 "a saved view's name must be at most \(maximumNameLength) characters (this one has \(count)); "
                     + "shorten it")
         }
+        let codePoints = trimmed.unicodeScalars.count
+        guard codePoints <= maximumNameCodePoints else {
+            throw StoreError(
+                .invalidValue,
+                "a saved view's name must be at most \(maximumNameCodePoints) Unicode code points; this one "
+                    + "shows \(count) characters built of \(codePoints) (flags and emoji take several each); "
+                    + "shorten it")
+        }
         return trimmed
+    }
+
+    /// `queryText` if the item list's search understands all of it, or a `StoreError`
+    /// `.invalidValue` naming each part it does not, with its column (the problems
+    /// `ItemQueryText` reports, the ones the CLI's `--query` refuses). A view whose query
+    /// would filter differently from what was typed is never saved, whichever program saves
+    /// it.
+    public static func checkedQueryText(_ queryText: String) throws(StoreError) -> String {
+        let problems = ItemQueryText(queryText).problems
+        guard !problems.isEmpty else { return queryText }
+        throw StoreError(
+            .invalidValue,
+            "a saved view's query must be one the search understands: "
+                + problems.map(\.description).joined(separator: "; ") + "; correct the query")
     }
 
     /// The key names are unique by and listed in order of: NFC, case-folded in every script
@@ -124,7 +161,7 @@ public struct SavedView: Identifiable, Hashable, Sendable, Codable {
 public struct NewSavedView: Hashable, Sendable, Codable {
     /// The name; checked and trimmed by `SavedView.checkedName(_:)` when saved.
     public var name: String
-    /// The search text as typed; stored as is.
+    /// The search text as typed; stored as is once the search understands all of it.
     public var queryText: String
     /// The sort field's name: an `ItemQuery.SortField` raw value, or (for a newer shelf's
     /// field) 1 to 40 lowercase ASCII letters, digits or underscores.
@@ -165,11 +202,15 @@ public struct NewSavedView: Hashable, Sendable, Codable {
             owner: query.owner)
     }
 
-    /// This view with its name checked and trimmed and its sort field name checked: what both
-    /// backends do before writing, so a refused view writes nothing.
-    package func checked() throws(StoreError) -> NewSavedView {
+    /// This view with its name checked and trimmed (`SavedView.checkedName(_:)`), its query
+    /// checked (`SavedView.checkedQueryText(_:)`) and its sort field name checked, or the
+    /// `StoreError` `.invalidValue` saying what is wrong. Both backends call it before writing,
+    /// so a refused view writes nothing; the CLI and the browser call it to refuse a view
+    /// before they open a transaction, with the same message.
+    public func checked() throws(StoreError) -> NewSavedView {
         var copy = self
         copy.name = try SavedView.checkedName(name)
+        copy.queryText = try SavedView.checkedQueryText(queryText)
         let field = sortFieldName
         let allowed = field.unicodeScalars.allSatisfy { scalar in
             ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_"

@@ -281,6 +281,12 @@ struct QueryParser {
     private mutating func date(_ value: Substring, key: String, range: Range<String.Index>) {
         let (comparison, rest) = Self.comparison(value)
         guard let parsed = Self.dateValue(rest) else {
+            if Self.isAgeOutOfRange(rest) {
+                problem(
+                    "\(key): the age \(rest) is out of range; an age is at most 100000 hours, days or weeks "
+                        + "(like <100000w), or give a day like >=1800-01-01", range)
+                return
+            }
             problem(
                 "\(key): wants an age like <7d (h, d or w), a day like >=2026-01-01 or a time like "
                     + "<2026-01-01T12:00:00Z", range)
@@ -319,6 +325,14 @@ struct QueryParser {
             return .span(start: start, end: start + 1000)
         }
         return nil
+    }
+
+    /// True when `text` has an age's form (digits, then h, d or w) but more units than
+    /// `dateValue(_:)` allows.
+    static func isAgeOutOfRange(_ text: Substring) -> Bool {
+        guard let last = text.last, units[Character(last.lowercased())] != nil else { return false }
+        let digits = text.dropLast()
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// Days since 1970 of `YYYY-MM-DD`, a real day of the Gregorian calendar.

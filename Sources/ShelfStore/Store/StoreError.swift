@@ -146,6 +146,8 @@ extension Database {
     func storeRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         do {
             return try await read(body)
+        } catch let error as CancellationError {
+            throw error  // the caller's task was cancelled and the read interrupted
         } catch {
             throw StoreError.translatingAny(error)
         }

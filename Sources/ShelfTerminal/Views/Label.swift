@@ -22,11 +22,15 @@ public final class Label: View {
 
     /// Draws the text's lines from the top of the frame, as many as fit, each sanitized, padded
     /// to the frame's width by `alignment` and cut with an ellipsis when too wide.
+    ///
+    /// Only the lines that fit are laid out: a label holding megabytes of text (an item's
+    /// notes) costs what it shows.
     public override func draw(in canvas: inout Canvas) {
         let lines =
             wraps
-            ? TextLayout.wrap(text, to: frame.width)
-            : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            ? TextLayout.wrap(text, to: frame.width, maxLines: frame.height)
+            : text.split(separator: "\n", maxSplits: max(0, frame.height), omittingEmptySubsequences: false)
+                .prefix(frame.height).map(String.init)
         for (row, line) in lines.prefix(frame.height).enumerated() {
             let padded = TextLayout.pad(Sanitizer.sanitize(line), to: frame.width, alignment: alignment)
             canvas.draw(padded, at: Point(x: frame.x, y: frame.y + row), style: style, width: frame.width)
@@ -36,14 +40,21 @@ public final class Label: View {
 
 extension TextLayout {
     /// `text` broken into lines of at most `width` columns, at spaces where possible;
-    /// "\n" always breaks. A word longer than the width is split.
-    public static func wrap(_ text: String, to width: Int) -> [String] {
-        guard width > 0 else { return [] }
+    /// "\n" always breaks. A word longer than the width is split. Stops after `maxLines`
+    /// lines, looking at no more of `text` than the paragraphs they come from.
+    public static func wrap(_ text: String, to width: Int, maxLines: Int = .max) -> [String] {
+        guard width > 0, maxLines > 0 else { return [] }
         var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var rest = Substring(text)
+        var more = true
+        while more, lines.count < maxLines {
+            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
+            let paragraph = rest[..<end]
+            if end < rest.endIndex { rest = rest[rest.index(after: end)...] } else { more = false }
             var line = ""
             var lineWidth = 0
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                if lines.count >= maxLines { break }
                 var word = Substring(word)
                 var wordWidth = DisplayWidth.of(word)
                 let gap = line.isEmpty ? 0 : 1
@@ -59,7 +70,7 @@ extension TextLayout {
                     lineWidth = 0
                 }
                 // Split words wider than a line.
-                while wordWidth > width {
+                while wordWidth > width, lines.count < maxLines {
                     var piece = ""
                     var pieceWidth = 0
                     while let next = word.first, pieceWidth + DisplayWidth.of(next) <= width {
@@ -76,6 +87,6 @@ extension TextLayout {
             }
             lines.append(line)
         }
-        return lines
+        return Array(lines.prefix(maxLines))
     }
 }

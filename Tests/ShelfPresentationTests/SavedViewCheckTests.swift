@@ -1,0 +1,71 @@
+import Foundation
+import ShelfPresentation
+import ShelfReactive
+import ShelfStore
+import Testing
+
+/// One check for a saved view's name and query, made by the store, the CLI and the browser's
+/// save prompt alike (`NewSavedView.checked()`).
+@MainActor
+@Suite("Saved view checks")
+struct SavedViewCheckTests {
+    /// The CLI refuses `prio:>=2 "unclosed`; the prompt did not, and the store saved it.
+    @Test func aQueryTheSearchDoesNotUnderstandIsRefusedByThePromptAndTheStore() async throws {
+        let (store, _) = try await makeStore()
+        let query = #"prio:>=2 "unclosed"#
+        #expect(!ItemQueryText(query).problems.isEmpty, "the search reports a problem in it")
+        let prompt = SaveViewPromptViewModel(store: store, query: ItemQuery(text: query), name: "Unclosed")
+        prompt.save()
+        guard case .failed(let message) = prompt.state.value.phase else {
+            Issue.record("saved: \(prompt.state.value.phase)")
+            return
+        }
+        #expect(message.hasPrefix("a saved view's query must be one the search understands: column "), "\(message)")
+        await #expect(throws: StoreError.self) {
+            try await store.views.save(NewSavedView(name: "Unclosed", queryText: query))
+        }
+        #expect(try await store.views.views().isEmpty)
+    }
+
+    /// 105 characters are refused, saying 105 (the browser's field cut them to 100 and saved).
+    @Test func aLongNameIsRefusedWithItsLength() async throws {
+        let (store, _) = try await makeStore()
+        let prompt = SaveViewPromptViewModel(store: store, query: ItemQuery(), name: String(repeating: "a", count: 105))
+        prompt.save()
+        #expect(
+            prompt.state.value.phase
+                == .failed(
+                    "a saved view's name must be at most 100 characters (this one has 105); shorten it"))
+        prompt.update(name: String(repeating: "a", count: 100))
+        prompt.save()
+        let recorder = Recorder(prompt.state)
+        let saved = await recorder.next { if case .saved = $0.phase { true } else { false } }
+        #expect(saved != nil, "100 characters are saved: \(String(describing: recorder.last))")
+    }
+
+    /// Names count what a person sees: 60 accented letters typed with combining accents are
+    /// 60 characters (they were refused as 120), and are kept in NFC.
+    @Test func namesCountVisibleCharacters() async throws {
+        let decomposed = String(repeating: "e\u{301}", count: 60)
+        let name = try SavedView.checkedName(decomposed)
+        #expect(name == String(repeating: "\u{E9}", count: 60))
+        let longer = String(repeating: "e\u{301}", count: 101)
+        #expect(throws: StoreError.self) { try SavedView.checkedName(longer) }
+        do {
+            _ = try SavedView.checkedName(longer)
+        } catch {
+            #expect(error.message.contains("(this one has 101)"), "\(error.message)")
+        }
+        // Characters of several code points each: the message says what shows and what is stored.
+        let hearts = String(repeating: "\u{2764}\u{FE0F}", count: 60)
+        do {
+            _ = try SavedView.checkedName(hearts)
+            Issue.record("60 hearts of two code points each fit the database's 100")
+        } catch {
+            #expect(error.message.contains("shows 60 characters built of 120"), "\(error.message)")
+        }
+        let (store, _) = try await makeStore()
+        let saved = try await store.views.save(NewSavedView(name: decomposed, queryText: ""))
+        #expect(saved.name.count == 60 && saved.name.unicodeScalars.count == 60)
+    }
+}
