@@ -29,7 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // Layers, bottom up; see DESIGN.md. Imports only point down.
+        // Layers, bottom up; see docs/ARCHITECTURE.md. Imports only point down.
         .systemLibrary(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]

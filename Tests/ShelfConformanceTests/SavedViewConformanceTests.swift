@@ -8,6 +8,22 @@ import Testing
 /// and the live list.
 @Suite("Conformance: saved views")
 struct SavedViewConformanceTests {
+    /// A name is limited in what the user sees: 60 hearts ("❤️", two code points each) and 100
+    /// flags are saved on both backends and come back as typed (the databases' checks allowed
+    /// 100 code points, refusing them).
+    @Test(arguments: Backend.available)
+    func namesOfEmojiAreCountedAsTheyShow(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let hearts = String(repeating: "\u{2764}\u{FE0F}", count: 60)
+            let flags = String(repeating: "\u{1F1F5}\u{1F1F9}", count: 100)
+            for name in [hearts, flags] {
+                let saved = try await store.views.save(NewSavedView(name: name, queryText: ""))
+                #expect(saved.name == name)
+                #expect(try await store.views.views().contains { $0.name == name })
+            }
+        }
+    }
+
     @Test(arguments: Backend.available)
     func savedViewsAreFoundByAnyCaseAndListedByName(_ backend: Backend) async throws {
         try await backend.withStore { (store: Store) async throws in

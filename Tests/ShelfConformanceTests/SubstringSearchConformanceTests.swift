@@ -127,7 +127,7 @@ struct SubstringSearchConformanceTests {
     /// `"the the … the"`: 10,000 and 20,000 words took 7.5 s and 18 s on SQLite (467 and
     /// 904 MB), and PostgreSQL failed with "stack depth limit exceeded".
     @Test(arguments: Backend.available, [10_000, 20_000])
-    func aPhraseOfThousandsOfWordsIsCutWithAProblemAndStaysFast(_ backend: Backend, words: Int) async throws {
+    func aPhraseOfThousandsOfWordsIsCutWithAProblem(_ backend: Backend, words: Int) async throws {
         try await backend.withStore { (store: Store) async throws in
             _ = try await Self.fill(store)
             let text = "\"" + Array(repeating: "the", count: words).joined(separator: " ") + "\""
@@ -136,12 +136,10 @@ struct SubstringSearchConformanceTests {
                 parsed.problems.map(\.message) == [
                     "the query has \(words) words; at most 64 are searched and the rest are left out: shorten it"
                 ])
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The cost is bounded by the cut (64 words), not measured here: speed belongs to
+            // the benchmarks. Before the cut, PostgreSQL failed with a raw server error.
             let found = try await store.items.items(matching: ItemQuery(text: text), limit: 50)
             let counted = try await store.items.count(matching: ItemQuery(text: text))
-            let elapsed = clock.now - start
-            #expect(elapsed < .seconds(1), "\(backend) \(words) words: \(elapsed)")
             // The first 64 words are searched: the same items as that phrase.
             let cut = "\"" + Array(repeating: "the", count: 64).joined(separator: " ") + "\""
             #expect(
@@ -149,9 +147,8 @@ struct SubstringSearchConformanceTests {
             #expect(counted == 0)
             // Words, not a phrase: as many of them, also cut.
             let loose = Array(repeating: "red", count: words).joined(separator: " ")
-            let start2 = clock.now
+            #expect(ItemQueryText(loose).problems.count == 1)
             let red = try await store.items.count(matching: ItemQuery(text: loose))
-            #expect(clock.now - start2 < .seconds(1), "\(backend) \(words) loose words")
             #expect(red == (try await store.items.count(matching: ItemQuery(text: "red"))))
         }
     }

@@ -82,10 +82,10 @@ public struct SavedView: Identifiable, Hashable, Sendable, Codable {
     public static let maximumNameLength = 100
 
     /// The most Unicode code points a name may hold once NFC-normalized: what the database's
-    /// `saved_view_name_valid` check allows. Only names whose characters are each built of
-    /// several code points (flags, emoji with modifiers or joiners) reach it before
-    /// `maximumNameLength`.
-    public static let maximumNameCodePoints = 100
+    /// `saved_view_name_valid` check allows (a bound against abuse, ten per visible
+    /// character). Only names of characters built of many code points each (emoji joined
+    /// with modifiers) can reach it before `maximumNameLength`.
+    public static let maximumNameCodePoints = 1_000
 
     /// `name` trimmed of surrounding white space and NFC-normalized, or a `StoreError`
     /// `.invalidValue` saying why it cannot name a view: empty, longer than
