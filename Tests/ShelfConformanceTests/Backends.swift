@@ -30,8 +30,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .postgres:
             #if PostgreSQL
                 guard let server = PostgresServer.url else { throw SkipReason.noServer }
-                let url = try await PostgresScratch.create(serverURL: server)
-                do {
+                return try await PostgresScratch.withDatabase(serverURL: server) { url in
                     let store = try await Store.open(postgres: url)
                     let result: T
                     do {
@@ -41,11 +40,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                         throw error
                     }
                     await store.close()
-                    try await PostgresScratch.drop(url: url)
                     return result
-                } catch {
-                    try? await PostgresScratch.drop(url: url)
-                    throw error
                 }
             #else
                 throw SkipReason.noServer
