@@ -32,6 +32,28 @@
         package var database: String
         package var tlsMode: TLSMode
 
+        /// How long a statement waits for a lock another session holds (`lock_timeout`) before
+        /// it fails; `WriteTimeout.duration` unless changed.
+        package var lockTimeout: Duration = WriteTimeout.duration
+
+        /// The `application_name` of Shelf's connections, which `pg_stat_activity` shows and
+        /// other sessions' lock messages name: "shelf" in the `shelf` program, "shelf (NAME)" in
+        /// another program NAME.
+        package static let applicationName: String = {
+            let program = ProcessInfo.processInfo.processName
+            let name = program == "shelf" ? "shelf" : "shelf (\(program))"
+            // PostgreSQL keeps 63 bytes of it.
+            return String(decoding: Array(name.utf8.prefix(60)), as: UTF8.self)
+        }()
+
+        /// The settings every connection of Shelf starts with: its name, and its lock timeout.
+        var startupParameters: [(String, String)] {
+            let milliseconds =
+                lockTimeout.components.seconds * 1000
+                + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+            return [("application_name", Self.applicationName), ("lock_timeout", "\(max(1, milliseconds))ms")]
+        }
+
         /// Parses `url`.
         /// - Throws: `StoreError` (`.invalidValue`) saying what is wrong and showing the
         ///   expected shape; the message never repeats the password.
@@ -152,6 +174,7 @@
             var configuration = PostgresConnection.Configuration(
                 host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(10)
+            configuration.options.additionalStartupParameters = startupParameters
             return configuration
         }
 
@@ -166,6 +189,7 @@
             var configuration = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(10)
+            configuration.options.additionalStartupParameters = startupParameters
             // Few: a shelf makes short queries, and many stores may share one server.
             configuration.options.maximumConnections = 4
             // One connection stays open: without it every release starts an idle timer (and

@@ -17,6 +17,8 @@
         /// How long a call waits for a connection before it checks that the server can still
         /// be reached (and keeps waiting only if it can).
         private let patience: Mutex<Duration>
+        /// The server process of each connection, for lock-wait messages.
+        private let pids = BackendPIDs()
 
         package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
             self.location = location
@@ -98,12 +100,14 @@
             let location = self.location
             let patience = leasePatience
             let leased = LeaseFlag()
+            let pids = self.pids
             return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
                 group.addTask {
                     .done(
                         try await client.withConnection { connection in
                             leased.set()
-                            return try await body(connection)
+                            let pid = try await pids.pid(of: connection)
+                            return try await LockWait.watching(connection: connection, pid: pid, at: location, body)
                         })
                 }
                 group.addTask {

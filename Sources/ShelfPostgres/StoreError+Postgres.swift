@@ -109,8 +109,16 @@
                     .database,
                     "authentication failed for user \(location.user) on the PostgreSQL server at \(location.server) "
                         + "(it asks for a password and the URL has none); put the password in the URL in --db/SHELF_DB")
-            case .poolClosed, .clientClosedConnection:
+            case .poolClosed:
                 self.init(.database, "\(prefix)the store on \(location.server) is closed; open it again")
+            case .clientClosedConnection:
+                // A query sent to a connection that is closing or closed. The pool's own close is
+                // told apart by `PostgresPool` (it fails every call as closed first); here the
+                // connection was ending because the server ended it (a restart,
+                // pg_terminate_backend) or the network failed, its cause in `underlying`, and
+                // postgres-nio only saw it first: a lost connection, not a closed store.
+                let cause = error.underlying.map(Self.closingCause) ?? "the connection was closing"
+                self.init(.database, prefix + Self.lostConnection(at: location, cause: cause))
             case .queryCancelled:
                 self.init(.database, "\(prefix)the query on \(location.server) was cancelled")
             default:
@@ -128,6 +136,18 @@
         /// work, so the caller can say what that left undone.
         package var isLostConnection: Bool {
             message.contains("the connection to the PostgreSQL server at ") && message.contains(" was lost (")
+        }
+
+        /// Why a connection was closing when a query came: the server's message when it ended
+        /// the connection (57P01 "terminating connection due to administrator command"),
+        /// else the network error.
+        private static func closingCause(_ error: any Error) -> String {
+            if let error = error as? PSQLError {
+                if let message = error.serverInfo?[.message] { return message }
+                if let underlying = error.underlying { return connectionCause(underlying) }
+                return error.code == .serverClosedConnection ? "the server closed it" : "\(error.code)"
+            }
+            return connectionCause(error)
         }
 
         /// Why a connection could not be made, in a few words: "connection refused", "the

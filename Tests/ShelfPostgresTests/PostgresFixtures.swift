@@ -9,14 +9,7 @@
         /// Runs `body` with the URL of a new empty database.
         static func withDatabase(_ body: (String) async throws -> Void) async throws {
             guard let server = PostgresServer.url else { return }
-            let url = try await PostgresScratch.create(serverURL: server)
-            do {
-                try await body(url)
-            } catch {
-                try? await PostgresScratch.drop(url: url)
-                throw error
-            }
-            try await PostgresScratch.drop(url: url)
+            try await PostgresScratch.withDatabase(serverURL: server, body)
         }
 
         /// Runs `body` with a backend open on a new database.

@@ -8,18 +8,20 @@
         private static let names = PostgresMigrator.embedded.migrations.map(\.name)
 
         @Test func freshDatabaseGetsEveryMigrationThenReopensWithoutChange() async throws {
-            try await Scratch.withDatabase { url in
-                let first = try await PostgresBackend.open(url: url)
-                #expect(first.appliedMigrations == Self.names)
-                let password = try #require(try PostgresLocation(url: url).password)
-                #expect(!first.location.contains(":\(password)@") && first.location.contains(":***@"))
-                await first.close()
-                let second = try await PostgresBackend.open(url: url)
-                #expect(second.appliedMigrations.isEmpty)
-                await second.close()
-                let recorded = try await Scratch.strings(
-                    "SELECT name || ' ' || checksum FROM shelf_migrations ORDER BY name", at: url)
-                #expect(recorded == PostgresMigrator.embedded.migrations.map { "\($0.name) \($0.checksum)" })
+            try await Scratch.withDatabase { database in
+                try await PostgresScratch.withPasswordUser(databaseURL: database) { url in
+                    let first = try await PostgresBackend.open(url: url)
+                    #expect(first.appliedMigrations == Self.names)
+                    let password = try #require(try PostgresLocation(url: url).password)
+                    #expect(!first.location.contains(password) && first.location.contains(":***@"))
+                    await first.close()
+                    let second = try await PostgresBackend.open(url: url)
+                    #expect(second.appliedMigrations.isEmpty)
+                    await second.close()
+                    let recorded = try await Scratch.strings(
+                        "SELECT name || ' ' || checksum FROM shelf_migrations ORDER BY name", at: url)
+                    #expect(recorded == PostgresMigrator.embedded.migrations.map { "\($0.name) \($0.checksum)" })
+                }
             }
         }
 

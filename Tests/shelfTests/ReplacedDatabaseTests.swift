@@ -27,6 +27,31 @@ struct ReplacedDatabaseTests {
         #expect(message.split(separator: "\n").count == 1, "one line: \(message)")
         #expect(await watch.waitForLines(2, timeout: .milliseconds(100)).count == 1, "no line from a ghost file")
     }
+
+    /// `mv` of a watched database: watch ends, the moved file holds the data, and nothing is
+    /// left (or made again) at the old path: no `-wal`, no `-shm`.
+    @Test func aMovedDatabaseLeavesNothingAtItsOldPath() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Kept"])
+        let watch = try RunningShelf(["watch", "items", "--db", db])
+        try #require(await watch.waitForLines(1).count == 1)
+        #expect(FileManager.default.fileExists(atPath: db + "-wal"), "the store is open")
+        let elsewhere = shelf.folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let moved = elsewhere.appendingPathComponent("moved.sqlite").path
+        #expect(rename(db, moved) == 0)
+        #expect(await watch.waitForExit() == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        let left = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path).filter {
+            $0.hasPrefix("shelf.sqlite")
+        }
+        #expect(left == [], "left at the old path: \(left)")
+        let list = try await shelf.run(["items", "list", "--db", moved])
+        #expect(list.output.contains("Kept"), "\(list.error)")
+    }
 }
 
 @Suite("The browser when its database file goes away (tmux)", .serialized)

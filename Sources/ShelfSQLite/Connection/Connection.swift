@@ -28,12 +28,22 @@ package final class Connection: @unchecked Sendable {
     /// Counts the statements this connection runs, when set.
     private let counter: StatementCounter?
 
-    /// Opens `path` (":memory:" for a private in-memory database).
-    package init(path: String, readOnly: Bool = false, counter: StatementCounter? = nil) throws {
+    /// Opens `path` (":memory:" for a private in-memory database); a writable connection
+    /// creates a missing file unless `creating` is false.
+    ///
+    /// Every connection waits up to `busyTimeout` (the write timeout unless said otherwise)
+    /// for another process's lock, from its first statement on: a connection that failed at
+    /// once while another process was opening, migrating or closing the same file failed
+    /// concurrent commands ("database is locked").
+    package init(
+        path: String, readOnly: Bool = false, creating: Bool = true,
+        busyTimeout: Duration = Database.defaultWriteTimeout,
+        counter: StatementCounter? = nil
+    ) throws {
         self.counter = counter
         var handle: OpaquePointer?
         let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
             | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -44,6 +54,7 @@ package final class Connection: @unchecked Sendable {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: Database.milliseconds(busyTimeout)))
         // The authorizer runs only while statements are prepared, never per row.
         sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
         Diagnostics.profile(handle)

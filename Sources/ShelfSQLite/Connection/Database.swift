@@ -106,7 +106,7 @@ package final class Database: Sendable {
         )
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
@@ -128,6 +128,9 @@ package final class Database: Sendable {
     }
 
     deinit {
+        let companions =
+            removesFileOnDeinit
+            ? nil : path.map { Companions(path: $0, opened: changeTracker.identity.withLock { $0 }) }
         changeTracker.stop()
         checkpointer?.uninstall(from: writer)
         checkpointer?.closeConnection()
@@ -137,6 +140,7 @@ package final class Database: Sendable {
         // file alone was an old database.
         readers?.close()
         writer.close()
+        companions?.removeLeftovers()
         guard removesFileOnDeinit, let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)

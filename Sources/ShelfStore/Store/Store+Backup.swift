@@ -133,15 +133,22 @@ extension Store {
 
 extension Store {
     /// What to tell a person when the database at `path`, closed by every process, still has
-    /// a `-wal` with frames beside it: its last connection could not checkpoint it (a full
-    /// disk, say), so a copy of the main file alone would be an old or damaged database.
-    /// Nil when there is nothing to say (no frames, or another process has it open).
+    /// a `-wal` with frames beside it; nil when there is nothing to say.
+    ///
+    /// A close that finds other processes at the file (opening it, writing) leaves the WAL to
+    /// the last of them, and that is no failure: so the WAL is merged here, as the last one out
+    /// (waiting for others' locks as writes do). Only a merge that fails for another reason
+    /// (a full disk, a read-only file) is worth a warning, in SQLite's words; a copy of the main
+    /// file alone would then be an old or damaged database.
     package static func leftoverWALWarning(path: String) -> String? {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0,
             LockHolder.user(ofDatabase: path) == nil
         else { return nil }
-        return "Warning: \(path)-wal (\(size) bytes) could not be merged into the database (is the disk full?); "
-            + "until it is, the database is that file and its -wal together: copy both, or free space and run "
+        guard case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.duration) else {
+            return nil
+        }
+        return "Warning: \(path)-wal (\(size) bytes) could not be merged into the database (\(reason)); "
+            + "until it is, the database is that file and its -wal together: copy both, or fix that and run "
             + "any shelf command on it again"
     }
 }

@@ -88,7 +88,10 @@ public final class Store: Sendable {
         do {
             try Self.refuseForeignDatabase(at: path)
             try self.init(
-                database: StoreError.translating { try Database(path: path, changeCounters: Self.changeCounterTable) })
+                database: StoreError.translating {
+                    try Database(
+                        path: path, writeTimeout: WriteTimeout.duration, changeCounters: Self.changeCounterTable)
+                })
         } catch let error as StoreError {
             // Say which file: the same message is no help when --db and SHELF_DB disagree.
             throw StoreError(error.code, "\(path): \(error.message)")
@@ -120,7 +123,7 @@ public final class Store: Sendable {
             let size = attributes[.size] as? Int, size > 0
         else { return }
         let tables = try StoreError.translating { () -> [String] in
-            let connection = try Connection(path: path, readOnly: true)
+            let connection = try Connection(path: path, readOnly: true, busyTimeout: WriteTimeout.duration)
             defer { connection.close() }
             return try connection.fetch(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"

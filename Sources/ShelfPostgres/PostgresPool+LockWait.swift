@@ -1,0 +1,152 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import PostgresNIO
+    internal import ShelfStore
+    internal import Synchronization
+
+    /// A session that holds a lock another one waits for, as `pg_stat_activity` shows it.
+    struct LockHolderSession: Sendable, Equatable, CustomStringConvertible {
+        var pid: Int32
+        var application: String
+        var user: String
+        /// The client's address, or "" for a Unix socket.
+        var address: String
+
+        var description: String {
+            let name = application.isEmpty ? "a session" : "the session \(OutputText.quoted(application))"
+            let from = address.isEmpty ? "a local socket" : address
+            return "\(name) (PID \(pid), user \(user), from \(from))"
+        }
+    }
+
+    /// Watches a connection that may wait for a lock, so that when `lock_timeout` ends the
+    /// wait the error can name who held the lock.
+    ///
+    /// The holder must be asked while the wait lasts: once the timeout has fired the waiting
+    /// session waits for nothing, and `pg_blocking_pids` of it is empty. So a call that runs
+    /// longer than a moment (`start`) gets a watcher on a connection of its own, which asks
+    /// every `interval` which sessions block the call's backend, and keeps the last answer.
+    /// Short calls, nearly all, never open it.
+    enum LockWait {
+        /// When a call has run for this long, the watcher starts.
+        static func start(for timeout: Duration) -> Duration { min(.seconds(1), timeout / 2) }
+        /// How often the watcher asks.
+        static func interval(for timeout: Duration) -> Duration { min(.seconds(1), timeout / 4) }
+
+        /// Runs `body` on `connection`, whose server process is `pid`, watched as above; a lock
+        /// timeout it throws becomes a `StoreError` (`.busy`) naming the sessions that held the
+        /// lock, and what to do.
+        static func watching<T: Sendable>(
+            connection: PostgresConnection, pid: Int32, at place: PostgresLocation,
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> T {
+            let holders = HoldersSeen()
+            let timeout = place.lockTimeout
+            do {
+                return try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask { try await body(connection) }
+                    group.addTask {
+                        try? await watch(pid: pid, at: place, timeout: timeout) { found in
+                            holders.value.withLock { $0 = found }
+                        }
+                        return nil
+                    }
+                    while let value = try await group.next() {
+                        if let value {
+                            group.cancelAll()
+                            return value
+                        }
+                    }
+                    throw CancellationError()
+                }
+            } catch {
+                guard isLockTimeout(error) else { throw error }
+                throw StoreError(
+                    .busy, message(holders: holders.value.withLock { $0 }, at: place, timeout: timeout))
+            }
+        }
+
+        /// True for PostgreSQL's "canceling statement due to lock timeout".
+        static func isLockTimeout(_ error: any Error) -> Bool {
+            switch error {
+            case let error as PSQLError:
+                error.serverInfo?[.sqlState] == "55P03" && (error.serverInfo?[.message] ?? "").contains("lock timeout")
+            case let error as SubjectError: isLockTimeout(error.error)
+            case let error as PostgresTransactionError:
+                (error.closureError ?? error.commitError ?? error.beginError).map(isLockTimeout) ?? false
+            default: false
+            }
+        }
+
+        /// The message for a lock wait that timed out.
+        static func message(holders: [LockHolderSession], at place: PostgresLocation, timeout: Duration) -> String {
+            let limit = WriteTimeout.text(timeout)
+            guard !holders.isEmpty else {
+                return "another session held a lock on the store \(place.server)/\(place.database) for longer than "
+                    + "\(limit); wait for it to finish, then retry (psql: SELECT pid, application_name, client_addr "
+                    + "FROM pg_stat_activity WHERE wait_event_type = 'Lock' OR state = 'idle in transaction')"
+            }
+            let names = holders.map(\.description).joined(separator: ", ")
+            let pids = holders.map { "\($0.pid)" }.joined(separator: ", ")
+            let verb = holders.count == 1 ? "holds" : "hold"
+            return "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this change waited "
+                + "for longer than \(limit); wait for it to finish (commit or roll back), or end it "
+                + "(psql: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (\(pids))), then retry"
+        }
+
+        /// Waits `start`, then asks every `interval`, on a connection of its own, which
+        /// sessions block `pid`, and reports each non-empty answer; until cancelled.
+        private static func watch(
+            pid: Int32, at place: PostgresLocation, timeout: Duration,
+            _ report: @escaping @Sendable ([LockHolderSession]) -> Void
+        ) async throws {
+            try await Task.sleep(for: start(for: timeout))
+            try await PostgresBackend.withConnection(to: place) { connection in
+                while true {
+                    try Task.checkCancellation()
+                    let rows = try await connection.query(
+                        """
+                        SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
+                               coalesce(host(client_addr), '')
+                        FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids(\(pid))) ORDER BY pid
+                        """, logger: .silent
+                    ).all((Int32, String, String, String).self)
+                    let found = rows.map {
+                        LockHolderSession(pid: $0.0, application: $0.1, user: $0.2, address: $0.3)
+                    }
+                    if !found.isEmpty { report(found) }
+                    try await Task.sleep(for: interval(for: timeout))
+                }
+            }
+        }
+    }
+
+    /// The sessions a watcher last saw blocking a call.
+    private final class HoldersSeen: Sendable {
+        let value = Mutex<[LockHolderSession]>([])
+    }
+
+    /// Text from the server, made safe to show: control characters become "?", and it is
+    /// quoted.
+    enum OutputText {
+        static func quoted(_ text: String) -> String {
+            let clean = String(
+                text.unicodeScalars.prefix(63).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+            return "'\(clean)'"
+        }
+    }
+
+    /// The server process IDs of the pool's connections, asked once per connection.
+    final class BackendPIDs: Sendable {
+        private let known = Mutex<[PostgresConnection.ID: Int32]>([:])
+
+        /// The server process of `connection`.
+        func pid(of connection: PostgresConnection) async throws -> Int32 {
+            if let pid = known.withLock({ $0[connection.id] }) { return pid }
+            let rows = try await connection.query("SELECT pg_backend_pid()", logger: .silent).all((Int32).self)
+            let pid = rows.first ?? 0
+            known.withLock { $0[connection.id] = pid }
+            return pid
+        }
+    }
+#endif

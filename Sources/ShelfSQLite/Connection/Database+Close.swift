@@ -1,0 +1,77 @@
+internal import CSQLite
+internal import Foundation
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// What happens to a database's `-wal` and `-shm` when its last connection closes.
+extension Database {
+    /// The files beside the database as they were while it was open: when the database file
+    /// was moved away meanwhile, they stay at the old path (SQLite checkpoints and deletes
+    /// them only for a file that has not moved) and are removed by `removeLeftovers()`.
+    struct Companions {
+        let path: String
+        let movedAway: Bool
+        let wal: FileIdentity?
+        let shm: FileIdentity?
+
+        /// Looks at the files now, while the database is still open.
+        init(path: String, opened: FileIdentity?) {
+            self.path = path
+            movedAway = opened != nil && FileIdentity(path: path) != opened
+            wal = FileIdentity(path: path + "-wal")
+            shm = FileIdentity(path: path + "-shm")
+        }
+
+        /// After the last connection closed: when the file had moved away, removes the `-wal`
+        /// (only if it is empty: its frames were written into the moved file) and the `-shm`
+        /// left at the old path, if they are still the ones this database used and no other
+        /// process has them open. Nothing of a moved database then stays at its old path.
+        func removeLeftovers() {
+            guard movedAway, LockHolder.user(ofDatabase: path) == nil else { return }
+            var info = stat()
+            guard let wal, FileIdentity(path: path + "-wal") == wal, stat(path + "-wal", &info) == 0,
+                info.st_size == 0
+            else { return }
+            unlink(path + "-wal")
+            if let shm, FileIdentity(path: path + "-shm") == shm { unlink(path + "-shm") }
+        }
+    }
+
+    /// How merging a `-wal` left beside a closed database went.
+    package enum LeftoverMerge: Equatable, Sendable {
+        /// Merged into the file (and removed), or there was nothing to merge.
+        case merged
+        /// Other connections were using the database: the last of them merges it.
+        case othersAtWork
+        /// The merge failed: SQLite's words for why (a full disk, a read-only file…).
+        case failed(String)
+    }
+
+    /// Merges the `-wal` beside the database at `path` into it when every process has closed
+    /// it and its last connection could not (another process was just opening it then, so
+    /// that one's close, or this call, is the last one out). Opens no file that is not there:
+    /// a missing database stays missing. Waits up to `timeout` for other processes' locks.
+    package static func mergeLeftoverWAL(path: String, timeout: Duration = defaultWriteTimeout) -> LeftoverMerge {
+        guard FileManager.default.fileExists(atPath: path) else { return .merged }
+        let connection: Connection
+        do {
+            connection = try Connection(path: path, creating: false)
+        } catch {
+            return .failed("\(error)")
+        }
+        defer { connection.close() }
+        sqlite3_busy_timeout(connection.handle, Int32(clamping: milliseconds(timeout)))
+        do {
+            // (busy, frames in the WAL, frames copied): busy is 1 when readers or a writer of
+            // other processes kept the checkpoint from finishing.
+            let busy = try connection.fetchOne("PRAGMA wal_checkpoint(TRUNCATE)") { try $0.int64(0) }
+            return busy == 0 ? .merged : .othersAtWork
+        } catch let error as DatabaseError where error.code == DatabaseError.busy {
+            return .othersAtWork
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+internal import Foundation
+internal import ShelfSQLite
+
+/// How long a write waits for a lock another process or session holds before it fails and
+/// names the holder: 60 s, on every backend (SQLite's write lock, PostgreSQL's row and table
+/// locks). `SHELF_WRITE_TIMEOUT_MS` sets another (for tests that must not wait a minute).
+package enum WriteTimeout {
+    /// The timeout as a duration.
+    package static var duration: Duration {
+        if let text = ProcessInfo.processInfo.environment["SHELF_WRITE_TIMEOUT_MS"], let milliseconds = Int64(text),
+            milliseconds > 0
+        {
+            return .milliseconds(milliseconds)
+        }
+        return Database.defaultWriteTimeout
+    }
+
+    /// `duration` in words: "60 s", "1.5 s", "200 ms".
+    package static func text(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return String(format: "%.1f s", Double(milliseconds) / 1000)
+    }
+}
