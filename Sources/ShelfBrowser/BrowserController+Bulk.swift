@@ -66,6 +66,15 @@ extension BrowserController {
         }
     }
 
+    /// Opens a prompt for `count` items: the selected one at once when nothing is marked,
+    /// otherwise once the marks are checked against the store, for those that still exist.
+    private func presentCounted(marked: Int, _ present: @escaping @MainActor (Int) -> Void) {
+        guard marked > 0 else { return present(1) }
+        withCheckedMarks { count in
+            if let count, count > 0 { present(count) }
+        }
+    }
+
     /// The status bar's left text with the count of marks in front, or the last action's
     /// message instead.
     func statusWithMarks(_ left: String) -> String {
@@ -103,35 +112,21 @@ extension BrowserController {
             }
         case .setOwner:
             guard marked > 0 || selected != nil else { return true }
-            let present = { [weak self] (count: Int) in
+            presentCounted(marked: marked) { [weak self] count in
                 guard let self else { return }
-                let prompt = viewModel.makeOwnerPrompt(count: count) { email in
-                    await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
-                }
-                presentPrompt(prompt)
-            }
-            guard marked > 0 else {
-                present(1)
-                return true
-            }
-            withCheckedMarks { count in
-                if let count, count > 0 { present(count) }
+                presentPrompt(
+                    viewModel.makeOwnerPrompt(count: count) { email in
+                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
+                    })
             }
         case .setPriority:
             guard marked > 0 || selected != nil else { return true }
-            let present = { [weak self] (count: Int) in
+            presentCounted(marked: marked) { [weak self] count in
                 guard let self else { return }
-                let prompt = viewModel.makePriorityPrompt(count: count) { priority in
-                    await actions.enqueued { await actions.setPriority(priority, selected: selected) }
-                }
-                presentPrompt(prompt)
-            }
-            guard marked > 0 else {
-                present(1)
-                return true
-            }
-            withCheckedMarks { count in
-                if let count, count > 0 { present(count) }
+                presentPrompt(
+                    viewModel.makePriorityPrompt(count: count) { priority in
+                        await actions.enqueued { await actions.setPriority(priority, selected: selected) }
+                    })
             }
         case .undo:
             actions.enqueue { await actions.undo() }
