@@ -130,8 +130,19 @@ import Testing
     }
 
     /// Waits (up to 30 s) until the process `pid` has `path` open.
+    /// Waits on a thread of its own (the suite's other tests may hold both of the test
+    /// process's task threads with waits for their children, which made a `Task.sleep` poll
+    /// miss its deadline under a full run).
     private static func waitUntil(_ pid: pid_t, holds path: String) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: pollUntil(pid, holds: path))
+            }
+        }
+    }
+
+    private static func pollUntil(_ pid: pid_t, holds path: String) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(60)
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         while ContinuousClock.now < deadline {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
@@ -141,7 +152,7 @@ import Testing
                 let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 if target == path { return true }
             }
-            try? await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
         return false
     }
