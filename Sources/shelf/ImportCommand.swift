@@ -187,7 +187,7 @@ struct ImportCommand: AsyncParsableCommand {
             // Committed (or a dry run finished): a signal from now on does not undo it, so it
             // must not make the exit status say the import was stopped.
             SignalRelay.shared.workIsFinal()
-        } catch  where error is CancellationError || Task.isCancelled {
+        } catch let error where error is CancellationError || Task.isCancelled {
             // Whatever the interrupted read threw (a cancellation, or a read that a wake-up
             // ended): the signal is what stopped it, and main reports no error after a signal.
             progress.finish()
