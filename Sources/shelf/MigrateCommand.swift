@@ -39,7 +39,7 @@ struct MigrateCommand: AsyncParsableCommand {
             + "differ only in letter case, which makes them one user by email; both are kept, and the email "
             + "finds user \(kept) unless typed exactly as user \(user)'s. Keep one of them: give user \(user)'s "
             + "items to user \(kept) (in the browser: mark them, then o), then remove user \(user) with "
-            + "shelf users remove \(DatabaseOptions.quoted(collision.email)); or change one of the two emails "
+            + "shelf users remove \(ShellQuoting.quoted(collision.email)); or change one of the two emails "
             + "in the browser's users view. Nothing was changed."
     }
 
