@@ -35,12 +35,11 @@ struct MigrateCommand: AsyncParsableCommand {
     /// What to say of two users whose emails differ only in letter case, and what to do.
     static func describe(_ collision: EmailCollision) -> String {
         let (user, kept) = (collision.user.rawValue, collision.keptBy.rawValue)
-        let remove: String = "shelf users remove " + ShellQuoting.quoted(collision.email)
         return "warning: users \(user) (\(collision.email)) and \(kept) (\(collision.keptEmail)) have emails that "
             + "differ only in letter case, which makes them one user by email; both are kept, and the email "
             + "finds user \(kept) unless typed exactly as user \(user)'s. Keep one of them: give user \(user)'s "
             + "items to user \(kept) (in the browser: mark them, then o), then remove user \(user) with "
-            + "\(remove); or change one of the two emails "
+            + "shelf users remove \(ShellQuoting.quoted(collision.email)); or change one of the two emails "
             + "in the browser's users view. Nothing was changed."
     }
 

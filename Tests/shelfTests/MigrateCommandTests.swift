@@ -34,10 +34,36 @@ struct MigrateCommandTests {
             migrate.output.contains(
                 "warning: users 2 (äda@x.com) and 1 (Äda@x.com) have emails that differ only in letter case"),
             "\(migrate.output)")
-        #expect(migrate.output.contains("shelf users remove äda@x.com"), "\(migrate.output)")
+        // Quoted by the one rule (ShellQuoting): letters, `@` and `.` need no quotes.
+        #expect(migrate.output.contains("shelf users remove äda@x.com;"), "\(migrate.output)")
         // Nothing was merged or removed: both are listed.
         let users = try shelf.run(["users", "list", "--db", path])
         #expect(users.output.contains("Äda@x.com") && users.output.contains("äda@x.com"), "\(users.output)")
+    }
+
+    /// Two users whose emails collide (one without a key, see `EmailCollision`): an import
+    /// finds the one whose email it names exactly, and by its key the one that holds it, as
+    /// `users.user(email:)` does, and keeps both.
+    @Test func importsFindEachOfTwoCollidingUsersAsLookupsDo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let path = shelf.databasePath
+        #expect(try shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
+        #expect(
+            try ChildProcess.sqlite3(
+                path, "INSERT INTO users (name, email, created_at) VALUES ('Other Ada', 'äda@x.com', 0)") == 0)
+        let users = shelf.folder.appendingPathComponent("users.csv").path
+        try Data("name,email\nOther Ada 2,äda@x.com\nAda 2,ÄDA@x.com\n".utf8).write(to: URL(fileURLWithPath: users))
+        let upsert = try shelf.run(["import", "users", users, "--mode", "upsert", "--db", path])
+        #expect(upsert.status == 0 && upsert.error.contains("2 updated"), "\(upsert.error)")
+        let items = shelf.folder.appendingPathComponent("items.csv").path
+        try Data("user,title\näda@x.com,Other's\nÄDA@X.COM,Ada's\n".utf8).write(to: URL(fileURLWithPath: items))
+        let imported = try shelf.run(["import", "items", items, "--db", path])
+        #expect(imported.status == 0, "\(imported.error)")
+        let rows = try shelf.run(["export", "items", "--columns", "title,user", "--db", path])
+        #expect(rows.output.contains("Ada's,ÄDA@x.com") && rows.output.contains("Other's,äda@x.com"), "\(rows.output)")
+        let list = try shelf.run(["users", "list", "--db", path])
+        #expect(list.output.contains("Ada 2") && list.output.contains("Other Ada 2"), "\(list.output)")
     }
 
     @Test func statusOfAMissingDatabaseCreatesNothing() throws {

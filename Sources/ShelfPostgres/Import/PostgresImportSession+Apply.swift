@@ -146,20 +146,22 @@
         /// Writes every staged row with a few set-based statements; false (and nothing
         /// written) when a row needs the row-by-row path: the store refuses one, the input
         /// names one row twice (the second then updates the first, in input order), or a
-        /// user's ID and email disagree. The row-by-row path then finds and names the row.
+        /// user's ID and email disagree, or a user has no email key (`EmailCollision`: the
+        /// row-by-row path finds users as the repository does). The row-by-row path then finds
+        /// and names the row. Emails match by `Email.key`, staged beside each email.
         private func applyAll(mode: ImportMode, counts: inout ImportCounts) throws -> Bool {
             let now = Date().postgresMilliseconds
             let name = table.rawValue
             if try scalar("SELECT 1 FROM shelf_stage WHERE refusal IS NOT NULL LIMIT 1") != nil { return false }
+            if try scalar("SELECT 1 FROM users WHERE email_key IS NULL LIMIT 1") != nil { return false }
             let existingAtMost = try scalar(PostgresQuery(unsafeSQL: "SELECT coalesce(max(id), 0) FROM \(name)")) ?? 0
             if mode != .insert {
                 let ambiguous =
                     switch table {
                     case .users:
                         """
-                        SELECT 1 WHERE EXISTS (SELECT 1 FROM shelf_stage
-                                GROUP BY shelf_fold(email) COLLATE "C" HAVING count(*) > 1)
-                            OR EXISTS (SELECT 1 FROM shelf_stage s JOIN users u ON \(Self.sameEmail("u.email", "s.email"))
+                        SELECT 1 WHERE EXISTS (SELECT 1 FROM shelf_stage GROUP BY email_key HAVING count(*) > 1)
+                            OR EXISTS (SELECT 1 FROM shelf_stage s JOIN users u ON u.email_key = s.email_key
                                 WHERE s.id IS NOT NULL AND s.id <> u.id)
                         """
                     case .items:
@@ -169,26 +171,33 @@
             }
             let sequence = "nextval(pg_get_serial_sequence('\(name)', 'id'))"
             let owner = """
-                coalesce(owner_id, (SELECT u.id FROM users u WHERE \(Self.sameEmail("u.email", "owner_email"))))
+                coalesce(owner_id, (SELECT u.id FROM users u WHERE u.email_key = owner_key))
+                """
+            // After the users' update: a changed email dropped its key (the schema's trigger, for
+            // writers that do not know it); the user is the same, so is the key.
+            let restoreKeys = """
+                WITH restored AS (UPDATE users AS u SET email_key = s.email_key FROM shelf_stage AS s
+                    WHERE u.email_key IS NULL AND u.email = s.email COLLATE "C" RETURNING 1)
+                SELECT count(*) FROM restored
                 """
             let (match, update, insert) =
                 switch table {
                 case .users:
                     (
-                        "SELECT count(*) FROM shelf_stage s JOIN users u ON \(Self.sameEmail("u.email", "s.email"))",
+                        "SELECT count(*) FROM shelf_stage s JOIN users u ON u.email_key = s.email_key",
                         """
                         UPDATE users AS u SET name = s.name, email = s.email,
                             created_at = coalesce(s.created_at, u.created_at)
                         FROM shelf_stage AS s
-                        WHERE \(Self.sameEmail("u.email", "s.email")) AND NOT (u.name = s.name AND u.email = s.email
+                        WHERE u.email_key = s.email_key AND NOT (u.name = s.name AND u.email = s.email
                             AND u.created_at = coalesce(s.created_at, u.created_at))
                         RETURNING 1
                         """,
                         """
-                        INSERT INTO users (id, name, email, created_at)
-                        SELECT coalesce(id, \(sequence)), name, email, coalesce(created_at, \(now))
+                        INSERT INTO users (id, name, email, email_key, created_at)
+                        SELECT coalesce(id, \(sequence)), name, email, email_key, coalesce(created_at, \(now))
                         FROM (SELECT * FROM shelf_stage s
-                            WHERE \(mode == .insert ? "true" : "NOT EXISTS (SELECT 1 FROM users u WHERE \(Self.sameEmail("u.email", "s.email")))")
+                            WHERE \(mode == .insert ? "true" : "NOT EXISTS (SELECT 1 FROM users u WHERE u.email_key = s.email_key)")
                             ORDER BY seq OFFSET 0) AS s
                         RETURNING 1
                         """
@@ -229,6 +238,7 @@
                     let matched = Int(try scalarRaw(match))
                     result.updated = try count(update)
                     result.unchanged = matched - result.updated
+                    if table == .users { _ = try scalarRaw(restoreKeys) }
                 }
                 result.inserted = try count(insert)
                 if mode == .replace {

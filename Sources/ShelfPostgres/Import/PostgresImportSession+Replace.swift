@@ -6,13 +6,16 @@
     extension PostgresImportSession {
         /// The rows of the table (alias `t`) that a `replace` keeps whatever else it does: every
         /// row a staged row names (written, matched, or refused by the store), and every row a
-        /// skipped row names (`ImportRowKey`): its ID, and for users its email (compared as
-        /// the store compares emails). The twin of `ImportStaging.keptByInput`.
+        /// skipped row names (`ImportRowKey`): its ID, and for users its email (by `Email.key`,
+        /// as the store compares emails; for a user left without a key, ASCII letter case
+        /// ignored). The twin of `ImportStaging.keptByInput`.
         var keptByInput: String {
             switch table {
             case .users:
                 """
-                EXISTS (SELECT 1 FROM shelf_stage s WHERE \(Self.sameEmail("t.email", "s.email")))
+                t.email_key IN (SELECT email_key FROM shelf_stage WHERE email_key IS NOT NULL)
+                    OR t.email_key IN (SELECT key_email_key FROM shelf_stage_rejects WHERE key_email_key IS NOT NULL)
+                    OR EXISTS (SELECT 1 FROM shelf_stage s WHERE \(Self.sameEmail("t.email", "s.email")))
                     OR t.id IN (SELECT id FROM shelf_stage WHERE id IS NOT NULL)
                     OR t.id IN (SELECT key_id FROM shelf_stage_rejects WHERE key_id IS NOT NULL)
                     OR EXISTS (SELECT 1 FROM shelf_stage_rejects r

@@ -46,10 +46,13 @@
             let configuration = try place.connectionConfiguration()
             let columns =
                 switch table {
-                case .users: "id bigint, name text, email text, created_at bigint"
+                // email_key and owner_key: the email's `Email.key`, computed in Swift (as on
+                // SQLite), which every match compares.
+                case .users: "id bigint, name text, email text, email_key text COLLATE \"C\", created_at bigint"
                 case .items:
                     """
-                    id bigint, owner_id bigint, owner_email text, title text, notes text, status text,
+                    id bigint, owner_id bigint, owner_email text, owner_key text COLLATE "C", title text, notes text,
+                    status text,
                     priority bigint, created_at bigint, updated_at bigint
                     """
                 }
@@ -73,7 +76,8 @@
                         CREATE TEMP TABLE shelf_stage_rejects (
                             seq bigint PRIMARY KEY, placed boolean NOT NULL, line bigint, "column" bigint,
                             field text, value text, reason text NOT NULL, record bytea NOT NULL,
-                            key_id bigint, key_email text, unreadable boolean NOT NULL DEFAULT false)
+                            key_id bigint, key_email text, key_email_key text COLLATE "C",
+                            unreadable boolean NOT NULL DEFAULT false)
                         """, logger: .silent)
                     try await connection.query(
                         "CREATE TEMP TABLE shelf_import_seen (id bigint PRIMARY KEY)", logger: .silent)
@@ -126,9 +130,17 @@
             if pending.count >= Self.batchSize { try flush() }
         }
 
+        /// The ID of the user with `email`, found as `PostgresUserRepository.user(email:)` finds
+        /// them: by `Email.key`; an email stored exactly as given first (of two users whose
+        /// emails collide); a user left without a key by ASCII letter case.
         package func userID(email: String) throws -> Int64? {
-            try scalar(
-                "SELECT id FROM users WHERE shelf_fold(email) COLLATE \"C\" = shelf_fold(\(email)) COLLATE \"C\"")
+            let (exact, key) = (StageText.withoutNUL(Email.lookupKey(email)), StageText.withoutNUL(Email.key(email)))
+            return try scalar(
+                """
+                SELECT id FROM users
+                WHERE email_key = \(key) OR shelf_fold(email) COLLATE "C" = shelf_fold(\(exact)) COLLATE "C"
+                ORDER BY email = \(exact) COLLATE "C" DESC, (email_key = \(key)) IS TRUE DESC LIMIT 1
+                """)
         }
 
         /// Writes the pending rows to the TEMP tables: one multi-row INSERT per table, its
@@ -152,7 +164,8 @@
                     let email = StageText.checked(user.email, field: "email", refusal: &refusal)
                     users.append(
                         StagedUser(
-                            seq: seq, id: user.id, name: name, email: email, createdAt: user.createdAt,
+                            seq: seq, id: user.id, name: name, email: email,
+                            emailKey: StageText.withoutNUL(Email.key(email)), createdAt: user.createdAt,
                             refusal: refusal, record: StageText.hex(record)))
                 case .item(let seq, let item, let record):
                     var refusal: String?
@@ -167,7 +180,8 @@
                     let notes = item.notes.map { StageText.checked($0, field: "notes", refusal: &refusal) }
                     items.append(
                         StagedItem(
-                            seq: seq, id: item.id, ownerID: ownerID, ownerEmail: owner, title: title, notes: notes,
+                            seq: seq, id: item.id, ownerID: ownerID, ownerEmail: owner,
+                            ownerKey: owner.map { StageText.withoutNUL(Email.key($0)) }, title: title, notes: notes,
                             status: item.status.rawValue, priority: Int64(item.priority), createdAt: item.createdAt,
                             updatedAt: item.updatedAt, refusal: refusal, record: StageText.hex(record)))
                 case .reject(let seq, let reject, let key):
@@ -178,6 +192,7 @@
                             value: reject.value.map(StageText.withoutNUL),
                             reason: StageText.withoutNUL(reject.reason), record: StageText.hex(reject.record),
                             keyId: key.id, keyEmail: key.email.map(StageText.withoutNUL),
+                            keyEmailKey: key.email.map { StageText.withoutNUL(Email.key($0)) },
                             unreadable: key.isUnreadable))
                 }
             }
@@ -192,10 +207,10 @@
                     statements.append(
                         (
                             """
-                            INSERT INTO shelf_stage (seq, id, name, email, created_at, refusal, record)
-                            SELECT seq, id, name, email, created_at, refusal, decode(record, 'hex')
+                            INSERT INTO shelf_stage (seq, id, name, email, email_key, created_at, refusal, record)
+                            SELECT seq, id, name, email, email_key, created_at, refusal, decode(record, 'hex')
                             FROM json_to_recordset($1::json) AS r(seq bigint, id bigint, name text, email text,
-                                created_at bigint, refusal text, record text)
+                                email_key text, created_at bigint, refusal text, record text)
                             """, try json(users)
                         ))
                 }
@@ -203,12 +218,12 @@
                     statements.append(
                         (
                             """
-                            INSERT INTO shelf_stage (seq, id, owner_id, owner_email, title, notes, status, priority,
-                                created_at, updated_at, refusal, record)
-                            SELECT seq, id, owner_id, owner_email, title, notes, status, priority, created_at,
-                                updated_at, refusal, decode(record, 'hex')
+                            INSERT INTO shelf_stage (seq, id, owner_id, owner_email, owner_key, title, notes, status,
+                                priority, created_at, updated_at, refusal, record)
+                            SELECT seq, id, owner_id, owner_email, owner_key, title, notes, status, priority,
+                                created_at, updated_at, refusal, decode(record, 'hex')
                             FROM json_to_recordset($1::json) AS r(seq bigint, id bigint, owner_id bigint,
-                                owner_email text, title text, notes text, status text, priority bigint,
+                                owner_email text, owner_key text, title text, notes text, status text, priority bigint,
                                 created_at bigint, updated_at bigint, refusal text, record text)
                             """, try json(items)
                         ))
@@ -218,12 +233,12 @@
                         (
                             """
                             INSERT INTO shelf_stage_rejects (seq, placed, line, "column", field, value, reason, record,
-                                key_id, key_email, unreadable)
+                                key_id, key_email, key_email_key, unreadable)
                             SELECT seq, true, line, "column", field, value, reason, decode(record, 'hex'), key_id,
-                                key_email, coalesce(unreadable, false)
+                                key_email, key_email_key, coalesce(unreadable, false)
                             FROM json_to_recordset($1::json) AS r(seq bigint, line bigint, "column" bigint,
                                 field text, value text, reason text, record text, key_id bigint, key_email text,
-                                unreadable boolean)
+                                key_email_key text, unreadable boolean)
                             """, try json(rejects)
                         ))
                 }
@@ -313,6 +328,7 @@
         let id: Int64?
         let name: String
         let email: String
+        let emailKey: String
         let createdAt: Int64?
         let refusal: String?
         let record: String
@@ -323,6 +339,7 @@
         let id: Int64?
         let ownerID: Int64?
         let ownerEmail: String?
+        let ownerKey: String?
         let title: String
         let notes: String?
         let status: String
@@ -343,6 +360,7 @@
         let record: String
         let keyId: Int64?
         let keyEmail: String?
+        let keyEmailKey: String?
         let unreadable: Bool
     }
 

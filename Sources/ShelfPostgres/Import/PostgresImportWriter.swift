@@ -40,6 +40,14 @@
                         AND created_at = coalesce(\(user.createdAt), created_at))
                     RETURNING id
                     """, field: nil)
+                // A changed email dropped the key (the schema's trigger): the same key again, as
+                // the user is the same. Not for a user left without one (`EmailCollision`).
+                let key = StageText.withoutNUL(Email.key(user.email))
+                _ = try run(
+                    """
+                    UPDATE users SET email_key = \(key) WHERE id = \(existing) AND email_key IS NULL
+                        AND NOT EXISTS (SELECT 1 FROM users WHERE email_key = \(key))
+                    """, field: nil)
                 try markSeen(existing)
                 return changed.isEmpty ? .unchanged : .updated
             }
@@ -48,14 +56,14 @@
                 inserted = try inSavepoint {
                     try session.rawQuery(
                         """
-                        INSERT INTO users (id, name, email, created_at)
+                        INSERT INTO users (id, name, email, email_key, created_at)
                         VALUES (coalesce(\(user.id), nextval(pg_get_serial_sequence('users', 'id'))), \(user.name),
-                            \(user.email), \(user.createdAt ?? now))
+                            \(user.email), \(StageText.withoutNUL(Email.key(user.email))), \(user.createdAt ?? now))
                         RETURNING id
                         """)
                 }
             } catch let error where StoreError.sqlState(of: error) == "23505" {
-                if StoreError.constraintName(of: error) == "user_email_unique" {
+                if ["user_email_unique", "users_by_email_key"].contains(StoreError.constraintName(of: error)) {
                     throw ImportRowError(
                         field: "email",
                         message: "a user with the email \(user.email) already exists; "

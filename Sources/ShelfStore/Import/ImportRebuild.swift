@@ -7,7 +7,10 @@ internal import ShelfSQLite
 /// `begin` reads the SQL of the table's own indexes and of the triggers it knows how to stand
 /// in for (the full-text index's and the change counters', see Migrations 0001, 0002 and 0005)
 /// from `sqlite_master`, then drops them; the import then writes its rows with nothing but the
-/// table, its primary key and its UNIQUE constraints to maintain. `finish` creates the indexes
+/// table, its primary key, its UNIQUE constraints and its unique indexes (`users_by_email_key`)
+/// to maintain: those refuse a bad row as it is written, so the row-by-row path can name it
+/// (dropped, a duplicate key failed only when the index was made again, naming no row).
+/// `finish` creates the indexes
 /// and triggers again from the SQL it read (so they cannot drift from the migrations), rebuilds
 /// the full-text index from the table, and moves the change counters once, by what the rows
 /// would have moved them one by one (`counter` by every row inserted, updated or deleted,
@@ -68,7 +71,7 @@ struct ImportRebuild {
     }
 
     /// Drops the indexes of `table` (not its primary key or UNIQUE constraints, which SQLite
-    /// made itself and which refuse bad rows) and the known triggers. Call inside a
+    /// made itself, nor its unique indexes: they refuse bad rows) and the known triggers. Call inside a
     /// transaction, and `finish` before it commits.
     static func begin(on connection: Connection, table: ImportTable) throws -> ImportRebuild {
         let statement = try connection.makeStatement(
@@ -81,7 +84,7 @@ struct ImportRebuild {
         try statement.forEachRow { row in
             let (type, name, sql) = (try row.string(0), try row.string(1), try row.string(2))
             if type == "index" {
-                indexes.append((name, sql))
+                if !sql.uppercased().hasPrefix("CREATE UNIQUE INDEX") { indexes.append((name, sql)) }
             } else if known.contains(name) {
                 triggers.append((name, sql))
             }

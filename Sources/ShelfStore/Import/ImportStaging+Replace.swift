@@ -5,13 +5,16 @@ extension ImportStaging {
     /// The rows of the table (alias `t`) that a `replace` keeps whatever else it does: every
     /// row a staged row names (written, matched, or refused by the store), and every row a
     /// skipped row names (`ImportRowKey`): its ID, and for users its email (letter case
-    /// ignored, as the store compares emails).
+    /// ignored in every script, by `Email.key`, as the store compares emails; and, for a user
+    /// left without a key, ASCII letter case ignored).
     var keptByInput: String {
         switch table {
         case .users:
             """
-            t.email IN (SELECT email FROM \(rows)) OR t.id IN (SELECT id FROM \(rows) WHERE id IS NOT NULL)
+            t.email_key IN (SELECT email_key FROM \(rows)) OR t.email IN (SELECT email FROM \(rows))
+                OR t.id IN (SELECT id FROM \(rows) WHERE id IS NOT NULL)
                 OR t.id IN (SELECT key_id FROM \(rejects) WHERE key_id IS NOT NULL)
+                OR t.email_key IN (SELECT key_email_key FROM \(rejects) WHERE key_email_key IS NOT NULL)
                 OR t.email IN (SELECT key_email FROM \(rejects) WHERE key_email IS NOT NULL)
             """
         case .items:

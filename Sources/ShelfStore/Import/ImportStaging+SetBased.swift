@@ -5,7 +5,9 @@ extension ImportStaging {
     /// Writes every staged row with a few set-based statements; false (and nothing written)
     /// when a row needs the row-by-row path: a constraint refuses one, or the input names one
     /// row twice (the second then updates the first, in input order), or a user's ID and email
-    /// disagree. The row-by-row path then finds and names the row.
+    /// disagree, or a user has no email key (`EmailCollision`: the row-by-row path finds users
+    /// as the repository does). The row-by-row path then finds and names the row. Emails match
+    /// by `Email.key`, staged beside each email.
     func applyAll(on connection: Connection, mode: ImportMode, counts: inout ImportCounts) throws -> Bool {
         let now = Date().sqlMilliseconds
         let staged = rows
@@ -17,13 +19,16 @@ extension ImportStaging {
         }
         // Rows of the table before the import: a replace keeps them only when the input has them.
         let existingAtMost = try integer("SELECT max(id) FROM main.\(table.rawValue)")
+        guard try integer("SELECT EXISTS (SELECT 1 FROM main.users WHERE email_key IS NULL)") == 0 else {
+            return false
+        }
         if mode != .insert {
             let ambiguous =
                 switch table {
                 case .users:
                     """
-                    SELECT EXISTS (SELECT 1 FROM \(staged) GROUP BY email COLLATE NOCASE HAVING count(*) > 1)
-                        OR EXISTS (SELECT 1 FROM \(staged) s JOIN main.users u ON u.email = s.email
+                    SELECT EXISTS (SELECT 1 FROM \(staged) GROUP BY email_key HAVING count(*) > 1)
+                        OR EXISTS (SELECT 1 FROM \(staged) s JOIN main.users u ON u.email_key = s.email_key
                             WHERE s.id IS NOT NULL AND s.id != u.id)
                     """
                 case .items:
@@ -32,23 +37,29 @@ extension ImportStaging {
             // Past this, new rows might get IDs below it (SQLite picks at random).
             guard try integer(ambiguous) == 0, existingAtMost < Int64.max / 2 else { return false }
         }
-        let owner = "coalesce(owner_id, (SELECT u.id FROM main.users u WHERE u.email = owner_email))"
+        let owner = "coalesce(owner_id, (SELECT u.id FROM main.users u WHERE u.email_key = owner_key))"
+        // After the users' update: a changed email dropped its key (the schema's trigger, for
+        // writers that do not know it); the user is the same, so is the key.
+        let restoreKeys = """
+            UPDATE main.users AS u SET email_key = s.email_key FROM \(staged) AS s
+            WHERE u.email_key IS NULL AND u.email = s.email COLLATE BINARY
+            """
         let (match, update, insert) =
             switch table {
             case .users:
                 (
-                    "SELECT count(*) FROM \(staged) s JOIN main.users u ON u.email = s.email",
+                    "SELECT count(*) FROM \(staged) s JOIN main.users u ON u.email_key = s.email_key",
                     """
                     UPDATE main.users AS u SET name = s.name, email = s.email,
                         created_at = coalesce(s.created_at, u.created_at)
                     FROM \(staged) AS s
-                    WHERE u.email = s.email AND NOT (u.name IS s.name COLLATE BINARY AND u.email IS s.email COLLATE BINARY
+                    WHERE u.email_key = s.email_key AND NOT (u.name IS s.name COLLATE BINARY AND u.email IS s.email COLLATE BINARY
                         AND u.created_at IS coalesce(s.created_at, u.created_at))
                     """,
                     """
-                    INSERT INTO main.users (id, name, email, created_at)
-                    SELECT id, name, email, coalesce(created_at, \(now)) FROM \(staged) s
-                    WHERE \(mode == .insert ? "1" : "NOT EXISTS (SELECT 1 FROM main.users u WHERE u.email = s.email)")
+                    INSERT INTO main.users (id, name, email, email_key, created_at)
+                    SELECT id, name, email, email_key, coalesce(created_at, \(now)) FROM \(staged) s
+                    WHERE \(mode == .insert ? "1" : "NOT EXISTS (SELECT 1 FROM main.users u WHERE u.email_key = s.email_key)")
                     ORDER BY seq
                     """
                 )
@@ -84,6 +95,7 @@ extension ImportStaging {
                     try connection.execute(update)
                     counts.updated = connection.changes
                     counts.unchanged = Int(matched) - counts.updated
+                    if table == .users { try connection.execute(restoreKeys) }
                 }
                 try connection.execute(insert)
                 counts.inserted = connection.changes

@@ -77,10 +77,12 @@ final class ImportStaging: ImportSession {
         rejects = attached ? "\(name).staged_rejects" : "temp.\(name)_rejects"
         let columns =
             switch table {
-            case .users: "id INTEGER, name TEXT, email TEXT, created_at INTEGER"
+            // email_key and owner_key: the email's `Email.key`, computed here in Swift, which
+            // every match compares (SQL cannot fold case beyond ASCII).
+            case .users: "id INTEGER, name TEXT, email TEXT, email_key TEXT, created_at INTEGER"
             case .items:
                 """
-                id INTEGER, owner_id INTEGER, owner_email TEXT, title TEXT, notes TEXT, status TEXT,
+                id INTEGER, owner_id INTEGER, owner_email TEXT, owner_key TEXT, title TEXT, notes TEXT, status TEXT,
                 priority INTEGER, created_at INTEGER, updated_at INTEGER, version INTEGER
                 """
             }
@@ -102,7 +104,8 @@ final class ImportStaging: ImportSession {
                     CREATE TABLE \(rejects) (
                         seq INTEGER PRIMARY KEY, placed INTEGER NOT NULL, line INTEGER, column INTEGER,
                         field TEXT, value TEXT, reason TEXT NOT NULL, record BLOB NOT NULL,
-                        key_id INTEGER, key_email TEXT COLLATE NOCASE, unreadable INTEGER NOT NULL DEFAULT 0);
+                        key_id INTEGER, key_email TEXT COLLATE NOCASE, key_email_key TEXT,
+                        unreadable INTEGER NOT NULL DEFAULT 0);
                     """)
             }
         }
@@ -158,12 +161,11 @@ final class ImportStaging: ImportSession {
         if pending.count >= Self.batchSize { try flush() }
     }
 
-    /// The ID of the user with `email` (letter case ignored) in the last commit, or nil.
+    /// The ID of the user with `email` (letter case ignored in every script, by `Email.key`)
+    /// in the last commit, or nil.
     func userID(email: String) throws -> Int64? {
         try StoreError.translating {
-            try database.read { connection in
-                try connection.fetchOne("SELECT id FROM users WHERE email = ?", email) { try $0.get(0, as: Int64.self) }
-            }
+            try database.read { connection in try ImportWriter.userID(email: email, on: connection) }
         }
     }
 
@@ -207,19 +209,20 @@ final class ImportStaging: ImportSession {
     ) throws {
         let row =
             switch table {
-            case .users: try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?)")
+            case .users: try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?, ?)")
             case .items:
-                try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                try connection.makeStatement("INSERT INTO \(rows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             }
         let rejected = try connection.makeStatement(
             """
-            INSERT INTO \(rejects) (seq, placed, line, column, field, value, reason, record, key_id, key_email, unreadable)
-            VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO \(rejects) (
+                seq, placed, line, column, field, value, reason, record, key_id, key_email, key_email_key, unreadable)
+            VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for entry in batch {
             switch entry {
             case .user(let seq, let user, let record):
-                try row.bind(seq, user.id, user.name, user.email, user.createdAt, record)
+                try row.bind(seq, user.id, user.name, user.email, Email.key(user.email), user.createdAt, record)
                 try row.run()
                 row.reset()
             case .item(let seq, let item, let record):
@@ -230,14 +233,16 @@ final class ImportStaging: ImportSession {
                 case .email(let email): ownerEmail = email
                 }
                 try row.bind(
-                    seq, item.id, ownerID, ownerEmail, item.title, item.notes, item.status.rawValue,
+                    seq, item.id, ownerID, ownerEmail, ownerEmail.map(Email.key), item.title, item.notes,
+                    item.status.rawValue,
                     Int64(item.priority), item.createdAt, item.updatedAt, item.version, record)
                 try row.run()
                 row.reset()
             case .reject(let seq, let reject, let key):
                 try rejected.bind(
                     seq, reject.line.map(Int64.init), reject.column.map(Int64.init), reject.field, reject.value,
-                    reject.reason, reject.record, key.id, key.email, Int64(key.isUnreadable ? 1 : 0))
+                    reject.reason, reject.record, key.id, key.email, key.email.map(Email.key),
+                    Int64(key.isUnreadable ? 1 : 0))
                 try rejected.run()
                 rejected.reset()
             }

@@ -28,11 +28,21 @@ package final class ImportWriter {
         }
     }
 
-    /// The ID of the user with `email` (letter case ignored), or nil.
+    /// The ID of the user with `email` (letter case ignored in every script), or nil.
     package func userID(email: String) throws -> Int64? {
-        try StoreError.translating {
-            try connection.fetchOne("SELECT id FROM users WHERE email = ?", email) { try $0.get(0, as: Int64.self) }
-        }
+        try StoreError.translating { try Self.userID(email: email, on: connection) }
+    }
+
+    /// The ID of the user with `email` on `connection`, found as `SQLiteUserRepository.user(email:)`
+    /// finds them: by `Email.key`; an email stored exactly as given first (of two users whose
+    /// emails collide, see `EmailCollision`); a user left without a key by ASCII letter case.
+    static func userID(email: String, on connection: Connection) throws -> Int64? {
+        try connection.fetchOne(
+            """
+            SELECT id FROM users WHERE email_key = ?2 OR email = ?1
+            ORDER BY email = ?1 COLLATE BINARY DESC, email_key IS ?2 DESC LIMIT 1
+            """, Email.lookupKey(email), Email.key(email)
+        ) { try $0.get(0, as: Int64.self) }
     }
 
     // MARK: Users
@@ -54,12 +64,20 @@ package final class ImportWriter {
                     AND created_at IS coalesce(?3, created_at))
                 """, field: nil, user.name, user.email, user.createdAt, existing)
             let outcome: Outcome = connection.changes == 0 ? .unchanged : .updated
+            // A changed email dropped the key (the schema's trigger): the same key again, as
+            // the user is the same. Not for a user left without one (`EmailCollision`).
+            try run(
+                """
+                UPDATE users SET email_key = ?1 WHERE id = ?2 AND email_key IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM users WHERE email_key = ?1)
+                """, field: nil, Email.key(user.email), existing)
             try markSeen(existing)
             return outcome
         }
         do {
-            try connection.cachedStatement("INSERT INTO users (id, name, email, created_at) VALUES (?, ?, ?, ?)")
-                .bindAndRun(user.id, user.name, user.email, user.createdAt ?? now)
+            try connection.cachedStatement(
+                "INSERT INTO users (id, name, email, email_key, created_at) VALUES (?, ?, ?, ?, ?)"
+            ).bindAndRun(user.id, user.name, user.email, Email.key(user.email), user.createdAt ?? now)
         } catch let error as DatabaseError where error.extendedCode == DatabaseError.uniqueConstraint {
             throw ImportRowError(
                 field: "email",

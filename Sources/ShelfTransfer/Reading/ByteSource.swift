@@ -74,8 +74,10 @@ final class DescriptorSource: ByteSource {
     }
 }
 
-/// What stops a read that waits for input: a pipe whose write end `wake()` writes to, watched
-/// by `DescriptorSource` with `poll(2)` beside the input. Once woken it stays woken.
+/// What stops a wait for the other end of a pipe or FIFO: a pipe whose write end `wake()`
+/// writes to, watched with `poll(2)` beside what is waited for. `DescriptorSource` watches it
+/// beside the input (a read waiting for a writer); `openForWriting(_:)` beside a FIFO's open
+/// (an export waiting for a reader). Once woken it stays woken.
 final class InputWake: Sendable {
     private let readEnd: Int32
     private let writeEnd: Int32
@@ -117,6 +119,31 @@ final class InputWake: Sendable {
                 throw TransferError("the import was stopped while it waited for \(name)")
             }
             if entries[0].revents != 0 { return }
+        }
+    }
+
+    /// Opens the FIFO at `path` for writing (close-on-exec, never as the controlling
+    /// terminal), waiting until a reader opens it; throws `TransferError` when woken first.
+    /// Returns -1 with `errno` set when it cannot be opened.
+    ///
+    /// A plain `open(O_WRONLY)` of a FIFO blocks until a reader comes, and nothing (a signal
+    /// handled by another thread) stops it: an export to a FIFO nobody reads ignored Ctrl-C.
+    /// Opened non-blocking, the open fails at once with ENXIO while there is no reader; it is
+    /// tried again every 50 ms, the wait in between a `poll` of the wake pipe. The descriptor
+    /// returned blocks again.
+    func openForWriting(_ path: String) throws(TransferError) -> Int32 {
+        while true {
+            let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            if descriptor >= 0 {
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                return descriptor
+            }
+            if errno == EINTR { continue }
+            guard errno == ENXIO else { return -1 }
+            var entry = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 50) > 0, entry.revents != 0 {
+                throw TransferError("stopped while waiting for a program to read \(path)")
+            }
         }
     }
 }

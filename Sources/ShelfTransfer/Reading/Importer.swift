@@ -83,10 +83,13 @@ public struct Importer: Sendable {
             // Answer at once, even while the import waits for input or runs a long statement:
             // once cancelled it can no longer commit, and it stops at its next row or statement.
             if cancellation.cancel() {
+                // The caller's answer first: woken, the import's thread throws a TransferError
+                // ("stopped while it waited"), which must not be the answer (it raced this one,
+                // and then no "Interrupted" message was printed).
+                outcome.finish(.failure(CancellationError()))
                 // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now,
                 // so the import's thread lets go of the store at once.
                 wake?.wake()
-                outcome.finish(.failure(CancellationError()))
             }
         }
         summary.duration = clock.now - start

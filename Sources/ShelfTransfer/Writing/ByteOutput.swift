@@ -55,10 +55,12 @@ final class ByteOutput {
     }
 
     /// Writes to `path`: a regular file is created beside it and renamed over it by
-    /// `commit()`; anything else is written in place.
+    /// `commit()`; anything else is written in place. A FIFO is opened once a program reads
+    /// it; waking `wake` stops that wait.
     /// - Throws: `TransferError` when `OutputSafety` refuses the path (it is in `protecting`,
-    ///   a companion of one, or a SQLite file), or it cannot be created.
-    init(path: String, protecting: [String] = []) throws(TransferError) {
+    ///   a companion of one, or a SQLite file), it cannot be created, or `wake` was woken
+    ///   while it waited for a FIFO's reader.
+    init(path: String, protecting: [String] = [], wake: InputWake? = nil) throws(TransferError) {
         let destination: OutputSafety.Destination
         do {
             destination = try OutputSafety.check(path: path, protecting: protecting)
@@ -75,7 +77,12 @@ final class ByteOutput {
             finalPath = nil
             temporaryPath = nil
         case .inPlace(let path):
-            let opened = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+            let opened =
+                if let wake, Self.isFIFO(path) {
+                    try wake.openForWriting(path)
+                } else {
+                    open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+                }
             guard opened >= 0 else {
                 throw TransferError("cannot open \(path) for writing: \(Self.errorText()); check its permissions")
             }
@@ -210,6 +217,12 @@ final class ByteOutput {
             return mask
         }
         return 0o022
+    }
+
+    /// Whether `path` names a FIFO (following symbolic links, as `open` does).
+    private static func isFIFO(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO
     }
 
     /// Whether `descriptor` is a pipe, socket or terminal.

@@ -47,7 +47,7 @@ public struct Exporter: Sendable {
         let columns = UserColumn.plan(try options.selectedColumns(among: ExportOptions.userColumns))
         let total = progress == nil ? nil : try await store.exportUserCount()
         return try await Self.offThread { [store] cancellation in
-            let output = try Self.open(destination, store: store, options: options)
+            let output = try Self.open(destination, store: store, options: options, wake: cancellation.wake)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe
@@ -91,7 +91,7 @@ public struct Exporter: Sendable {
         let columns = ItemColumn.plan(try options.selectedColumns(among: ExportOptions.itemColumns))
         let total = progress == nil ? nil : try await store.exportItemCount(matching: query)
         return try await Self.offThread { [store] cancellation in
-            let output = try Self.open(destination, store: store, options: options)
+            let output = try Self.open(destination, store: store, options: options, wake: cancellation.wake)
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe
@@ -112,13 +112,13 @@ public struct Exporter: Sendable {
     /// Opens the destination, refusing the store's own files (and a terminal for compressed
     /// output).
     private static func open(
-        _ destination: ExportDestination, store: Store, options: ExportOptions
+        _ destination: ExportDestination, store: Store, options: ExportOptions, wake: InputWake?
     ) throws(TransferError) -> ByteOutput {
         let protecting = store.path.map { [$0] } ?? []
         let output: ByteOutput
         switch destination {
         case .standardOutput: output = try ByteOutput(descriptor: 1, name: "stdout", protecting: protecting)
-        case .file(let path): output = try ByteOutput(path: path, protecting: protecting)
+        case .file(let path): output = try ByteOutput(path: path, protecting: protecting, wake: wake)
         }
         if options.compression == .gzip { try output.compressWithGzip() }
         return output
@@ -151,9 +151,13 @@ public struct Exporter: Sendable {
 /// A task's cancellation, seen from a thread that is not the task's.
 final class Cancellation: Sendable {
     private let cancelled = Atomic(false)
+    /// Woken by `cancel()`: stops an open that waits for a FIFO's reader (see
+    /// `InputWake.openForWriting`). Nil when no pipe could be made: that open then waits.
+    let wake = InputWake()
 
     func cancel() {
         cancelled.store(true, ordering: .relaxed)
+        wake?.wake()
     }
 
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }

@@ -1,0 +1,84 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// `shelf export … -o FIFO` when nobody reads the FIFO: it waits for a reader, and a signal
+/// ends that wait at once, as it ends an import's wait for a FIFO's writer
+/// (`ImportInputLimitsTests`).
+@Suite struct ExportFIFOTests {
+    let shelf: ShelfProcess
+
+    init() throws {
+        shelf = try ShelfProcess()
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aFIFONobodyReadsIsInterruptedAtOnce(_ signal: Int32) async throws {
+        defer { shelf.cleanUp() }
+        let users = shelf.folder.appendingPathComponent("users.csv").path
+        try Data("name,email\nAnn,ann@example.com\n".utf8).write(to: URL(fileURLWithPath: users))
+        #expect(try await shelf.run(["import", "users", users, "--quiet", "--db", shelf.databasePath]).status == 0)
+        let fifo = shelf.folder.appendingPathComponent("out-\(UUID().uuidString).csv").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let errors = shelf.folder.appendingPathComponent("err-\(UUID().uuidString)").path
+        let child = try ChildProcess(
+            ShelfProcess.executable.path, ["export", "users", "-o", fifo, "--db", shelf.databasePath],
+            environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"), output: .file("/dev/null"),
+            stderr: errors)
+        // Let it reach the FIFO's open: the store is open (the signal handlers are in place),
+        // and a moment more.
+        #expect(await Self.waitUntil(child.pid, holds: shelf.databasePath), "the export opened the store")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(child.isRunning, "it waits for a reader")
+        // Signalled and waited for on a thread of its own: the time is the child's, not this
+        // process's (whose tasks may wait for a thread while the whole suite runs). Before the
+        // fix it never ended: the bound is generous, for a loaded machine.
+        let pid = child.pid
+        let ended = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let sent = ContinuousClock.now
+                kill(pid, signal)
+                while ContinuousClock.now - sent < .seconds(10), !Self.hasExited(pid) { usleep(2000) }
+                continuation.resume(returning: Self.hasExited(pid))
+            }
+        }
+        #expect(ended, "it still waited for a reader 10 s after the signal")
+        if !ended {
+            // Let it go: a reader ends the wait.
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            defer { if reader >= 0 { close(reader) } }
+            _ = child.wait()
+            return
+        }
+        #expect(child.wait() == 128 + signal)
+        let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(error.contains("Interrupted: \(fifo) was not written"), "\(error)")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
+    }
+
+    /// True when the process `pid` has ended (a zombie, not yet waited for) or is gone.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    /// Waits (up to 30 s) until the process `pid` has `path` open.
+    private static func waitUntil(_ pid: pid_t, holds path: String) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        while ContinuousClock.now < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            for name in names {
+                let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
+                guard count > 0 else { continue }
+                let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if target == path { return true }
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
