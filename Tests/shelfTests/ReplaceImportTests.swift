@@ -118,6 +118,13 @@ import Testing
         #expect(usersResult.status == 0, "\(usersResult.error)")
         #expect(usersResult.error.contains("Nothing was deleted"), "\(usersResult.error)")
         #expect(try userEmails == ["ann@example.com", "bob@example.com"])
+        // A users row whose ID cannot be read, with a good email: the ID might be Bob's
+        // (hostile tester: Bob and his items were deleted).
+        let badID = try file("badid.csv", "id,name,email\n1,Ann,ann@example.com\nx,Cy,cy@example.com\n")
+        let badIDResult = try run("import", "users", badID, "--mode", "replace", "--skip-invalid", "--yes")
+        #expect(badIDResult.status == 0, "\(badIDResult.error)")
+        #expect(badIDResult.error.contains("Nothing was deleted"), "\(badIDResult.error)")
+        #expect(try userEmails == ["ann@example.com", "bob@example.com"])
         // A row without an ID names a new item: it keeps nothing, and the others go.
         let newItem = try file("new.csv", "id,user,title,priority\n1,ann@example.com,One,0\n,ann@example.com,New,9\n")
         let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid")

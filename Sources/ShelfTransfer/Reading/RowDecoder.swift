@@ -85,8 +85,8 @@ struct RowDecoder {
     /// What a row that is skipped names, for `replace` to keep (see `ImportRowKey`): its ID
     /// when it reads as one, and for users the email as written. A row whose fields cannot
     /// be trusted (`fieldsMissing`: a CSV row with the wrong number of fields), an item whose
-    /// ID is there but not a number, or a user with neither a readable ID nor an email that
-    /// has the shape name@host, is unreadable: it might mean any row.
+    /// or user ID is there but not a number, or a user with neither a readable ID nor an email
+    /// that has the shape name@host, is unreadable: it might mean any row.
     func key(_ record: SourceRecord, table: ImportTable, fieldsMissing: Bool) -> ImportRowKey {
         if fieldsMissing { return ImportRowKey(isUnreadable: true) }
         let hasID = value(.id, record) != nil
@@ -105,7 +105,9 @@ struct RowDecoder {
                 guard let at = email.firstIndex(of: "@") else { return false }
                 return at != email.startIndex && email.index(after: at) != email.endIndex
             }
-            return ImportRowKey(id: id, email: email, isUnreadable: id == nil && shaped != true)
+            // An ID that is there but not a number might be any user's, whatever the email.
+            return ImportRowKey(
+                id: id, email: email, isUnreadable: (hasID && id == nil) || (id == nil && shaped != true))
         }
     }
 
