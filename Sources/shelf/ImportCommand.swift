@@ -238,7 +238,7 @@ struct ImportCommand: AsyncParsableCommand {
         if mode == .replace {
             parts.append(
                 "\(summary.deleted) deleted"
-                    + (table == .users
+                    + (table == .users && summary.deleted > 0
                         ? " (with their \(counted(summary.itemsDeletedWithUsers, "item")))" : ""))
         }
         parts.append("\(summary.skipped) skipped")
