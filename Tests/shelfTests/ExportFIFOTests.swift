@@ -27,7 +27,7 @@ import Testing
             stderr: errors)
         // Let it reach the FIFO's open: the store is open (the signal handlers are in place),
         // and a moment more.
-        #expect(await Self.waitUntil(child.pid, holds: shelf.databasePath), "the export opened the store")
+        #expect(await ProcessWatch.waitUntil(child.pid, holds: shelf.databasePath), "the export opened the store")
         try await Task.sleep(for: .milliseconds(300))
         #expect(child.isRunning, "it waits for a reader")
         // Signalled and waited for on a thread of its own: the time is the child's, not this
@@ -38,8 +38,8 @@ import Testing
             Thread.detachNewThread {
                 let sent = ContinuousClock.now
                 kill(pid, signal)
-                while ContinuousClock.now - sent < .seconds(10), !Self.hasExited(pid) { usleep(2000) }
-                continuation.resume(returning: Self.hasExited(pid))
+                while ContinuousClock.now - sent < .seconds(10), !ProcessWatch.hasExited(pid) { usleep(2000) }
+                continuation.resume(returning: ProcessWatch.hasExited(pid))
             }
         }
         #expect(ended, "it still waited for a reader 10 s after the signal")
@@ -55,30 +55,5 @@ import Testing
         #expect(error.contains("Interrupted: \(fifo) was not written"), "\(error)")
         var status = stat()
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
-    }
-
-    /// True when the process `pid` has ended (a zombie, not yet waited for) or is gone.
-    private static func hasExited(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-    }
-
-    /// Waits (up to 30 s) until the process `pid` has `path` open.
-    private static func waitUntil(_ pid: pid_t, holds path: String) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        while ContinuousClock.now < deadline {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            for name in names {
-                let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
-                guard count > 0 else { continue }
-                let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if target == path { return true }
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 }

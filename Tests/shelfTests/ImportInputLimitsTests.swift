@@ -96,7 +96,7 @@ import Testing
             output: .file("/dev/null"), stderr: errors)
         // Let it reach the read: the store is open (the signal handlers are in place), and a
         // moment more.
-        #expect(await Self.waitUntil(child.pid, holds: shelf.databasePath), "the import opened the store")
+        #expect(await ProcessWatch.waitUntil(child.pid, holds: shelf.databasePath), "the import opened the store")
         try await Task.sleep(for: .milliseconds(300))
         #expect(child.isRunning)
         // Signalled and waited for on a thread of its own: the time is the child's, not this
@@ -107,7 +107,7 @@ import Testing
                 let sent = ContinuousClock.now
                 kill(pid, signal)
                 // Exited: a zombie until it is waited for below.
-                while ContinuousClock.now - sent < .seconds(20), !Self.hasExited(pid) { usleep(2000) }
+                while ContinuousClock.now - sent < .seconds(20), !ProcessWatch.hasExited(pid) { usleep(2000) }
                 continuation.resume(returning: ContinuousClock.now - sent)
             }
         }
@@ -119,42 +119,6 @@ import Testing
         #expect(error.contains("Interrupted: nothing was imported; the database is unchanged."), "\(error)")
         #expect(try items == before)
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath + "-wal"))
-    }
-
-    /// True when the process `pid` has ended (a zombie, not yet waited for) or is gone.
-    private static func hasExited(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
-    }
-
-    /// Waits (up to 30 s) until the process `pid` has `path` open.
-    /// Waits on a thread of its own (the suite's other tests may hold both of the test
-    /// process's task threads with waits for their children, which made a `Task.sleep` poll
-    /// miss its deadline under a full run).
-    private static func waitUntil(_ pid: pid_t, holds path: String) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: pollUntil(pid, holds: path))
-            }
-        }
-    }
-
-    private static func pollUntil(_ pid: pid_t, holds path: String) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        while ContinuousClock.now < deadline {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            for name in names {
-                let count = readlink("/proc/\(pid)/fd/\(name)", &buffer, buffer.count - 1)
-                guard count > 0 else { continue }
-                let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if target == path { return true }
-            }
-            usleep(20_000)
-        }
-        return false
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
