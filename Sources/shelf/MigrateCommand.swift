@@ -29,17 +29,19 @@ struct MigrateCommand: AsyncParsableCommand {
         } else {
             for name in store.appliedMigrations { try printLine("applied \(name)") }
         }
-        for collision in store.emailCollisions { try printLine(Self.describe(collision)) }
+        // The database as given, so the suggested command acts on it (not on the default one).
+        let given = database.path.map { " --db " + ShellQuoting.quoted($0) } ?? ""
+        for collision in store.emailCollisions { try printLine(Self.describe(collision, database: given)) }
     }
 
     /// What to say of two users whose emails differ only in letter case, and what to do.
-    static func describe(_ collision: EmailCollision) -> String {
+    static func describe(_ collision: EmailCollision, database: String = "") -> String {
         let (user, kept) = (collision.user.rawValue, collision.keptBy.rawValue)
         return "warning: users \(user) (\(collision.email)) and \(kept) (\(collision.keptEmail)) have emails that "
             + "differ only in letter case, which makes them one user by email; both are kept, and the email "
             + "finds user \(kept) unless typed exactly as user \(user)'s. Keep one of them: give user \(user)'s "
             + "items to user \(kept) (in the browser: mark them, then o), then remove user \(user) with "
-            + "shelf users remove \(ShellQuoting.quoted(collision.email)); or change one of the two emails "
+            + "shelf users remove\(database) -- \(ShellQuoting.quoted(collision.email)); or change one of the two emails "
             + "in the browser's users view. Nothing was changed."
     }
 
