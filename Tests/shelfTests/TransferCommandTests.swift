@@ -141,6 +141,19 @@ import Testing
         #expect(screen.allSatisfy { $0.count <= 100 })
     }
 
+    /// `-o FOLDER` says it is a folder and names a file to give instead (it said "Is a
+    /// directory; check its permissions"; hostile tester).
+    @Test func anExportToAFolderSaysSoAndWhatToName() throws {
+        defer { shelf.cleanUp() }
+        let users = try file("one.csv", "name,email\nAnn,ann@example.com\n")
+        #expect(try run("import", "users", users, "--quiet").status == 0)
+        let folder = shelf.folder.path
+        let result = try run("export", "users", "-o", folder)
+        #expect(result.status == 1)
+        #expect(result.error.contains("it is a folder; name a file in it"), "\(result.error)")
+        #expect(!result.error.contains("permissions"), "\(result.error)")
+    }
+
     @Test func countsOfOneAreSingular() throws {
         defer { shelf.cleanUp() }
         let users = try file("one.csv", "name,email\nAnn,ann@example.com\n")

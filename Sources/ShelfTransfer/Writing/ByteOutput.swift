@@ -84,7 +84,14 @@ final class ByteOutput {
                     open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
                 }
             guard opened >= 0 else {
-                throw TransferError("cannot open \(path) for writing: \(Self.errorText()); check its permissions")
+                let reason = errno
+                let advice =
+                    switch reason {
+                    case EISDIR: "it is a folder; name a file in it, e.g. \(ShellQuoting.quoted(path + "/export.csv"))"
+                    case EACCES, EPERM, EROFS: "check its permissions"
+                    default: "check the path"
+                    }
+                throw TransferError("cannot open \(path) for writing: \(String(cString: strerror(reason))); \(advice)")
             }
             // Checked again once open: the path may have changed since the check.
             var status = stat()
