@@ -147,7 +147,10 @@ struct ViewsCommandTests {
         try tmux.type("j")
         try tmux.send("Enter")
         // The status bar names the view at once; the rows follow when read.
-        screen = try await tmux.waitFor { $0.contains(line: "view “Plants”") && $0.contains(line: "Water the plants") }
+        // The count comes with the window's next frame, not always the rows' first one.
+        screen = try await tmux.waitFor {
+            $0.contains(line: "view “Plants”") && $0.contains(line: "Water the plants") && $0.contains(line: "1 item")
+        }
         #expect(screen.contains(line: "1 item"))
         #expect(screen.contains(line: "Water the plants") && !screen.contains(line: "Feed the moth"))
 
