@@ -11,7 +11,7 @@
     /// All its work goes through one connection pool (`PostgresPool`), whose background task
     /// it owns until `close()`. Opening checks the server on one plain connection first (so a
     /// wrong password or a missing database is reported at once, clearly) and migrates there.
-    package final class PostgresBackend: StoreBackend {
+    package final class PostgresBackend: StoreBackend, StoreTestHooks {
         package let users: any UserRepository
         package let items: any ItemRepository
         package let views: any SavedViewRepository
@@ -130,6 +130,8 @@
 
         /// How many times this backend's live values have run their queries.
         package var liveQueryRuns: Int { runs.value }
+        /// 0: statements are not counted on PostgreSQL.
+        package var statementCount: Int { 0 }
 
         /// A live value of `fetch` over the pool, re-read when a commit changes `tables`.
         private func live<Value: Equatable & Sendable>(

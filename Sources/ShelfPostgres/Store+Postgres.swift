@@ -18,7 +18,8 @@
         ///   message says which, and what to do); `.newerDatabase`, `.modifiedMigration` or
         ///   `.foreignDatabase` (nothing was changed); `.migrationFailed`.
         public static func open(postgres url: String) async throws -> Store {
-            Store(backend: try await PostgresBackend.open(url: url))
+            let backend = try await PostgresBackend.open(url: url)
+            return Store(backend: backend, testHooks: backend)
         }
 
         /// The state of every migration in the PostgreSQL database `url` names, without

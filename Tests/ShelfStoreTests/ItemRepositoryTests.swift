@@ -134,7 +134,7 @@ struct ItemCountTests {
         try await store.items.delete(id: ids[0])
         _ = try await store.items.deleteItems(ids: Array(ids[1...3]))
         try await store.users.delete(id: bob)  // cascades to Bob's items
-        let scanned = try await store.database.read {
+        let scanned = try await fixture.sqlite.database.read {
             try $0.fetchOne("SELECT count(*) FROM items") { try $0.get(0, as: Int.self) }
         }
         #expect(try await store.items.count(matching: ItemQuery()) == scanned)
@@ -161,7 +161,7 @@ struct ForeignRowTests {
     @Test func anUnknownStatusFailsWithAFixNotACrash() async throws {
         let fixture = try await Fixture()
         let id = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "x"))
-        try fixture.store.database.withWriter { connection in
+        try fixture.sqlite.database.withWriter { connection in
             try connection.execute("PRAGMA ignore_check_constraints = ON")
             try connection.run("UPDATE items SET status = 'later' WHERE id = ?", id)
             try connection.execute("PRAGMA ignore_check_constraints = OFF")

@@ -204,9 +204,10 @@ struct PeriodicCheckTests {
         defer { folder.remove() }
         let path = folder.path("shelf.sqlite")
         do { _ = try Store(path: path) }
-        let store = try Store(
+        let sqlite = try SQLiteBackend(
             database: Database(path: path, watchesFiles: false, changeCounters: Store.changeCounterTable))
-        let tracker = store.database.changeTracker
+        let store = Store(sqlite: sqlite)
+        let tracker = sqlite.database.changeTracker
         do {
             let first = LiveRecorder(try await store.liveUsers())
             #expect(tracker.isCheckingPeriodically)

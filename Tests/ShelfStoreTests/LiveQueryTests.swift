@@ -10,9 +10,9 @@ import Testing
 @Suite("Live queries")
 struct LiveQueryTests {
     /// Waits until everything the change tracker has been handed so far is done.
-    func settle(_ store: Store) async {
+    func settle(_ sqlite: SQLiteBackend) async {
         await withCheckedContinuation { continuation in
-            store.database.changeTracker.enqueue { continuation.resume() }
+            sqlite.database.changeTracker.enqueue { continuation.resume() }
         }
     }
 
@@ -27,7 +27,7 @@ struct LiveQueryTests {
 
         _ = try await fixture.store.items.insert(
             contentsOf: ["b", "a", "c"].map { NewItem(userID: fixture.ann, title: $0) })
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(live.value.success?.items.map(\.title) == ["a", "b"])
         #expect(live.value.success?.totalCount == 3)
         #expect(seen.value.count == 2, "the initial window, then one for the one commit")
@@ -36,29 +36,29 @@ struct LiveQueryTests {
     @Test func rerunsOnlyForTablesItReads() async throws {
         let fixture = try await Fixture()
         // A table nobody reads (made first: a schema change re-runs every query, see below).
-        try await fixture.store.database.write { connection in
+        try await fixture.sqlite.database.write { connection in
             try connection.execute("CREATE TABLE notes_elsewhere (x)")
         }
-        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
-        let users = try fixture.store.makeLive { try SQLiteUserRepository.users($0) }
+        let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let users = try fixture.sqlite.makeLive { try SQLiteUserRepository.users($0) }
         let itemRuns = items.query.runCount
         let userRuns = users.query.runCount
 
-        try await fixture.store.database.write { try $0.run("INSERT INTO notes_elsewhere VALUES (1)") }
-        await settle(fixture.store)
+        try await fixture.sqlite.database.write { try $0.run("INSERT INTO notes_elsewhere VALUES (1)") }
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == itemRuns)
         #expect(users.query.runCount == userRuns)
 
         // A table only one of them reads.
         _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "one"))
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == itemRuns + 1)
         #expect(users.query.runCount == userRuns)
         #expect(items.query.observedTables?.contains("items") == true)
 
         // A schema change moves no counter but may break any query: every query re-runs.
-        try await fixture.store.database.write { try $0.execute("CREATE INDEX notes_x ON notes_elsewhere (x)") }
-        await settle(fixture.store)
+        try await fixture.sqlite.database.write { try $0.execute("CREATE INDEX notes_x ON notes_elsewhere (x)") }
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == itemRuns + 2)
         #expect(users.query.runCount == userRuns + 1)
     }
@@ -66,30 +66,30 @@ struct LiveQueryTests {
     @Test func aRolledBackTransactionNotifiesNothing() async throws {
         struct Abort: Error {}
         let fixture = try await Fixture()
-        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let runs = items.query.runCount
         let ann = fixture.ann
         await #expect(throws: Abort.self) {
-            try await fixture.store.database.write { connection in
+            try await fixture.sqlite.database.write { connection in
                 try connection.run(
                     "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (?, 'x', 0, 0)", ann)
                 throw Abort()
             }
         }
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == runs)
     }
 
     @Test func aThousandInsertsInOneTransactionRerunOnce() async throws {
         let fixture = try await Fixture()
-        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let published = Locked(0)
         let token = Lifetime.Token()
         items.property.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
         let runs = items.query.runCount
         _ = try await fixture.store.items.insert(
             contentsOf: (1...1000).map { NewItem(userID: fixture.ann, title: "item \($0)") })
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == runs + 1)
         #expect(published.value == 1)
         #expect(items.property.value.success?.totalCount == 1000)
@@ -97,13 +97,13 @@ struct LiveQueryTests {
 
     @Test func aBurstOfCommitsCoalesces() async throws {
         let fixture = try await Fixture()
-        let items = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
+        let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let runs = items.query.runCount
         // Hold the tracker while 50 commits land; they must cost one re-run. Held once the
         // held work has started: before, a commit finding the tracker idle runs its own pass.
         let gate = DispatchSemaphore(value: 0)
         await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
-            fixture.store.database.changeTracker.enqueue {
+            fixture.sqlite.database.changeTracker.enqueue {
                 started.resume()
                 gate.wait()
             }
@@ -112,7 +112,7 @@ struct LiveQueryTests {
             _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "burst \(index)"))
         }
         gate.signal()
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(items.query.runCount == runs + 1)
         #expect(items.property.value.success?.totalCount == 50)
     }
@@ -128,7 +128,7 @@ struct LiveQueryTests {
         var item = try #require(try await fixture.store.items.item(id: id))
         item.title = "still done"
         _ = try await fixture.store.items.update(item)
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(published.value == 0)
     }
 
@@ -138,7 +138,7 @@ struct LiveQueryTests {
         let live = try await fixture.store.liveItem(id: id)
         #expect(live.value.success??.title == "short-lived")
         try await fixture.store.items.delete(id: id)
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(live.value.success == .some(nil))
     }
 
@@ -146,7 +146,7 @@ struct LiveQueryTests {
         let fixture = try await Fixture()
         let live = try await fixture.store.liveUsers()
         _ = try await fixture.store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
         #expect(live.value.success?.map(\.name) == ["Ann", "Bob"])
     }
 
@@ -169,7 +169,7 @@ struct LiveQueryTests {
         weak var weakQuery: LiveQuery<ItemWindow>?
         var token: Lifetime.Token? = Lifetime.Token()
         do {
-            let live = try fixture.store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 5)
+            let live = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 5)
             weakQuery = live.query
             live.property.observe(during: token!.lifetime) { _ in }
         }
@@ -178,16 +178,16 @@ struct LiveQueryTests {
         #expect(weakQuery == nil, "unobserved and unreferenced: the query is gone")
         // Later commits find no one to re-run.
         _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "after"))
-        await settle(fixture.store)
+        await settle(fixture.sqlite)
     }
 
     @Test func tablesComeFromSQLite() async throws {
         let fixture = try await Fixture()
-        let search = try fixture.store.makeLiveItems(matching: ItemQuery(text: "moth"), after: nil, limit: 5)
+        let search = try fixture.sqlite.makeLiveItems(matching: ItemQuery(text: "moth"), after: nil, limit: 5)
         let tables = try #require(search.query.observedTables)
         #expect(tables.isSuperset(of: ["items", "items_fts"]))
         #expect(!tables.contains("users"))
-        let users = try fixture.store.makeLive { try SQLiteUserRepository.users($0) }
+        let users = try fixture.sqlite.makeLive { try SQLiteUserRepository.users($0) }
         #expect(users.query.observedTables == ["users"])
     }
 }
@@ -228,7 +228,7 @@ struct NestedLiveQueryTests {
         let users = try await store.liveUsers()
         let selected = users.flatMapLatest { users -> Property<LiveResult<ItemWindow>> in
             let owner = users.success?.last?.id
-            return (try? store.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
+            return (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
                 ?? Property(value: .success(ItemWindow(items: [], totalCount: 0)))
         }
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))

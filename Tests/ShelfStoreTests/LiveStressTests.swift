@@ -46,9 +46,9 @@ struct LiveStressTests {
         #expect(created.value == 3_000)
         #expect(try await store.items.count(matching: ItemQuery()) == 300)
         // Every query is gone: only the last one made is left, and it still works.
-        let final = try store.makeLiveItems(matching: ItemQuery(), after: nil, limit: 1)
+        let final = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 1)
         _ = try await store.items.insert(NewItem(userID: ann, title: "last"))
         #expect(await eventually { final.query.value.items.first?.title == "last" })
-        #expect(await eventually { store.database.changeTracker.registeredCount == 1 }, "no query outlived its owner")
+        #expect(await eventually { fixture.sqlite.database.changeTracker.registeredCount == 1 }, "no query outlived its owner")
     }
 }

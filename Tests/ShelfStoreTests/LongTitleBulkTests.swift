@@ -14,7 +14,7 @@ struct LongTitleBulkTests {
         let items = fixture.store.items
         let id = try await items.insert(NewItem(userID: fixture.ann, title: "short"))
         let long = String(repeating: "x", count: TextLimits.title + 100)
-        try await fixture.store.database.write { try $0.run("UPDATE items SET title = ? WHERE id = ?", long, id) }
+        try await fixture.sqlite.database.write { try $0.run("UPDATE items SET title = ? WHERE id = ?", long, id) }
         var item = try #require(try await items.item(id: id))
         #expect(item.title == long)
 

@@ -11,8 +11,9 @@ struct PagingTests {
     }
 
     /// 10,000 items with many ties on every sort field, over two owners.
-    static func makeStore() async throws -> (Store, User.ID) {
-        let store = try Store.temporary()
+    static func makeStore() async throws -> (SQLiteBackend, User.ID) {
+        let sqlite = try SQLiteBackend.temporary()
+        let store = Store(sqlite: sqlite)
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
         var generator = SeededRandomNumberGenerator(seed: 42)
@@ -28,11 +29,11 @@ struct PagingTests {
                 createdAt: base.addingTimeInterval(Double(Int.random(in: 0..<500, using: &generator))))
         }
         _ = try await store.items.insert(contentsOf: items)
-        return (store, ann)
+        return (sqlite, ann)
     }
 
     /// The same list read with LIMIT/OFFSET, the reference the keyset pages must equal.
-    func offsetPages(_ store: Store, _ query: ItemQuery, pageSize: Int) throws -> [Item] {
+    func offsetPages(_ sqlite: SQLiteBackend, _ query: ItemQuery, pageSize: Int) throws -> [Item] {
         let order = query.sortDirection == .ascending ? "ASC" : "DESC"
         // Written out here, independently of the store's SQL builder.
         var clauses: [String] = []
@@ -56,7 +57,7 @@ struct PagingTests {
             let sql =
                 "SELECT \(ItemQuery.itemColumns) FROM items" + (filter.text.isEmpty ? "" : " WHERE \(filter.text)")
                 + " ORDER BY \(query.sortColumn) \(order), id \(order) LIMIT \(pageSize) OFFSET \(offset)"
-            let page = try store.database.read { try $0.fetch(sql, arguments: filter.arguments, row: Item.init(row:)) }
+            let page = try sqlite.database.read { try $0.fetch(sql, arguments: filter.arguments, row: Item.init(row:)) }
             result += page
             offset += pageSize
             if page.count < pageSize { return result }
@@ -64,14 +65,15 @@ struct PagingTests {
     }
 
     @Test func forwardAndBackwardPagesEqualOffsetPagesForEverySort() async throws {
-        let (store, ann) = try await Self.makeStore()
+        let (sqlite, ann) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         for (field, direction) in Self.sorts {
             for query in [
                 ItemQuery(sortField: field, sortDirection: direction),
                 ItemQuery(owner: ann, status: .open, sortField: field, sortDirection: direction),
                 ItemQuery(text: "mo", sortField: field, sortDirection: direction),
             ] {
-                let expected = try offsetPages(store, query, pageSize: 333)
+                let expected = try offsetPages(sqlite, query, pageSize: 333)
                 #expect(expected.count == (try await store.items.count(matching: query)))
 
                 var forward: [Item] = []
@@ -98,7 +100,8 @@ struct PagingTests {
     }
 
     @Test func pagesAroundAMiddleCursorMeet() async throws {
-        let (store, _) = try await Self.makeStore()
+        let (sqlite, _) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         let query = ItemQuery(sortField: .priority, sortDirection: .descending)
         let all = try await store.items.items(matching: query)
         let middle = ItemCursor(all[5000])
@@ -109,14 +112,15 @@ struct PagingTests {
     }
 
     @Test func listOrderingsUseAnIndex() async throws {
-        let (store, ann) = try await Self.makeStore()
+        let (sqlite, ann) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         let cursor = ItemCursor(try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first))
         for (field, direction) in Self.sorts {
             for query in [
                 ItemQuery(sortField: field, sortDirection: direction),
                 ItemQuery(owner: ann, sortField: field, sortDirection: direction),
             ] {
-                let plan = try await store.database.read {
+                let plan = try await sqlite.database.read {
                     let sql = query.pageSQL(cursor: cursor, backward: false, limit: 50)
                     return try $0.fetch("EXPLAIN QUERY PLAN " + sql.text, arguments: sql.arguments) {
                         try $0.get(3, as: String.self)

@@ -32,11 +32,12 @@ struct SavedViewMigrationTests {
     @Test func aShelfOfThePreviousVersionUpgrades() async throws {
         let (path, folder) = try Self.previousVersionShelf()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Store(path: path)
+        let sqlite = try SQLiteBackend.open(path: path)
+        let store = Store(sqlite: sqlite)
         #expect(
             store.appliedMigrations.first == "0003_saved_views", "the migrations after 0002 are applied, from 0003 on")
         #expect(try await store.items.count(matching: ItemQuery()) == 1, "existing rows kept")
-        let counters = try await store.database.read { connection in
+        let counters = try await sqlite.database.read { connection in
             try connection.fetch("SELECT table_name, row_count FROM shelf_changes ORDER BY table_name") {
                 "\(try $0.string(0)) \(try $0.int64(1))"
             }
@@ -46,7 +47,7 @@ struct SavedViewMigrationTests {
         let live = try await store.liveSavedViews()
         let saved = try await store.views.save(NewSavedView(name: "Kept items", queryText: "kept", owner: User.ID(1)))
         #expect(await eventually { live.value.success == [saved] })
-        let rows = try await store.database.read { connection in
+        let rows = try await sqlite.database.read { connection in
             try connection.fetchOne("SELECT row_count FROM shelf_changes WHERE table_name = 'saved_views'") {
                 try $0.int64(0)
             }
@@ -85,8 +86,8 @@ struct SavedViewMigrationTests {
             let sql = try String(contentsOf: folder.appending(path: file), encoding: .utf8)
             #expect(sql == migration.sql, "\(file) differs from the embedded SQL")
         }
-        let store = try Store.temporary()
-        let recorded = try await store.database.read { connection in
+        let sqlite = try SQLiteBackend.temporary()
+        let recorded = try await sqlite.database.read { connection in
             try connection.fetch("SELECT name || ' ' || checksum FROM shelf_migrations ORDER BY name") {
                 try $0.string(0)
             }

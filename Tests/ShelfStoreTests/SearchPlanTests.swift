@@ -10,8 +10,9 @@ import Testing
 struct SearchPlanTests {
     /// 3,000 items: "the" in every title, "thermos" in a third, "rare" in one; three owners
     /// whose names sort against their IDs.
-    static func makeStore() async throws -> (Store, [User.ID]) {
-        let store = try Store.temporary()
+    static func makeStore() async throws -> (SQLiteBackend, [User.ID]) {
+        let sqlite = try SQLiteBackend.temporary()
+        let store = Store(sqlite: sqlite)
         var owners: [User.ID] = []
         for (name, email) in [("zoe", "zoe@example.com"), ("Ann", "ann@example.com"), ("bob", "bob@example.com")] {
             owners.append(try await store.users.insert(NewUser(name: name, email: email)))
@@ -25,12 +26,12 @@ struct SearchPlanTests {
                 createdAt: base.addingTimeInterval(Double(index % 700)))
         }
         _ = try await store.items.insert(contentsOf: items)
-        return (store, owners)
+        return (sqlite, owners)
     }
 
     /// The query plan of the SQL `make` builds (inside the read: the SQL is not Sendable).
-    static func plan(_ store: Store, _ make: @escaping @Sendable () -> BoundSQL) async throws -> String {
-        try await store.database.read {
+    static func plan(_ sqlite: SQLiteBackend, _ make: @escaping @Sendable () -> BoundSQL) async throws -> String {
+        try await sqlite.database.read {
             let sql = make()
             return try $0.fetch("EXPLAIN QUERY PLAN " + sql.text, arguments: sql.arguments) {
                 try $0.get(3, as: String.self)
@@ -39,9 +40,9 @@ struct SearchPlanTests {
     }
 
     @Test func thePlanFollowsHowCommonTheWordsAre() async throws {
-        let (store, _) = try await Self.makeStore()
+        let (sqlite, _) = try await Self.makeStore()
         func plan(_ text: String, limit: Int? = 50) async throws -> ItemQuery.MatchPlan {
-            try await store.database.read {
+            try await sqlite.database.read {
                 try SQLiteItemRepository.matchPlan(ItemQuery(text: text), limit: limit, $0)
             }
         }
@@ -61,7 +62,8 @@ struct SearchPlanTests {
     }
 
     @Test func everyPlanGivesTheSameRows() async throws {
-        let (store, owners) = try await Self.makeStore()
+        let (sqlite, owners) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         let all = try await store.items.items(matching: ItemQuery())
         let cursor = ItemCursor(all[700])
         for text in ["the", "thermos", "the -lamp", #""the thermos""#, "rare", "th prio:>1 @bo"] {
@@ -71,7 +73,7 @@ struct SearchPlanTests {
                     var pages: [[Item.ID]] = []
                     for plan in [ItemQuery.MatchPlan.walk, .walkOverMatches, .matchFirst] {
                         pages.append(
-                            try await store.database.read {
+                            try await sqlite.database.read {
                                 let sql = query.pageSQL(cursor: cursor, backward: false, limit: 40, plan: plan)
                                 return try $0.fetch(sql.text, arguments: sql.arguments, row: Item.init(row:)).map(\.id)
                             })
@@ -85,13 +87,14 @@ struct SearchPlanTests {
     }
 
     @Test func walksFollowTheSortIndexWithoutSorting() async throws {
-        let (store, owners) = try await Self.makeStore()
+        let (sqlite, owners) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         let cursor = ItemCursor(try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first))
         for field in ItemQuery.SortField.allCases where field != .owner {
             for owner in [nil, owners[0]] {
                 for plan in [ItemQuery.MatchPlan.walk, .walkOverMatches] {
                     let query = ItemQuery(owner: owner, text: "the", sortField: field, sortDirection: .ascending)
-                    let text = try await Self.plan(store) {
+                    let text = try await Self.plan(sqlite) {
                         query.pageSQL(cursor: cursor, backward: true, limit: 50, plan: plan)
                     }
                     #expect(!text.contains("TEMP B-TREE"), "\(field) \(plan): \(text)")
@@ -108,26 +111,26 @@ struct SearchPlanTests {
     /// A run of 3 letters or more without spaces (or of emoji) is looked up in the trigram
     /// index once, and each row of the sort index's walk tested against those matches.
     @Test func substringsUseTheTrigramIndexAndWalkTheSortIndex() async throws {
-        let (store, _) = try await Self.makeStore()
+        let (sqlite, _) = try await Self.makeStore()
         for text in ["ドキュメント", "the ドキュメント", "🎂🎉🎂", "-ドキュメント"] {
             for field in ItemQuery.SortField.allCases where field != .owner {
                 let query = ItemQuery(text: text, sortField: field, sortDirection: .descending)
-                let plan = try await Self.plan(store) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                let plan = try await Self.plan(sqlite) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
                 #expect(plan.contains("SCAN items_trigram VIRTUAL TABLE INDEX"), "\(text) \(field): \(plan)")
                 #expect(!plan.contains("TEMP B-TREE"), "\(text) \(field): \(plan)")
                 #expect(plan.contains("INDEX items_by_"), "\(text) \(field): \(plan)")
             }
-            let count = try await Self.plan(store) { ItemQuery(text: text).countSQL() }
+            let count = try await Self.plan(sqlite) { ItemQuery(text: text).countSQL() }
             #expect(count.contains("SCAN items_trigram VIRTUAL TABLE INDEX"), "\(text): \(count)")
         }
     }
 
     @Test func ownerTermsAreTestedAsTheSortIndexIsWalked() async throws {
-        let (store, _) = try await Self.makeStore()
+        let (sqlite, _) = try await Self.makeStore()
         for text in ["@bo", "@bo @zo", "the @bo", "thermos owner:ann"] {
             for field in ItemQuery.SortField.allCases where field != .owner {
                 let query = ItemQuery(text: text, sortField: field, sortDirection: .descending)
-                let plan = try await Self.plan(store) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                let plan = try await Self.plan(sqlite) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
                 #expect(!plan.contains("TEMP B-TREE"), "\(text) \(field): \(plan)")
                 #expect(plan.contains("INDEX items_by_"), "\(text) \(field): \(plan)")
             }
@@ -135,14 +138,15 @@ struct SearchPlanTests {
     }
 
     @Test func theOwnerOrderIsANestedWalkOfTwoIndexes() async throws {
-        let (store, owners) = try await Self.makeStore()
+        let (sqlite, owners) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
         let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
         for cursor in [nil, ItemCursor(item), ItemCursor(item, ownerName: "Ann")] {
             for direction in [ItemQuery.SortDirection.ascending, .descending] {
                 for backward in [false, true] {
                     for (owner, text) in [(nil, ""), (owners[2], ""), (nil, "the is:open"), (nil, "@a")] {
                         let query = ItemQuery(owner: owner, text: text, sortField: .owner, sortDirection: direction)
-                        let plan = try await Self.plan(store) {
+                        let plan = try await Self.plan(sqlite) {
                             query.pageSQL(cursor: cursor, backward: backward, limit: 50)
                         }
                         let label = "\(direction) backward \(backward) '\(text)' owner \(String(describing: owner))"

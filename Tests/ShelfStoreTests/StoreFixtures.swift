@@ -1,13 +1,16 @@
 import Foundation
-import ShelfStore
+@testable import ShelfStore
 
 /// A fresh temporary store per test, with one user.
 struct Fixture {
     let store: Store
+    /// The store's SQLite backend, for tests that look inside it.
+    let sqlite: SQLiteBackend
     let ann: User.ID
 
     init() async throws {
-        store = try Store.temporary()
+        sqlite = try SQLiteBackend.temporary()
+        store = Store(sqlite: sqlite)
         ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
     }
 

@@ -6,7 +6,7 @@ internal import Synchronization
 /// The embedded backend: one SQLite file (or a temporary one), one writer connection and a
 /// pool of readers, change tracking by per-table counters and inotify (see
 /// docs/ARCHITECTURE.md).
-final class SQLiteBackend: StoreBackend {
+final class SQLiteBackend: StoreBackend, StoreTestHooks {
     let database: Database
     let sqliteUsers: SQLiteUserRepository
     let sqliteItems: SQLiteItemRepository
@@ -15,6 +15,7 @@ final class SQLiteBackend: StoreBackend {
     let emailCollisions: [EmailCollision]
     private let runs = RunCounter()
     var liveQueryRuns: Int { runs.value }
+    var statementCount: Int { database.statementCounter.value }
 
     var users: any UserRepository { sqliteUsers }
     var items: any ItemRepository { sqliteItems }
@@ -32,6 +33,37 @@ final class SQLiteBackend: StoreBackend {
         sqliteUsers = SQLiteUserRepository(database: database)
         sqliteItems = SQLiteItemRepository(database: database)
         sqliteViews = SQLiteSavedViewRepository(database: database)
+    }
+
+    /// Opens the shelf at `path`, creating the file and its folder when missing, and applies
+    /// pending migrations (see `Store.init(path:)`).
+    static func open(path: String) throws -> SQLiteBackend {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(
+                .database,
+                "cannot create the folder \(folder.path) for the database (\(error.localizedDescription)); "
+                    + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
+        }
+        do {
+            try Store.refuseForeignDatabase(at: path)
+            return try SQLiteBackend(
+                database: StoreError.translating {
+                    try Database(
+                        path: path, writeTimeout: WriteTimeout.duration, changeCounters: Store.changeCounterTable)
+                })
+        } catch let error as StoreError {
+            // Say which file: the same message is no help when --db and SHELF_DB disagree.
+            throw StoreError(error.code, "\(path): \(error.message)")
+        }
+    }
+
+    /// A shelf in a fresh temporary file, deleted when the backend is released.
+    static func temporary() throws -> SQLiteBackend {
+        try SQLiteBackend(
+            database: StoreError.translating { try Database.temporary(changeCounters: Store.changeCounterTable) })
     }
 
     func close() async {}
@@ -110,23 +142,6 @@ final class LiveValue<Value: Equatable & Sendable>: Sendable {
     }
 
     var property: Property<LiveResult<Value>> { Property(mutable, retaining: self) }
-}
-
-extension Store {
-    /// The SQLite backend's live window, for tests that look inside the live query.
-    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
-    {
-        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
-        return try sqlite.makeLiveItems(matching: query, after: anchor, limit: limit)
-    }
-
-    /// A SQLite live query of `fetch`, for tests.
-    func makeLive<Value: Equatable & Sendable>(
-        _ fetch: @escaping @Sendable (Connection) throws -> Value
-    ) throws -> LiveValue<Value> {
-        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
-        return try sqlite.makeLive(fetch)
-    }
 }
 
 /// A count shared with the closures of live queries.

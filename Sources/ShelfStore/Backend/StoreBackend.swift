@@ -2,9 +2,9 @@ internal import Foundation
 package import ShelfReactive
 
 /// What a database must do to hold a shelf: the seam between `Store` (the public face every
-/// layer above uses) and one database engine. SQLite (`SQLiteBackend`, embedded) and
-/// PostgreSQL (`PostgresBackend` in ShelfPostgres) implement it; nothing above `ShelfStore`
-/// names either.
+/// layer above uses) and one database engine. SQLite (`SQLiteBackend` in
+/// ShelfSQLiteBackend, embedded) and PostgreSQL (`PostgresBackend` in ShelfPostgres)
+/// implement it; `ShelfStore` names neither, and nothing above the backends does.
 ///
 /// Every implementation gives the same semantics, which the conformance suite checks on each:
 /// the repositories' contracts; live values that re-read only when a commit (from any process
@@ -56,9 +56,20 @@ package protocol StoreBackend: Sendable {
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession
 
-    /// How many times this backend's live values have run their queries (first reads
-    /// included), for tests that check a commit re-runs only the queries it concerns.
-    var liveQueryRuns: Int { get }
+    /// Calls `body` with every item `forEachItem(matching:_:)` gives, in the same order, its
+    /// text as bytes (see `ExportedItemText`). Blocks as `forEachUser`. The default goes
+    /// through `forEachItem`; a backend that can hand out its own bytes does so.
+    func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws
+
+    /// About how many users `forEachUser` gives, for a progress bar, when the backend can
+    /// tell without reading every user; nil otherwise (the default).
+    func exportUserCount() async throws -> Int?
+
+    /// Stores `views` exactly as given (IDs, names, times, versions), in one transaction: how
+    /// a backup copies saved views into a new store. Their owners must be stored already.
+    /// Blocks the calling thread; never call it from a task. The default refuses
+    /// (`.invalidValue`): a backend that can be a backup's destination implements it.
+    func restoreSavedViews(_ views: [SavedView]) throws
 
     /// See `Store.backup(to:)`.
     func backup(to path: String) async throws
@@ -67,4 +78,28 @@ package protocol StoreBackend: Sendable {
     /// Safe to call more than once. A released backend closes itself too, but a server
     /// connection pool needs an explicit end to stop its event-loop work.
     func close() async
+}
+
+extension StoreBackend {
+    package func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
+        try forEachItem(matching: query) { try ExportedItemText.withText(of: $0, body) }
+    }
+
+    package func exportUserCount() async throws -> Int? { nil }
+
+    package func restoreSavedViews(_ views: [SavedView]) throws {
+        throw StoreError(.invalidValue, "saved views can be restored only into a SQLite store, not \(location)")
+    }
+}
+
+/// What a backend tells tests about its own work. Not part of `StoreBackend`: production
+/// code never asks; `Store` keeps it only for tests (`Store.liveQueryRuns`,
+/// `Store.statementCount`).
+package protocol StoreTestHooks: Sendable {
+    /// How many times this backend's live values have run their queries (first reads
+    /// included), for tests that check a commit re-runs only the queries it concerns.
+    var liveQueryRuns: Int { get }
+    /// How many SQL statements this backend has run, for tests that check a path runs none
+    /// (0 where the backend does not count them).
+    var statementCount: Int { get }
 }

@@ -18,14 +18,19 @@ extension Store {
     /// `forEachItem(matching:_:)` with the text as bytes (see `ExportedItemText`): the same
     /// items, in the same order, with the same text. On SQLite the bytes are the database's
     /// own when they are well-formed UTF-8; other text goes through `String`, which repairs
-    /// it as `forEachItem` does. Other backends go through `forEachItem`.
+    /// it as `forEachItem` does. Other backends go through `forEachItem`. Blocks as
+    /// `forEachItem`.
     package func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
-        guard let sqlite = backend as? SQLiteBackend else {
-            try forEachItem(matching: query) { try Self.withText(of: $0, body) }
-            return
-        }
-        let (sql, arguments) = SQLiteBackend.exportSQL(matching: query)
-        try sqlite.database.read { connection in
+        try backend.forEachItemText(matching: query, body)
+    }
+}
+
+extension SQLiteBackend {
+    /// The database's own bytes when they are well-formed UTF-8; other text goes through
+    /// `String`, which repairs it as `forEachItem` does.
+    func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
+        let (sql, arguments) = Self.exportSQL(matching: query)
+        try database.read { connection in
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {
                 try statement.bind(arguments: arguments)
@@ -46,7 +51,7 @@ extension Store {
                             id: try row.int64(0), ownerEmail: try row.string(1), title: try row.string(2),
                             notes: row.optionalString(3), status: try row.string(4), priority: Int(try row.int64(5)),
                             createdAt: try row.int64(6), updatedAt: try row.int64(7))
-                        try Self.withText(of: item, body)
+                        try ExportedItemText.withText(of: item, body)
                         return
                     }
                     try body(
@@ -57,9 +62,11 @@ extension Store {
             }
         }
     }
+}
 
+extension ExportedItemText {
     /// Calls `body` with `item`'s text as bytes.
-    private static func withText(of item: ExportedItem, _ body: (ExportedItemText) throws -> Void) throws {
+    package static func withText(of item: ExportedItem, _ body: (ExportedItemText) throws -> Void) throws {
         var email = item.ownerEmail
         var title = item.title
         var status = item.status

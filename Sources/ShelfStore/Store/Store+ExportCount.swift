@@ -2,12 +2,23 @@ internal import ShelfSQLite
 
 extension Store {
     /// About how many users `forEachUser` calls its body with, for a progress bar: counted
-    /// just before, in a read of its own, so writes in between may change the figure. On SQLite
-    /// one lookup of the counter the triggers keep; nil on a backend where counting would
-    /// read every user.
+    /// just before, in a read of its own, so writes in between may change the figure. Nil on a
+    /// backend where counting would read every user.
     package func exportUserCount() async throws -> Int? {
-        guard let sqlite = backend as? SQLiteBackend else { return nil }
-        return try await sqlite.database.storeRead { connection in
+        try await backend.exportUserCount()
+    }
+
+    /// About how many items `forEachItem(matching:)` calls its body with, as `exportUserCount`:
+    /// `items.count(matching:)`, one lookup when nothing is filtered.
+    package func exportItemCount(matching query: ItemQuery) async throws -> Int {
+        try await items.count(matching: query)
+    }
+}
+
+extension SQLiteBackend {
+    /// One lookup of the counter the triggers keep.
+    func exportUserCount() async throws -> Int? {
+        try await database.storeRead { connection in
             try StoreError.translating {
                 try connection.fetchOne(
                     "SELECT row_count FROM shelf_changes WHERE table_name = 'users'",
@@ -15,11 +26,5 @@ extension Store {
                 ) ?? 0
             }
         }
-    }
-
-    /// About how many items `forEachItem(matching:)` calls its body with, as `exportUserCount`:
-    /// `items.count(matching:)`, one lookup when nothing is filtered.
-    package func exportItemCount(matching query: ItemQuery) async throws -> Int {
-        try await items.count(matching: query)
     }
 }

@@ -1,17 +1,21 @@
 internal import ShelfSQLite
 
 extension Store {
-    /// Stores `views` exactly as given (IDs, names, times, versions) in this SQLite store, in
-    /// one transaction: how a backup of a server store copies its saved views. Their owners
-    /// must be stored already. Blocks the calling thread; never call it from a task.
-    /// - Throws: `StoreError`: `.invalidValue` on a store that is not SQLite, `.unknownUser`,
-    ///   or a database failure (nothing is stored then).
+    /// Stores `views` exactly as given (IDs, names, times, versions) in this store, in one
+    /// transaction: how a backup of a server store copies its saved views into a SQLite file.
+    /// Their owners must be stored already. Blocks the calling thread; never call it from a
+    /// task.
+    /// - Throws: `StoreError`: `.invalidValue` on a backend that cannot restore views (only
+    ///   SQLite can), `.unknownUser`, or a database failure (nothing is stored then).
     package func restoreSavedViews(_ views: [SavedView]) throws {
-        guard let sqlite = backend as? SQLiteBackend else {
-            throw StoreError(.invalidValue, "saved views can be restored only into a SQLite store, not \(location)")
-        }
+        try backend.restoreSavedViews(views)
+    }
+}
+
+extension SQLiteBackend {
+    func restoreSavedViews(_ views: [SavedView]) throws {
         try StoreError.translating {
-            try sqlite.database.write { connection in try SQLiteSavedViewRepository.restore(views, connection) }
+            try database.write { connection in try SQLiteSavedViewRepository.restore(views, connection) }
         }
     }
 }

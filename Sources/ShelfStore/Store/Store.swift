@@ -41,10 +41,14 @@ public final class Store: Sendable {
 
     /// The database engine behind this store.
     package let backend: any StoreBackend
+    /// What the backend tells tests about its work (nil when it tells nothing).
+    private let testHooks: (any StoreTestHooks)?
 
-    /// A store over `backend`.
-    package init(backend: any StoreBackend) {
+    /// A store over `backend`; `testHooks` (usually the backend itself) answers
+    /// `liveQueryRuns` and `statementCount`.
+    package init(backend: any StoreBackend, testHooks: (any StoreTestHooks)? = nil) {
         self.backend = backend
+        self.testHooks = testHooks
         users = backend.users
         items = backend.items
         views = backend.views
@@ -57,55 +61,35 @@ public final class Store: Sendable {
         await backend.close()
     }
 
-    /// The SQLite database, for tests of the SQLite backend; a store on another backend stops
-    /// the program.
-    var database: Database {
-        guard let sqlite = backend as? SQLiteBackend else { preconditionFailure("\(location) is not a SQLite store") }
-        return sqlite.database
-    }
-
-    /// How many times this store's live values have run their queries (first reads included).
-    package var liveQueryRuns: Int { backend.liveQueryRuns }
+    /// How many times this store's live values have run their queries (first reads included),
+    /// for tests.
+    package var liveQueryRuns: Int { testHooks?.liveQueryRuns ?? 0 }
 
     /// How many SQL statements this store has run, for tests that check a path runs none (0
-    /// when the backend is not SQLite).
-    package var statementCount: Int { (backend as? SQLiteBackend)?.database.statementCounter.value ?? 0 }
+    /// when the backend does not count them).
+    package var statementCount: Int { testHooks?.statementCount ?? 0 }
 
     /// Opens the store at `path`, creating the file and its folder when missing, and applies
     /// pending migrations.
     /// - Throws: `StoreError` with `.newerDatabase` or `.modifiedMigration` (the file is left
     ///   untouched), `.migrationFailed`, `.corrupt`, or `.database` when it cannot be opened.
     public convenience init(path: String) throws {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError(
-                .database,
-                "cannot create the folder \(folder.path) for the database (\(error.localizedDescription)); "
-                    + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
-        }
-        do {
-            try Self.refuseForeignDatabase(at: path)
-            try self.init(
-                database: StoreError.translating {
-                    try Database(
-                        path: path, writeTimeout: WriteTimeout.duration, changeCounters: Self.changeCounterTable)
-                })
-        } catch let error as StoreError {
-            // Say which file: the same message is no help when --db and SHELF_DB disagree.
-            throw StoreError(error.code, "\(path): \(error.message)")
-        }
+        self.init(sqlite: try SQLiteBackend.open(path: path))
     }
 
     /// A store in a fresh temporary file, deleted when the store is released. For tests and
     /// demos; it behaves exactly like a file store.
     public static func temporary() throws -> Store {
-        try Store(database: StoreError.translating { try Database.temporary(changeCounters: changeCounterTable) })
+        Store(sqlite: try SQLiteBackend.temporary())
     }
 
     convenience init(database: Database) throws {
-        self.init(backend: try SQLiteBackend(database: database))
+        self.init(sqlite: try SQLiteBackend(database: database))
+    }
+
+    /// A store over the SQLite backend `sqlite`.
+    convenience init(sqlite: SQLiteBackend) {
+        self.init(backend: sqlite, testHooks: sqlite)
     }
 
     static var migrator: Migrator { SQLiteBackend.migrator }
