@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// How long a write waits for a lock another process or session holds before it fails and
 /// names the holder: 60 s, on every backend (SQLite's write lock, PostgreSQL's row and table
@@ -12,8 +11,11 @@ package enum WriteTimeout {
         {
             return .milliseconds(milliseconds)
         }
-        return Database.defaultWriteTimeout
+        return defaultDuration
     }
+
+    /// The timeout when nothing sets another: 60 s.
+    package static let defaultDuration: Duration = .seconds(60)
 
     /// `duration` in words: "60 s", "1.5 s", "200 ms".
     package static func text(_ duration: Duration) -> String {

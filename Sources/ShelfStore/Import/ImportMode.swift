@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// How an import treats rows that already exist.
 public enum ImportMode: String, Sendable, CaseIterable {

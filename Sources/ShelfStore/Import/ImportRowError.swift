@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// A row the store refused, naming the field to blame (a column of the input).
 package struct ImportRowError: Error, Sendable {

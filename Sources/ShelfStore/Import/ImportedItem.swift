@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// Who owns an imported item: a user ID, or an email the store looks up when the import is
 /// applied (so a user added or removed meanwhile counts).

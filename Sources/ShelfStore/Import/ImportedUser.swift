@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// A user row read from an import, checked field by field. Times are milliseconds since 1970;
 /// nil when the row has none (a new row gets the import's time, an existing one keeps its own).

@@ -1,4 +1,3 @@
-internal import ShelfSQLite
 
 /// A typed row ID: `User.ID` and `Item.ID` are different types, so one cannot be passed
 /// where the other is expected. The raw value is the SQLite rowid.
@@ -31,5 +30,3 @@ public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendab
     /// The ID as people see it: "#42".
     public var description: String { "#\(rawValue)" }
 }
-
-extension Identifier: SQLBindable, SQLDecodable {}

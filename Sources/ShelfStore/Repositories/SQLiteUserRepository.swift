@@ -130,3 +130,21 @@ extension User {
         self.init(id: try row.get(0), name: try row.get(1), email: try row.get(2), createdAt: try row.get(3))
     }
 }
+
+extension SQLiteUserRepository {
+    static func summaries(_ connection: Connection) throws -> [UserSummary] {
+        // One pass over the (user_id, …) index for the counts, joined to users by name order.
+        try connection.fetch(
+            """
+            SELECT \(columns), coalesce(c.total, 0), coalesce(c.open, 0)
+            FROM users
+            LEFT JOIN (
+                SELECT user_id, count(*) AS total, sum(status = 'open') AS open FROM items GROUP BY user_id
+            ) AS c ON c.user_id = users.id
+            ORDER BY users.name COLLATE NOCASE, users.id
+            """
+        ) { row in
+            UserSummary(user: try User(row: row), itemCount: try row.get(4), openCount: try row.get(5))
+        }
+    }
+}

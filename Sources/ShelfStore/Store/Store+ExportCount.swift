@@ -1,4 +1,3 @@
-internal import ShelfSQLite
 
 extension Store {
     /// About how many users `forEachUser` calls its body with, for a progress bar: counted
@@ -12,19 +11,5 @@ extension Store {
     /// `items.count(matching:)`, one lookup when nothing is filtered.
     package func exportItemCount(matching query: ItemQuery) async throws -> Int {
         try await items.count(matching: query)
-    }
-}
-
-extension SQLiteBackend {
-    /// One lookup of the counter the triggers keep.
-    func exportUserCount() async throws -> Int? {
-        try await database.storeRead { connection in
-            try StoreError.translating {
-                try connection.fetchOne(
-                    "SELECT row_count FROM shelf_changes WHERE table_name = 'users'",
-                    row: { try $0.get(0, as: Int.self) }
-                ) ?? 0
-            }
-        }
     }
 }

@@ -1,4 +1,3 @@
-internal import ShelfSQLite
 
 extension Store {
     /// Stores `views` exactly as given (IDs, names, times, versions) in this store, in one
@@ -9,13 +8,5 @@ extension Store {
     ///   SQLite can), `.unknownUser`, or a database failure (nothing is stored then).
     package func restoreSavedViews(_ views: [SavedView]) throws {
         try backend.restoreSavedViews(views)
-    }
-}
-
-extension SQLiteBackend {
-    func restoreSavedViews(_ views: [SavedView]) throws {
-        try StoreError.translating {
-            try database.write { connection in try SQLiteSavedViewRepository.restore(views, connection) }
-        }
     }
 }

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import ShelfSQLite
 
 /// A shelf: users and items in a database, migrated to this version's schema.
 ///
@@ -68,58 +67,4 @@ public final class Store: Sendable {
     /// How many SQL statements this store has run, for tests that check a path runs none (0
     /// when the backend does not count them).
     package var statementCount: Int { testHooks?.statementCount ?? 0 }
-
-    /// Opens the store at `path`, creating the file and its folder when missing, and applies
-    /// pending migrations.
-    /// - Throws: `StoreError` with `.newerDatabase` or `.modifiedMigration` (the file is left
-    ///   untouched), `.migrationFailed`, `.corrupt`, or `.database` when it cannot be opened.
-    public convenience init(path: String) throws {
-        self.init(sqlite: try SQLiteBackend.open(path: path))
-    }
-
-    /// A store in a fresh temporary file, deleted when the store is released. For tests and
-    /// demos; it behaves exactly like a file store.
-    public static func temporary() throws -> Store {
-        Store(sqlite: try SQLiteBackend.temporary())
-    }
-
-    convenience init(database: Database) throws {
-        self.init(sqlite: try SQLiteBackend(database: database))
-    }
-
-    /// A store over the SQLite backend `sqlite`.
-    convenience init(sqlite: SQLiteBackend) {
-        self.init(backend: sqlite, testHooks: sqlite)
-    }
-
-    static var migrator: Migrator { SQLiteBackend.migrator }
-
-    /// The table of per-table change counters that Shelf's schema keeps (migration
-    /// 0002_change_counters), which tells live queries which tables a commit changed.
-    static let changeCounterTable = "shelf_changes"
-
-    /// Throws, changing nothing, when `path` holds something other than a shelf: a file that
-    /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody
-    /// else's database, which migrating would fill with shelf's tables and switch to WAL).
-    /// A missing or empty file, and an empty database, are fine: they become a new shelf.
-    static func refuseForeignDatabase(at path: String) throws {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            let size = attributes[.size] as? Int, size > 0
-        else { return }
-        let tables = try StoreError.translating { () -> [String] in
-            let connection = try Connection(path: path, readOnly: true, busyTimeout: WriteTimeout.duration)
-            defer { connection.close() }
-            return try connection.fetch(
-                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            ) { try $0.string(0) }
-        }
-        guard !tables.isEmpty, !tables.contains("shelf_migrations") else { return }
-        let shown = tables.prefix(5).map { "'\($0)'" }.joined(separator: ", ")
-        let more = tables.count > 5 ? " and \(tables.count - 5) more" : ""
-        throw StoreError(
-            .foreignDatabase,
-            "this SQLite database is not a shelf (it has the tables \(shown)\(more), and no shelf_migrations); "
-                + "shelf changed nothing in it. Choose another file with --db or SHELF_DB, or a new path to create a shelf"
-        )
-    }
 }

@@ -1,0 +1,3 @@
+internal import ShelfSQLite
+
+extension Identifier: SQLBindable, SQLDecodable {}

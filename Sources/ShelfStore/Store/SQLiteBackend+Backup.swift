@@ -1,0 +1,140 @@
+internal import Foundation
+internal import ShelfSQLite
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+extension SQLiteBackend {
+    func backup(to path: String) async throws {
+        guard let source = self.path else {
+            throw StoreError(.invalidValue, "an in-memory store has no file to back up")
+        }
+        try Store.checkBackupDestination(path, source: source)
+        let folder = (path as NSString).deletingLastPathComponent
+        let temporary =
+            (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).backup-\(UUID().uuidString)"
+        do {
+            try await database.withReader { connection in
+                try connection.run("VACUUM INTO ?", temporary)
+            }
+            try Store.makeDurable(temporary)
+            // Interrupted meanwhile (Ctrl-C): the old file stays.
+            try Task.checkCancellation()
+            guard rename(temporary, path) == 0 else {
+                throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
+            }
+            try? Store.makeDurable(folder.isEmpty ? "." : folder)
+        } catch {
+            unlink(temporary)
+            if let error = error as? StoreError { throw error }
+            if let error = error as? DatabaseError {
+                throw StoreError(
+                    .database,
+                    "cannot write the backup \(path): \(error.message); check that its folder exists, is writable "
+                        + "and has room")
+            }
+            throw error
+        }
+    }
+
+}
+
+extension Store {
+    /// Throws, changing nothing, unless `path` may receive a backup: it must not be `source`
+    /// (the store's own file, when it has one) or one of its companions, a database in use, a
+    /// device, or anything but a missing file or an older shelf backup.
+    package static func checkBackupDestination(_ path: String, source: String?) throws {
+        do {
+            try OutputSafety.refuseCompanionName(path, protecting: source.map { [$0] } ?? [])
+        } catch {
+            throw StoreError(.invalidValue, error.description)
+        }
+        // Replacing a database that a process has open, or whose WAL holds frames, would
+        // leave that WAL beside the copy, to be read as the copy's pages: a corrupt backup.
+        if let user = LockHolder.user(ofDatabase: path) {
+            throw StoreError(
+                .invalidValue,
+                "\(path) is open in \(user); a backup cannot replace a database in use, so stop it or choose another file"
+            )
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0 {
+            throw StoreError(
+                .invalidValue,
+                "\(path) has a \(path)-wal with data beside it (it was not closed cleanly); open it once with shelf "
+                    + "or sqlite3 to merge that in, or choose another file")
+        }
+        var target = stat()
+        guard stat(path, &target) == 0 else { return }  // a new file
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            guard let source else { break }
+            var own = stat()
+            if stat(source + suffix, &own) == 0, own.st_dev == target.st_dev, own.st_ino == target.st_ino {
+                throw StoreError(
+                    .invalidValue,
+                    "\(path) is this store's own \(suffix.isEmpty ? "database file" : "\(suffix) file"); "
+                        + "back up to another file")
+            }
+        }
+        guard target.st_mode & S_IFMT == S_IFREG else {
+            throw StoreError(.invalidValue, "\(path) is not a regular file; back up to a file")
+        }
+        guard target.st_size > 0 else { return }
+        // Anything but a shelf database (a CSV, another program's SQLite file, a damaged
+        // file) is left alone, with one message: what it is not, and what to do.
+        let notABackup = StoreError(
+            .invalidValue,
+            "\(path) is not a shelf backup; choose another file (a backup replaces only an older shelf backup)")
+        do {
+            try refuseForeignDatabase(at: path)
+        } catch {
+            throw notABackup
+        }
+        let isShelf =
+            (try? StoreError.translating { () -> Bool in
+                let connection = try Connection(path: path, readOnly: true)
+                defer { connection.close() }
+                return try connection.fetchOne(
+                    "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
+                ) { _ in true } ?? false
+            }) ?? false
+        guard isShelf else { throw notABackup }
+    }
+
+    /// Flushes the file or folder at `path` to disk.
+    package static func makeDurable(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError(.database, "cannot open \(path): \(errnoText())") }
+        defer { closeDescriptor(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreError(.database, "cannot flush \(path): \(errnoText())") }
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+extension Store {
+    /// What to tell a person when the database at `path`, closed by every process, still has
+    /// a `-wal` with frames beside it; nil when there is nothing to say.
+    ///
+    /// A close that finds other processes at the file (opening it, writing) leaves the WAL to
+    /// the last of them, and that is no failure: so the WAL is merged here, as the last one out
+    /// (waiting for others' locks as writes do). Only a merge that fails for another reason
+    /// (a full disk, a read-only file) is worth a warning, in SQLite's words; a copy of the main
+    /// file alone would then be an old or damaged database.
+    package static func leftoverWALWarning(path: String) -> String? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0,
+            LockHolder.user(ofDatabase: path) == nil
+        else { return nil }
+        guard case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.duration) else {
+            return nil
+        }
+        return "Warning: \(path)-wal (\(size) bytes) could not be merged into the database (\(reason)); "
+            + "until it is, the database is that file and its -wal together: copy both, or fix that and run "
+            + "any shelf command on it again"
+    }
+}
+
+/// `close(2)`, out of reach of `Store.close()`.
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
+}

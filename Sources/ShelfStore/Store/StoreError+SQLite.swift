@@ -1,0 +1,97 @@
+internal import ShelfSQLite
+
+extension StoreError {
+    /// Translates a SQLite failure into the store's terms. `subject` names what was being
+    /// written ("item 3 of 10"), for messages about batches.
+    init(_ error: DatabaseError, subject: String? = nil) {
+        let prefix = subject.map { "\($0): " } ?? ""
+        switch (error.code, error.extendedCode) {
+        case (_, DatabaseError.uniqueConstraint) where error.message.contains("users.email"):
+            self.init(
+                .duplicateEmail, "\(prefix)a user with that email already exists; use another email or update that user"
+            )
+        case (_, DatabaseError.foreignKeyConstraint):
+            self.init(.unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
+        case (_, DatabaseError.checkConstraint):
+            self.init(.invalidValue, prefix + Self.ruleText(for: error.message))
+        case (_, DatabaseError.notNullConstraint):
+            self.init(.invalidValue, "\(prefix)a required field is missing (\(error.message))")
+        case (_, DatabaseError.databaseMoved):
+            self.init(.fileReplaced, prefix + error.message)
+        case (DatabaseError.busy, _), (DatabaseError.locked, _):
+            self.init(.busy, "\(prefix)the database is locked by another process (\(error.message))")
+        case (DatabaseError.corrupt, _), (DatabaseError.notADatabase, _):
+            self.init(
+                .corrupt,
+                "\(prefix)the file is damaged or not a shelf database (\(error.message)); check the path "
+                    + "(--db, SHELF_DB) or restore the file from a backup")
+        default:
+            self.init(.database, "\(prefix)\(error.description)")
+        }
+    }
+
+    init(_ error: MigrationError) {
+        switch error {
+        case .newerDatabase: self.init(.newerDatabase, error.description)
+        case .modified: self.init(.modifiedMigration, error.description)
+        case .failed: self.init(.migrationFailed, error.description)
+        }
+    }
+
+    /// The rule a CHECK constraint (named in the schema) stands for.
+    private static func ruleText(for message: String) -> String {
+        let rules = [
+            "item_title_not_empty": "an item's title must not be empty",
+            "item_priority_valid": "an item's priority must be between 0 and 3",
+            "item_status_valid": "an item's status must be 'open' or 'done'",
+            "user_name_not_empty": "a user's name must not be empty",
+            "user_email_valid": "a user's email must look like name@host (at most 320 characters)",
+        ]
+        for (name, text) in rules where message.contains(name) { return text }
+        return "a value breaks a rule of the schema (\(message))"
+    }
+
+    /// `error` in the store's terms, whatever it is.
+    static func translatingAny(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let error as DatabaseError: StoreError(error)
+        case let error as MigrationError: StoreError(error)
+        default: StoreError(.database, String(describing: error))
+        }
+    }
+
+    /// Runs `body`, translating database failures into `StoreError`.
+    static func translating<T>(subject: @autoclosure () -> String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError(error, subject: subject())
+        } catch let error as MigrationError {
+            throw StoreError(error)
+        }
+    }
+}
+
+extension Database {
+    /// `write(_:)` with every failure in the store's terms, including those of BEGIN and
+    /// COMMIT themselves (a lock held by another process, a full disk).
+    func storeWrite<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        do {
+            return try await write(body)
+        } catch {
+            throw StoreError.translatingAny(error)
+        }
+    }
+
+    /// `read(_:)` with every failure in the store's terms.
+    func storeRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        do {
+            return try await read(body)
+        } catch let error as CancellationError {
+            throw error  // the caller's task was cancelled and the read interrupted
+        } catch {
+            throw StoreError.translatingAny(error)
+        }
+    }
+}
