@@ -5,6 +5,7 @@ let package = Package(
     name: "Shelf",
     products: [
         .library(name: "ShelfStore", targets: ["ShelfStore"]),
+        .library(name: "ShelfSQLiteBackend", targets: ["ShelfSQLiteBackend"]),
         .library(name: "ShelfReactive", targets: ["ShelfReactive"]),
         .library(name: "ShelfTerminal", targets: ["ShelfTerminal"]),
         .library(name: "ShelfTerminalTesting", targets: ["ShelfTerminalTesting"]),
@@ -49,15 +50,20 @@ let package = Package(
         .target(name: "ShelfTransfer", dependencies: ["ShelfStore", "CZlib"]),
         .target(
             name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
+        // The neutral core: models, the query language, the repository and backend protocols,
+        // the `Store` face. It knows no database engine.
+        .target(name: "ShelfStore", dependencies: ["ShelfReactive"]),
+        // The two backends, side by side. A PostgreSQL store's backup is a SQLite shelf file,
+        // so ShelfPostgres writes it through ShelfSQLiteBackend.
         .target(
-            name: "ShelfStore",
-            dependencies: ["ShelfSQLite", "ShelfReactive"],
+            name: "ShelfSQLiteBackend",
+            dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive"],
             plugins: ["EmbedMigrations"]
         ),
         .target(
             name: "ShelfPostgres",
             dependencies: [
-                "ShelfStore", "ShelfReactive",
+                "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ],
@@ -68,6 +74,7 @@ let package = Package(
             dependencies: [
                 .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
                 "ShelfStore",
+                "ShelfSQLiteBackend",
                 "ShelfReactive",
                 "ShelfTerminal",
                 "ShelfPresentation",
@@ -101,28 +108,36 @@ let package = Package(
             name: "ShelfBrowserTests",
             dependencies: [
                 "ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfTerminalTesting", "ShelfStore",
-                "ShelfReactive",
+                "ShelfSQLiteBackend", "ShelfReactive",
             ]),
         .testTarget(
             name: "ShelfPresentationTests",
-            dependencies: ["ShelfPresentation", "ShelfStore", "ShelfReactive", "ShelfPostgres", "ShelfTestSupport"]),
+            dependencies: [
+                "ShelfPresentation", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfPostgres",
+                "ShelfTestSupport",
+            ]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite", "ShelfTestSupport"]),
         .testTarget(
-            name: "ShelfStoreTests", dependencies: ["ShelfStore", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),
-        .testTarget(name: "ShelfTransferTests", dependencies: ["ShelfTransfer", "ShelfStore", "ShelfTestSupport"]),
+            name: "ShelfStoreTests",
+            dependencies: ["ShelfStore", "ShelfSQLiteBackend", "ShelfSQLite", "ShelfReactive", "ShelfTestSupport"]),
+        .testTarget(
+            name: "ShelfTransferTests",
+            dependencies: ["ShelfTransfer", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport"]),
         .testTarget(
             name: "ShelfPostgresTests",
             dependencies: [
-                "ShelfPostgres", "ShelfStore", "ShelfReactive", "ShelfTestSupport",
+                "ShelfPostgres", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .testTarget(
             name: "ShelfConformanceTests",
-            dependencies: ["ShelfStore", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
+            dependencies: ["ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
         .testTarget(
             name: "shelfTests",
-            dependencies: ["shelf", "terminal-demo", "ShelfStore", "ShelfTestSupport", "ShelfPostgres"]),
+            dependencies: [
+                "shelf", "terminal-demo", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport", "ShelfPostgres",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
     internal import Foundation
     internal import PostgresNIO
     internal import ShelfStore
+    internal import ShelfSQLiteBackend
 
     #if canImport(Glibc)
         internal import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ShelfStore
+import ShelfSQLiteBackend
 
 #if PostgreSQL
     import ShelfPostgres

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfSQLiteBackend
 import Synchronization
 
 #if PostgreSQL

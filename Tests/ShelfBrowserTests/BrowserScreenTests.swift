@@ -1,6 +1,7 @@
 import Foundation
 import ShelfPresentation
 import ShelfStore
+import ShelfSQLiteBackend
 import ShelfTerminal
 import ShelfTerminalTesting
 import Testing

@@ -1,6 +1,7 @@
 #if PostgreSQL
     import Foundation
     import ShelfPostgres
+    import ShelfSQLiteBackend
     import ShelfStore
     import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import ShelfPresentation
 import ShelfReactive
 import ShelfStore
+import ShelfSQLiteBackend
 import ShelfTestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import ShelfTestSupport
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 @Suite("Durability: a store's file is the whole store")
 struct DurabilityTests {

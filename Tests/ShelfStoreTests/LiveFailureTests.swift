@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 /// Records every result a live property publishes.
 final class LiveRecorder<Value: Sendable>: Sendable {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 @Suite("Live queries")
 struct LiveQueryTests {

@@ -5,6 +5,7 @@ import ShelfTestSupport
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 @Suite("Live queries come and go under load")
 struct LiveStressTests {

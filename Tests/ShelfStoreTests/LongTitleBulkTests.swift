@@ -3,6 +3,7 @@ import ShelfSQLite
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 /// A title stored past the limit by another program (the sqlite3 shell) does not block bulk
 /// changes of the item's other fields, nor undoing its deletion; a new title past the limit

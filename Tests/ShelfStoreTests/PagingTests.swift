@@ -3,6 +3,7 @@ import ShelfSQLite
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 @Suite("Keyset paging")
 struct PagingTests {

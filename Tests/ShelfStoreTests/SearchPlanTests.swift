@@ -3,6 +3,7 @@ import ShelfSQLite
 import Testing
 
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 /// Which plan a search page takes on SQLite, and that every plan is the index walk it claims:
 /// the owner order and the walks never sort; all plans give the same rows.

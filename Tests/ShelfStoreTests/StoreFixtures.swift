@@ -1,5 +1,6 @@
 import Foundation
 @testable import ShelfStore
+@testable import ShelfSQLiteBackend
 
 /// A fresh temporary store per test, with one user.
 struct Fixture {

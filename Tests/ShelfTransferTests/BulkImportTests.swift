@@ -1,6 +1,7 @@
 import Foundation
 import ShelfReactive
 import ShelfStore
+import ShelfSQLiteBackend
 import ShelfTestSupport
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import ShelfSQLiteBackend
 import ShelfTestSupport
 import Testing
 

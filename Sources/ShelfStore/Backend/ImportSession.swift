@@ -158,3 +158,8 @@ package struct ImportCounts: Sendable, Equatable {
 
     package init() {}
 }
+
+/// The tables an import writes.
+package enum ImportTable: String, Sendable {
+    case users, items
+}

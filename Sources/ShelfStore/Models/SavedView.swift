@@ -229,3 +229,10 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+extension SavedView {
+    /// The key of a name typed to find a view: trimmed, then `nameKey`.
+    package static func lookupKey(_ name: String) -> String {
+        nameKey(name.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}

@@ -8,7 +8,7 @@
 package enum FullTextQuery {
     /// The MATCH expression of `items_fts` selecting what every term of words and phrases
     /// selects, or nil when there is none. Substring terms are left to the caller.
-    static func matchExpression(allOf terms: [TextTerm]) -> String? {
+    package static func matchExpression(allOf terms: [TextTerm]) -> String? {
         let terms = terms.filter { !$0.isSubstring }
         guard !terms.isEmpty else { return nil }
         return terms.map(matchExpression(of:)).joined(separator: " ")
@@ -16,7 +16,7 @@ package enum FullTextQuery {
 
     /// The MATCH expression of `items_fts` selecting what any term of words and phrases
     /// selects, or nil when there is none. Substring terms are left to the caller.
-    static func matchExpression(anyOf terms: [TextTerm]) -> String? {
+    package static func matchExpression(anyOf terms: [TextTerm]) -> String? {
         let terms = terms.filter { !$0.isSubstring }
         guard !terms.isEmpty else { return nil }
         return terms.map { "(\(matchExpression(of: $0)))" }.joined(separator: " OR ")
@@ -26,7 +26,7 @@ package enum FullTextQuery {
     /// `excluded` is cheap: every term is words (not a phrase) of 2 or 3 characters, which
     /// FTS5's prefix index (`prefix = '2 3'` in Migrations/0001) holds as they are. Any other
     /// prefix makes FTS5 merge the lists of every word it starts, at each question.
-    static func isCheapToProbe(_ included: [TextTerm], _ excluded: [TextTerm]) -> Bool {
+    package static func isCheapToProbe(_ included: [TextTerm], _ excluded: [TextTerm]) -> Bool {
         (included + excluded).filter { !$0.isSubstring }.allSatisfy { term in
             guard case .words(let words) = term else { return false }
             return words.allSatisfy { (2...3).contains($0.unicodeScalars.count) }
@@ -37,7 +37,7 @@ package enum FullTextQuery {
     /// words). Words are letters, digits and marks only, so none holds a quote to escape. A
     /// substring (letters and symbols, no quote either) would be the phrase of its text; the
     /// callers above leave substrings out, as `items_fts` cannot find them.
-    static func matchExpression(of term: TextTerm) -> String {
+    package static func matchExpression(of term: TextTerm) -> String {
         switch term {
         case .words(let words): words.map { "\"\($0)\"*" }.joined(separator: " ")
         case .phrase(let words): "\"" + words.joined(separator: " ") + "\""

@@ -11,6 +11,21 @@ package struct ExportedItemText {
     package var priority: Int
     package var createdAt: Int64
     package var updatedAt: Int64
+
+    package init(
+        id: Int64, ownerEmail: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+        notes: UnsafeBufferPointer<UInt8>?, status: UnsafeBufferPointer<UInt8>, priority: Int, createdAt: Int64,
+        updatedAt: Int64
+    ) {
+        self.id = id
+        self.ownerEmail = ownerEmail
+        self.title = title
+        self.notes = notes
+        self.status = status
+        self.priority = priority
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 }
 
 extension Store {

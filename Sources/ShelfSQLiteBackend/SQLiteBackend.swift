@@ -1,7 +1,7 @@
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
-internal import Synchronization
+internal import ShelfStore
 
 /// The embedded backend: one SQLite file (or a temporary one), one writer connection and a
 /// pool of readers, change tracking by per-table counters and inotify (see
@@ -118,20 +118,5 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
 
     func makeImportSession(table: ImportTable) throws -> any ImportSession {
         try ImportStaging(database: database, table: table)
-    }
-}
-
-/// A count shared with the closures of live queries.
-package final class RunCounter: Sendable {
-    private let count = Atomic<Int>(0)
-
-    package init() {}
-
-    /// The count so far.
-    package var value: Int { count.load(ordering: .relaxed) }
-
-    /// Adds one.
-    package func increment() {
-        count.add(1, ordering: .relaxed)
     }
 }

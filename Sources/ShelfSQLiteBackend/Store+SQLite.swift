@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+public import ShelfStore
 
 extension Store {
     /// Opens the store at `path`, creating the file and its folder when missing, and applies

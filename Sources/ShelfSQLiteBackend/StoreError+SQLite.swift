@@ -1,4 +1,5 @@
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension StoreError {
     /// Translates a SQLite failure into the store's terms. `subject` names what was being

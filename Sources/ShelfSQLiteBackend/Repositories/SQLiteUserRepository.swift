@@ -1,8 +1,9 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// `UserRepository` over a SQLite `Store`.
-public final class SQLiteUserRepository: UserRepository {
+final class SQLiteUserRepository: UserRepository {
     let database: Database
 
     init(database: Database) {

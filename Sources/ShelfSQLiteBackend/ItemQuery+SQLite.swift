@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// A SQL text with its arguments, in parameter order.
 struct BoundSQL {

@@ -1,3 +1,4 @@
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension Identifier: SQLBindable, SQLDecodable {}

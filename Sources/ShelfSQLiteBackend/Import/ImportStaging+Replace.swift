@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension ImportStaging {
     /// The rows of the table (alias `t`) that a `replace` keeps whatever else it does: every

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+public import ShelfStore
 
 extension Store {
     /// The state of every migration in the file at `path`, without changing it. A missing

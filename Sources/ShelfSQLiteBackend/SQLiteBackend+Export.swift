@@ -1,4 +1,5 @@
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension SQLiteBackend {
     /// The SELECT of an items export: the columns of `ExportedItem`, in order, by ID.

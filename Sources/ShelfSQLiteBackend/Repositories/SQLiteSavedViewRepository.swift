@@ -1,9 +1,10 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// `SavedViewRepository` over a SQLite `Store`: writes go through the single writer
 /// connection, so a save's check of the stored version and its write are one transaction.
-public final class SQLiteSavedViewRepository: SavedViewRepository {
+final class SQLiteSavedViewRepository: SavedViewRepository {
     let database: Database
 
     init(database: Database) {
@@ -131,11 +132,6 @@ public final class SQLiteSavedViewRepository: SavedViewRepository {
 }
 
 extension SavedView {
-    /// The key of a name typed to find a view: trimmed, then `nameKey`.
-    package static func lookupKey(_ name: String) -> String {
-        nameKey(name.trimmingCharacters(in: .whitespacesAndNewlines))
-    }
-
     /// Decodes the columns of `SQLiteSavedViewRepository.columns`.
     init(row: Row) throws {
         let id: Int64 = try row.get(0)

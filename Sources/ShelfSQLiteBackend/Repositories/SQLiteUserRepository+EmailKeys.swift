@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension SQLiteUserRepository {
     /// Gives every user without an email key its key (`Email.key`), and returns the users it

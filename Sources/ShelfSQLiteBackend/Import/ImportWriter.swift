@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// Writes the rows of one import inside one write transaction, with prepared statements.
 ///
@@ -7,9 +8,9 @@ internal import ShelfSQLite
 /// A row that fails leaves nothing behind (each statement is atomic), so the transaction may
 /// go on. It keeps nothing per row in memory: owners and existing users are looked up through
 /// the email index each time, so memory stays flat whatever the import's size.
-package final class ImportWriter {
+final class ImportWriter {
     /// What happened to one row.
-    package enum Outcome: Sendable {
+    enum Outcome: Sendable {
         case inserted, updated, unchanged
     }
 
@@ -29,7 +30,7 @@ package final class ImportWriter {
     }
 
     /// The ID of the user with `email` (letter case ignored in every script), or nil.
-    package func userID(email: String) throws -> Int64? {
+    func userID(email: String) throws -> Int64? {
         try StoreError.translating { try Self.userID(email: email, on: connection) }
     }
 
@@ -48,7 +49,7 @@ package final class ImportWriter {
     // MARK: Users
 
     /// Writes one user according to the mode.
-    package func write(_ user: ImportedUser) throws -> Outcome {
+    func write(_ user: ImportedUser) throws -> Outcome {
         let existing = mode == .insert ? nil : try userID(email: user.email)
         if let existing {
             if let id = user.id, id != existing {
@@ -97,7 +98,7 @@ package final class ImportWriter {
     // MARK: Items
 
     /// Writes one item according to the mode.
-    package func write(_ item: ImportedItem) throws -> Outcome {
+    func write(_ item: ImportedItem) throws -> Outcome {
         let ownerID: Int64
         switch item.owner {
         case .id(let id): ownerID = id
@@ -171,11 +172,6 @@ package final class ImportWriter {
             throw ImportRowError(field: nil, message: StoreError(error).message)
         }
     }
-}
-
-/// The tables an import writes.
-package enum ImportTable: String, Sendable {
-    case users, items
 }
 
 extension Statement {

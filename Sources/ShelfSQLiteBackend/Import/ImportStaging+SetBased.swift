@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension ImportStaging {
     /// Writes every staged row with a few set-based statements; false (and nothing written)

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// The per-row upkeep of one table switched off for one big import, and done once at its end:
 /// the bulk path of `ImportStaging.apply`.

@@ -1,9 +1,10 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// `ItemRepository` over a SQLite `Store`: writes go through the single writer connection,
 /// reads through the reader pool, so reads proceed during a long write.
-public final class SQLiteItemRepository: ItemRepository {
+final class SQLiteItemRepository: ItemRepository {
     let database: Database
 
     init(database: Database) {

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+package import ShelfStore
 
 #if canImport(Glibc)
     internal import Glibc

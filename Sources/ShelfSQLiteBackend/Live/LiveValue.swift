@@ -1,5 +1,6 @@
 internal import ShelfReactive
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// A live query and the property it publishes to. The property retains this object, so
 /// the query runs while the property or an observation of it exists.
