@@ -18,6 +18,7 @@ let package = Package(
             name: "shelf-benchmarks",
             dependencies: [
                 .product(name: "ShelfStore", package: "Shelf"),
+                .product(name: "ShelfSQLiteBackend", package: "Shelf"),
                 .product(name: "ShelfReactive", package: "Shelf"),
                 .product(name: "ShelfTerminal", package: "Shelf"),
                 .product(name: "ShelfPresentation", package: "Shelf"),

@@ -1,6 +1,7 @@
 import BaselineSQLite
 import Foundation
 import ShelfReactive
+import ShelfSQLiteBackend
 import ShelfStore
 import Synchronization
 

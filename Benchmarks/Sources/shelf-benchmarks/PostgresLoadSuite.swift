@@ -1,5 +1,6 @@
 import Foundation
 import ShelfPostgres
+import ShelfSQLiteBackend
 import ShelfStore
 
 /// `load`: 8 writers for `seconds` while 4 separate `shelf watch items --limit 50` processes (the

@@ -2,6 +2,7 @@ import BaselineSQLite
 import Foundation
 import ShelfPresentation
 import ShelfReactive
+import ShelfSQLiteBackend
 import ShelfStore
 import Synchronization
 

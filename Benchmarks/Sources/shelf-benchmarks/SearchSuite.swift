@@ -1,5 +1,6 @@
 import BaselineSQLite
 import Foundation
+import ShelfSQLiteBackend
 import ShelfStore
 
 /// `search.*`: search as you type at 1,000,000 items (--items N): the first page (50 items,

@@ -1,5 +1,6 @@
 import BaselineSQLite
 import Foundation
+import ShelfSQLiteBackend
 import ShelfStore
 
 /// `store.insert`, `store.fetch_all`, `store.page`: Shelf's public API against the raw C API
