@@ -67,7 +67,7 @@
         private var isClosed: Bool { runner.withLock { $0 == nil } }
 
         private var closedError: StoreError {
-            StoreError(.database, "the store at \(location.server)/\(location.database) is closed; open it again")
+            StoreError(.closed, "the store at \(location.server)/\(location.database) is closed; open it again")
         }
 
         /// Throws unless the pool is open.

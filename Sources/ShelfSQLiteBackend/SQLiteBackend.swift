@@ -66,7 +66,19 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
             database: StoreError.translating { try Database.temporary(changeCounters: Store.changeCounterTable) })
     }
 
-    func close() async {}
+    /// Closes the database once the reads and writes in progress end (on a thread of its own:
+    /// that wait blocks). When this returns, the connections are closed and, when this was the
+    /// last connection of any process to the file, the WAL is checkpointed into it and
+    /// removed. Later calls throw `StoreError` with code `.closed`.
+    func close() async {
+        let database = self.database
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                database.close()
+                continuation.resume()
+            }
+        }
+    }
 
     // MARK: Live values
 
@@ -117,6 +129,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     // MARK: Imports
 
     func makeImportSession(table: ImportTable) throws -> any ImportSession {
-        try ImportStaging(database: database, table: table)
+        try StoreError.translating { try database.checkOpen() }
+        return try ImportStaging(database: database, table: table)
     }
 }

@@ -7,6 +7,8 @@ extension StoreError {
     init(_ error: DatabaseError, subject: String? = nil) {
         let prefix = subject.map { "\($0): " } ?? ""
         switch (error.code, error.extendedCode) {
+        case _ where error.isDatabaseClosed:
+            self.init(.closed, "\(prefix)the store \(error.message); open it again to use it")
         case (_, DatabaseError.uniqueConstraint) where error.message.contains("users.email"):
             self.init(
                 .duplicateEmail, "\(prefix)a user with that email already exists; use another email or update that user"

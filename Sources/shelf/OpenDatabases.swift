@@ -1,27 +1,24 @@
 import Foundation
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import Synchronization
 
 #if PostgreSQL
     import ShelfPostgres
 #endif
 
-/// The databases the command opened, so the process exits only once they are closed.
+/// The stores the command opened, so that the process closes every one before it exits.
 ///
-/// A store is released when its last reference goes, and its last connection then
-/// checkpoints the WAL and deletes the `-wal` file. References can outlive the command by a
-/// moment (a worker thread that resumed the command still holds the database until its block
-/// returns); exiting in that moment would leave the `-wal` file behind. So `main` waits until
-/// no descriptor of this process refers to these files any more.
+/// `Store.close()` is deterministic: when it returns, a SQLite store's connections are closed
+/// and, when this process was the last one at the file, its WAL has been checkpointed into the
+/// file and removed; a server store's connections are ended. So `main` closes them all, then
+/// exits.
 enum OpenDatabases {
-    private static let paths = Mutex<Set<String>>([])
     private static let databases = Mutex<[String]>([])
+    private static let stores = Mutex<[Store]>([])
 
     /// The database files opened so far, as resolved paths.
     static var files: [String] { databases.withLock { $0 } }
-
-    private static let servers = Mutex<[Store]>([])
 
     /// Opens the store at `location` and remembers it, to close it before the process exits.
     static func open(_ location: StoreLocation) async throws -> Store {
@@ -30,7 +27,7 @@ enum OpenDatabases {
         case .postgres(let url):
             #if PostgreSQL
                 let store = try await Store.open(postgres: url)
-                servers.withLock { $0.append(store) }
+                stores.withLock { $0.append(store) }
                 return store
             #else
                 _ = url
@@ -41,32 +38,28 @@ enum OpenDatabases {
         }
     }
 
-    /// Ends the connections of every server store the command opened.
-    static func closeServers() async {
-        for store in servers.withLock({ $0 }) { await store.close() }
-    }
-
-    /// Opens the SQLite store at `path` and remembers its files.
+    /// Opens the SQLite store at `path` and remembers it and its file.
     static func open(_ path: String) throws -> Store {
         let store = try Store(path: path)
+        stores.withLock { $0.append(store) }
         if let resolved = realpath(path, nil) {
             let file = String(cString: resolved)
             free(resolved)
-            paths.withLock { $0.formUnion([file, file + "-wal", file + "-shm", file + "-journal"]) }
             databases.withLock { $0.append(file) }
         }
         return store
     }
 
-    /// Waits until this process holds none of the files open, at most `limit` (a store kept
-    /// alive by mistake must not keep the process from ending).
-    static func waitUntilClosed(limit: Duration = .seconds(5)) {
-        let files = paths.withLock { $0 }
-        guard !files.isEmpty else { return }
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline, holdsAny(of: files) {
-            usleep(1000)
+    /// Closes every store the command opened, waiting for the reads and writes still in
+    /// progress: when this returns, each SQLite file's WAL is merged and removed (unless
+    /// another process still has the file open) and each server store's connections are
+    /// ended.
+    static func closeAll() async {
+        let open = stores.withLock { stores in
+            defer { stores.removeAll() }
+            return stores
         }
+        for store in open { await store.close() }
     }
 
     /// Warns about each database whose WAL could not be merged into it on close.
@@ -74,18 +67,5 @@ enum OpenDatabases {
         for file in files {
             if let warning = Store.leftoverWALWarning(path: file) { printError(warning) }
         }
-    }
-
-    /// True when a descriptor of this process names one of `files`.
-    private static func holdsAny(of files: Set<String>) -> Bool {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return false }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        for name in names {
-            let count = readlink("/proc/self/fd/" + name, &buffer, buffer.count - 1)
-            guard count > 0 else { continue }
-            let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if files.contains(target) { return true }
-        }
-        return false
     }
 }

@@ -20,7 +20,7 @@ struct Shelf: AsyncParsableCommand {
     )
 
     /// Runs the command in a task of its own that a signal cancels, and exits only once it
-    /// has returned, so the command's store is always released (and its WAL checkpointed and
+    /// has returned, so the command's store is always closed (and its WAL checkpointed and
     /// removed) first. Usage errors exit with 2 (not ArgumentParser's 64), failures with 1, a
     /// signal with 128 + its number, a closed output pipe quietly with 0.
     static func main() async {
@@ -30,9 +30,8 @@ struct Shelf: AsyncParsableCommand {
         signals.onSignal { _ in command.cancel() }
         var status: Int32
         let result = await command.result
-        await OpenDatabases.closeServers()
         // Every store the command opened is closed (its WAL checkpointed and removed) first.
-        OpenDatabases.waitUntilClosed()
+        await OpenDatabases.closeAll()
         OpenDatabases.warnAboutUnmergedWAL()
         switch result {
         case .success: status = 0

@@ -98,7 +98,7 @@
                 await store.close()
                 await store.close()
                 await #expect { _ = try await store.users.users() } throws: { error in
-                    StoreError.code(of: error) == .database && "\(error)".contains("closed")
+                    StoreError.code(of: error) == .closed && "\(error)".contains("closed")
                 }
             }
         }

@@ -1,12 +1,55 @@
 internal import CSQLite
 internal import Foundation
+internal import Logging
+internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
 #endif
 
-/// What happens to a database's `-wal` and `-shm` when its last connection closes.
+/// Closing a database, and what happens to its `-wal` and `-shm` when its last connection
+/// closes.
 extension Database {
+    /// Closes every connection once the reads and writes in progress have ended; live
+    /// queries stop. Reads and writes that start later throw `DatabaseError.closed`. When
+    /// this was the last connection of any process to the file, SQLite has checkpointed the
+    /// WAL into the file and deleted the `-wal` when this returns. Safe to call more than
+    /// once. Blocks the calling thread while reads and writes in progress finish.
+    package func close() {
+        guard !closedFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        changeTracker.stop()
+        readers?.drain()
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        closeConnections()
+        Diagnostics.logger.debug("closed \(path ?? "a private in-memory database")")
+    }
+
+    /// True once `close()` was called.
+    package var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
+
+    /// Throws `DatabaseError.closed` once `close()` was called.
+    package func checkOpen() throws {
+        if isClosed { throw DatabaseError.closed(path: path) }
+    }
+
+    /// Closes the connections, readers first: no read or write may be running.
+    func closeConnections() {
+        let companions =
+            removesFileOnDeinit
+            ? nil : path.map { Companions(path: $0, opened: changeTracker.identity.withLock { $0 }) }
+        changeTracker.stop()
+        checkpointer?.uninstall(from: writer)
+        checkpointer?.closeConnection()
+        // The last connection to close checkpoints the WAL and deletes it, but only if it
+        // can write: so the read-only readers close first and the writer last. Without this
+        // order the data of every command stayed in the -wal file, and a copy of the main
+        // file alone was an old database.
+        readers?.close()
+        writer.close()
+        companions?.removeLeftovers()
+    }
+
     /// The files beside the database as they were while it was open: when the database file
     /// was moved away meanwhile, they stay at the old path (SQLite checkpoints and deletes
     /// them only for a file that has not moved) and are removed by `removeLeftovers()`.

@@ -18,16 +18,18 @@ internal import Synchronization
 package final class Database: Sendable {
     /// The file path, or nil for an in-memory database.
     package let path: String?
-    private let writer: Connection
-    private let writerLock = NSLock()
-    private let readers: ReaderPool?
+    let writer: Connection
+    let writerLock = NSLock()
+    let readers: ReaderPool?
     private let writeQueue = DispatchQueue(label: "shelf.database.writer")
-    private let removesFileOnDeinit: Bool
+    let removesFileOnDeinit: Bool
+    /// Set by `close()`: every later call throws `DatabaseError.closed`.
+    let closedFlag = Atomic<Bool>(false)
     /// Tells live queries which tables each commit changed.
     package let changeTracker: ChangeTracker
     /// Counts the statements run by this database's connections (not its checkpointer's).
     package let statementCounter = StatementCounter()
-    private let checkpointer: Checkpointer?
+    let checkpointer: Checkpointer?
     /// How long a write waits for another process's lock.
     private let writeTimeout: Duration
     /// `writeTimeout` as SQLite's busy timeout.
@@ -128,19 +130,7 @@ package final class Database: Sendable {
     }
 
     deinit {
-        let companions =
-            removesFileOnDeinit
-            ? nil : path.map { Companions(path: $0, opened: changeTracker.identity.withLock { $0 }) }
-        changeTracker.stop()
-        checkpointer?.uninstall(from: writer)
-        checkpointer?.closeConnection()
-        // The last connection to close checkpoints the WAL and deletes it, but only if it
-        // can write: so the read-only readers close first and the writer last. Without this
-        // order the data of every command stayed in the -wal file, and a copy of the main
-        // file alone was an old database.
-        readers?.close()
-        writer.close()
-        companions?.removeLeftovers()
+        if !closedFlag.load(ordering: .acquiring) { closeConnections() }
         guard removesFileOnDeinit, let path else { return }
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
@@ -257,6 +247,7 @@ package final class Database: Sendable {
     private func writeWithoutWaiting<T>(_ body: (Connection) throws -> T) throws -> Commit<T>? {
         guard writerLock.try() else { return nil }
         defer { writerLock.unlock() }
+        try checkOpen()
         // A transaction left open on the writer (by `withWriter`) is joined through a savepoint
         // by `write`: leave that to it.
         guard !writer.isInTransaction else { return nil }
@@ -310,6 +301,7 @@ package final class Database: Sendable {
     package func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
+        try checkOpen()
         return try body(writer)
     }
 
@@ -348,7 +340,7 @@ package final class Database: Sendable {
             }
         }
         guard let readers else { return try withWriter { try run($0) } }
-        let connection = readers.checkOut()
+        let connection = try readers.checkOut(database: path)
         defer { readers.checkIn(connection) }
         return try run(connection)
     }
@@ -374,7 +366,7 @@ package final class Database: Sendable {
                 continuation.resume(
                     with: Result {
                         guard let readers = self.readers else { return try self.withWriter(body) }
-                        let connection = readers.checkOut()
+                        let connection = try readers.checkOut(database: self.path)
                         defer { readers.checkIn(connection) }
                         return try body(connection)
                     })
@@ -393,7 +385,7 @@ package final class Database: Sendable {
         try Task.checkCancellation()
         let interruption = ReadInterruption()
         return try await withTaskCancellationHandler {
-            if let readers, let connection = readers.checkOut(wait: false) {
+            if let readers, let connection = try readers.checkOut(wait: false, database: path) {
                 defer { readers.checkIn(connection) }
                 return try interruption.run(on: connection) { connection in
                     try connection.readTransaction { try body(connection) }
@@ -412,9 +404,12 @@ package final class Database: Sendable {
 }
 
 /// A fixed set of read-only connections; `checkOut` hands each to one caller at a time.
-private final class ReaderPool: Sendable {
+final class ReaderPool: Sendable {
     private let available: DispatchSemaphore
     private let idle: Mutex<[Connection]>
+    private let count: Int
+    /// Set by `drain()`: check-outs throw from then on.
+    private let closed = Atomic<Bool>(false)
 
     init(path: String, count: Int, busyTimeout: Int32, counter: StatementCounter) throws {
         var connections: [Connection] = []
@@ -426,20 +421,31 @@ private final class ReaderPool: Sendable {
         }
         available = DispatchSemaphore(value: count)
         idle = Mutex(connections)
+        self.count = count
     }
 
-    /// A connection, waiting while all are in use.
-    func checkOut() -> Connection {
+    /// A connection, waiting while all are in use; throws `DatabaseError.closed` once the
+    /// pool is drained.
+    func checkOut(database path: String?) throws -> Connection {
         available.wait()
-        return idle.withLock { $0.removeLast() }
+        return try take(database: path)
     }
 
-    /// A connection, or nil when all are in use and `wait` is false.
-    func checkOut(wait: Bool) -> Connection? {
+    /// A connection, or nil when all are in use and `wait` is false; throws as `checkOut`.
+    func checkOut(wait: Bool, database path: String?) throws -> Connection? {
         if wait {
             available.wait()
         } else if available.wait(timeout: .now()) == .timedOut {
             return nil
+        }
+        return try take(database: path)
+    }
+
+    /// The connection a caller that holds a slot may use, unless the pool was drained.
+    private func take(database path: String?) throws -> Connection {
+        guard !closed.load(ordering: .acquiring) else {
+            available.signal()
+            throw DatabaseError.closed(path: path)
         }
         return idle.withLock { $0.removeLast() }
     }
@@ -449,7 +455,17 @@ private final class ReaderPool: Sendable {
         available.signal()
     }
 
-    /// Closes every connection; only when no read is running (the database is going away).
+    /// Refuses every later check-out and waits until every connection is back: the reads in
+    /// progress end first. Blocks.
+    func drain() {
+        closed.store(true, ordering: .releasing)
+        for _ in 0..<count { available.wait() }
+        // Waiters that were queued wake, see `closed`, and throw.
+        for _ in 0..<count { available.signal() }
+    }
+
+    /// Closes every connection; only when no read is running (drained, or the database is
+    /// going away).
     func close() {
         idle.withLock { connections in
             for connection in connections { connection.close() }

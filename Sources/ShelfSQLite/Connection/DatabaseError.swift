@@ -41,6 +41,17 @@ package struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.init(extendedCode: (extended & 0xFF) == (code & 0xFF) ? extended : code, message: message, sql: sql)
     }
 
+    /// The error of a call on a database after its `close()`: `path` is the database's file.
+    package static func closed(path: String?) -> DatabaseError {
+        DatabaseError(extendedCode: SQLITE_MISUSE, message: "\(path ?? "the in-memory database")\(closedSuffix)")
+    }
+
+    /// How the message of `closed(path:)` ends.
+    private static let closedSuffix = " is closed"
+
+    /// True for the error of a call on a closed database (`closed(path:)`).
+    package var isDatabaseClosed: Bool { extendedCode == SQLITE_MISUSE && message.hasSuffix(Self.closedSuffix) }
+
     package var description: String {
         var text = "SQLite error \(extendedCode) (\(code)): \(message)"
         if let sql { text += " while running: \(sql)" }

@@ -11,6 +11,7 @@ extension SQLiteBackend {
         guard let source = self.path else {
             throw StoreError(.invalidValue, "an in-memory store has no file to back up")
         }
+        try StoreError.translating { try database.checkOpen() }
         try Store.checkBackupDestination(path, source: source)
         let folder = (path as NSString).deletingLastPathComponent
         let temporary =
@@ -29,6 +30,7 @@ extension SQLiteBackend {
         } catch {
             unlink(temporary)
             if let error = error as? StoreError { throw error }
+            if let error = error as? DatabaseError, error.isDatabaseClosed { throw StoreError(error) }
             if let error = error as? DatabaseError {
                 throw StoreError(
                     .database,

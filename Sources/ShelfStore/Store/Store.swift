@@ -7,9 +7,9 @@ internal import Foundation
 /// through this type, and nothing that uses a store needs to know which it has.
 ///
 /// Open one per database and share it: `Store` and its repositories are thread-safe, and all
-/// their methods may be called from any task. A SQLite store stays open until the last
-/// reference to it (or one of its repositories) goes away; call `close()` to end a server
-/// store's connections sooner.
+/// their methods may be called from any task. Call `close()` when done: when it returns the
+/// store's connections are ended (a SQLite file's WAL merged and removed). A store released
+/// without it closes itself when the last reference to it (or one of its repositories) goes.
 ///
 /// ```swift
 /// let store = try Store(path: "shelf.sqlite")
@@ -53,9 +53,13 @@ public final class Store: Sendable {
         views = backend.views
     }
 
-    /// Ends the store's connections; live values stop changing. Safe to call more than once.
-    /// Other calls on a closed server store fail. A SQLite store closes its file when it is
-    /// released, so this is optional there.
+    /// Ends the store's connections once the calls in progress have ended; live values stop
+    /// changing. Safe to call more than once. Deterministic: when it returns, a SQLite store's
+    /// file is closed and, when no other process has it open, its WAL is merged into it and
+    /// the `-wal` file removed; a server store's connections are ended. Every later call on
+    /// the store or its repositories throws `StoreError` with code `.closed`, naming the
+    /// store. A store that is released without `close()` closes itself too (a server store
+    /// then keeps its background work until the process ends).
     public func close() async {
         await backend.close()
     }

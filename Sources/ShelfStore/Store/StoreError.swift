@@ -30,6 +30,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case fileReplaced
         /// The file is a SQLite database, but not a shelf's; nothing was changed in it.
         case foreignDatabase
+        /// The store was closed (`Store.close()`); open it again to use it.
+        case closed
         /// Any other database failure.
         case database
     }
