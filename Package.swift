@@ -69,6 +69,15 @@ let package = Package(
             ],
             plugins: ["EmbedMigrations"]
         ),
+        // Scratch databases on a shared server, for tests (reads SHELF_TEST_POSTGRES_DATABASES).
+        .target(
+            name: "ShelfPostgresTesting",
+            dependencies: [
+                "ShelfPostgres", "ShelfStore",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+            ]
+        ),
         .executableTarget(
             name: "shelf",
             dependencies: [
@@ -113,7 +122,7 @@ let package = Package(
         .testTarget(
             name: "ShelfPresentationTests",
             dependencies: [
-                "ShelfPresentation", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfPostgres",
+                "ShelfPresentation", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfPostgres", "ShelfPostgresTesting",
                 "ShelfTestSupport",
             ]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite", "ShelfTestSupport"]),
@@ -126,17 +135,17 @@ let package = Package(
         .testTarget(
             name: "ShelfPostgresTests",
             dependencies: [
-                "ShelfPostgres", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfTestSupport",
+                "ShelfPostgres", "ShelfPostgresTesting", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .testTarget(
             name: "ShelfConformanceTests",
-            dependencies: ["ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres"]),
+            dependencies: ["ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres", "ShelfPostgresTesting"]),
         .testTarget(
             name: "shelfTests",
             dependencies: [
-                "shelf", "terminal-demo", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport", "ShelfPostgres",
+                "shelf", "terminal-demo", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport", "ShelfPostgres", "ShelfPostgresTesting",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -48,8 +48,12 @@
         ///   server cannot be reached, refuses the password, or has no such database (the
         ///   message says which, and what to do); `.newerDatabase`, `.modifiedMigration`,
         ///   `.foreignDatabase` (nothing changed), `.migrationFailed`.
-        package static func open(url: String) async throws -> PostgresBackend {
-            let place = try PostgresLocation(url: url)
+        package static func open(url: String, configuration: Store.Configuration = .default) async throws
+            -> PostgresBackend
+        {
+            var place = try PostgresLocation(url: url)
+            place.lockTimeout = configuration.writeTimeout
+            SlowCallThreshold.set(configuration.slowQueryThreshold)
             let (applied, collisions) = try await withConnection(to: place) { connection in
                 let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
                 let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)

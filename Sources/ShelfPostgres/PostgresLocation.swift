@@ -33,8 +33,8 @@
         package var tlsMode: TLSMode
 
         /// How long a statement waits for a lock another session holds (`lock_timeout`) before
-        /// it fails; `WriteTimeout.duration` unless changed.
-        package var lockTimeout: Duration = WriteTimeout.duration
+        /// it fails; `WriteTimeout.defaultDuration` unless changed (`Store.Configuration`).
+        package var lockTimeout: Duration = WriteTimeout.defaultDuration
 
         /// The `application_name` of Shelf's connections, which `pg_stat_activity` shows and
         /// other sessions' lock messages name: "shelf" in the `shelf` program, "shelf (NAME)" in

@@ -17,8 +17,10 @@
         ///   server cannot be reached, refuses the password, or has no such database (the
         ///   message says which, and what to do); `.newerDatabase`, `.modifiedMigration` or
         ///   `.foreignDatabase` (nothing was changed); `.migrationFailed`.
-        public static func open(postgres url: String) async throws -> Store {
-            let backend = try await PostgresBackend.open(url: url)
+        /// - Parameter configuration: the write timeout and the slow-query threshold apply (see
+        ///   `Store.Configuration`).
+        public static func open(postgres url: String, configuration: Configuration = .default) async throws -> Store {
+            let backend = try await PostgresBackend.open(url: url, configuration: configuration)
             return Store(backend: backend, testHooks: backend)
         }
 

@@ -12,6 +12,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     let sqliteItems: SQLiteItemRepository
     let sqliteViews: SQLiteSavedViewRepository
     let appliedMigrations: [String]
+    /// The settings the store was opened with.
+    let configuration: Store.Configuration
     let emailCollisions: [EmailCollision]
     private let runs = RunCounter()
     var liveQueryRuns: Int { runs.value }
@@ -26,8 +28,9 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     static let migrator = Migrator(migrations: EmbeddedMigrations.all)
 
     /// Opens `database`'s shelf, applying pending migrations.
-    init(database: Database) throws {
+    init(database: Database, configuration: Store.Configuration = .default) throws {
         self.database = database
+        self.configuration = configuration
         appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
         emailCollisions = try SQLiteUserRepository.fillEmailKeys(database)
         sqliteUsers = SQLiteUserRepository(database: database)
@@ -37,7 +40,11 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
 
     /// Opens the shelf at `path`, creating the file and its folder when missing, and applies
     /// pending migrations (see `Store.init(path:)`).
-    static func open(path: String) throws -> SQLiteBackend {
+    static func open(path: String, configuration: Store.Configuration = .default) throws -> SQLiteBackend {
+        let slow = configuration.slowQueryThreshold.components
+        Diagnostics.setSlowStatementThreshold(
+            nanoseconds: slow.seconds * 1_000_000_000 + slow.attoseconds / 1_000_000_000)
+        SlowCallThreshold.set(configuration.slowQueryThreshold)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -48,12 +55,14 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
                     + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
         }
         do {
-            try Store.refuseForeignDatabase(at: path)
+            try Store.refuseForeignDatabase(at: path, timeout: configuration.writeTimeout)
             return try SQLiteBackend(
                 database: StoreError.translating {
                     try Database(
-                        path: path, writeTimeout: WriteTimeout.duration, changeCounters: Store.changeCounterTable)
-                })
+                        path: path, busyTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
+                        changeCounters: Store.changeCounterTable, cacheKiB: configuration.writerCacheKiB,
+                        readerCacheKiB: configuration.readerCacheKiB)
+                }, configuration: configuration)
         } catch let error as StoreError {
             // Say which file: the same message is no help when --db and SHELF_DB disagree.
             throw StoreError(error.code, "\(path): \(error.message)")
@@ -130,6 +139,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
 
     func makeImportSession(table: ImportTable) throws -> any ImportSession {
         try StoreError.translating { try database.checkOpen() }
-        return try ImportStaging(database: database, table: table)
+        return try ImportStaging(
+            database: database, table: table, bulkMinimumRows: configuration.bulkImportMinimumRows)
     }
 }

@@ -7,8 +7,9 @@ extension Store {
     /// pending migrations.
     /// - Throws: `StoreError` with `.newerDatabase` or `.modifiedMigration` (the file is left
     ///   untouched), `.migrationFailed`, `.corrupt`, or `.database` when it cannot be opened.
-    public convenience init(path: String) throws {
-        self.init(sqlite: try SQLiteBackend.open(path: path))
+    /// - Parameter configuration: timeouts, cache sizes and thresholds (see `Configuration`).
+    public convenience init(path: String, configuration: Configuration = .default) throws {
+        self.init(sqlite: try SQLiteBackend.open(path: path, configuration: configuration))
     }
 
     /// A store in a fresh temporary file, deleted when the store is released. For tests and
@@ -36,12 +37,12 @@ extension Store {
     /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody
     /// else's database, which migrating would fill with shelf's tables and switch to WAL).
     /// A missing or empty file, and an empty database, are fine: they become a new shelf.
-    static func refuseForeignDatabase(at path: String) throws {
+    static func refuseForeignDatabase(at path: String, timeout: Duration = WriteTimeout.defaultDuration) throws {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let size = attributes[.size] as? Int, size > 0
         else { return }
         let tables = try StoreError.translating { () -> [String] in
-            let connection = try Connection(path: path, readOnly: true, busyTimeout: WriteTimeout.duration)
+            let connection = try Connection(path: path, readOnly: true, busyTimeout: timeout)
             defer { connection.close() }
             return try connection.fetch(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"

@@ -17,6 +17,9 @@ enum OpenDatabases {
     private static let databases = Mutex<[String]>([])
     private static let stores = Mutex<[Store]>([])
 
+    /// The settings every store opens with, from the `SHELF_*` variables.
+    static let configuration = Store.Configuration.fromEnvironment()
+
     /// The database files opened so far, as resolved paths.
     static var files: [String] { databases.withLock { $0 } }
 
@@ -26,7 +29,7 @@ enum OpenDatabases {
         case .sqlite(let path): return try open(path)
         case .postgres(let url):
             #if PostgreSQL
-                let store = try await Store.open(postgres: url)
+                let store = try await Store.open(postgres: url, configuration: configuration)
                 stores.withLock { $0.append(store) }
                 return store
             #else
@@ -40,7 +43,7 @@ enum OpenDatabases {
 
     /// Opens the SQLite store at `path` and remembers it and its file.
     static func open(_ path: String) throws -> Store {
-        let store = try Store(path: path)
+        let store = try Store(path: path, configuration: configuration)
         stores.withLock { $0.append(store) }
         if let resolved = realpath(path, nil) {
             let file = String(cString: resolved)
@@ -65,7 +68,7 @@ enum OpenDatabases {
     /// Warns about each database whose WAL could not be merged into it on close.
     static func warnAboutUnmergedWAL() {
         for file in files {
-            if let warning = Store.leftoverWALWarning(path: file) { printError(warning) }
+            if let warning = Store.leftoverWALWarning(path: file, timeout: configuration.writeTimeout) { printError(warning) }
         }
     }
 }

@@ -5,6 +5,7 @@ import Testing
 
 #if PostgreSQL
     import ShelfPostgres
+    import ShelfPostgresTesting
 #endif
 
 /// A backend the conformance suite runs on. Every test of the suite takes one as its argument,

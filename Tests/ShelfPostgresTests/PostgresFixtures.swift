@@ -2,6 +2,7 @@
     import Foundation
     import PostgresNIO
     import ShelfPostgres
+    import ShelfPostgresTesting
     import ShelfStore
 
     /// A fresh database per test on the server of `PostgresServer.url`, dropped at the end.

@@ -8,6 +8,7 @@ import Testing
 
 #if PostgreSQL
     import ShelfPostgres
+    import ShelfPostgresTesting
 #endif
 
 /// Undo and redo against edits made by another program: the `sqlite3` shell on a SQLite file,

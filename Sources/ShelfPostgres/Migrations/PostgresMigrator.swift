@@ -1,6 +1,6 @@
 #if PostgreSQL
     package import Foundation
-    internal import Logging
+    package import Logging
     package import PostgresNIO
     internal import ShelfStore
 
@@ -210,7 +210,7 @@
 
     extension Logger {
         /// A logger that drops everything: the library never prints.
-        static let silent = Logger(label: "shelf.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        package static let silent = Logger(label: "shelf.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     extension Date {

@@ -54,11 +54,13 @@ package final class Database: Sendable {
     package convenience init(
         path: String, readerCount: Int = 4, busyTimeout: Duration = .seconds(5),
         writeTimeout: Duration = Database.defaultWriteTimeout, watchesFiles: Bool = true,
-        changeCounters: String? = nil
+        changeCounters: String? = nil, cacheKiB: Int = -Database.cacheSize,
+        readerCacheKiB: Int = -Database.readerCacheSize
     ) throws {
         try self.init(
             path: path, readerCount: readerCount, busyTimeout: busyTimeout, writeTimeout: writeTimeout,
-            watchesFiles: watchesFiles, changeCounters: changeCounters, removesFileOnDeinit: false)
+            watchesFiles: watchesFiles, changeCounters: changeCounters, removesFileOnDeinit: false,
+            cacheKiB: cacheKiB, readerCacheKiB: readerCacheKiB)
     }
 
     /// How long Shelf's writes wait for another process's write lock.
@@ -66,7 +68,8 @@ package final class Database: Sendable {
 
     private init(
         path: String?, readerCount: Int, busyTimeout: Duration, writeTimeout: Duration = defaultWriteTimeout,
-        watchesFiles: Bool = true, changeCounters: String? = nil, removesFileOnDeinit: Bool
+        watchesFiles: Bool = true, changeCounters: String? = nil, removesFileOnDeinit: Bool,
+        cacheKiB: Int = -Database.cacheSize, readerCacheKiB: Int = -Database.readerCacheSize
     ) throws {
         precondition(readerCount >= 1, "a database needs at least one reader")
         self.path = path
@@ -89,12 +92,13 @@ package final class Database: Sendable {
         }
         try writer.execute(
             """
-            PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=\(Self.cacheSize);
+            PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=\(-abs(cacheKiB));
             PRAGMA journal_size_limit=\(Checkpointer.journalSizeLimit);
             """)
         if let path {
             readers = try ReaderPool(
-                path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds), counter: statementCounter)
+                path: path, count: readerCount, busyTimeout: Int32(clamping: milliseconds), counter: statementCounter,
+                cacheKiB: readerCacheKiB)
             let checkpointer = Checkpointer(path: path, writerTimeout: Int32(clamping: Self.milliseconds(writeTimeout)))
             checkpointer.install(on: writer)
             self.checkpointer = checkpointer
@@ -411,12 +415,12 @@ final class ReaderPool: Sendable {
     /// Set by `drain()`: check-outs throw from then on.
     private let closed = Atomic<Bool>(false)
 
-    init(path: String, count: Int, busyTimeout: Int32, counter: StatementCounter) throws {
+    init(path: String, count: Int, busyTimeout: Int32, counter: StatementCounter, cacheKiB: Int) throws {
         var connections: [Connection] = []
         for _ in 0..<count {
             let connection = try Connection(path: path, readOnly: true, counter: counter)
             sqlite3_busy_timeout(connection.handle, busyTimeout)
-            try connection.execute("PRAGMA cache_size=\(Database.readerCacheSize)")
+            try connection.execute("PRAGMA cache_size=\(-abs(cacheKiB))")
             connections.append(connection)
         }
         available = DispatchSemaphore(value: count)

@@ -1,5 +1,6 @@
 internal import CSQLite
 package import Logging
+internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
@@ -16,15 +17,15 @@ package enum Diagnostics {
     package static let logger = Logger(label: "shelf.sqlite")
 
     /// Statements that run at least this long are logged as slow (`debug`), with their SQL
-    /// text (never their values). `SHELF_SLOW_QUERY_MS` sets it; 0 logs every statement.
-    package static let slowStatementNanoseconds: Int64 = {
-        if let text = getenv("SHELF_SLOW_QUERY_MS").map({ String(cString: $0) }), let milliseconds = Int64(text),
-            milliseconds >= 0
-        {
-            return milliseconds * 1_000_000
-        }
-        return 100 * 1_000_000
-    }()
+    /// text (never their values); 0 logs every statement. 100 ms until `setSlowStatementThreshold`
+    /// sets another (the logger is the process's, so the threshold is too).
+    package static var slowStatementNanoseconds: Int64 { slowNanoseconds.load(ordering: .relaxed) }
+    private static let slowNanoseconds = Atomic<Int64>(100 * 1_000_000)
+
+    /// Sets `slowStatementNanoseconds` (negative counts as zero).
+    package static func setSlowStatementThreshold(nanoseconds: Int64) {
+        slowNanoseconds.store(max(0, nanoseconds), ordering: .relaxed)
+    }
 
     /// Logs `message` at `debug`, for modules that do not import swift-log themselves.
     package static func debug(_ message: @autoclosure () -> String) {

@@ -124,11 +124,11 @@ extension Store {
     /// (waiting for others' locks as writes do). Only a merge that fails for another reason
     /// (a full disk, a read-only file) is worth a warning, in SQLite's words; a copy of the main
     /// file alone would then be an old or damaged database.
-    package static func leftoverWALWarning(path: String) -> String? {
+    package static func leftoverWALWarning(path: String, timeout: Duration = WriteTimeout.defaultDuration) -> String? {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0,
             LockHolder.user(ofDatabase: path) == nil
         else { return nil }
-        guard case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.duration) else {
+        guard case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: timeout) else {
             return nil
         }
         return "Warning: \(path)-wal (\(size) bytes) could not be merged into the database (\(reason)); "

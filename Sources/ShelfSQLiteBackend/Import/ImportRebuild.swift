@@ -43,16 +43,9 @@ struct ImportRebuild {
     /// 32 MiB 2.1 s and 71 MB; the full-text rebuild took 6 s of CPU either way.
     static let cacheSize = -2048
 
-    /// The fewest staged rows that take the bulk path. `SHELF_BULK_IMPORT_MIN_ROWS` sets it
-    /// (tests set it low, to reach the bulk path with few rows; not a public setting).
-    static let minimumRows: Int64 = {
-        if let text = getenv("SHELF_BULK_IMPORT_MIN_ROWS").map({ String(cString: $0) }), let rows = Int64(text),
-            rows >= 0
-        {
-            return rows
-        }
-        return 10_000
-    }()
+    /// The fewest staged rows that take the bulk path, unless the store's configuration
+    /// (`Store.Configuration.bulkImportMinimumRows`) says otherwise.
+    static let defaultMinimumRows: Int64 = 10_000
 
     /// The bulk path is taken when the table holds at most this many rows per staged row.
     static let existingRowsPerStagedRow: Int64 = 4

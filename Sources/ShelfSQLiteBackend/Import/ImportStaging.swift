@@ -58,8 +58,12 @@ final class ImportStaging: ImportSession {
         case reject(Int64, ImportReject, ImportRowKey)
     }
 
-    init(database: Database, table: ImportTable) throws {
+    /// The fewest staged rows that take the bulk path (`ImportRebuild`).
+    private let bulkMinimumRows: Int64
+
+    init(database: Database, table: ImportTable, bulkMinimumRows: Int64 = ImportRebuild.defaultMinimumRows) throws {
         self.database = database
+        self.bulkMinimumRows = bulkMinimumRows
         self.table = table
         let number = Self.names.add(1, ordering: .relaxed).newValue
         let name = "shelf_stage_\(number)"
@@ -324,7 +328,7 @@ final class ImportStaging: ImportSession {
     }
 
     /// Whether this import takes the bulk path (`ImportRebuild`): when it stages at least
-    /// `ImportRebuild.minimumRows` rows and at least one for every
+    /// `bulkMinimumRows` rows and at least one for every
     /// `ImportRebuild.existingRowsPerStagedRow` rows the table holds. Per-row upkeep costs in
     /// proportion to the rows imported, a rebuild in proportion to the whole table; measured
     /// (release, 2 cores), 250,000 items into a 1,000,000-item store cost the same either way
@@ -332,7 +336,7 @@ final class ImportStaging: ImportSession {
     /// per-row upkeep and a bigger one rebuilds.
     private func usesRebuild(on connection: Connection) throws -> Bool {
         let staged = nextSeq
-        guard staged >= ImportRebuild.minimumRows else { return false }
+        guard staged >= bulkMinimumRows else { return false }
         let counted = try? connection.fetchOne(
             "SELECT row_count FROM main.shelf_changes WHERE table_name = ?", table.rawValue
         ) { try $0.int64(0) }

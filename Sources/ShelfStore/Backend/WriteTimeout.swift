@@ -1,19 +1,9 @@
 internal import Foundation
 
 /// How long a write waits for a lock another process or session holds before it fails and
-/// names the holder: 60 s, on every backend (SQLite's write lock, PostgreSQL's row and table
-/// locks). `SHELF_WRITE_TIMEOUT_MS` sets another (for tests that must not wait a minute).
+/// names the holder: 60 s unless `Store.Configuration.writeTimeout` says otherwise, on every
+/// backend (SQLite's write lock, PostgreSQL's row and table locks).
 package enum WriteTimeout {
-    /// The timeout as a duration.
-    package static var duration: Duration {
-        if let text = ProcessInfo.processInfo.environment["SHELF_WRITE_TIMEOUT_MS"], let milliseconds = Int64(text),
-            milliseconds > 0
-        {
-            return .milliseconds(milliseconds)
-        }
-        return defaultDuration
-    }
-
     /// The timeout when nothing sets another: 60 s.
     package static let defaultDuration: Duration = .seconds(60)
 

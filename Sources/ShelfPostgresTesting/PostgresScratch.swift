@@ -1,6 +1,8 @@
 #if PostgreSQL
     internal import Foundation
+    internal import Logging
     internal import PostgresNIO
+    package import ShelfPostgres
     internal import ShelfStore
 
     /// Scratch databases for tests and benchmarks: each gets a fresh, uniquely named database
