@@ -21,6 +21,8 @@
         package let location: String
         /// Nil: the store lives on a server, not in a local file.
         package var path: String? { nil }
+        /// The URL without its password: any program with the password can open it.
+        package var shareableLocation: String? { location }
 
         package let place: PostgresLocation
         package let pool: PostgresPool

@@ -56,7 +56,7 @@
                     self.init(
                         .database,
                         "authentication failed for user \(location.user) on the PostgreSQL server at \(location.server) "
-                            + "(\(message)); check the user and password in the URL in --db/SHELF_DB")
+                            + "(\(message)); check the user and password in the URL", hint: .checkDatabaseLocation)
                 case "3D000":
                     self.init(
                         .database,
@@ -93,8 +93,8 @@
                 self.init(
                     .database,
                     "the PostgreSQL server at \(location.server) does not offer TLS, and the URL asks for it "
-                        + "(sslmode=require); use sslmode=prefer or disable in --db/SHELF_DB, or turn on ssl in the server"
-                )
+                        + "(sslmode=require); use sslmode=prefer or disable in the URL, or turn on ssl in the server",
+                    hint: .checkDatabaseLocation)
             case .serverClosedConnection:
                 let cause = error.underlying.map(Self.connectionCause) ?? "the server closed it"
                 self.init(.database, prefix + Self.lostConnection(at: location, cause: cause))
@@ -103,12 +103,13 @@
                 self.init(
                     .database,
                     "cannot reach the PostgreSQL server at \(location.server) (\(cause)); check that it runs and "
-                        + "the URL in --db/SHELF_DB")
+                        + "the URL", hint: .checkDatabaseLocation)
             case .authMechanismRequiresPassword:
                 self.init(
                     .database,
                     "authentication failed for user \(location.user) on the PostgreSQL server at \(location.server) "
-                        + "(it asks for a password and the URL has none); put the password in the URL in --db/SHELF_DB")
+                        + "(it asks for a password and the URL has none); put the password in the URL",
+                    hint: .checkDatabaseLocation)
             case .poolClosed:
                 self.init(.database, "\(prefix)the store on \(location.server) is closed; open it again")
             case .clientClosedConnection:

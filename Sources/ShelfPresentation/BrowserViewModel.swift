@@ -32,7 +32,7 @@ public final class BrowserViewModel {
         actions = ItemActions(store: store)
     }
 
-    /// Where the database is, for the status bar ("in memory" for a temporary store).
+    /// Where the database is, for the status bar.
     public var location: String { store.location }
 
     /// The detail of one item: a bounded preview of its notes, or all of them when
@@ -67,7 +67,7 @@ public final class BrowserViewModel {
     /// The command that fills this database with sample data, `shelf demo --db PATH`, the
     /// location shell-quoted (a PostgreSQL URL without its password); nil for a store in
     /// memory, which no other command can reach.
-    public var demoCommand: String? { StoreHints.demoCommand(location: location) }
+    public var demoCommand: String? { StoreHints.demoCommand(location: store.shareableLocation) }
 
     /// An editor for the item with `id`, or nil when it no longer exists.
     public func makeEditor(id: Item.ID) async -> ItemEditorViewModel? {

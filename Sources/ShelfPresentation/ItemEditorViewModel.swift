@@ -275,7 +275,7 @@ public final class ItemEditorViewModel {
                         phase: .editing,
                         newOwner: NewOwner(
                             email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
-                            command: StoreHints.addUserCommand(location: store.location, email: email)))
+                            command: StoreHints.addUserCommand(location: store.shareableLocation, email: email)))
                     return
                 }
                 let fields = Self.fields(values)

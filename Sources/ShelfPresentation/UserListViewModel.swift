@@ -63,7 +63,7 @@ public final class UserListViewModel {
 
     /// The command that fills this database with sample users and items (`shelf demo --db
     /// PATH`), for the hint shown when there are no users; nil for a store in memory.
-    public var demoCommand: String? { StoreHints.demoCommand(location: store.location) }
+    public var demoCommand: String? { StoreHints.demoCommand(location: store.shareableLocation) }
 
     /// The selected row, or nil.
     public var selectedRow: UserRowViewModel? {

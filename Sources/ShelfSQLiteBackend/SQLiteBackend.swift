@@ -23,7 +23,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     var items: any ItemRepository { sqliteItems }
     var views: any SavedViewRepository { sqliteViews }
     var path: String? { database.path }
-    var location: String { database.path ?? "in memory" }
+    var location: String { database.path ?? "a private in-memory database" }
+    var shareableLocation: String? { database.path }
 
     static let migrator = Migrator(migrations: EmbeddedMigrations.all)
 
@@ -52,7 +53,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
             throw StoreError(
                 .database,
                 "cannot create the folder \(folder.path) for the database (\(error.localizedDescription)); "
-                    + "create it, fix its permissions, or choose another file with --db or SHELF_DB")
+                    + "create it, fix its permissions, or choose another file", hint: .chooseAnotherDatabase)
         }
         do {
             try Store.refuseForeignDatabase(at: path, timeout: configuration.writeTimeout)
@@ -64,8 +65,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
                         readerCacheKiB: configuration.readerCacheKiB)
                 }, configuration: configuration)
         } catch let error as StoreError {
-            // Say which file: the same message is no help when --db and SHELF_DB disagree.
-            throw StoreError(error.code, "\(path): \(error.message)")
+            // Say which file: the same message is no help when two settings name different files.
+            throw StoreError(error.code, "\(path): \(error.message)", hint: error.hint)
         }
     }
 

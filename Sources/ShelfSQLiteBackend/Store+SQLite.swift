@@ -54,7 +54,7 @@ extension Store {
         throw StoreError(
             .foreignDatabase,
             "this SQLite database is not a shelf (it has the tables \(shown)\(more), and no shelf_migrations); "
-                + "shelf changed nothing in it. Choose another file with --db or SHELF_DB, or a new path to create a shelf"
-        )
+                + "shelf changed nothing in it. Choose another file, or a new path to create a shelf",
+            hint: .chooseAnotherDatabase)
     }
 }

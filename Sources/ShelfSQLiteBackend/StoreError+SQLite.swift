@@ -27,7 +27,7 @@ extension StoreError {
             self.init(
                 .corrupt,
                 "\(prefix)the file is damaged or not a shelf database (\(error.message)); check the path "
-                    + "(--db, SHELF_DB) or restore the file from a backup")
+                    + "or restore the file from a backup", hint: .checkDatabaseLocation)
         default:
             self.init(.database, "\(prefix)\(error.description)")
         }

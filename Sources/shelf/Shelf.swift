@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfStore
 
 @main
 struct Shelf: AsyncParsableCommand {
@@ -97,7 +98,8 @@ struct Shelf: AsyncParsableCommand {
             }
         }
         // An exit code alone (a signal that ended the browser) has no message.
-        let message = fullMessage(for: error)
+        var message = fullMessage(for: error)
+        if let hint = (error as? StoreError)?.hint { message += " " + hint.rendered }
         if !message.isEmpty { printError(message) }
         return code == .validationFailure ? 2 : code.rawValue
     }

@@ -73,7 +73,7 @@
             } throws: { error in
                 StoreError.code(of: error) == .database
                     && "\(error)".contains("cannot reach the PostgreSQL server at 127.0.0.1:1 (connection refused)")
-                    && "\(error)".contains("--db/SHELF_DB")
+                    && (error as? StoreError)?.hint == .checkDatabaseLocation
             }
         }
 

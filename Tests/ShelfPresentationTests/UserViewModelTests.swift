@@ -236,7 +236,7 @@ struct ItemEditorOwnerTests {
             StoreHints.addUserCommand(location: "/tmp/my shelf.sqlite", email: "a@x.io")
                 == "shelf users add --db '/tmp/my shelf.sqlite' --name NAME --email a@x.io")
         #expect(StoreHints.demoCommand(location: "/tmp/x.sqlite") == "shelf demo --db /tmp/x.sqlite")
-        #expect(StoreHints.demoCommand(location: "in memory") == nil)
+        #expect(StoreHints.demoCommand(location: nil) == nil)
         #expect(ShellQuoting.quoted("it's") == #"'it'\''s'"#)
         #expect(ShellQuoting.quoted("postgres://u@h:5432/db") == "postgres://u@h:5432/db")
     }
@@ -248,7 +248,7 @@ struct ItemEditorOwnerTests {
         editor.update(.title, to: "T")
         editor.save()
         let asked = try #require(await states.next { $0.newOwner != nil })
-        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.location, email: "x@example.com"))
+        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
         #expect(asked.newOwner?.command?.contains(store.location) == true)
     }
 

@@ -28,6 +28,9 @@ package protocol StoreBackend: Sendable {
     /// The database file, for a store kept in a local file; nil otherwise. Outputs never
     /// replace it nor its companion files.
     var path: String? { get }
+    /// `location` when another program can open the store there (a file, a server); nil for
+    /// a store only this process can reach (in memory).
+    var shareableLocation: String? { get }
 
     /// See `Store.liveItems(matching:after:limit:)`.
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<

@@ -37,6 +37,9 @@ public final class Store: Sendable {
     /// Where the store lives, fit to show to a person: the file's path, or the server's URL
     /// without its password.
     public var location: String { backend.location }
+    /// `location` when another program can open the store there (a file, or a server's URL
+    /// without its password); nil for a store only this process can reach (in memory).
+    public var shareableLocation: String? { backend.shareableLocation }
 
     /// The database engine behind this store.
     package let backend: any StoreBackend

@@ -36,15 +36,28 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case database
     }
 
+    /// What a person can do about a failure beyond what the message says, in terms the
+    /// program that shows the error renders with its own words (the `shelf` command names its
+    /// `--db` option and `SHELF_DB`). Library messages never name a program's options.
+    public enum Hint: String, Sendable, Hashable {
+        /// The database named cannot be used as it is: choose another one.
+        case chooseAnotherDatabase
+        /// The database named may not be the one meant: check where it is.
+        case checkDatabaseLocation
+    }
+
     /// What kind of failure this is.
     public let code: Code
     /// What happened, to what, and what to do; fit to show to a person.
     public let message: String
+    /// What else to do, for the program to render; nil when the message says it all.
+    public let hint: Hint?
 
     /// An error of kind `code`; `message` should say what to do.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, hint: Hint? = nil) {
         self.code = code
         self.message = message
+        self.hint = hint
     }
 
     /// The message: what happened, to what, and what to do.
