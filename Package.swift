@@ -122,7 +122,8 @@ let package = Package(
         .testTarget(
             name: "ShelfPresentationTests",
             dependencies: [
-                "ShelfPresentation", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfPostgres", "ShelfPostgresTesting",
+                "ShelfPresentation", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfPostgres",
+                "ShelfPostgresTesting",
                 "ShelfTestSupport",
             ]),
         .testTarget(name: "ShelfSQLiteTests", dependencies: ["ShelfSQLite", "CSQLite", "ShelfTestSupport"]),
@@ -135,17 +136,22 @@ let package = Package(
         .testTarget(
             name: "ShelfPostgresTests",
             dependencies: [
-                "ShelfPostgres", "ShelfPostgresTesting", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive", "ShelfTestSupport",
+                "ShelfPostgres", "ShelfPostgresTesting", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive",
+                "ShelfTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .testTarget(
             name: "ShelfConformanceTests",
-            dependencies: ["ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres", "ShelfPostgresTesting"]),
+            dependencies: [
+                "ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres",
+                "ShelfPostgresTesting",
+            ]),
         .testTarget(
             name: "shelfTests",
             dependencies: [
-                "shelf", "terminal-demo", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport", "ShelfPostgres", "ShelfPostgresTesting",
+                "shelf", "terminal-demo", "ShelfStore", "ShelfSQLiteBackend", "ShelfTestSupport", "ShelfPostgres",
+                "ShelfPostgresTesting",
             ]),
     ],
     swiftLanguageModes: [.v6]

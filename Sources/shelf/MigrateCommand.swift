@@ -1,6 +1,6 @@
 import ArgumentParser
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 
 #if PostgreSQL
     import ShelfPostgres

@@ -68,7 +68,9 @@ enum OpenDatabases {
     /// Warns about each database whose WAL could not be merged into it on close.
     static func warnAboutUnmergedWAL() {
         for file in files {
-            if let warning = Store.leftoverWALWarning(path: file, timeout: configuration.writeTimeout) { printError(warning) }
+            if let warning = Store.leftoverWALWarning(path: file, timeout: configuration.writeTimeout) {
+                printError(warning)
+            }
         }
     }
 }

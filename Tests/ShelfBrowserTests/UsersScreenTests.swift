@@ -1,7 +1,7 @@
 import Foundation
 import ShelfPresentation
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import ShelfTerminal
 import ShelfTerminalTesting
 import Testing

@@ -22,7 +22,8 @@ struct CloseConformanceTests {
                 throws: isClosedError)
             await #expect(
                 performing: { _ = try await store.items.count(matching: ItemQuery()) }, throws: isClosedError)
-            await #expect(performing: { _ = try await store.liveItems(matching: ItemQuery(), limit: 10) }, throws: isClosedError)
+            await #expect(
+                performing: { _ = try await store.liveItems(matching: ItemQuery(), limit: 10) }, throws: isClosedError)
         }
     }
 }

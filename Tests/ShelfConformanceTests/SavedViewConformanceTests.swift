@@ -1,7 +1,7 @@
 import Foundation
 import ShelfReactive
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import Testing
 
 /// Saved views on every backend: names unique with letter case ignored, saving over a name,

@@ -1,8 +1,8 @@
 import Foundation
 import ShelfPresentation
 import ShelfReactive
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import ShelfTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import ShelfReactive
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import Synchronization
 
 /// Collects every value a property publishes, from any thread, and waits for one.

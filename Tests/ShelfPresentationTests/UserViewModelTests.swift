@@ -248,7 +248,9 @@ struct ItemEditorOwnerTests {
         editor.update(.title, to: "T")
         editor.save()
         let asked = try #require(await states.next { $0.newOwner != nil })
-        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
+        #expect(
+            asked.newOwner?.command
+                == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
         #expect(asked.newOwner?.command?.contains(store.location) == true)
     }
 

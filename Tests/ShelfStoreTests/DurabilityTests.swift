@@ -3,8 +3,8 @@ import ShelfSQLite
 import ShelfTestSupport
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 @Suite("Durability: a store's file is the whole store")
 struct DurabilityTests {

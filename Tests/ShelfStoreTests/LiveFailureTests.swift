@@ -5,8 +5,8 @@ import ShelfTestSupport
 import Synchronization
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 /// Records every result a live property publishes.
 final class LiveRecorder<Value: Sendable>: Sendable {

@@ -5,8 +5,8 @@ import ShelfTestSupport
 import Synchronization
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 @Suite("Live queries")
 struct LiveQueryTests {
@@ -229,7 +229,8 @@ struct NestedLiveQueryTests {
         let users = try await store.liveUsers()
         let selected = users.flatMapLatest { users -> Property<LiveResult<ItemWindow>> in
             let owner = users.success?.last?.id
-            return (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
+            return
+                (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
                 ?? Property(value: .success(ItemWindow(items: [], totalCount: 0)))
         }
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))

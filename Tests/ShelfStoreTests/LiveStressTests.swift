@@ -4,8 +4,8 @@ import ShelfSQLite
 import ShelfTestSupport
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 @Suite("Live queries come and go under load")
 struct LiveStressTests {
@@ -50,6 +50,8 @@ struct LiveStressTests {
         let final = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 1)
         _ = try await store.items.insert(NewItem(userID: ann, title: "last"))
         #expect(await eventually { final.query.value.items.first?.title == "last" })
-        #expect(await eventually { fixture.sqlite.database.changeTracker.registeredCount == 1 }, "no query outlived its owner")
+        #expect(
+            await eventually { fixture.sqlite.database.changeTracker.registeredCount == 1 },
+            "no query outlived its owner")
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import ShelfSQLite
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 /// A title stored past the limit by another program (the sqlite3 shell) does not block bulk
 /// changes of the item's other fields, nor undoing its deletion; a new title past the limit

@@ -2,8 +2,8 @@ import Foundation
 import ShelfSQLite
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 @Suite("Keyset paging")
 struct PagingTests {

@@ -4,8 +4,8 @@ import ShelfSQLite
 import ShelfTestSupport
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 /// Migration 0003_saved_views on SQLite: a shelf made by the previous version upgrades, the
 /// new table is change-tracked, and the embedded SQL is the file's.

@@ -2,8 +2,8 @@ import Foundation
 import ShelfSQLite
 import Testing
 
-@testable import ShelfStore
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 /// Which plan a search page takes on SQLite, and that every plan is the index walk it claims:
 /// the owner order and the walks never sort; all plans give the same rows.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ShelfStore
+
 @testable import ShelfSQLiteBackend
+@testable import ShelfStore
 
 /// A fresh temporary store per test, with one user.
 struct Fixture {

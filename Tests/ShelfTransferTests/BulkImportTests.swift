@@ -1,7 +1,7 @@
 import Foundation
 import ShelfReactive
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import ShelfTestSupport
 import Synchronization
 import Testing

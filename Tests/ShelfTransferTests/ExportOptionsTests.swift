@@ -1,6 +1,6 @@
 import Foundation
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 import ShelfTestSupport
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
-import ShelfStore
 import ShelfSQLiteBackend
+import ShelfStore
 
 @testable import ShelfTransfer
 

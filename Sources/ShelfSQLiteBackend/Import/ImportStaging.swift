@@ -1,7 +1,7 @@
 internal import Foundation
 internal import ShelfSQLite
-internal import Synchronization
 internal import ShelfStore
+internal import Synchronization
 
 /// The rows of one import, read and checked while no write lock is held, then applied in one
 /// short transaction.

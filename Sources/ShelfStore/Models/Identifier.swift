@@ -1,4 +1,3 @@
-
 /// A typed row ID: `User.ID` and `Item.ID` are different types, so one cannot be passed
 /// where the other is expected. The raw value is the SQLite rowid.
 public struct Identifier<Entity>: RawRepresentable, Hashable, Comparable, Sendable, Codable,

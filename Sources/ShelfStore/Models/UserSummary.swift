@@ -1,4 +1,3 @@
-
 /// A user with how many items they own.
 public struct UserSummary: Hashable, Sendable, Identifiable {
     /// The user.

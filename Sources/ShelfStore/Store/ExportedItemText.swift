@@ -1,4 +1,3 @@
-
 /// An item as an export writes it, its text as UTF-8 bytes read in place: no `String` per
 /// field, which for a million items is a good part of an export's time. The buffers are valid
 /// only during the call they are passed to. Times are milliseconds since 1970.

@@ -1,4 +1,3 @@
-
 extension Store {
     /// About how many users `forEachUser` calls its body with, for a progress bar: counted
     /// just before, in a read of its own, so writes in between may change the figure. Nil on a

@@ -1,4 +1,3 @@
-
 extension Store {
     /// Stores `views` exactly as given (IDs, names, times, versions) in this store, in one
     /// transaction: how a backup of a server store copies its saved views into a SQLite file.

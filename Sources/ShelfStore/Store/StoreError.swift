@@ -1,4 +1,3 @@
-
 /// Why a store operation failed. The operation changed nothing.
 ///
 /// Match the kind in a `catch` clause: `catch let error as StoreError where error.code == .conflict`.
