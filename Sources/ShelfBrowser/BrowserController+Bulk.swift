@@ -75,15 +75,6 @@ extension BrowserController {
         }
     }
 
-    /// The status bar's left text with the count of marks in front, or the last action's
-    /// message instead.
-    func statusWithMarks(_ left: String) -> String {
-        let actions = viewModel.actions
-        let marks = actions.marks.value.count
-        let status = marks == 0 ? left : "\(Formatting.count(marks)) marked · " + left
-        return actions.message.value.map { "\($0) · " + status } ?? status
-    }
-
     /// Handles the keys of marks, bulk actions, undo and copy; false for other actions.
     func handleBulk(_ action: BrowserAction, selected row: ItemRowViewModel?) -> Bool {
         let actions = viewModel.actions
@@ -116,7 +107,7 @@ extension BrowserController {
                 guard let self else { return }
                 presentPrompt(
                     viewModel.makeOwnerPrompt(count: count) { email in
-                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
+                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) } ?? nil
                     })
             }
         case .setPriority:

@@ -110,6 +110,7 @@ public final class ItemDetailViewModel {
     private let store: Store
     private let mutableState = MutableProperty<ViewState<ItemDetailContent>>(.idle)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
 
     /// A detail model for the item `id`, in state `.idle`: nothing is read until `load()`.
@@ -122,28 +123,34 @@ public final class ItemDetailViewModel {
         state = mutableState.property
     }
 
-    /// Reads the item and its owner and follows their changes.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the item and its owner and follows their changes; a failure shows as `.failed`.
+    /// Does nothing once following (a load still running is replaced by a new one).
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
         let id = self.id
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            key: "load",
+            { [weak self] in
                 let item = try await store.liveItem(id: id)
                 let users = try await store.liveUsers()
-                await self?.follow(combineLatest(item, users))
-            } catch {
-                await self?.fail(error)
-            }
-        }
+                self?.follow(combineLatest(item, users))
+            }, onFailure: { [weak self] error in self?.fail(error) })
     }
 
     /// Reads again after a failure.
-    public func retry() {
+    @discardableResult
+    public func retry() -> Intent {
         observation?.cancel()
         observation = nil
-        load()
+        return load()
+    }
+
+    /// Stops reading (the pane closed before the item arrived).
+    public func cancel() {
+        tasks.cancelAll()
     }
 
     private func follow(_ values: Property<(LiveResult<Item?>, LiveResult<[User]>)>) {

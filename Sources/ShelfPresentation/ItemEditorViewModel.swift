@@ -70,11 +70,13 @@ public struct ItemEditorContent: Hashable, Sendable {
     /// Set when saving found no user with the owner's email: the editor offers to create
     /// them (`createOwnerAndSave(name:)`) or to go back (`cancelNewOwner()`).
     public let newOwner: NewOwner?
+    /// Why there are no owner suggestions (the users could not be read), or nil.
+    public let suggestionsProblem: String?
 
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(
         mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase,
-        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil
+        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil, suggestionsProblem: String? = nil
     ) {
         self.mode = mode
         self.values = values
@@ -82,6 +84,7 @@ public struct ItemEditorContent: Hashable, Sendable {
         self.phase = phase
         self.ownerSuggestions = ownerSuggestions
         self.newOwner = newOwner
+        self.suggestionsProblem = suggestionsProblem
     }
 
     /// The text of `field`.
@@ -118,7 +121,10 @@ public final class ItemEditorViewModel {
     /// Every user, for the owner's completion.
     private var users: [User] = []
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var usersObservation: Observation?
+    /// The read of the users that `init` started.
+    private var usersIntent = Intent.done
 
     /// An editor for a new item; `ownerEmail` pre-fills the owner.
     public init(store: Store, ownerEmail: String = "") {
@@ -128,7 +134,7 @@ public final class ItemEditorViewModel {
         ]
         mutableState = MutableProperty(ItemEditorContent(mode: .create, values: values, errors: [:], phase: .editing))
         state = mutableState.property
-        followUsers()
+        usersIntent = followUsers()
     }
 
     /// An editor for `item`, owned by the user with `ownerEmail`.
@@ -140,17 +146,34 @@ public final class ItemEditorViewModel {
                 mode: .edit(item.id), values: Self.values(of: item, ownerEmail: ownerEmail), errors: [:],
                 phase: .editing))
         state = mutableState.property
-        followUsers()
+        usersIntent = followUsers()
     }
 
-    private func followUsers() {
+    /// Follows the users for the owner's completion. Without them there is no completion,
+    /// but typing an email still works: a failure says so in `ItemEditorContent.notice`.
+    private func followUsers() -> Intent {
         let store = self.store
-        Task.detached { [weak self] in
-            // Without the users there is no completion; typing an email still works.
-            guard let users = try? await store.liveUsers() else { return }
-            await self?.follow(users)
-        }
+        return tasks.start(
+            key: "users",
+            { [weak self] in
+                let users = try await store.liveUsers()
+                self?.follow(users)
+            },
+            onFailure: { [weak self] error in
+                guard let self else { return }
+                usersProblem = "No suggestions for the owner: could not read the users (\(error))."
+                let content = mutableState.value
+                set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
+            })
     }
+
+    /// Waits until the users for the owner's completion are read (or failed to be).
+    public func usersLoaded() async {
+        await usersIntent.finished()
+    }
+
+    /// Why the owner's completion is missing, or nil.
+    private var usersProblem: String?
 
     private func follow(_ live: Property<LiveResult<[User]>>) {
         usersObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
@@ -185,25 +208,27 @@ public final class ItemEditorViewModel {
 
     /// Validates and saves. On success the phase becomes `.saved`; when the owner's email
     /// belongs to nobody, `newOwner` is set and nothing is written.
-    public func save() {
-        guard mutableState.value.phase != .saving else { return }
+    @discardableResult
+    public func save() -> Intent {
+        guard mutableState.value.phase != .saving else { return .done }
         showsAllErrors = true
         let values = mutableState.value.values
         let errors = Self.validate(values)
         guard errors.isEmpty else {
             set(values: values, errors: errors, phase: .editing)
-            return
+            return .done
         }
         set(values: values, errors: [:], phase: .saving)
-        write(values, over: base)
+        return write(values, over: base)
     }
 
     /// Adds the user `newOwner` proposes, named `name`, then saves the item owned by them —
     /// one step for the person typing. When someone added that email meanwhile, the item goes
     /// to that user. A refused name or email keeps the proposal with its `error` and every
     /// field as typed; nothing is written.
-    public func createOwnerAndSave(name: String) {
-        guard let proposal = mutableState.value.newOwner, mutableState.value.phase != .saving else { return }
+    @discardableResult
+    public func createOwnerAndSave(name: String) -> Intent {
+        guard let proposal = mutableState.value.newOwner, mutableState.value.phase != .saving else { return .done }
         let values = mutableState.value.values
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
@@ -211,29 +236,29 @@ public final class ItemEditorViewModel {
                 values: values, errors: mutableState.value.errors, phase: .editing,
                 newOwner: NewOwner(
                     email: proposal.email, name: name, error: "A name is required.", command: proposal.command))
-            return
+            return .done
         }
         set(
             values: values, errors: [:], phase: .saving,
             newOwner: NewOwner(email: proposal.email, name: name, command: proposal.command))
         let store = self.store
         let base = self.base
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 do {
                     try await store.users.insert(NewUser(name: trimmed, email: proposal.email))
                 } catch let error as StoreError where error.code == .duplicateEmail {
                     // Added meanwhile by someone else: that user owns the item.
                 }
-            } catch {
+                // Started from this task, the save belongs to this intent.
+                self?.write(values, over: base)
+            },
+            onFailure: { [weak self] error in
                 let message = UserEditorViewModel.sentence((error as? StoreError)?.message ?? "\(error)")
-                await self?.set(
+                self?.set(
                     values: values, errors: [:], phase: .editing,
                     newOwner: NewOwner(email: proposal.email, name: name, error: message, command: proposal.command))
-                return
-            }
-            await self?.write(values, over: base)
-        }
+            })
     }
 
     /// Leaves the proposal to create the owner: back to editing, every field as typed.
@@ -244,72 +269,85 @@ public final class ItemEditorViewModel {
     }
 
     /// After a conflict: drops these edits and shows the stored item.
-    public func reload() {
-        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+    @discardableResult
+    public func reload() -> Intent {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return .done }
         base = theirs
         let store = self.store
         let values = mutableState.value.values
-        Task.detached { [weak self] in
-            let email = (try? await store.users.user(id: theirs.userID))?.email ?? values[.owner] ?? ""
-            await self?.set(values: Self.values(of: theirs, ownerEmail: email), errors: [:], phase: .editing)
-        }
+        return tasks.start(
+            { [weak self] in
+                // Their owner deleted meanwhile: the owner typed stays, and saving says so.
+                let email = try await store.users.user(id: theirs.userID)?.email ?? values[.owner] ?? ""
+                self?.set(values: Self.values(of: theirs, ownerEmail: email), errors: [:], phase: .editing)
+            },
+            onFailure: { [weak self] error in
+                self?.set(
+                    values: Self.values(of: theirs, ownerEmail: values[.owner] ?? ""), errors: [:],
+                    phase: .failed("Took their version, but could not read its owner (\(error)); check the owner."))
+            })
     }
 
     /// After a conflict: saves these edits over the stored item.
-    public func overwrite() {
-        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+    @discardableResult
+    public func overwrite() -> Intent {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return .done }
         base = theirs
         let values = mutableState.value.values
         set(values: values, errors: [:], phase: .saving)
-        write(values, over: theirs)
+        return write(values, over: theirs)
     }
 
-    private func write(_ values: [ItemEditorField: String], over base: Item?) {
-        let store = self.store
-        Task.detached { [weak self] in
-            let email = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
-            do {
-                guard let owner = try await store.users.user(email: email) else {
-                    await self?.set(
-                        values: values, errors: [.owner: "No user has the email \(email); add the user first."],
-                        phase: .editing,
-                        newOwner: NewOwner(
-                            email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
-                            command: StoreHints.addUserCommand(location: store.location, email: email)))
-                    return
-                }
-                let fields = Self.fields(values)
-                if var item = base {
-                    item.title = fields.title
-                    item.notes = fields.notes
-                    item.priority = fields.priority
-                    item.status = fields.status
-                    item.userID = owner.id
-                    let saved = try await store.items.update(item)
-                    await self?.saved(saved.id, values: values)
-                } else {
-                    let id = try await store.items.insert(
-                        NewItem(
-                            userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
-                            priority: fields.priority))
-                    await self?.saved(id, values: values)
-                }
-            } catch let error as StoreError where error.code == .conflict {
-                guard let id = base?.id else { return }
-                if let theirs = try? await store.items.item(id: id) {
-                    await self?.set(values: values, errors: [:], phase: .conflict(theirs: theirs))
-                } else {
-                    await self?.set(
-                        values: values, errors: [:],
-                        phase: .failed("The item was deleted by someone else; these edits were not saved."))
-                }
-            } catch let error as StoreError where error.code == .notFound {
-                await self?.set(
-                    values: values, errors: [:],
-                    phase: .failed("The item was deleted by someone else; these edits were not saved."))
-            } catch {
-                await self?.set(values: values, errors: [:], phase: .failed("Could not save: \(error)"))
+    @discardableResult
+    private func write(_ values: [ItemEditorField: String], over base: Item?) -> Intent {
+        tasks.start(
+            { [weak self] in try await self?.save(values, over: base) },
+            onFailure: { [weak self] error in
+                self?.set(values: values, errors: [:], phase: .failed("Could not save: \(error)"))
+            })
+    }
+
+    /// Saves `values` over `base` (inserts them when nil) and shows the outcome; throws what
+    /// has no better words than "could not save".
+    private func save(_ values: [ItemEditorField: String], over base: Item?) async throws {
+        let email = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
+        let deleted = "The item was deleted by someone else; these edits were not saved."
+        do {
+            guard let owner = try await store.users.user(email: email) else {
+                set(
+                    values: values, errors: [.owner: "No user has the email \(email); add the user first."],
+                    phase: .editing,
+                    newOwner: NewOwner(
+                        email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
+                        command: StoreHints.addUserCommand(location: store.location, email: email)))
+                return
             }
+            let fields = Self.fields(values)
+            if var item = base {
+                item.title = fields.title
+                item.notes = fields.notes
+                item.priority = fields.priority
+                item.status = fields.status
+                item.userID = owner.id
+                let saved = try await store.items.update(item)
+                self.saved(saved.id, values: values)
+            } else {
+                let id = try await store.items.insert(
+                    NewItem(
+                        userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
+                        priority: fields.priority))
+                saved(id, values: values)
+            }
+        } catch let error as StoreError where error.code == .conflict {
+            guard let id = base?.id else { throw error }
+            // Theirs is read to show it; failing that, the conflict still shows as a failure.
+            if let theirs = try await store.items.item(id: id) {
+                set(values: values, errors: [:], phase: .conflict(theirs: theirs))
+            } else {
+                set(values: values, errors: [:], phase: .failed(deleted))
+            }
+        } catch let error as StoreError where error.code == .notFound {
+            set(values: values, errors: [:], phase: .failed(deleted))
         }
     }
 
@@ -323,7 +361,8 @@ public final class ItemEditorViewModel {
     ) {
         mutableState.value = ItemEditorContent(
             mode: mutableState.value.mode, values: values, errors: errors, phase: phase,
-            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner)
+            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner,
+            suggestionsProblem: usersProblem)
     }
 
     // MARK: - Pure rules

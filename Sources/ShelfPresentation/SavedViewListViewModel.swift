@@ -53,6 +53,7 @@ public final class SavedViewListViewModel {
     private let store: Store
     private let mutableState = MutableProperty<ViewState<SavedViewListContent>>(.idle)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
     private var views: [SavedView] = []
     private var selectedID: SavedView.ID?
@@ -75,19 +76,19 @@ public final class SavedViewListViewModel {
         return views.first { $0.id == selectedID }
     }
 
-    /// Reads the views and follows changes to them.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the views and follows changes to them; a failure shows as `.failed`. Does
+    /// nothing once following.
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            key: "load",
+            { [weak self] in
                 let views = try await store.liveSavedViews()
-                await self?.follow(views)
-            } catch {
-                await self?.fail(error)
-            }
-        }
+                self?.follow(views)
+            }, onFailure: { [weak self] error in self?.fail(error) })
     }
 
     /// Moves the selection by `count` rows, stopping at the ends.
@@ -100,18 +101,17 @@ public final class SavedViewListViewModel {
 
     /// Deletes the view with `id`. A failure (the view deleted meanwhile elsewhere, the
     /// store unreachable) shows as the content's message; the live list shows the result.
-    public func delete(id: SavedView.ID) {
-        guard let view = views.first(where: { $0.id == id }) else { return }
+    @discardableResult
+    public func delete(id: SavedView.ID) -> Intent {
+        guard let view = views.first(where: { $0.id == id }) else { return .done }
         message = nil
         let store = self.store
-        Task { [weak self] in
-            do {
-                try await store.views.delete(named: view.name)
-            } catch {
+        return tasks.start(
+            { try await store.views.delete(named: view.name) },
+            onFailure: { [weak self] error in
                 self?.message = "Could not delete “\(view.name)”: \(error)"
                 self?.publish()
-            }
-        }
+            })
     }
 
     private func follow(_ live: Property<LiveResult<[SavedView]>>) {

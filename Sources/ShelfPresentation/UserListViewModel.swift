@@ -47,6 +47,7 @@ public final class UserListViewModel {
     private let mutableSelection = MutableProperty<User.ID?>(nil)
     private let mutableMessage = MutableProperty<String?>(nil)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
     private var summaries: [UserSummary] = []
     /// A user to select as soon as the live list holds them (one just added).
@@ -71,19 +72,19 @@ public final class UserListViewModel {
         return mutableState.value.value?.first { $0.id == id }
     }
 
-    /// Reads the users and follows changes to users and items.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the users and follows changes to users and items; a failure shows as
+    /// `.failed`. Does nothing once following.
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            key: "load",
+            { [weak self] in
                 let summaries = try await store.liveUserSummaries()
-                await self?.follow(summaries)
-            } catch {
-                await self?.fail(error)
-            }
-        }
+                self?.follow(summaries)
+            }, onFailure: { [weak self] error in self?.fail(error) })
     }
 
     // MARK: - Selection
@@ -128,18 +129,21 @@ public final class UserListViewModel {
 
     /// Removes the user with `id` and all their items. A failure (the user was already
     /// removed elsewhere, the store is read-only) shows in `message`; success clears it.
-    public func remove(id: User.ID) {
+    @discardableResult
+    public func remove(id: User.ID) -> Intent {
         let store = self.store
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 try await store.users.delete(id: id)
-                await self?.show(message: nil)
-            } catch let error as StoreError where error.code == .notFound {
-                await self?.show(message: "That user was already removed (by another process).")
-            } catch {
-                await self?.show(message: "Could not remove the user: \(error)")
-            }
-        }
+                self?.show(message: nil)
+            },
+            onFailure: { [weak self] error in
+                if let error = error as? StoreError, error.code == .notFound {
+                    self?.show(message: "That user was already removed (by another process).")
+                } else {
+                    self?.show(message: "Could not remove the user: \(error)")
+                }
+            })
     }
 
     private func show(message: String?) {

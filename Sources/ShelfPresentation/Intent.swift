@@ -1,0 +1,168 @@
+internal import Synchronization
+
+/// The work an intent started (`search(_:)`, `save()`, `undo()`, …): wait for it with
+/// `finished()`, stop it with `cancel()`.
+///
+/// The work includes what it started in turn: a search's first page, then the live window it
+/// opens, then the count of items before it. Its outcome — a failure too — is in the view
+/// model's state when `finished()` returns; the handle itself carries no result or error.
+/// Ignoring the handle is fine: the view model keeps the work running on its own.
+///
+/// ```swift
+/// await list.search("moth").finished()
+/// #expect(list.state.value.value?.rows.first?.title == "Moths in the attic")
+/// ```
+public struct Intent: Sendable {
+    let group: IntentGroup?
+    /// The task this intent started itself (not its follow-ups).
+    let task: Task<Void, Never>?
+
+    init(group: IntentGroup?, task: Task<Void, Never>?) {
+        self.group = group
+        self.task = task
+    }
+
+    /// An intent that needed no store work (refused, or done at once).
+    public static let done = Intent(group: nil, task: nil)
+
+    /// Waits until the intent's work is over, including the work it started meanwhile.
+    /// Returns at once when there is none. Cancelling the waiting task does not stop the work.
+    public func finished() async {
+        await group?.finished()
+    }
+
+    /// Stops the intent's work now running: its reads are interrupted, and what it would
+    /// have shown is not shown (a cancelled intent's outcome, failure included, is dropped).
+    public func cancel() {
+        group?.cancel()
+    }
+}
+
+/// The tasks one intent started, directly or from inside one of its tasks. A task removes
+/// itself when it ends, so a group holds only running work.
+final class IntentGroup: Sendable {
+    /// The group of the tracked task running now, if any: work it starts joins it.
+    @TaskLocal static var current: IntentGroup?
+
+    private let running = Mutex<[UInt64: Task<Void, Never>]>([:])
+
+    func add(_ task: Task<Void, Never>, id: UInt64) {
+        running.withLock { $0[id] = task }
+    }
+
+    func remove(id: UInt64) {
+        _ = running.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func finished() async {
+        while let task = running.withLock({ $0.values.first }) {
+            await task.value
+        }
+    }
+
+    func cancel() {
+        for task in running.withLock({ Array($0.values) }) { task.cancel() }
+    }
+}
+
+/// Runs a view model's store work as tracked tasks on the main actor, the one way view
+/// models start work.
+///
+/// Every task belongs to an `Intent` (the one whose task started it, else a new one), so
+/// tests and callers can await or cancel it. A task started with a `key` cancels the running
+/// task with the same key (a newer load replaces an older one). Tasks started `serially`
+/// run one after another in the order started (keys typed quickly act in the order typed).
+/// A failure goes to the `onFailure` handler given with the work, which puts it in the view
+/// model's state; only the failure of a cancelled task (`CancellationError`, or any error
+/// once cancelled) is dropped, since a newer intent replaced what it would show. Releasing
+/// the tracker (with its view model) cancels what still runs.
+///
+/// The work runs on the main actor between its awaits; store calls are `async` and run off
+/// it (the store does its own hopping), so nothing here blocks a thread.
+final class IntentTracker: Sendable {
+    private struct State {
+        var running: [UInt64: Task<Void, Never>] = [:]
+        var keys: [String: UInt64] = [:]
+        var nextID: UInt64 = 0
+        /// The last task started serially; the next serial one waits for it.
+        var lastSerial: Task<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    deinit {
+        for task in state.withLock({ Array($0.running.values) }) { task.cancel() }
+    }
+
+    /// How many tracked tasks run now.
+    var runningCount: Int { state.withLock { $0.running.count } }
+
+    /// Starts `body` as a tracked task and returns its intent.
+    /// - Parameters:
+    ///   - key: cancels the running task started with the same key, if any.
+    ///   - serially: runs `body` after every task started serially before it has ended.
+    ///   - body: the work, on the main actor; it returns when done, or throws.
+    ///   - onFailure: shows an error `body` threw (unless the task was cancelled).
+    @MainActor @discardableResult
+    func start(
+        key: String? = nil, serially: Bool = false, _ body: @escaping @MainActor () async throws -> Void,
+        onFailure: @escaping @MainActor (any Error) -> Void
+    ) -> Intent {
+        let group = IntentGroup.current ?? IntentGroup()
+        let (id, replaced, previous) = state.withLock { state in
+            state.nextID += 1
+            let replaced = key.flatMap { state.keys[$0] }.flatMap { state.running[$0] }
+            return (state.nextID, replaced, serially ? state.lastSerial : nil)
+        }
+        replaced?.cancel()
+        let task = Task { @MainActor [weak self] in
+            await IntentGroup.$current.withValue(group) {
+                await previous?.value
+                // Cancelled meanwhile, the body still runs: its first store call throws, and
+                // bodies that must end a step (a read counted in flight) get to end it.
+                do {
+                    try await body()
+                } catch {
+                    if !(error is CancellationError), !Task.isCancelled { onFailure(error) }
+                }
+            }
+            self?.end(id, key: key)
+            group.remove(id: id)
+        }
+        state.withLock { state in
+            state.running[id] = task
+            if let key { state.keys[key] = id }
+            if serially { state.lastSerial = task }
+        }
+        group.add(task, id: id)
+        return Intent(group: group, task: task)
+    }
+
+    /// Runs `body` now, as one intent: the tasks it starts belong to the intent returned
+    /// (or to the intent running now, when called from inside one).
+    @MainActor
+    func intent(_ body: () -> Void) -> Intent {
+        let group = IntentGroup.current ?? IntentGroup()
+        IntentGroup.$current.withValue(group, operation: body)
+        return Intent(group: group, task: nil)
+    }
+
+    /// Cancels the running task started with `key`, if any.
+    func cancel(key: String) {
+        state.withLock { state in state.keys[key].flatMap { state.running[$0] } }?.cancel()
+    }
+
+    /// Cancels every running task.
+    func cancelAll() {
+        for task in state.withLock({ Array($0.running.values) }) { task.cancel() }
+    }
+
+    private func end(_ id: UInt64, key: String?) {
+        state.withLock { state in
+            state.running[id] = nil
+            if let key, state.keys[key] == id { state.keys[key] = nil }
+        }
+    }
+}
