@@ -58,9 +58,8 @@ extension BrowserController {
         let actions = viewModel.actions
         typedAhead = []
         actions.enqueue { [weak self] in
-            let count = await actions.pruneMarks()
+            let count = await actions.checkMarksForPrompt()
             guard let self else { return }
-            if count == 0 { actions.show("the marked items no longer exist") }
             open(count)
             replayTypedAhead()
         }
@@ -128,14 +127,13 @@ extension BrowserController {
             let clipboard = self.clipboard
             actions.enqueue {
                 guard let copy = await actions.copyText(selected: selected, json: json) else { return }
-                let what = "\(ItemActions.describe(copy.count))\(json ? " as JSON" : "")"
                 do {
                     switch try clipboard.copy(copy.text) {
-                    case .terminal: actions.show("copied \(what) to the clipboard")
-                    case .file(let path): actions.show("copied \(what) to \(path)")
+                    case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                    case .file(let path): actions.copied(copy.count, json: json, toFile: path)
                     }
                 } catch {
-                    actions.show("Could not copy: \(error)")
+                    actions.copyFailed(error)
                 }
             }
         default:

@@ -356,6 +356,26 @@ public final class ItemActions {
         mutableMessage.value = text
     }
 
+    /// Says where a copy of `count` items (`json`: as export JSON) went: the terminal's
+    /// clipboard when `file` is nil, else that file.
+    public func copied(_ count: Int, json: Bool, toFile file: String?) {
+        let what = "\(Self.describe(count))\(json ? " as JSON" : "")"
+        mutableMessage.value = "copied \(what) to \(file ?? "the clipboard")"
+    }
+
+    /// Says that copying failed, and why.
+    public func copyFailed(_ error: any Error) {
+        mutableMessage.value = "Could not copy: \(error)"
+    }
+
+    /// Checks the marks like `pruneMarks()` before a prompt about the marked items; when
+    /// none of them exists any more, `message` says so.
+    public func checkMarksForPrompt() async -> Int? {
+        let count = await pruneMarks()
+        if count == 0 { mutableMessage.value = "the marked items no longer exist" }
+        return count
+    }
+
     // MARK: - Plumbing
 
     /// Runs one action at a time and puts its outcome in `message` (nil: nothing to say).

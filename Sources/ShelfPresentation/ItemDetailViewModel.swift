@@ -57,6 +57,25 @@ public struct ItemDetailContent: Hashable, Sendable {
         updated = Formatting.timestamp(item.updatedAt)
     }
 
+    /// The pane's title: "Item 42".
+    public var heading: String { "Item \(id)" }
+
+    /// The fields, one line each, names aligned: "Status    open", "Priority  high (3)",
+    /// "Owner     Ada <ada@x.io>", "Created   …", "Updated   …".
+    public var fieldLines: [String] {
+        [
+            "Status    \(status)", "Priority  \(priority)",
+            "Owner     \(ownerName)\(ownerEmail.isEmpty ? "" : " <\(ownerEmail)>")",
+            "Created   \(created)", "Updated   \(updated)",
+        ]
+    }
+
+    /// The notes to show, or "No notes." when there are none (see `hasNotes`).
+    public var notesText: String { notes ?? "No notes." }
+
+    /// True when the item has notes (else `notesText` says there are none).
+    public var hasNotes: Bool { notes != nil }
+
     /// What the pane says after a preview about the rest: "… (4,883 more KB — Enter to open)";
     /// nil when the notes are whole.
     public var notesMarker: String? {
@@ -139,6 +158,10 @@ public final class ItemDetailViewModel {
                 self?.follow(combineLatest(item, users))
             }, onFailure: { [weak self] error in self?.fail(error) })
     }
+
+    /// What to do about what the pane shows: "Press r to try again." after a failure; nil
+    /// otherwise.
+    public var hint: String? { state.value.failure == nil ? nil : "Press r to try again." }
 
     /// Reads again after a failure.
     @discardableResult

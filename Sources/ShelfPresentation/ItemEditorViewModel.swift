@@ -2,98 +2,6 @@ internal import Foundation
 public import ShelfReactive
 public import ShelfStore
 
-/// A field of the item editor.
-public enum ItemEditorField: String, Hashable, Sendable, CaseIterable {
-    /// The editor's fields: the title, the notes (any number of lines), the priority (0 to
-    /// 3, as typed), the owner's email and the status ("open" or "done").
-    case title, notes, priority, owner, status
-}
-
-/// A user the editor offers to create because the owner's email belongs to nobody.
-public struct NewOwner: Hashable, Sendable {
-    /// The email typed as the owner's.
-    public let email: String
-    /// The name to give them: first guessed from the email, then as typed.
-    public let name: String
-    /// Why creating them failed (a refused email), or nil.
-    public let error: String?
-    /// The command that adds them from a shell instead, naming the database in use
-    /// (`shelf users add --db …`); nil for a store in memory.
-    public let command: String?
-
-    /// A proposal from its parts.
-    public init(email: String, name: String, error: String? = nil, command: String? = nil) {
-        self.email = email
-        self.name = name
-        self.error = error
-        self.command = command
-    }
-}
-
-/// What the editor shows: the fields as typed, a message per invalid field, and where
-/// saving stands.
-public struct ItemEditorContent: Hashable, Sendable {
-    /// Whether the editor creates an item or edits a stored one.
-    public enum Mode: Hashable, Sendable {
-        /// A new item: saving inserts it.
-        case create
-        /// The stored item with this ID: saving updates it if nobody changed it meanwhile.
-        case edit(Item.ID)
-    }
-
-    /// Where saving stands.
-    public enum Phase: Hashable, Sendable {
-        /// The fields can be edited; nothing is being saved.
-        case editing
-        /// A save is in progress; `save()` does nothing until it ends.
-        case saving
-        /// Saved; the item's ID.
-        case saved(Item.ID)
-        /// Someone else saved the item since it was opened. `theirs` is the stored item:
-        /// `reload()` takes it (dropping these edits), `overwrite()` saves these edits over it.
-        case conflict(theirs: Item)
-        /// Saving failed for another reason; the message says what to do. The fields are kept.
-        case failed(String)
-    }
-
-    /// Creating, or editing the item with the given ID.
-    public let mode: Mode
-    /// The text of each field as typed.
-    public let values: [ItemEditorField: String]
-    /// Why a field is invalid, for the fields that are.
-    public let errors: [ItemEditorField: String]
-    /// Where saving stands: editing, saving, saved, a conflict or a failure.
-    public let phase: Phase
-    /// Users whose email or name starts with the owner text as typed (letter case ignored),
-    /// best first: the email itself, emails, names, then words of names; at most five.
-    public let ownerSuggestions: [User]
-    /// Set when saving found no user with the owner's email: the editor offers to create
-    /// them (`createOwnerAndSave(name:)`) or to go back (`cancelNewOwner()`).
-    public let newOwner: NewOwner?
-    /// Why there are no owner suggestions (the users could not be read), or nil.
-    public let suggestionsProblem: String?
-
-    /// Content from its parts, as the editor model produces it; for tests and previews.
-    public init(
-        mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase,
-        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil, suggestionsProblem: String? = nil
-    ) {
-        self.mode = mode
-        self.values = values
-        self.errors = errors
-        self.phase = phase
-        self.ownerSuggestions = ownerSuggestions
-        self.newOwner = newOwner
-        self.suggestionsProblem = suggestionsProblem
-    }
-
-    /// The text of `field`.
-    public subscript(field: ItemEditorField) -> String { values[field] ?? "" }
-
-    /// True when no field has an error.
-    public var isValid: Bool { errors.isEmpty }
-}
-
 /// Creates or edits one item, with validation per field and optimistic concurrency.
 ///
 /// Saving an edit writes only if the item is still at the version that was opened; when
@@ -150,7 +58,7 @@ public final class ItemEditorViewModel {
     }
 
     /// Follows the users for the owner's completion. Without them there is no completion,
-    /// but typing an email still works: a failure says so in `ItemEditorContent.notice`.
+    /// but typing an email still works: a failure says so in `ItemEditorContent.suggestionsProblem`.
     private func followUsers() -> Intent {
         let store = self.store
         return tasks.start(
@@ -163,7 +71,9 @@ public final class ItemEditorViewModel {
                 guard let self else { return }
                 usersProblem = "No suggestions for the owner: could not read the users (\(error))."
                 let content = mutableState.value
-                set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
+                set(
+                    values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+                    notice: content.notice)
             })
     }
 
@@ -177,10 +87,19 @@ public final class ItemEditorViewModel {
 
     private func follow(_ live: Property<LiveResult<[User]>>) {
         usersObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
-            guard let self, case .success(let users) = result else { return }
-            self.users = users
+            guard let self else { return }
+            switch result {
+            case .success(let users):
+                self.users = users
+                usersProblem = nil
+            case .failure(let error):
+                // The last users stay; the query retries by itself, and a success clears this.
+                usersProblem = "Owner suggestions may be out of date: could not read the users (\(error))."
+            }
             let content = mutableState.value
-            set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
+            set(
+                values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+                notice: content.notice)
         }
     }
 
@@ -357,12 +276,40 @@ public final class ItemEditorViewModel {
 
     private func set(
         values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase,
-        newOwner: NewOwner? = nil
+        newOwner: NewOwner? = nil, notice: ItemEditorContent.Notice? = nil
     ) {
         mutableState.value = ItemEditorContent(
             mode: mutableState.value.mode, values: values, errors: errors, phase: phase,
             ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner,
-            suggestionsProblem: usersProblem)
+            suggestionsProblem: usersProblem, notice: notice)
+    }
+
+    // MARK: - The notes in an outside editor
+
+    /// The notes came back from an outside editor as `text`: they replace the field, and the
+    /// notice says so until `clearNotice()`.
+    public func notesEdited(outside text: String) {
+        update(.notes, to: text)
+        let content = mutableState.value
+        set(
+            values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+            notice: .init("Notes taken from the editor.", isError: false))
+    }
+
+    /// Editing the notes outside failed or changed nothing, for `reason`: the notice says so
+    /// until `clearNotice()`.
+    public func notesNotEdited(_ reason: String) {
+        let content = mutableState.value
+        set(
+            values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+            notice: .init(reason, isError: true))
+    }
+
+    /// Drops the notice (the next key was pressed).
+    public func clearNotice() {
+        let content = mutableState.value
+        guard content.notice != nil else { return }
+        set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
     }
 
     // MARK: - Pure rules

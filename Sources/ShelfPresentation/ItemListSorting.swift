@@ -8,8 +8,10 @@ public import ShelfStore
 public enum ItemListSorting {
     /// The direction `field` is first shown in.
     public static func defaultDirection(for field: ItemQuery.SortField) -> ItemQuery.SortDirection {
-        // Compared by raw value so a field added later (owner) needs no change here.
-        field == .title || field.rawValue == "owner" ? .ascending : .descending
+        switch field {
+        case .title, .owner: .ascending
+        case .created, .updated, .priority: .descending
+        }
     }
 
     /// The field after `field` in `allCases`, wrapping around.

@@ -78,6 +78,18 @@ public final class ItemListViewModel {
     /// The selected row as shown, or nil when nothing is selected.
     public var selectedRow: ItemRowViewModel? { state.value.value?.selectedRow }
 
+    /// Where the database is (`Store.location`).
+    var location: String { store.location }
+
+    /// The query's text parsed, once per text (not once per frame).
+    var parsedQuery: ParsedQueryText {
+        if let parsedQueryCache, parsedQueryCache.text == query.text { return parsedQueryCache }
+        let parsed = ParsedQueryText(query.text)
+        parsedQueryCache = parsed
+        return parsed
+    }
+    private var parsedQueryCache: ParsedQueryText?
+
     // MARK: - Intents
 
     /// Reads the first window and starts following changes (and the users, for the owners'

@@ -1,3 +1,4 @@
+internal import Foundation
 public import ShelfReactive
 public import ShelfStore
 
@@ -23,6 +24,30 @@ public struct SaveViewPromptContent: Hashable, Sendable {
     public let name: String
     /// Where saving stands.
     public let phase: Phase
+
+    /// The line about where saving stands: "", "Saving…", "Saved “Mine”.", "A view named
+    /// “Mine” exists. Replace it?", or the failure's message (see `isFailure`).
+    public var phaseText: String {
+        switch phase {
+        case .editing: ""
+        case .saving: "Saving…"
+        case .saved(let view): "Saved “\(view.name)”."
+        case .confirmingReplace(let existing): "A view named “\(existing.name)” exists. Replace it?"
+        case .failed(let message): message
+        }
+    }
+
+    /// True when `phaseText` says why saving failed.
+    public var isFailure: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
+    /// The keys that act now.
+    public var hint: String {
+        if case .confirmingReplace = phase { return "y / Enter: replace    n / Esc: change the name" }
+        return "Enter save · Esc cancel"
+    }
 
     /// Content from its parts; for tests.
     public init(name: String, phase: Phase) {
@@ -54,6 +79,9 @@ public final class SaveViewPromptViewModel {
 
     /// The query text and sort that saving stores.
     public var queryText: String { view.queryText }
+
+    /// The line naming what saving stores: "Query “moth sort:title”".
+    public var queryLine: String { "Query “\(queryText.trimmingCharacters(in: .whitespaces))”" }
 
     /// Replaces the name as typed; back to editing after a failure.
     public func update(name: String) {

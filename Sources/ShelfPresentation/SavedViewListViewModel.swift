@@ -70,6 +70,18 @@ public final class SavedViewListViewModel {
     /// The name to select once the views are read.
     private var pendingName: String?
 
+    /// The picker's keys, for its foot.
+    public nonisolated static let hints = "Enter open · d delete · Esc close"
+    /// The picker's foot while it shows no views (empty, failed or loading).
+    public nonisolated static let closeHint = "Esc close"
+    /// What shows while the views are read.
+    public nonisolated static let loadingText = "Loading saved views…"
+
+    /// The question asked before deleting `row`'s view, with its keys.
+    public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel) -> String {
+        "Delete “\(row.name)”? y / Enter: delete    n / Esc: keep it"
+    }
+
     /// The selected view, or nil when there is none.
     public var selectedView: SavedView? {
         guard let selectedID else { return nil }

@@ -41,6 +41,34 @@ public struct UserEditorContent: Hashable, Sendable {
     /// Where saving stands.
     public let phase: Phase
 
+    /// The form's title: "Add user" or "Edit user".
+    public var title: String {
+        switch mode {
+        case .create: "Add user"
+        case .edit: "Edit user"
+        }
+    }
+
+    /// The line about where saving stands: "", "Saving…", "Saved." or why it failed (see
+    /// `isFailure`).
+    public var phaseText: String {
+        switch phase {
+        case .editing: ""
+        case .saving: "Saving…"
+        case .saved: "Saved."
+        case .failed(let message): message
+        }
+    }
+
+    /// True when `phaseText` says why saving failed.
+    public var isFailure: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
+    /// The form's keys, for its foot.
+    public static let hints = "Tab next field · Enter save · Esc cancel"
+
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(mode: Mode, values: [UserEditorField: String], errors: [UserEditorField: String], phase: Phase) {
         self.mode = mode

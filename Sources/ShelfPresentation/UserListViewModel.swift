@@ -66,6 +66,27 @@ public final class UserListViewModel {
     /// PATH`), for the hint shown when there are no users; nil for a store in memory.
     public var demoCommand: String? { StoreHints.demoCommand(location: store.location) }
 
+    /// The line under the list: "Loading users…"; the empty state's message with how to add
+    /// a user (and fill a demo); the failure's message; or the last action's message.
+    public var messageText: String {
+        Self.messageText(state: state.value, message: message.value, demoCommand: demoCommand)
+    }
+
+    /// The keys of the users view, for its foot.
+    public nonisolated static let hints = "a add · e edit · d remove · Enter their items · Esc back"
+
+    /// The line under the list for `state`: see `messageText`.
+    public nonisolated static func messageText(
+        state: ViewState<[UserRowViewModel]>, message: String?, demoCommand: String?
+    ) -> String {
+        switch state {
+        case .idle, .loading: "Loading users…"
+        case .loaded: message ?? ""
+        case .empty(let why): why + " Press a to add one" + (demoCommand.map { ", or fill a demo: \($0)" } ?? "") + "."
+        case .failed(let failure): failure.message
+        }
+    }
+
     /// The selected row, or nil.
     public var selectedRow: UserRowViewModel? {
         guard let id = mutableSelection.value else { return nil }
