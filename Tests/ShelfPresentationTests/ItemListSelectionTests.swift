@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ShelfReactive
 import ShelfStore
@@ -36,16 +37,24 @@ final class Gate: Sendable {
     }
 }
 
-/// A flag set from any task.
+/// A flag set from any task; `wait()` returns once it is set.
 final class Flag: Sendable {
+    private let gate = Gate()
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
 
-    /// Waits until set; false after `timeout`.
+    func set() {
+        value.withLock { $0 = true }
+        gate.open()
+    }
+
+    /// Waits until set (no polling); false when it is not set by `timeout`.
     func wait(timeout: Duration = .seconds(20)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        let gate = self.gate
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(timeout.components.seconds))) {
+            gate.open()
+        }
+        await gate.wait()
         return isSet
     }
 }
