@@ -83,6 +83,7 @@ public final class BrowserController: Controller {
     private func showDetail(_ id: Item.ID?, wholeNotes: Bool = false) {
         detailID = id
         if let old = detailController {
+            old.viewModel.cancel()  // a read still running for the item left is of no use
             old.willMove(toParent: nil)
             old.view.removeFromSuperview()
             old.removeFromParent()

@@ -17,11 +17,6 @@ public struct Intent: Sendable {
     /// The task this intent started itself (not its follow-ups).
     let task: Task<Void, Never>?
 
-    init(group: IntentGroup?, task: Task<Void, Never>?) {
-        self.group = group
-        self.task = task
-    }
-
     /// An intent that needed no store work (refused, or done at once).
     public static let done = Intent(group: nil, task: nil)
 
@@ -147,11 +142,6 @@ final class IntentTracker: Sendable {
         let group = IntentGroup.current ?? IntentGroup()
         IntentGroup.$current.withValue(group, operation: body)
         return Intent(group: group, task: nil)
-    }
-
-    /// Cancels the running task started with `key`, if any.
-    func cancel(key: String) {
-        state.withLock { state in state.keys[key].flatMap { state.running[$0] } }?.cancel()
     }
 
     /// Cancels every running task.

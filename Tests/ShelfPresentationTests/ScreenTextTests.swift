@@ -156,7 +156,8 @@ struct ScreenTextTests {
         #expect(replacing.hint == "y / Enter: replace    n / Esc: change the name")
         #expect(SaveViewPromptContent(name: "", phase: .failed("No name")).isFailure)
         #expect(UserEditorContent(mode: .create, values: [:], errors: [:], phase: .saving).phaseText == "Saving…")
-        #expect(UserEditorContent(mode: .edit(User.ID(2)), values: [:], errors: [:], phase: .editing).title == "Edit user")
+        #expect(
+            UserEditorContent(mode: .edit(User.ID(2)), values: [:], errors: [:], phase: .editing).title == "Edit user")
         #expect(
             UserListViewModel.messageText(state: .empty("No users yet."), message: nil, demoCommand: "shelf demo")
                 == "No users yet. Press a to add one, or fill a demo: shelf demo.")
