@@ -197,21 +197,19 @@ public final class BrowserController: Controller {
             split.mode = .secondOnly
         case .new:
             typedAhead = []
-            Task { [weak self] in
-                guard let self else { return }
-                presentEditor(await viewModel.makeNewItemEditor())
-                replayTypedAhead()
+            viewModel.openNewItemEditor { [weak self] editor in
+                self?.presentEditor(editor)
+                self?.replayTypedAhead()
             }
         case .edit:
             guard let id = selectedRow?.id else { return true }
             typedAhead = []
-            Task { [weak self] in
+            viewModel.openEditor(id: id) { [weak self] editor in
                 guard let self else { return }
-                guard let editor = await viewModel.makeEditor(id: id) else {
+                guard let editor else {
                     typedAhead = nil  // the item is gone: what was typed for it goes too
                     return
                 }
-                await viewModel.actions.beginEdit(id: id)
                 presentEditor(editor)
                 replayTypedAhead()
             }

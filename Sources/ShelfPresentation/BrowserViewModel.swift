@@ -12,6 +12,7 @@ public final class BrowserViewModel {
     /// Marks, bulk actions and undo, for the browser's lifetime.
     public let actions: ItemActions
     let store: Store
+    private let tasks = IntentTracker()
     /// The saved view last opened (or saved) in this browser; see `openViewName`.
     public internal(set) var openView: SavedView?
 
@@ -65,6 +66,30 @@ public final class BrowserViewModel {
             return user.email
         }
         return try await store.users.users().first?.email ?? ""
+    }
+
+    /// Makes an editor for a new item (see `makeNewItemEditor()`) and hands it to `open`.
+    @discardableResult
+    public func openNewItemEditor(_ open: @escaping @MainActor (ItemEditorViewModel) -> Void) -> Intent {
+        tasks.start(
+            { [weak self] in
+                guard let self else { return }
+                open(await makeNewItemEditor())
+            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
+    }
+
+    /// Makes an editor for the item with `id` (see `makeEditor(id:)`), remembers the item as
+    /// it is for undo (`ItemActions.beginEdit(id:)`), and hands the editor to `open`; nil when
+    /// the item is gone or could not be read (the status bar says why).
+    @discardableResult
+    public func openEditor(id: Item.ID, _ open: @escaping @MainActor (ItemEditorViewModel?) -> Void) -> Intent {
+        tasks.start(
+            { [weak self] in
+                guard let self else { return }
+                guard let editor = await makeEditor(id: id) else { return open(nil) }
+                await actions.beginEdit(id: id)
+                open(editor)
+            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
     }
 
     /// The users view: every user with their item counts.
