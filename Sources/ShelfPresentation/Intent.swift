@@ -1,3 +1,4 @@
+internal import ShelfReactive
 internal import Synchronization
 
 /// The work an intent started (`search(_:)`, `save()`, `undo()`, …): wait for it with
@@ -154,5 +155,16 @@ final class IntentTracker: Sendable {
             state.running[id] = nil
             if let key, state.keys[key] == id { state.keys[key] = nil }
         }
+    }
+}
+
+extension PropertyProtocol {
+    /// `observeOnMainActor(during:_:)`, outside any intent: the work a change starts is work
+    /// of its own, not part of the intent that began observing (whose `finished()` would
+    /// otherwise wait for changes made long after it).
+    func observeOutsideIntents(
+        during lifetime: Lifetime, _ handler: @escaping @MainActor @Sendable (Value) -> Void
+    ) -> Observation {
+        IntentGroup.$current.withValue(nil) { observeOnMainActor(during: lifetime, handler) }
     }
 }

@@ -177,7 +177,7 @@ public final class ItemDetailViewModel {
     }
 
     private func follow(_ values: Property<(LiveResult<Item?>, LiveResult<[User]>)>) {
-        observation = values.observeOnMainActor(during: token.lifetime) { [weak self] item, users in
+        observation = values.observeOutsideIntents(during: token.lifetime) { [weak self] item, users in
             guard let self else { return }
             switch (item, users) {
             case (.success(let item), .success(let users)):

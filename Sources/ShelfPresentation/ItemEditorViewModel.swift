@@ -86,7 +86,7 @@ public final class ItemEditorViewModel {
     private var usersProblem: String?
 
     private func follow(_ live: Property<LiveResult<[User]>>) {
-        usersObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        usersObservation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let users):

@@ -369,7 +369,7 @@ public final class ItemListViewModel {
 
     /// Feeds every later result of the live window opened by request `number` to the window.
     private func follow(_ live: Property<LiveResult<ItemWindow>>, number: Int) {
-        windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        windowObservation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             guard let self, number == window.requestNumber else { return }
             switch result {
             case .success(let value):
@@ -478,7 +478,7 @@ public final class ItemListViewModel {
     }
 
     private func follow(_ users: Property<LiveResult<[User]>>) {
-        usersObservation = users.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        usersObservation = users.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             // A failure keeps the last names; the items' own live query reports it.
             guard let self, case .success(let users) = result else { return }
             owners = Dictionary(users.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -127,7 +127,7 @@ public final class SavedViewListViewModel {
     }
 
     private func follow(_ live: Property<LiveResult<[SavedView]>>) {
-        observation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        observation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             switch result {
             case .success(let views): self?.show(views)
             case .failure(let error): self?.fail(error)  // the query retries by itself

@@ -174,7 +174,7 @@ public final class UserListViewModel {
     // MARK: - Following the store
 
     private func follow(_ summaries: Property<LiveResult<[UserSummary]>>) {
-        observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        observation = summaries.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             switch result {
             case .success(let summaries): self?.apply(summaries)
             case .failure(let error): self?.fail(error)  // the query retries by itself
