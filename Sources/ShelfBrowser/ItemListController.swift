@@ -146,7 +146,7 @@ public final class ItemListController: Controller {
     /// Marks the sorted column's header with ▲ (ascending) or ▼ (descending).
     private func showSort() {
         let query = viewModel.query
-        let arrow = query.sortDirection == .ascending ? "▲" : "▼"
+        let arrow = ItemListSorting.arrow(query.sortDirection)
         var columns = Self.columns.map(\.column)
         if let index = Self.columns.firstIndex(where: { $0.sort == query.sortField }) {
             let title = columns[index].title

@@ -21,6 +21,11 @@ public enum ItemListSorting {
         return all[(index + 1) % all.count]
     }
 
+    /// The mark of `direction` beside a sorted column's title: ▲ ascending, ▼ descending.
+    public static func arrow(_ direction: ItemQuery.SortDirection) -> String {
+        direction == .ascending ? "▲" : "▼"
+    }
+
     /// The other direction.
     public static func reversed(_ direction: ItemQuery.SortDirection) -> ItemQuery.SortDirection {
         direction == .ascending ? .descending : .ascending

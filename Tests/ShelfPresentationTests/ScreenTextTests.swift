@@ -97,6 +97,9 @@ struct ScreenTextTests {
                 == "Press Esc to clear the search and filters.")
         #expect(ItemListViewModel.hint(for: .loaded(content()), hasFilters: false, demoCommand: nil) == nil)
         #expect(content(newAbove: 1_234).newAboveBadge == "↑ 1,234 new · g")
+        #expect(ItemListSorting.arrow(.ascending) == "▲" && ItemListSorting.arrow(.descending) == "▼")
+        #expect(ItemListSorting.defaultDirection(for: .owner) == .ascending)
+        #expect(ItemListSorting.defaultDirection(for: .priority) == .descending)
         #expect(content().newAboveBadge == nil)
     }
 
