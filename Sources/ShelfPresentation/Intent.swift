@@ -73,8 +73,8 @@ final class IntentGroup: Sendable {
 /// once cancelled) is dropped, since a newer intent replaced what it would show. Releasing
 /// the tracker (with its view model) cancels what still runs.
 ///
-/// The work runs on the main actor between its awaits; store calls are `async` and run off
-/// it (the store does its own hopping), so nothing here blocks a thread.
+/// The work runs on the main actor between its awaits; the store's calls are `async`
+/// (nonisolated) and run off it, so the main actor never waits for SQL.
 final class IntentTracker: Sendable {
     private struct State {
         var running: [UInt64: Task<Void, Never>] = [:]
@@ -98,7 +98,8 @@ final class IntentTracker: Sendable {
     /// Starts `body` as a tracked task and returns its intent.
     /// - Parameters:
     ///   - key: cancels the running task started with the same key, if any.
-    ///   - serially: runs `body` after every task started serially before it has ended.
+    ///   - serially: runs `body` after every task started serially before it has ended;
+    ///     cancelled before its turn, `body` does not run.
     ///   - body: the work, on the main actor; it returns when done, or throws.
     ///   - onFailure: shows an error `body` threw (unless the task was cancelled).
     @MainActor @discardableResult
@@ -116,8 +117,10 @@ final class IntentTracker: Sendable {
         let task = Task { @MainActor [weak self] in
             await IntentGroup.$current.withValue(group) {
                 await previous?.value
-                // Cancelled meanwhile, the body still runs: its first store call throws, and
-                // bodies that must end a step (a read counted in flight) get to end it.
+                // A serial task cancelled while it waited its turn never starts. Any other
+                // runs even when cancelled at once: its first store call throws, and bodies
+                // that must end a step (a read counted in flight) get to end it.
+                if serially, Task.isCancelled { return }
                 do {
                     try await body()
                 } catch {

@@ -83,10 +83,15 @@ struct IntentTrackerTests {
         let unordered = tracker.start({ log.entries.append("unordered") }, onFailure: { _ in })
         await unordered.finished()
         #expect(log.entries == ["unordered"], "the second waits for the first")
+        // Cancelled while it waits its turn, a serial task never runs; the next still does.
+        let skipped = tracker.start(serially: true, { log.entries.append("skipped") }, onFailure: { _ in })
+        let third = tracker.start(serially: true, { log.entries.append("3") }, onFailure: { _ in })
+        skipped.task?.cancel()
         gate.open()
+        await third.finished()
         await second.finished()
         await first.finished()
-        #expect(log.entries == ["unordered", "1", "2"])
+        #expect(log.entries == ["unordered", "1", "2", "3"])
     }
 
     @Test func releasingTheTrackerCancelsItsWork() async {
