@@ -139,6 +139,47 @@ final class IntentTracker: Sendable {
         return Intent(group: group, task: task)
     }
 
+    /// Starts `work` as a tracked task that begins off the main actor (on the global
+    /// executor, with no turn on the main actor first), then hands its result to `apply` on
+    /// the main actor; for store reads, which then never wait for the main actor to start.
+    /// `apply` runs whenever `work` returns, even once cancelled (a read that must end a
+    /// step ends it); a failure goes to `onFailure` unless the task was cancelled.
+    @MainActor @discardableResult
+    func start<Value: Sendable>(
+        key: String? = nil, _ work: @escaping @Sendable () async throws -> Value,
+        then apply: @escaping @MainActor (Value) -> Void, onFailure: @escaping @MainActor (any Error) -> Void
+    ) -> Intent {
+        let group = IntentGroup.current ?? IntentGroup()
+        let (id, replaced) = state.withLock { state in
+            state.nextID += 1
+            return (state.nextID, key.flatMap { state.keys[$0] }.flatMap { state.running[$0] })
+        }
+        replaced?.cancel()
+        let task = Self.spawn { [weak self] in
+            await IntentGroup.$current.withValue(group) {
+                do {
+                    let value = try await work()
+                    await apply(value)
+                } catch {
+                    if !(error is CancellationError), !Task.isCancelled { await onFailure(error) }
+                }
+            }
+            self?.end(id, key: key)
+            group.remove(id: id)
+        }
+        state.withLock { state in
+            state.running[id] = task
+            if let key { state.keys[key] = id }
+        }
+        group.add(task, id: id)
+        return Intent(group: group, task: task)
+    }
+
+    /// A task of `operation`, started from no actor: it runs on the global executor.
+    private static func spawn(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task { await operation() }
+    }
+
     /// Runs `body` now, as one intent: the tasks it starts belong to the intent returned
     /// (or to the intent running now, when called from inside one).
     @MainActor

@@ -152,11 +152,8 @@ public final class ItemDetailViewModel {
         let id = self.id
         return tasks.start(
             key: "load",
-            { [weak self] in
-                let item = try await store.liveItem(id: id)
-                let users = try await store.liveUsers()
-                self?.follow(combineLatest(item, users))
-            }, onFailure: { [weak self] error in self?.fail(error) })
+            { combineLatest(try await store.liveItem(id: id), try await store.liveUsers()) },
+            then: { [weak self] values in self?.follow(values) }, onFailure: { [weak self] error in self?.fail(error) })
     }
 
     /// What to do about what the pane shows: "Press r to try again." after a failure; nil

@@ -62,11 +62,7 @@ public final class ItemEditorViewModel {
     private func followUsers() -> Intent {
         let store = self.store
         return tasks.start(
-            key: "users",
-            { [weak self] in
-                let users = try await store.liveUsers()
-                self?.follow(users)
-            },
+            key: "users", { try await store.liveUsers() }, then: { [weak self] users in self?.follow(users) },
             onFailure: { [weak self] error in
                 guard let self else { return }
                 usersProblem = "No suggestions for the owner: could not read the users (\(error))."

@@ -271,15 +271,15 @@ public final class ItemListViewModel {
         // A read always ends through `finished`, cancelled or not: it counts the reads in
         // flight and starts the one waiting.
         readTasks[request.number] = tasks.start(
-            { [weak self] in
-                let outcome: Result<ReadResult, any Error>
+            { () async -> Result<ReadResult, any Error> in
                 do {
-                    outcome = .success(try await Self.perform(request, store: store, beforeCounting: hook))
+                    return .success(try await Self.perform(request, store: store, beforeCounting: hook))
                 } catch {
-                    outcome = .failure(error)
+                    return .failure(error)
                 }
-                self?.finished(request, outcome)
-            }, onFailure: { _ in })  // `finished` shows every failure of the newest request
+            },
+            then: { [weak self] outcome in self?.finished(request, outcome) },
+            onFailure: { _ in })  // `work` cannot throw: `finished` shows every failure of the newest request
     }
 
     /// Cancels every running read made for a request older than `number`.
@@ -314,10 +314,8 @@ public final class ItemListViewModel {
         let (store, query, number) = (self.store, window.query, window.requestNumber)
         positionReadFor = number
         tasks.start(
-            { [weak self] in
-                let count = try await store.items.count(matching: query, before: ItemCursor(first))
-                self?.setPosition(count, first: first.id, number: number)
-            },
+            { try await store.items.count(matching: query, before: ItemCursor(first)) },
+            then: { [weak self] count in self?.setPosition(count, first: first.id, number: number) },
             onFailure: { [weak self] error in
                 self?.report("Could not count the items before these (the position shows as unknown)", error, number)
             })
@@ -395,10 +393,10 @@ public final class ItemListViewModel {
     private func followLostSelection(_ id: Item.ID, number: Int) {
         let store = self.store
         tasks.start(
-            { [weak self] in
+            { try await store.items.item(id: id) },
+            then: { [weak self] item in
                 // Deleted: the window has selected its neighbour already.
-                guard let item = try await store.items.item(id: id) else { return }
-                self?.follow(moved: item, number: number)
+                if let item { self?.follow(moved: item, number: number) }
             },
             onFailure: { [weak self] error in
                 self?.report("Could not follow the selected item to its new place", error, number)
@@ -413,10 +411,8 @@ public final class ItemListViewModel {
     private func readUnfilteredCount(_ number: Int) {
         let store = self.store
         tasks.start(
-            { [weak self] in
-                let count = try await store.items.count(matching: ItemQuery())
-                self?.setUnfilteredCount(count, request: number)
-            },
+            { try await store.items.count(matching: ItemQuery()) },
+            then: { [weak self] count in self?.setUnfilteredCount(count, request: number) },
             onFailure: { [weak self] error in
                 self?.report("Could not count all the items", error, number)
             })
@@ -465,11 +461,7 @@ public final class ItemListViewModel {
         guard usersObservation == nil else { return }
         let store = self.store
         tasks.start(
-            key: "users",
-            { [weak self] in
-                let users = try await store.liveUsers()
-                self?.follow(users)
-            },
+            key: "users", { try await store.liveUsers() }, then: { [weak self] users in self?.follow(users) },
             onFailure: { [weak self] error in
                 guard let self else { return }
                 message = "Could not read the users, so owners show as unknown: \(error); press r to try again"

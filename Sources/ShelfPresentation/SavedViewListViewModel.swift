@@ -96,11 +96,8 @@ public final class SavedViewListViewModel {
         mutableState.value = .loading
         let store = self.store
         return tasks.start(
-            key: "load",
-            { [weak self] in
-                let views = try await store.liveSavedViews()
-                self?.follow(views)
-            }, onFailure: { [weak self] error in self?.fail(error) })
+            key: "load", { try await store.liveSavedViews() }, then: { [weak self] views in self?.follow(views) },
+            onFailure: { [weak self] error in self?.fail(error) })
     }
 
     /// Moves the selection by `count` rows, stopping at the ends.

@@ -101,11 +101,9 @@ public final class UserListViewModel {
         mutableState.value = .loading
         let store = self.store
         return tasks.start(
-            key: "load",
-            { [weak self] in
-                let summaries = try await store.liveUserSummaries()
-                self?.follow(summaries)
-            }, onFailure: { [weak self] error in self?.fail(error) })
+            key: "load", { try await store.liveUserSummaries() },
+            then: { [weak self] summaries in self?.follow(summaries) },
+            onFailure: { [weak self] error in self?.fail(error) })
     }
 
     // MARK: - Selection
