@@ -73,8 +73,10 @@ final class IntentGroup: Sendable {
 /// once cancelled) is dropped, since a newer intent replaced what it would show. Releasing
 /// the tracker (with its view model) cancels what still runs.
 ///
-/// The work runs on the main actor between its awaits; the store's calls are `async`
-/// (nonisolated) and run off it, so the main actor never waits for SQL.
+/// Work given as one main-actor `body` runs on the main actor between its awaits; the
+/// store's calls are `async` (nonisolated) and run off it, so the main actor never waits for
+/// SQL. Reads given as `work` and `then` start off the main actor and only hand their result
+/// to it.
 final class IntentTracker: Sendable {
     private struct State {
         var running: [UInt64: Task<Void, Never>] = [:]
