@@ -58,9 +58,8 @@ extension BrowserController {
         let actions = viewModel.actions
         typedAhead = []
         actions.enqueue { [weak self] in
-            let count = await actions.pruneMarks()
+            let count = await actions.checkMarksForPrompt()
             guard let self else { return }
-            if count == 0 { actions.show("the marked items no longer exist") }
             open(count)
             replayTypedAhead()
         }
@@ -73,15 +72,6 @@ extension BrowserController {
         withCheckedMarks { count in
             if let count, count > 0 { present(count) }
         }
-    }
-
-    /// The status bar's left text with the count of marks in front, or the last action's
-    /// message instead.
-    func statusWithMarks(_ left: String) -> String {
-        let actions = viewModel.actions
-        let marks = actions.marks.value.count
-        let status = marks == 0 ? left : "\(Formatting.count(marks)) marked · " + left
-        return actions.message.value.map { "\($0) · " + status } ?? status
     }
 
     /// Handles the keys of marks, bulk actions, undo and copy; false for other actions.
@@ -116,7 +106,7 @@ extension BrowserController {
                 guard let self else { return }
                 presentPrompt(
                     viewModel.makeOwnerPrompt(count: count) { email in
-                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) }
+                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) } ?? nil
                     })
             }
         case .setPriority:
@@ -137,14 +127,13 @@ extension BrowserController {
             let clipboard = self.clipboard
             actions.enqueue {
                 guard let copy = await actions.copyText(selected: selected, json: json) else { return }
-                let what = "\(ItemActions.describe(copy.count))\(json ? " as JSON" : "")"
                 do {
                     switch try clipboard.copy(copy.text) {
-                    case .terminal: actions.show("copied \(what) to the clipboard")
-                    case .file(let path): actions.show("copied \(what) to \(path)")
+                    case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                    case .file(let path): actions.copied(copy.count, json: json, toFile: path)
                     }
                 } catch {
-                    actions.show("Could not copy: \(error)")
+                    actions.copyFailed(error)
                 }
             }
         default:

@@ -34,7 +34,6 @@ public final class BrowserController: Controller {
     public init(viewModel: BrowserViewModel) {
         self.viewModel = viewModel
         listController = ItemListController(viewModel: viewModel.list)
-        if let command = viewModel.demoCommand { listController.demoCommand = command }
         super.init()
     }
 
@@ -59,28 +58,8 @@ public final class BrowserController: Controller {
     // MARK: - Rendering
 
     func render(_ state: ViewState<ItemListContent>) {
-        let hints = "? help  n new  q quit "
-        switch state {
-        case .idle, .loading:
-            statusBar.left = "Loading…"
-        case .loaded(let content):
-            // Rows show before their count: "… items" until it arrives.
-            let count = content.totalCount.map(Formatting.items) ?? "… items"
-            var left = "\(count) · \(content.queryDescription)"
-            if let position = content.selectedPosition, let total = content.totalCount {
-                left = "\(Formatting.count(position + 1))/\(Formatting.count(total)) · " + left
-            }
-            if content.isRefreshing { left += " …" }
-            if let message = content.message { left = message }
-            if let name = viewModel.openViewName { left = viewModel.openViewNote ?? "view “\(name)” · " + left }
-            statusBar.left = left
-        case .empty(let message):
-            statusBar.left = message
-        case .failed(let failure):
-            statusBar.left = failure.message
-        }
-        statusBar.left = statusWithMarks(statusBar.left)
-        statusBar.right = hints
+        statusBar.left = viewModel.statusText
+        statusBar.right = BrowserViewModel.statusHints
         followSelection(state.value?.selectedID)
     }
 
@@ -104,6 +83,7 @@ public final class BrowserController: Controller {
     private func showDetail(_ id: Item.ID?, wholeNotes: Bool = false) {
         detailID = id
         if let old = detailController {
+            old.viewModel.cancel()  // a read still running for the item left is of no use
             old.willMove(toParent: nil)
             old.view.removeFromSuperview()
             old.removeFromParent()
@@ -179,16 +159,6 @@ public final class BrowserController: Controller {
         present(users)
     }
 
-    private func confirmDelete(id: Item.ID, title: String) {
-        let confirmation = viewModel.makeDeleteConfirmation(id: id, title: title)
-        present(ConfirmController(viewModel: confirmation))
-        modalObservation = confirmation.decision.bind(during: lifetime) { [weak self] decision in
-            guard let decision, let self else { return }
-            dismissModal()
-            if decision { viewModel.list.delete(id: id) }
-        }
-    }
-
     // MARK: - Keys
 
     public override func handle(_ event: KeyEvent) -> Bool {
@@ -213,6 +183,7 @@ public final class BrowserController: Controller {
             return true
         }
         let selectedRow = viewModel.list.selectedRow
+        // Marks, bulk actions (delete too, of the marked items or the selected one), undo, copy.
         if let action, handleBulk(action, selected: selectedRow) { return true }
         switch action {
         case .open:
@@ -226,27 +197,22 @@ public final class BrowserController: Controller {
             split.mode = .secondOnly
         case .new:
             typedAhead = []
-            Task { [weak self] in
-                guard let self else { return }
-                presentEditor(await viewModel.makeNewItemEditor())
-                replayTypedAhead()
+            viewModel.openNewItemEditor { [weak self] editor in
+                self?.presentEditor(editor)
+                self?.replayTypedAhead()
             }
         case .edit:
             guard let id = selectedRow?.id else { return true }
             typedAhead = []
-            Task { [weak self] in
+            viewModel.openEditor(id: id) { [weak self] editor in
                 guard let self else { return }
-                guard let editor = await viewModel.makeEditor(id: id) else {
+                guard let editor else {
                     typedAhead = nil  // the item is gone: what was typed for it goes too
                     return
                 }
-                await viewModel.actions.beginEdit(id: id)
                 presentEditor(editor)
                 replayTypedAhead()
             }
-        case .delete:
-            guard let row = selectedRow else { return true }
-            confirmDelete(id: row.id, title: row.title)
         case .help:
             present(HelpController(viewModel: HelpViewModel()))
         case .users:

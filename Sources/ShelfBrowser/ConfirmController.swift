@@ -15,7 +15,7 @@ public final class ConfirmController: Controller {
         let message = Label(viewModel.message)
         message.wraps = true
         message.length = .flexible()
-        let choices = Label("y / Enter: \(viewModel.confirmLabel)    n / Esc: cancel", style: Theme.hint)
+        let choices = Label(viewModel.choices, style: Theme.hint)
         let width = min(70, max(40, DisplayWidth.of(viewModel.message) + 4))
         view = Dialog(
             title: viewModel.title, content: StackView(axis: .vertical, [message, choices]),

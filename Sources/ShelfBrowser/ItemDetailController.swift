@@ -56,24 +56,20 @@ public final class ItemDetailController: Controller {
             titleLabel.isHidden = false
             fieldsLabel.isHidden = false
             notesLabel.isHidden = false
-            box.title = "Item \(item.id)"
+            box.title = item.heading
             titleLabel.text = item.title
-            fieldsLabel.text = [
-                "Status    \(item.status)", "Priority  \(item.priority)",
-                "Owner     \(item.ownerName)\(item.ownerEmail.isEmpty ? "" : " <\(item.ownerEmail)>")",
-                "Created   \(item.created)", "Updated   \(item.updated)", "",
-            ].joined(separator: "\n")
-            notesLabel.text = item.notes ?? "No notes."
+            fieldsLabel.text = (item.fieldLines + [""]).joined(separator: "\n")
+            notesLabel.text = item.notesText
             notesMarkerLabel.text = item.notesMarker ?? ""
             notesMarkerLabel.isHidden = item.notesMarker == nil
-            notesLabel.style = item.notes == nil ? Theme.hint : .plain
+            notesLabel.style = item.hasNotes ? .plain : Theme.hint
         case .empty(let message):
             messageLabel.isHidden = false
             messageLabel.text = message
             messageLabel.style = Theme.hint
         case .failed(let failure):
             messageLabel.isHidden = false
-            messageLabel.text = failure.message + "\nPress r to try again."
+            messageLabel.text = [failure.message, viewModel.hint].compactMap { $0 }.joined(separator: "\n")
             messageLabel.style = Theme.error
         }
         view.setNeedsDisplay()

@@ -34,8 +34,6 @@ public final class ItemEditorController: Controller {
     private var suggestionIndex = 0
     /// True once a suggestion was taken or Esc closed the list, until the owner is typed in.
     private var suggestionsDismissed = false
-    /// What the last run of the external editor came to, until the next key.
-    private var notice: (text: String, isError: Bool)?
 
     /// The fields in form order (Tab order).
     static let order: [ItemEditorField] = [.title, .status, .priority, .owner, .notes]
@@ -64,12 +62,7 @@ public final class ItemEditorController: Controller {
         host.anchor = ownerField
         host.anchorOffset = DisplayWidth.of(ownerField.prompt) - 1
         body = host
-        let title =
-            switch viewModel.state.value.mode {
-            case .create: "New item"
-            case .edit(let id): "Edit item \(id)"
-            }
-        view = Dialog(title: title, content: host, preferredSize: Size(width: 72, height: 22))
+        view = Dialog(title: viewModel.state.value.title, content: host, preferredSize: Size(width: 72, height: 22))
     }
 
     private func input(for field: ItemEditorField) -> View {
@@ -126,7 +119,7 @@ public final class ItemEditorController: Controller {
 
         let suggestions = suggestionsShown
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
-        body?.popup.lines = suggestions.map { "\($0.name) <\($0.email)>" }
+        body?.popup.lines = suggestions.map(ItemEditorContent.suggestionLine)
         body?.popup.selectedIndex = suggestionIndex
         body?.popup.isHidden = suggestions.isEmpty
 
@@ -138,47 +131,11 @@ public final class ItemEditorController: Controller {
         newOwnerField.isFocused = asksForOwner
         for field in Self.order { setFocus(field, focusedField == field && !asksForOwner) }
 
-        phaseLabel.style = .plain
-        hintLabel.text = hint(for: content, suggestions: !suggestions.isEmpty)
-        switch content.phase {
-        case .editing:
-            if let newOwner = content.newOwner {
-                phaseLabel.style = newOwner.error == nil ? .plain : Theme.error
-                phaseLabel.text =
-                    newOwner.error
-                    ?? "No user has the email \(newOwner.email). Add them with this name and save the item?"
-                    + (newOwner.command.map { " (From a shell: \($0).)" } ?? "")
-            } else if let notice {
-                phaseLabel.style = notice.isError ? Theme.error : .plain
-                phaseLabel.text = notice.text
-            } else {
-                phaseLabel.text = ""
-            }
-        case .saving:
-            phaseLabel.text = "Saving…"
-        case .saved:
-            phaseLabel.text = "Saved."
-        case .conflict(let theirs):
-            phaseLabel.style = Theme.error
-            phaseLabel.text = "Someone else saved this item meanwhile (their title: “\(theirs.title)”)."
-        case .failed(let message):
-            phaseLabel.style = Theme.error
-            phaseLabel.text = message
-        }
+        hintLabel.text = content.hint(focused: focusedField, suggesting: !suggestions.isEmpty)
+        let line = content.phaseLine
+        phaseLabel.style = line.isError ? Theme.error : .plain
+        phaseLabel.text = line.text
         view.setNeedsDisplay()
-    }
-
-    private func hint(for content: ItemEditorContent, suggestions: Bool) -> String {
-        if case .conflict = content.phase {
-            return "r reload theirs (drops your edits) · o overwrite with yours · Esc cancel"
-        }
-        if content.newOwner != nil { return "Enter add the user and save · Esc back to the item" }
-        if suggestions { return "↑/↓ choose · Tab or Enter take · Ctrl-S save · Esc close the list" }
-        switch focusedField {
-        case .notes: return "Enter new line · Ctrl-S save · Ctrl-O notes in $EDITOR · Tab next · Esc cancel"
-        case .status: return "Space or ←/→ open/done · Tab next field · Enter save · Esc cancel"
-        default: return "Tab next field · Enter save · Ctrl-O notes in $EDITOR · Esc cancel"
-        }
     }
 
     private func setFocus(_ field: ItemEditorField, _ focused: Bool) {
@@ -211,10 +168,7 @@ public final class ItemEditorController: Controller {
             return true
         }
         if content.newOwner != nil { return handleNewOwnerKey(event) }
-        if notice != nil {
-            notice = nil
-            render(content)
-        }
+        viewModel.clearNotice()
         if !suggestionsShown.isEmpty, handleSuggestionKey(event) { return true }
         switch event {
         case .control("s"): viewModel.save()
@@ -293,12 +247,10 @@ public final class ItemEditorController: Controller {
         switch ExternalEditor.edit(notesArea.text) {
         case .edited(let text):
             notesArea.setText(text)
-            viewModel.update(.notes, to: text)
-            notice = ("Notes taken from the editor.", false)
+            viewModel.notesEdited(outside: text)
         case .unchanged(let reason):
-            notice = (reason, true)
+            viewModel.notesNotEdited(reason)
         }
-        render(viewModel.state.value)
     }
 
     public override func handlePaste(_ text: String) -> Bool {

@@ -22,13 +22,6 @@ public final class ItemListController: Controller {
     private let newItemsBadge = Badge(style: Theme.badge)
     /// What in the search text could not be understood (the rest still filters).
     private let problemLabel = Label("", style: Theme.error)
-    /// The words the query searches for, highlighted in the titles.
-    private var highlightTerms: [String] = []
-    /// The query text `highlightTerms` and the problem line were made from.
-    private var shownQueryText: String?
-    /// The command that fills this database with sample items, for the empty list's hint
-    /// (`shelf demo --db …`); the browser sets it.
-    var demoCommand = "shelf demo"
     private lazy var dataSource = ListDataSource<Item.ID, ItemRowCell>(listView: listView, cell: ItemRowCell.self)
     private var content: ItemListContent?
     /// Whether an item carries the browser's mark; call `marksDidChange(anyMarked:)` when marks change.
@@ -37,13 +30,12 @@ public final class ItemListController: Controller {
     private var showsMarks = false
 
     private static let statuses: [Item.Status?] = [nil, .open, .done]
-    /// The columns: title, width, and the sort field a click on the header orders by. The
-    /// owner column sorts once the store knows the field (nil until then: no sort on click).
+    /// The columns: title, width, and the sort field a click on the header orders by.
     private static let columns: [(column: ListColumn, sort: ItemQuery.SortField?)] = [
         (ListColumn("", width: .fixed(1), priority: 8), nil),
         (ListColumn("Pri", width: .fixed(3), priority: 6), .priority),
         (ListColumn("Title", width: .minimum(12), priority: 10), .title),
-        (ListColumn("Owner", width: .fixed(16), priority: 4), ItemQuery.SortField(rawValue: "owner")),
+        (ListColumn("Owner", width: .fixed(16), priority: 4), .owner),
         (ListColumn("Updated", width: .fixed(11), alignment: .trailing, priority: 2), .updated),
     ]
 
@@ -99,20 +91,15 @@ public final class ItemListController: Controller {
             show(content)
         case .empty(let message):
             messageLabel.isHidden = false
-            hintLabel.isHidden = false
             messageLabel.text = message
             messageLabel.style = .plain
-            hintLabel.text =
-                viewModel.hasFilters
-                ? "Press Esc to clear the search and filters."
-                : "Press n to add an item, or fill a demo: \(demoCommand) --items 1000"
         case .failed(let failure):
             messageLabel.isHidden = false
-            hintLabel.isHidden = false
             messageLabel.text = failure.message
             messageLabel.style = Theme.error
-            hintLabel.text = "Press r to try again."
         }
+        hintLabel.text = viewModel.hint ?? ""
+        hintLabel.isHidden = viewModel.hint == nil
         view.setNeedsDisplay()
     }
 
@@ -129,7 +116,8 @@ public final class ItemListController: Controller {
         var snapshot = ListSnapshot<Item.ID>()
         snapshot.append(content.rows.map(\.id))
         let rows = content.rows.map {
-            ItemRowCell.Line(row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks, highlights: highlightTerms)
+            ItemRowCell.Line(
+                row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks, highlights: viewModel.highlightTerms)
         }
         dataSource.apply(snapshot, rows: Dictionary(rows.map { ($0.row.id, $0) }, uniquingKeysWith: { a, _ in a }))
         if let id = content.selectedID { dataSource.select(id) }
@@ -139,28 +127,17 @@ public final class ItemListController: Controller {
         } else {
             listView.scrollIndicator = nil
         }
-        newItemsBadge.text = content.newAboveCount > 0 ? " ↑ \(Formatting.count(content.newAboveCount)) new · g " : ""
+        newItemsBadge.text = content.newAboveBadge.map { " \($0) " } ?? ""
     }
 
     /// Shows the query's text in the search field when it was set from elsewhere (a saved
-    /// view opened), what in it could not be understood under the field, and takes the words
-    /// to highlight.
+    /// view opened), and what in it could not be understood under the field.
     private func showQuery() {
         let text = viewModel.query.text
         if !searchField.isFocused, searchField.text != text { searchField.setText(text) }
-        // Parsed once per text, not once per render.
-        guard text != shownQueryText else { return }
-        shownQueryText = text
-        let parsed = ItemQueryText(text)
-        highlightTerms = parsed.highlightTerms
-        if let first = parsed.problems.first {
-            let more = parsed.problems.count > 1 ? " (and \(parsed.problems.count - 1) more)" : ""
-            problemLabel.text = "  ⚠ \(first)\(more); the rest still filters"
-            problemLabel.isHidden = false
-        } else {
-            problemLabel.text = ""
-            problemLabel.isHidden = true
-        }
+        let problem = viewModel.queryProblem
+        problemLabel.text = problem.map { "  " + $0 } ?? ""
+        problemLabel.isHidden = problem == nil
     }
 
     /// The mark column, first while anything is marked.
@@ -169,7 +146,7 @@ public final class ItemListController: Controller {
     /// Marks the sorted column's header with ▲ (ascending) or ▼ (descending).
     private func showSort() {
         let query = viewModel.query
-        let arrow = query.sortDirection == .ascending ? "▲" : "▼"
+        let arrow = ItemListSorting.arrow(query.sortDirection)
         var columns = Self.columns.map(\.column)
         if let index = Self.columns.firstIndex(where: { $0.sort == query.sortField }) {
             let title = columns[index].title

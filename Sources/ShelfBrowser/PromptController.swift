@@ -19,7 +19,7 @@ public final class PromptController: Controller {
         let question = Label(viewModel.question)
         errorLabel.wraps = true
         errorLabel.length = .fixed(2)
-        let hint = Label("Enter: apply    Esc: cancel", style: Theme.hint)
+        let hint = Label(PromptViewModel.hints, style: Theme.hint)
         field.isFocused = true
         field.setText(viewModel.initialText)
         view = Dialog(
@@ -37,8 +37,7 @@ public final class PromptController: Controller {
     public override func handle(_ event: KeyEvent) -> Bool {
         switch event.key {
         case .enter:
-            let text = field.text
-            Task { [viewModel] in await viewModel.submit(text) }
+            viewModel.submit(field.text)
             return true
         case .escape:
             viewModel.cancel()

@@ -1,4 +1,3 @@
-internal import Foundation
 public import ShelfPresentation
 internal import ShelfReactive
 internal import ShelfStore
@@ -25,8 +24,7 @@ public final class SaveViewPromptController: Controller {
     public override func loadView() {
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
-        let text = viewModel.queryText.trimmingCharacters(in: .whitespaces)
-        queryLabel.text = "Query “\(text)”"
+        queryLabel.text = viewModel.queryLine
         view = Dialog(
             title: "Save view", content: StackView(axis: .vertical, [nameField, queryLabel, phaseLabel, hintLabel]),
             preferredSize: Size(width: 64, height: 7))
@@ -40,22 +38,9 @@ public final class SaveViewPromptController: Controller {
     }
 
     private func render(_ content: SaveViewPromptContent) {
-        phaseLabel.style = .plain
-        hintLabel.text = "Enter save · Esc cancel"
-        switch content.phase {
-        case .editing:
-            phaseLabel.text = ""
-        case .saving:
-            phaseLabel.text = "Saving…"
-        case .saved(let view):
-            phaseLabel.text = "Saved “\(view.name)”."
-        case .confirmingReplace(let existing):
-            phaseLabel.text = "A view named “\(existing.name)” exists. Replace it?"
-            hintLabel.text = "y / Enter: replace    n / Esc: change the name"
-        case .failed(let message):
-            phaseLabel.style = Theme.error
-            phaseLabel.text = message
-        }
+        phaseLabel.style = content.isFailure ? Theme.error : .plain
+        phaseLabel.text = content.phaseText
+        hintLabel.text = content.hint
         view.setNeedsDisplay()
     }
 

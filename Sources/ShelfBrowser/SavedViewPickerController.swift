@@ -21,8 +21,6 @@ public final class SavedViewPickerController: Controller {
     /// Called with the view to open when Enter is pressed on it.
     public var onOpen: ((SavedView) -> Void)?
 
-    static let hints = "Enter open · d delete · Esc close"
-
     public init(viewModel: SavedViewListViewModel) {
         self.viewModel = viewModel
         super.init()
@@ -56,11 +54,11 @@ public final class SavedViewPickerController: Controller {
         listView.isHidden = true
         messageLabel.isHidden = true
         messageLabel.style = .plain
-        hintLabel.text = Self.hints
+        hintLabel.text = SavedViewListViewModel.hints
         switch state {
         case .idle, .loading:
             messageLabel.isHidden = false
-            messageLabel.text = "Loading saved views…"
+            messageLabel.text = SavedViewListViewModel.loadingText
         case .loaded(let content):
             listView.isHidden = false
             var snapshot = ListSnapshot<SavedView.ID>()
@@ -75,17 +73,15 @@ public final class SavedViewPickerController: Controller {
         case .empty(let message):
             messageLabel.isHidden = false
             messageLabel.text = message
-            hintLabel.text = "Esc close"
+            hintLabel.text = SavedViewListViewModel.closeHint
             deleting = nil
         case .failed(let failure):
             messageLabel.isHidden = false
             messageLabel.text = failure.message
             messageLabel.style = Theme.error
-            hintLabel.text = "Esc close"
+            hintLabel.text = SavedViewListViewModel.closeHint
         }
-        if let deleting {
-            hintLabel.text = "Delete “\(deleting.name)”? y / Enter: delete    n / Esc: keep it"
-        }
+        if let deleting { hintLabel.text = SavedViewListViewModel.deleteQuestion(deleting) }
         view.setNeedsDisplay()
     }
 

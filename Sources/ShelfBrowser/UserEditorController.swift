@@ -14,7 +14,7 @@ public final class UserEditorController: Controller {
     private let nameError = Label("", style: Theme.error)
     private let emailError = Label("", style: Theme.error)
     private let phaseLabel = Label()
-    private let hintLabel = Label("Tab next field · Enter save · Esc cancel", style: Theme.hint)
+    private let hintLabel = Label(UserEditorContent.hints, style: Theme.hint)
     private var focusIndex = 0
 
     public init(viewModel: UserEditorViewModel) {
@@ -25,13 +25,8 @@ public final class UserEditorController: Controller {
     public override func loadView() {
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
-        let title =
-            switch viewModel.state.value.mode {
-            case .create: "Add user"
-            case .edit: "Edit user"
-            }
         view = Dialog(
-            title: title,
+            title: viewModel.state.value.title,
             content: StackView(axis: .vertical, [nameField, nameError, emailField, emailError, phaseLabel, hintLabel]),
             preferredSize: Size(width: 64, height: 10))
     }
@@ -49,15 +44,8 @@ public final class UserEditorController: Controller {
     private func render(_ content: UserEditorContent) {
         nameError.text = content.errors[.name].map { "       " + $0 } ?? ""
         emailError.text = content.errors[.email].map { "       " + $0 } ?? ""
-        phaseLabel.style = .plain
-        switch content.phase {
-        case .editing: phaseLabel.text = ""
-        case .saving: phaseLabel.text = "Saving…"
-        case .saved: phaseLabel.text = "Saved."
-        case .failed(let message):
-            phaseLabel.style = Theme.error
-            phaseLabel.text = message
-        }
+        phaseLabel.style = content.isFailure ? Theme.error : .plain
+        phaseLabel.text = content.phaseText
         view.setNeedsDisplay()
     }
 

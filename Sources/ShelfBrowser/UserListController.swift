@@ -17,8 +17,7 @@ public final class UserListController: Controller {
 
     private let listView = ListView()
     private let messageLabel = Label()
-    private let hintLabel = Label(
-        "a add · e edit · d remove · Enter their items · Esc back", style: Theme.hint)
+    private let hintLabel = Label(UserListViewModel.hints, style: Theme.hint)
     private lazy var dataSource = ListDataSource<User.ID, UserRowCell>(listView: listView, cell: UserRowCell.self)
     private var form: Controller?
     private var formObservation: Observation?
@@ -55,21 +54,17 @@ public final class UserListController: Controller {
         let state = viewModel.state.value
         listView.isHidden = state.value == nil
         messageLabel.style = .plain
+        messageLabel.text = viewModel.messageText
         switch state {
-        case .idle, .loading:
-            messageLabel.text = "Loading users…"
+        case .idle, .loading, .empty:
+            break
         case .loaded(let rows):
             var snapshot = ListSnapshot<User.ID>()
             snapshot.append(rows.map(\.id))
             dataSource.apply(snapshot, rows: Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
             if let id = viewModel.selection.value { dataSource.select(id) }
-            messageLabel.text = viewModel.message.value ?? ""
             messageLabel.style = viewModel.message.value == nil ? .plain : Theme.error
-        case .empty(let message):
-            messageLabel.text =
-                message + " Press a to add one" + (viewModel.demoCommand.map { ", or fill a demo: \($0)" } ?? "") + "."
-        case .failed(let failure):
-            messageLabel.text = failure.message
+        case .failed:
             messageLabel.style = Theme.error
         }
         view.setNeedsDisplay()

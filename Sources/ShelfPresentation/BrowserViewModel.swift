@@ -12,6 +12,7 @@ public final class BrowserViewModel {
     /// Marks, bulk actions and undo, for the browser's lifetime.
     public let actions: ItemActions
     let store: Store
+    private let tasks = IntentTracker()
     /// The saved view last opened (or saved) in this browser; see `openViewName`.
     public internal(set) var openView: SavedView?
 
@@ -42,21 +43,53 @@ public final class BrowserViewModel {
     }
 
     /// An editor for a new item. Its owner is the user the list is filtered by, else the
-    /// selected item's owner, else the first user by name (empty when there are none).
+    /// selected item's owner, else the first user by name (empty when there are none, or when
+    /// the store could not be read: then the status bar says so).
     public func makeNewItemEditor() async -> ItemEditorViewModel {
-        ItemEditorViewModel(store: store, ownerEmail: await defaultOwnerEmail())
+        let email: String
+        do {
+            email = try await defaultOwnerEmail()
+        } catch {
+            actions.show("Could not pick an owner for the new item: \(error)")
+            email = ""
+        }
+        return ItemEditorViewModel(store: store, ownerEmail: email)
     }
 
-    private func defaultOwnerEmail() async -> String {
-        if let owner = list.query.owner, let user = try? await store.users.user(id: owner) {
+    private func defaultOwnerEmail() async throws -> String {
+        if let owner = list.query.owner, let user = try await store.users.user(id: owner) {
             return user.email
         }
-        if let id = list.selectedItemID, let item = try? await store.items.item(id: id),
-            let user = try? await store.users.user(id: item.userID)
+        if let id = list.selectedItemID, let item = try await store.items.item(id: id),
+            let user = try await store.users.user(id: item.userID)
         {
             return user.email
         }
-        return (try? await store.users.users().first?.email) ?? ""
+        return try await store.users.users().first?.email ?? ""
+    }
+
+    /// Makes an editor for a new item (see `makeNewItemEditor()`) and hands it to `open`.
+    @discardableResult
+    public func openNewItemEditor(_ open: @escaping @MainActor (ItemEditorViewModel) -> Void) -> Intent {
+        tasks.start(
+            { [weak self] in
+                guard let self else { return }
+                open(await makeNewItemEditor())
+            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
+    }
+
+    /// Makes an editor for the item with `id` (see `makeEditor(id:)`), remembers the item as
+    /// it is for undo (`ItemActions.beginEdit(id:)`), and hands the editor to `open`; nil when
+    /// the item is gone or could not be read (the status bar says why).
+    @discardableResult
+    public func openEditor(id: Item.ID, _ open: @escaping @MainActor (ItemEditorViewModel?) -> Void) -> Intent {
+        tasks.start(
+            { [weak self] in
+                guard let self else { return }
+                guard let editor = await makeEditor(id: id) else { return open(nil) }
+                await actions.beginEdit(id: id)
+                open(editor)
+            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
     }
 
     /// The users view: every user with their item counts.
@@ -69,11 +102,18 @@ public final class BrowserViewModel {
     /// memory, which no other command can reach.
     public var demoCommand: String? { StoreHints.demoCommand(location: store.shareableLocation) }
 
-    /// An editor for the item with `id`, or nil when it no longer exists.
+    /// An editor for the item with `id`, or nil when it no longer exists or could not be read
+    /// (then the status bar says why).
     public func makeEditor(id: Item.ID) async -> ItemEditorViewModel? {
-        guard let item = try? await store.items.item(id: id) else { return nil }
-        let email = (try? await store.users.user(id: item.userID))?.email ?? ""
-        return ItemEditorViewModel(store: store, editing: item, ownerEmail: email)
+        do {
+            guard let item = try await store.items.item(id: id) else { return nil }
+            // An owner deleted meanwhile leaves the field empty: saving asks for one.
+            let email = try await store.users.user(id: item.userID)?.email ?? ""
+            return ItemEditorViewModel(store: store, editing: item, ownerEmail: email)
+        } catch {
+            actions.show("Could not open item \(id.rawValue) for editing: \(error); press e to try again")
+            return nil
+        }
     }
 
     /// A question asking whether to delete the item with `id`, titled with its title.

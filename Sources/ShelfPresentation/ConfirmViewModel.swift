@@ -15,6 +15,9 @@ public final class ConfirmViewModel {
     public let decision: Property<Bool?>
     private let mutableDecision = MutableProperty<Bool?>(nil)
 
+    /// The keys that answer: "y / Enter: delete    n / Esc: cancel".
+    public var choices: String { "y / Enter: \(confirmLabel)    n / Esc: cancel" }
+
     /// A question not yet answered: `decision` starts at nil.
     public init(title: String, message: String, confirmLabel: String) {
         self.title = title

@@ -11,7 +11,9 @@ public import ShelfStore
 /// nothing is written, `message` says which item, and the history stays as it was.
 ///
 /// One action runs at a time: an intent while another runs only says to wait. Main actor;
-/// the intents are `async` and return when the action is over and `message` is set.
+/// the intents are `async` and return when the action is over and `message` is set. The UI
+/// runs them through `enqueue(_:)`, which orders them as typed and returns an `Intent` to
+/// await or cancel.
 @MainActor
 public final class ItemActions {
     /// The marked items.
@@ -29,8 +31,8 @@ public final class ItemActions {
     private let mutableMarks = MutableProperty(ItemMarks())
     private let mutableMessage = MutableProperty<String?>(nil)
     private var isWorking = false
-    /// The last intent queued with `enqueue(_:)`; the next one waits for it.
-    private var queue: Task<Void, Never>?
+    /// Runs the intents queued with `enqueue(_:)`, one after the other.
+    private let tasks = IntentTracker()
     /// The item as the editor opened it, to record the edit once it is saved.
     private var editBase: Item?
 
@@ -42,25 +44,21 @@ public final class ItemActions {
     }
 
     /// Runs `intent` after every intent queued before it has finished, so keys typed quickly
-    /// act in the order typed (`M` then `y` copies what `M` marked).
-    public func enqueue(_ intent: @escaping @MainActor () async -> Void) {
-        let previous = queue
-        queue = Task {
-            await previous?.value
-            await intent()
-        }
+    /// act in the order typed (`M` then `y` copies what `M` marked). The intents of this type
+    /// show their outcome in `message`; `intent` must too.
+    @discardableResult
+    public func enqueue(_ intent: @escaping @MainActor () async -> Void) -> Intent {
+        tasks.start(serially: true, { await intent() }, onFailure: { _ in })  // `intent` cannot throw
     }
 
     /// Runs `intent` after every intent queued before it, like `enqueue(_:)`, and returns its
-    /// result (a prompt waits for its action this way).
-    public func enqueued<Result: Sendable>(_ intent: @escaping @MainActor () async -> Result) async -> Result {
-        let previous = queue
-        let task = Task {
-            await previous?.value
-            return await intent()
-        }
-        queue = Task { _ = await task.value }
-        return await task.value
+    /// result (a prompt waits for its action this way); nil when it was cancelled before it
+    /// could run.
+    @discardableResult
+    public func enqueued<Result: Sendable>(_ intent: @escaping @MainActor () async -> Result) async -> Result? {
+        let box = ResultBox<Result>()
+        await enqueue { box.value = await intent() }.finished()
+        return box.value
     }
 
     /// Clears `message` (the next key was pressed).
@@ -106,13 +104,16 @@ public final class ItemActions {
 
     /// Drops the marks of those `ids` whose items no longer exist (deleted, here or
     /// elsewhere). Call it with marked IDs that left the list.
+    /// When the store cannot be read, the marks stay and `message` says why.
     public func forgetDeleted(among ids: [Item.ID]) async {
         let marked = ids.filter { mutableMarks.value.contains($0) }
         guard !marked.isEmpty else { return }
         var gone: [Item.ID] = []
-        for id in marked {
-            guard let exists = try? await store.items.item(id: id) != nil else { return }
-            if !exists { gone.append(id) }
+        do {
+            for id in marked where try await store.items.item(id: id) == nil { gone.append(id) }
+        } catch {
+            mutableMessage.value = "Could not check which marked items still exist: \(error)"
+            return
         }
         if !gone.isEmpty { mutableMarks.value.unmark(gone) }
     }
@@ -174,13 +175,19 @@ public final class ItemActions {
     }
 
     /// Gives the marked items (or the selected one) to the user with `email`. Returns nil when
-    /// done, or why not (no such user) for the prompt to show.
+    /// done, or why not (no such user, the users could not be read) for the prompt to show.
     @discardableResult
     public func setOwner(email: String, selected: Item.ID?) async -> String? {
         let email = email.trimmingCharacters(in: .whitespaces)
         let ids = targets(selected: selected)
         guard !ids.isEmpty else { return nil }
-        guard let owner = try? await store.users.user(email: email) else {
+        let found: User?
+        do {
+            found = try await store.users.user(email: email)
+        } catch {
+            return "Could not look up the user with the email \(email): \(error)"
+        }
+        guard let owner = found else {
             return "No user has the email \(email); type the email of an existing user."
         }
         await run("change") {
@@ -218,18 +225,32 @@ public final class ItemActions {
 
     // MARK: - Edits made in the editor
 
-    /// Remembers the stored item an editor was opened on, to record its save.
+    /// Remembers the stored item an editor was opened on, to record its save. When it cannot
+    /// be read, the edit will not be undoable, and `message` says so.
     public func beginEdit(id: Item.ID) async {
-        editBase = try? await store.items.item(id: id)
+        do {
+            editBase = try await store.items.item(id: id)
+        } catch {
+            editBase = nil
+            mutableMessage.value = "Could not read item \(id.rawValue) as it was (\(error)); u will not undo this edit"
+        }
     }
 
     /// The editor saved the item with `id`: records the edit when the stored item is the
     /// very next version of the one the editor opened (else someone else's save is mixed in,
-    /// and undoing it would undo theirs: it is not recorded).
+    /// and undoing it would undo theirs: it is not recorded). When the saved item cannot be
+    /// read, the edit is not recorded and `message` says so.
     public func editorSaved(id: Item.ID) async {
         guard let base = editBase, base.id == id else { return }
         editBase = nil
-        guard let saved = try? await store.items.item(id: id), saved.version == base.version + 1 else { return }
+        let stored: Item?
+        do {
+            stored = try await store.items.item(id: id)
+        } catch {
+            mutableMessage.value = "Could not read item \(id.rawValue) as saved (\(error)); u will not undo this edit"
+            return
+        }
+        guard let saved = stored, saved.version == base.version + 1 else { return }
         history.record(
             HistoryEntry(name: "edit item \(id.rawValue)", change: .updated(previous: [base], stored: [saved])))
     }
@@ -335,6 +356,26 @@ public final class ItemActions {
         mutableMessage.value = text
     }
 
+    /// Says where a copy of `count` items (`json`: as export JSON) went: the terminal's
+    /// clipboard when `file` is nil, else that file.
+    public func copied(_ count: Int, json: Bool, toFile file: String?) {
+        let what = "\(Self.describe(count))\(json ? " as JSON" : "")"
+        mutableMessage.value = "copied \(what) to \(file ?? "the clipboard")"
+    }
+
+    /// Says that copying failed, and why.
+    public func copyFailed(_ error: any Error) {
+        mutableMessage.value = "Could not copy: \(error)"
+    }
+
+    /// Checks the marks like `pruneMarks()` before a prompt about the marked items; when
+    /// none of them exists any more, `message` says so.
+    public func checkMarksForPrompt() async -> Int? {
+        let count = await pruneMarks()
+        if count == 0 { mutableMessage.value = "the marked items no longer exist" }
+        return count
+    }
+
     // MARK: - Plumbing
 
     /// Runs one action at a time and puts its outcome in `message` (nil: nothing to say).
@@ -419,6 +460,12 @@ public final class ItemActions {
         }
         return name
     }
+}
+
+/// Where `enqueued(_:)` keeps its intent's result.
+@MainActor
+private final class ResultBox<Value> {
+    var value: Value?
 }
 
 /// An undo, redo or action refused, with the words for the status bar.

@@ -57,6 +57,25 @@ public struct ItemDetailContent: Hashable, Sendable {
         updated = Formatting.timestamp(item.updatedAt)
     }
 
+    /// The pane's title: "Item 42".
+    public var heading: String { "Item \(id)" }
+
+    /// The fields, one line each, names aligned: "Status    open", "Priority  high (3)",
+    /// "Owner     Ada <ada@x.io>", "Created   …", "Updated   …".
+    public var fieldLines: [String] {
+        [
+            "Status    \(status)", "Priority  \(priority)",
+            "Owner     \(ownerName)\(ownerEmail.isEmpty ? "" : " <\(ownerEmail)>")",
+            "Created   \(created)", "Updated   \(updated)",
+        ]
+    }
+
+    /// The notes to show, or "No notes." when there are none (see `hasNotes`).
+    public var notesText: String { notes ?? "No notes." }
+
+    /// True when the item has notes (else `notesText` says there are none).
+    public var hasNotes: Bool { notes != nil }
+
     /// What the pane says after a preview about the rest: "… (4,883 more KB — Enter to open)";
     /// nil when the notes are whole.
     public var notesMarker: String? {
@@ -110,6 +129,7 @@ public final class ItemDetailViewModel {
     private let store: Store
     private let mutableState = MutableProperty<ViewState<ItemDetailContent>>(.idle)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
 
     /// A detail model for the item `id`, in state `.idle`: nothing is read until `load()`.
@@ -122,32 +142,39 @@ public final class ItemDetailViewModel {
         state = mutableState.property
     }
 
-    /// Reads the item and its owner and follows their changes.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the item and its owner and follows their changes; a failure shows as `.failed`.
+    /// Does nothing once following (a load still running is replaced by a new one).
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
         let id = self.id
-        Task.detached { [weak self] in
-            do {
-                let item = try await store.liveItem(id: id)
-                let users = try await store.liveUsers()
-                await self?.follow(combineLatest(item, users))
-            } catch {
-                await self?.fail(error)
-            }
-        }
+        return tasks.start(
+            key: "load",
+            { combineLatest(try await store.liveItem(id: id), try await store.liveUsers()) },
+            then: { [weak self] values in self?.follow(values) }, onFailure: { [weak self] error in self?.fail(error) })
     }
 
+    /// What to do about what the pane shows: "Press r to try again." after a failure; nil
+    /// otherwise.
+    public var hint: String? { state.value.failure == nil ? nil : "Press r to try again." }
+
     /// Reads again after a failure.
-    public func retry() {
+    @discardableResult
+    public func retry() -> Intent {
         observation?.cancel()
         observation = nil
-        load()
+        return load()
+    }
+
+    /// Stops reading (the pane closed before the item arrived).
+    public func cancel() {
+        tasks.cancelAll()
     }
 
     private func follow(_ values: Property<(LiveResult<Item?>, LiveResult<[User]>)>) {
-        observation = values.observeOnMainActor(during: token.lifetime) { [weak self] item, users in
+        observation = values.observeOutsideIntents(during: token.lifetime) { [weak self] item, users in
             guard let self else { return }
             switch (item, users) {
             case (.success(let item), .success(let users)):

@@ -2,95 +2,6 @@ internal import Foundation
 public import ShelfReactive
 public import ShelfStore
 
-/// A field of the item editor.
-public enum ItemEditorField: String, Hashable, Sendable, CaseIterable {
-    /// The editor's fields: the title, the notes (any number of lines), the priority (0 to
-    /// 3, as typed), the owner's email and the status ("open" or "done").
-    case title, notes, priority, owner, status
-}
-
-/// A user the editor offers to create because the owner's email belongs to nobody.
-public struct NewOwner: Hashable, Sendable {
-    /// The email typed as the owner's.
-    public let email: String
-    /// The name to give them: first guessed from the email, then as typed.
-    public let name: String
-    /// Why creating them failed (a refused email), or nil.
-    public let error: String?
-    /// The command that adds them from a shell instead, naming the database in use
-    /// (`shelf users add --db …`); nil for a store in memory.
-    public let command: String?
-
-    /// A proposal from its parts.
-    public init(email: String, name: String, error: String? = nil, command: String? = nil) {
-        self.email = email
-        self.name = name
-        self.error = error
-        self.command = command
-    }
-}
-
-/// What the editor shows: the fields as typed, a message per invalid field, and where
-/// saving stands.
-public struct ItemEditorContent: Hashable, Sendable {
-    /// Whether the editor creates an item or edits a stored one.
-    public enum Mode: Hashable, Sendable {
-        /// A new item: saving inserts it.
-        case create
-        /// The stored item with this ID: saving updates it if nobody changed it meanwhile.
-        case edit(Item.ID)
-    }
-
-    /// Where saving stands.
-    public enum Phase: Hashable, Sendable {
-        /// The fields can be edited; nothing is being saved.
-        case editing
-        /// A save is in progress; `save()` does nothing until it ends.
-        case saving
-        /// Saved; the item's ID.
-        case saved(Item.ID)
-        /// Someone else saved the item since it was opened. `theirs` is the stored item:
-        /// `reload()` takes it (dropping these edits), `overwrite()` saves these edits over it.
-        case conflict(theirs: Item)
-        /// Saving failed for another reason; the message says what to do. The fields are kept.
-        case failed(String)
-    }
-
-    /// Creating, or editing the item with the given ID.
-    public let mode: Mode
-    /// The text of each field as typed.
-    public let values: [ItemEditorField: String]
-    /// Why a field is invalid, for the fields that are.
-    public let errors: [ItemEditorField: String]
-    /// Where saving stands: editing, saving, saved, a conflict or a failure.
-    public let phase: Phase
-    /// Users whose email or name starts with the owner text as typed (letter case ignored),
-    /// best first: the email itself, emails, names, then words of names; at most five.
-    public let ownerSuggestions: [User]
-    /// Set when saving found no user with the owner's email: the editor offers to create
-    /// them (`createOwnerAndSave(name:)`) or to go back (`cancelNewOwner()`).
-    public let newOwner: NewOwner?
-
-    /// Content from its parts, as the editor model produces it; for tests and previews.
-    public init(
-        mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase,
-        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil
-    ) {
-        self.mode = mode
-        self.values = values
-        self.errors = errors
-        self.phase = phase
-        self.ownerSuggestions = ownerSuggestions
-        self.newOwner = newOwner
-    }
-
-    /// The text of `field`.
-    public subscript(field: ItemEditorField) -> String { values[field] ?? "" }
-
-    /// True when no field has an error.
-    public var isValid: Bool { errors.isEmpty }
-}
-
 /// Creates or edits one item, with validation per field and optimistic concurrency.
 ///
 /// Saving an edit writes only if the item is still at the version that was opened; when
@@ -118,7 +29,10 @@ public final class ItemEditorViewModel {
     /// Every user, for the owner's completion.
     private var users: [User] = []
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var usersObservation: Observation?
+    /// The read of the users that `init` started.
+    private var usersIntent = Intent.done
 
     /// An editor for a new item; `ownerEmail` pre-fills the owner.
     public init(store: Store, ownerEmail: String = "") {
@@ -128,7 +42,7 @@ public final class ItemEditorViewModel {
         ]
         mutableState = MutableProperty(ItemEditorContent(mode: .create, values: values, errors: [:], phase: .editing))
         state = mutableState.property
-        followUsers()
+        usersIntent = followUsers()
     }
 
     /// An editor for `item`, owned by the user with `ownerEmail`.
@@ -140,24 +54,48 @@ public final class ItemEditorViewModel {
                 mode: .edit(item.id), values: Self.values(of: item, ownerEmail: ownerEmail), errors: [:],
                 phase: .editing))
         state = mutableState.property
-        followUsers()
+        usersIntent = followUsers()
     }
 
-    private func followUsers() {
+    /// Follows the users for the owner's completion. Without them there is no completion,
+    /// but typing an email still works: a failure says so in `ItemEditorContent.suggestionsProblem`.
+    private func followUsers() -> Intent {
         let store = self.store
-        Task.detached { [weak self] in
-            // Without the users there is no completion; typing an email still works.
-            guard let users = try? await store.liveUsers() else { return }
-            await self?.follow(users)
-        }
+        return tasks.start(
+            key: "users", { try await store.liveUsers() }, then: { [weak self] users in self?.follow(users) },
+            onFailure: { [weak self] error in
+                guard let self else { return }
+                usersProblem = "No suggestions for the owner: could not read the users (\(error))."
+                let content = mutableState.value
+                set(
+                    values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+                    notice: content.notice)
+            })
     }
+
+    /// Waits until the users for the owner's completion are read (or failed to be).
+    public func usersLoaded() async {
+        await usersIntent.finished()
+    }
+
+    /// Why the owner's completion is missing, or nil.
+    private var usersProblem: String?
 
     private func follow(_ live: Property<LiveResult<[User]>>) {
-        usersObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
-            guard let self, case .success(let users) = result else { return }
-            self.users = users
+        usersObservation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let users):
+                self.users = users
+                usersProblem = nil
+            case .failure(let error):
+                // The last users stay; the query retries by itself, and a success clears this.
+                usersProblem = "Owner suggestions may be out of date: could not read the users (\(error))."
+            }
             let content = mutableState.value
-            set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
+            set(
+                values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+                notice: content.notice)
         }
     }
 
@@ -185,25 +123,27 @@ public final class ItemEditorViewModel {
 
     /// Validates and saves. On success the phase becomes `.saved`; when the owner's email
     /// belongs to nobody, `newOwner` is set and nothing is written.
-    public func save() {
-        guard mutableState.value.phase != .saving else { return }
+    @discardableResult
+    public func save() -> Intent {
+        guard mutableState.value.phase != .saving else { return .done }
         showsAllErrors = true
         let values = mutableState.value.values
         let errors = Self.validate(values)
         guard errors.isEmpty else {
             set(values: values, errors: errors, phase: .editing)
-            return
+            return .done
         }
         set(values: values, errors: [:], phase: .saving)
-        write(values, over: base)
+        return write(values, over: base)
     }
 
     /// Adds the user `newOwner` proposes, named `name`, then saves the item owned by them —
     /// one step for the person typing. When someone added that email meanwhile, the item goes
     /// to that user. A refused name or email keeps the proposal with its `error` and every
     /// field as typed; nothing is written.
-    public func createOwnerAndSave(name: String) {
-        guard let proposal = mutableState.value.newOwner, mutableState.value.phase != .saving else { return }
+    @discardableResult
+    public func createOwnerAndSave(name: String) -> Intent {
+        guard let proposal = mutableState.value.newOwner, mutableState.value.phase != .saving else { return .done }
         let values = mutableState.value.values
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else {
@@ -211,29 +151,29 @@ public final class ItemEditorViewModel {
                 values: values, errors: mutableState.value.errors, phase: .editing,
                 newOwner: NewOwner(
                     email: proposal.email, name: name, error: "A name is required.", command: proposal.command))
-            return
+            return .done
         }
         set(
             values: values, errors: [:], phase: .saving,
             newOwner: NewOwner(email: proposal.email, name: name, command: proposal.command))
         let store = self.store
         let base = self.base
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 do {
                     try await store.users.insert(NewUser(name: trimmed, email: proposal.email))
                 } catch let error as StoreError where error.code == .duplicateEmail {
                     // Added meanwhile by someone else: that user owns the item.
                 }
-            } catch {
+                // Started from this task, the save belongs to this intent.
+                self?.write(values, over: base)
+            },
+            onFailure: { [weak self] error in
                 let message = UserEditorViewModel.sentence((error as? StoreError)?.message ?? "\(error)")
-                await self?.set(
+                self?.set(
                     values: values, errors: [:], phase: .editing,
                     newOwner: NewOwner(email: proposal.email, name: name, error: message, command: proposal.command))
-                return
-            }
-            await self?.write(values, over: base)
-        }
+            })
     }
 
     /// Leaves the proposal to create the owner: back to editing, every field as typed.
@@ -244,72 +184,85 @@ public final class ItemEditorViewModel {
     }
 
     /// After a conflict: drops these edits and shows the stored item.
-    public func reload() {
-        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+    @discardableResult
+    public func reload() -> Intent {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return .done }
         base = theirs
         let store = self.store
         let values = mutableState.value.values
-        Task.detached { [weak self] in
-            let email = (try? await store.users.user(id: theirs.userID))?.email ?? values[.owner] ?? ""
-            await self?.set(values: Self.values(of: theirs, ownerEmail: email), errors: [:], phase: .editing)
-        }
+        return tasks.start(
+            { [weak self] in
+                // Their owner deleted meanwhile: the owner typed stays, and saving says so.
+                let email = try await store.users.user(id: theirs.userID)?.email ?? values[.owner] ?? ""
+                self?.set(values: Self.values(of: theirs, ownerEmail: email), errors: [:], phase: .editing)
+            },
+            onFailure: { [weak self] error in
+                self?.set(
+                    values: Self.values(of: theirs, ownerEmail: values[.owner] ?? ""), errors: [:],
+                    phase: .failed("Took their version, but could not read its owner (\(error)); check the owner."))
+            })
     }
 
     /// After a conflict: saves these edits over the stored item.
-    public func overwrite() {
-        guard case .conflict(let theirs) = mutableState.value.phase else { return }
+    @discardableResult
+    public func overwrite() -> Intent {
+        guard case .conflict(let theirs) = mutableState.value.phase else { return .done }
         base = theirs
         let values = mutableState.value.values
         set(values: values, errors: [:], phase: .saving)
-        write(values, over: theirs)
+        return write(values, over: theirs)
     }
 
-    private func write(_ values: [ItemEditorField: String], over base: Item?) {
-        let store = self.store
-        Task.detached { [weak self] in
-            let email = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
-            do {
-                guard let owner = try await store.users.user(email: email) else {
-                    await self?.set(
-                        values: values, errors: [.owner: "No user has the email \(email); add the user first."],
-                        phase: .editing,
-                        newOwner: NewOwner(
-                            email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
-                            command: StoreHints.addUserCommand(location: store.shareableLocation, email: email)))
-                    return
-                }
-                let fields = Self.fields(values)
-                if var item = base {
-                    item.title = fields.title
-                    item.notes = fields.notes
-                    item.priority = fields.priority
-                    item.status = fields.status
-                    item.userID = owner.id
-                    let saved = try await store.items.update(item)
-                    await self?.saved(saved.id, values: values)
-                } else {
-                    let id = try await store.items.insert(
-                        NewItem(
-                            userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
-                            priority: fields.priority))
-                    await self?.saved(id, values: values)
-                }
-            } catch let error as StoreError where error.code == .conflict {
-                guard let id = base?.id else { return }
-                if let theirs = try? await store.items.item(id: id) {
-                    await self?.set(values: values, errors: [:], phase: .conflict(theirs: theirs))
-                } else {
-                    await self?.set(
-                        values: values, errors: [:],
-                        phase: .failed("The item was deleted by someone else; these edits were not saved."))
-                }
-            } catch let error as StoreError where error.code == .notFound {
-                await self?.set(
-                    values: values, errors: [:],
-                    phase: .failed("The item was deleted by someone else; these edits were not saved."))
-            } catch {
-                await self?.set(values: values, errors: [:], phase: .failed("Could not save: \(error)"))
+    @discardableResult
+    private func write(_ values: [ItemEditorField: String], over base: Item?) -> Intent {
+        tasks.start(
+            { [weak self] in try await self?.save(values, over: base) },
+            onFailure: { [weak self] error in
+                self?.set(values: values, errors: [:], phase: .failed("Could not save: \(error)"))
+            })
+    }
+
+    /// Saves `values` over `base` (inserts them when nil) and shows the outcome; throws what
+    /// has no better words than "could not save".
+    private func save(_ values: [ItemEditorField: String], over base: Item?) async throws {
+        let email = (values[.owner] ?? "").trimmingCharacters(in: .whitespaces)
+        let deleted = "The item was deleted by someone else; these edits were not saved."
+        do {
+            guard let owner = try await store.users.user(email: email) else {
+                set(
+                    values: values, errors: [.owner: "No user has the email \(email); add the user first."],
+                    phase: .editing,
+                    newOwner: NewOwner(
+                        email: email, name: UserEditorViewModel.suggestedName(forEmail: email),
+                        command: StoreHints.addUserCommand(location: store.shareableLocation, email: email)))
+                return
             }
+            let fields = Self.fields(values)
+            if var item = base {
+                item.title = fields.title
+                item.notes = fields.notes
+                item.priority = fields.priority
+                item.status = fields.status
+                item.userID = owner.id
+                let saved = try await store.items.update(item)
+                self.saved(saved.id, values: values)
+            } else {
+                let id = try await store.items.insert(
+                    NewItem(
+                        userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
+                        priority: fields.priority))
+                saved(id, values: values)
+            }
+        } catch let error as StoreError where error.code == .conflict {
+            guard let id = base?.id else { throw error }
+            // Theirs is read to show it; failing that, the conflict still shows as a failure.
+            if let theirs = try await store.items.item(id: id) {
+                set(values: values, errors: [:], phase: .conflict(theirs: theirs))
+            } else {
+                set(values: values, errors: [:], phase: .failed(deleted))
+            }
+        } catch let error as StoreError where error.code == .notFound {
+            set(values: values, errors: [:], phase: .failed(deleted))
         }
     }
 
@@ -319,11 +272,40 @@ public final class ItemEditorViewModel {
 
     private func set(
         values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase,
-        newOwner: NewOwner? = nil
+        newOwner: NewOwner? = nil, notice: ItemEditorContent.Notice? = nil
     ) {
         mutableState.value = ItemEditorContent(
             mode: mutableState.value.mode, values: values, errors: errors, phase: phase,
-            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner)
+            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner,
+            suggestionsProblem: usersProblem, notice: notice)
+    }
+
+    // MARK: - The notes in an outside editor
+
+    /// The notes came back from an outside editor as `text`: they replace the field, and the
+    /// notice says so until `clearNotice()`.
+    public func notesEdited(outside text: String) {
+        update(.notes, to: text)
+        let content = mutableState.value
+        set(
+            values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+            notice: .init("Notes taken from the editor.", isError: false))
+    }
+
+    /// Editing the notes outside failed or changed nothing, for `reason`: the notice says so
+    /// until `clearNotice()`.
+    public func notesNotEdited(_ reason: String) {
+        let content = mutableState.value
+        set(
+            values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner,
+            notice: .init(reason, isError: true))
+    }
+
+    /// Drops the notice (the next key was pressed).
+    public func clearNotice() {
+        let content = mutableState.value
+        guard content.notice != nil else { return }
+        set(values: content.values, errors: content.errors, phase: content.phase, newOwner: content.newOwner)
     }
 
     // MARK: - Pure rules

@@ -8,8 +8,10 @@ public import ShelfStore
 public enum ItemListSorting {
     /// The direction `field` is first shown in.
     public static func defaultDirection(for field: ItemQuery.SortField) -> ItemQuery.SortDirection {
-        // Compared by raw value so a field added later (owner) needs no change here.
-        field == .title || field.rawValue == "owner" ? .ascending : .descending
+        switch field {
+        case .title, .owner: .ascending
+        case .created, .updated, .priority: .descending
+        }
     }
 
     /// The field after `field` in `allCases`, wrapping around.
@@ -17,6 +19,11 @@ public enum ItemListSorting {
         let all = ItemQuery.SortField.allCases
         guard let index = all.firstIndex(of: field) else { return field }
         return all[(index + 1) % all.count]
+    }
+
+    /// The mark of `direction` beside a sorted column's title: ▲ ascending, ▼ descending.
+    public static func arrow(_ direction: ItemQuery.SortDirection) -> String {
+        direction == .ascending ? "▲" : "▼"
     }
 
     /// The other direction.

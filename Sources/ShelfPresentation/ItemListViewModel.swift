@@ -18,7 +18,8 @@ public import ShelfStore
 /// for and feeds the results back.
 ///
 /// Main actor: call intents from the UI; `state` changes on the main actor. Store work runs
-/// off the main actor.
+/// off the main actor. Each intent returns an `Intent`: `await search("x").finished()` waits
+/// until its rows (and their count) show; a newer intent cancels the reads of older ones.
 @MainActor
 public final class ItemListViewModel {
     /// What the list shows.
@@ -27,6 +28,7 @@ public final class ItemListViewModel {
     private let store: Store
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var window: ItemListWindow
 
     private var owners: [User.ID: User] = [:] {
@@ -76,64 +78,81 @@ public final class ItemListViewModel {
     /// The selected row as shown, or nil when nothing is selected.
     public var selectedRow: ItemRowViewModel? { state.value.value?.selectedRow }
 
+    /// Where the database is (`Store.location`).
+    var location: String { store.location }
+
+    /// The query's text parsed, once per text (not once per frame).
+    var parsedQuery: ParsedQueryText {
+        if let parsedQueryCache, parsedQueryCache.text == query.text { return parsedQueryCache }
+        let parsed = ParsedQueryText(query.text)
+        parsedQueryCache = parsed
+        return parsed
+    }
+    private var parsedQueryCache: ParsedQueryText?
+
     // MARK: - Intents
 
-    /// Reads the first window and starts following changes.
-    public func load() {
-        if usersObservation == nil {
-            let store = self.store
-            Task.detached { [weak self] in
-                guard let users = try? await store.liveUsers() else { return }
-                await self?.follow(users)
-            }
+    /// Reads the first window and starts following changes (and the users, for the owners'
+    /// names).
+    @discardableResult
+    public func load() -> Intent {
+        tasks.intent {
+            loadUsers()
+            run(window.load())
         }
-        run(window.load())
     }
 
     /// Shows the items whose title or notes contain every word of `text` (as prefixes).
-    public func search(_ text: String) {
+    @discardableResult
+    public func search(_ text: String) -> Intent {
         var query = self.query
         query.text = text
-        change(to: query)
+        return change(to: query)
     }
 
     /// Shows only items with `status` (all when nil).
-    public func filter(status: Item.Status?) {
+    @discardableResult
+    public func filter(status: Item.Status?) -> Intent {
         var query = self.query
         query.status = status
-        change(to: query)
+        return change(to: query)
     }
 
     /// Shows only `owner`'s items (all when nil).
-    public func filter(owner: User.ID?) {
+    @discardableResult
+    public func filter(owner: User.ID?) -> Intent {
         var query = self.query
         query.owner = owner
-        change(to: query)
+        return change(to: query)
     }
 
     /// Orders the list by `field` in `direction`.
-    public func sort(by field: ItemQuery.SortField, _ direction: ItemQuery.SortDirection) {
+    @discardableResult
+    public func sort(by field: ItemQuery.SortField, _ direction: ItemQuery.SortDirection) -> Intent {
         var query = self.query
         query.sortField = field
         query.sortDirection = direction
-        change(to: query)
+        return change(to: query)
     }
 
     /// Orders the list by the next field (`ItemQuery.SortField.allCases` order), in its usual
     /// direction (`ItemListSorting.defaultDirection(for:)`).
-    public func sortByNextField() {
+    @discardableResult
+    public func sortByNextField() -> Intent {
         let field = ItemListSorting.field(after: query.sortField)
-        sort(by: field, ItemListSorting.defaultDirection(for: field))
+        return sort(by: field, ItemListSorting.defaultDirection(for: field))
     }
 
     /// Reverses the order.
-    public func reverseSortDirection() {
+    @discardableResult
+    public func reverseSortDirection() -> Intent {
         sort(by: query.sortField, ItemListSorting.reversed(query.sortDirection))
     }
 
     /// Orders the list by `field` (a column header's): in its usual direction, or the other
     /// way when the list is already ordered by it.
-    public func sortByColumn(_ field: ItemQuery.SortField) {
+    @discardableResult
+    public func sortByColumn(_ field: ItemQuery.SortField) -> Intent {
         if field == query.sortField {
             reverseSortDirection()
         } else {
@@ -142,7 +161,8 @@ public final class ItemListViewModel {
     }
 
     /// Removes the search text and the filters, keeping the sort.
-    public func clearFilters() {
+    @discardableResult
+    public func clearFilters() -> Intent {
         change(to: ItemQuery(sortField: query.sortField, sortDirection: query.sortDirection))
     }
 
@@ -155,23 +175,29 @@ public final class ItemListViewModel {
         publish()
     }
 
-    /// Moves the selection by `count` rows (negative: up), clamped to the list.
-    public func moveSelection(by count: Int) {
+    /// Moves the selection by `count` rows (negative: up), clamped to the list; reads more
+    /// rows when the selection nears the window's edge.
+    @discardableResult
+    public func moveSelection(by count: Int) -> Intent {
         message = nil
-        run(window.move(by: count))
+        return tasks.intent { run(window.move(by: count)) }
     }
 
     /// Moves the selection down one page of `rows` rows.
-    public func pageDown(rows: Int) { moveSelection(by: max(1, rows)) }
+    @discardableResult
+    public func pageDown(rows: Int) -> Intent { moveSelection(by: max(1, rows)) }
 
     /// Moves the selection up one page of `rows` rows.
-    public func pageUp(rows: Int) { moveSelection(by: -max(1, rows)) }
+    @discardableResult
+    public func pageUp(rows: Int) -> Intent { moveSelection(by: -max(1, rows)) }
 
     /// Selects the first item, on the first line; clears "↑ N new".
-    public func jumpToTop() { run(window.jumpToTop()) }
+    @discardableResult
+    public func jumpToTop() -> Intent { tasks.intent { run(window.jumpToTop()) } }
 
     /// Selects the last item.
-    public func jumpToBottom() { run(window.jumpToBottom()) }
+    @discardableResult
+    public func jumpToBottom() -> Intent { tasks.intent { run(window.jumpToBottom()) } }
 
     /// Tells the list how many rows fit on screen, so it can keep the selected row on its line
     /// and know which rows are above the first shown one.
@@ -181,54 +207,24 @@ public final class ItemListViewModel {
         publish()
     }
 
-    /// Marks the item done, or open again when it is done.
-    public func toggleDone(id: Item.ID) {
-        let store = self.store
-        Task.detached { [weak self] in
-            do {
-                // Read, flip, save; a concurrent edit (a conflict) is retried on fresh data.
-                for attempt in 0..<3 {
-                    guard var item = try await store.items.item(id: id) else { return }
-                    item.status = item.status == .done ? .open : .done
-                    do {
-                        _ = try await store.items.update(item)
-                        return
-                    } catch let error as StoreError where error.code == .conflict && attempt < 2 {
-                        continue
-                    }
-                }
-            } catch {
-                await self?.show(message: "Could not change the item: \(error)")
-            }
+    /// Reads the current window again, after a failure (and the users, when reading them
+    /// failed).
+    @discardableResult
+    public func retry() -> Intent {
+        tasks.intent {
+            loadUsers()
+            run(window.retry())
         }
-    }
-
-    /// Deletes the item; the row after it (else the one before) is selected when the list
-    /// updates.
-    public func delete(id: Item.ID) {
-        let store = self.store
-        Task.detached { [weak self] in
-            do {
-                try await store.items.delete(id: id)
-            } catch let error as StoreError where error.code == .notFound {
-                // Already gone (deleted elsewhere): the list is updating anyway.
-            } catch {
-                await self?.show(message: "Could not delete the item: \(error)")
-            }
-        }
-    }
-
-    /// Reads the current window again, after a failure.
-    public func retry() {
-        run(window.retry())
     }
 
     // MARK: - Reads
 
-    private func change(to newQuery: ItemQuery) {
-        guard let request = window.change(to: newQuery) else { return }
-        unfilteredCount = nil
-        run(request)
+    private func change(to newQuery: ItemQuery) -> Intent {
+        tasks.intent {
+            guard let request = window.change(to: newQuery) else { return }
+            unfilteredCount = nil
+            run(request)
+        }
     }
 
     /// What a read brought back.
@@ -264,7 +260,7 @@ public final class ItemListViewModel {
     /// others (their results would be dropped), which interrupts their reads in the store, so
     /// a superseded search — a long phrase replaced by the next key, or abandoned with Esc —
     /// stops using the CPU at once.
-    private var readTasks: [Int: Task<Void, Never>] = [:]
+    private var readTasks: [Int: Intent] = [:]
 
     /// How many reads run now; for tests.
     var runningReadCount: Int { readTasks.count }
@@ -272,19 +268,23 @@ public final class ItemListViewModel {
     private func start(_ request: ItemListRequest) {
         readsInFlight += 1
         let (store, hook) = (self.store, beforeCounting)
-        readTasks[request.number] = Task.detached { [weak self] in
-            do {
-                let result = try await Self.perform(request, store: store, beforeCounting: hook)
-                await self?.finished(request, .success(result))
-            } catch {
-                await self?.finished(request, .failure(error))
-            }
-        }
+        // A read always ends through `finished`, cancelled or not: it counts the reads in
+        // flight and starts the one waiting.
+        readTasks[request.number] = tasks.start(
+            { () async -> Result<ReadResult, any Error> in
+                do {
+                    return .success(try await Self.perform(request, store: store, beforeCounting: hook))
+                } catch {
+                    return .failure(error)
+                }
+            },
+            then: { [weak self] outcome in self?.finished(request, outcome) },
+            onFailure: { _ in })  // `work` cannot throw: `finished` shows every failure of the newest request
     }
 
     /// Cancels every running read made for a request older than `number`.
     private func cancelReads(before number: Int) {
-        for (running, task) in readTasks where running < number { task.cancel() }
+        for (running, intent) in readTasks where running < number { intent.task?.cancel() }
     }
 
     /// Ends the read of `request`: hands on its outcome, then starts the request that waited,
@@ -313,10 +313,12 @@ public final class ItemListViewModel {
         else { return }
         let (store, query, number) = (self.store, window.query, window.requestNumber)
         positionReadFor = number
-        Task.detached { [weak self] in
-            guard let count = try? await store.items.count(matching: query, before: ItemCursor(first)) else { return }
-            await self?.setPosition(count, first: first.id, number: number)
-        }
+        tasks.start(
+            { try await store.items.count(matching: query, before: ItemCursor(first)) },
+            then: { [weak self] count in self?.setPosition(count, first: first.id, number: number) },
+            onFailure: { [weak self] error in
+                self?.report("Could not count the items before these (the position shows as unknown)", error, number)
+            })
     }
 
     private func setPosition(_ count: Int, first: Item.ID, number: Int) {
@@ -365,7 +367,7 @@ public final class ItemListViewModel {
 
     /// Feeds every later result of the live window opened by request `number` to the window.
     private func follow(_ live: Property<LiveResult<ItemWindow>>, number: Int) {
-        windowObservation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        windowObservation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             guard let self, number == window.requestNumber else { return }
             switch result {
             case .success(let value):
@@ -390,10 +392,15 @@ public final class ItemListViewModel {
     /// exists go where it is now (the window checks that it still matches).
     private func followLostSelection(_ id: Item.ID, number: Int) {
         let store = self.store
-        Task.detached { [weak self] in
-            guard let item = try? await store.items.item(id: id) else { return }
-            await self?.follow(moved: item, number: number)
-        }
+        tasks.start(
+            { try await store.items.item(id: id) },
+            then: { [weak self] item in
+                // Deleted: the window has selected its neighbour already.
+                if let item { self?.follow(moved: item, number: number) }
+            },
+            onFailure: { [weak self] error in
+                self?.report("Could not follow the selected item to its new place", error, number)
+            })
     }
 
     private func follow(moved item: Item, number: Int) {
@@ -403,13 +410,15 @@ public final class ItemListViewModel {
 
     private func readUnfilteredCount(_ number: Int) {
         let store = self.store
-        Task.detached { [weak self] in
-            let count = try? await store.items.count(matching: ItemQuery())
-            await self?.setUnfilteredCount(count, request: number)
-        }
+        tasks.start(
+            { try await store.items.count(matching: ItemQuery()) },
+            then: { [weak self] count in self?.setUnfilteredCount(count, request: number) },
+            onFailure: { [weak self] error in
+                self?.report("Could not count all the items", error, number)
+            })
     }
 
-    private func setUnfilteredCount(_ count: Int?, request number: Int) {
+    private func setUnfilteredCount(_ count: Int, request number: Int) {
         guard number == window.requestNumber else { return }
         unfilteredCount = count
         publish()
@@ -439,13 +448,29 @@ public final class ItemListViewModel {
         mutableState.value = .failed(Failure("Could not read the items: \(error)", underlying: error))
     }
 
-    private func show(message: String) {
-        self.message = message
+    /// Shows that a secondary read for request `number` (not the rows themselves) failed,
+    /// while that request is still the newest.
+    private func report(_ what: String, _ error: any Error, _ number: Int) {
+        guard number == window.requestNumber else { return }
+        message = "\(what): \(error)"
         publish()
     }
 
+    /// Starts following the users (for the owners' names) unless it already does.
+    private func loadUsers() {
+        guard usersObservation == nil else { return }
+        let store = self.store
+        tasks.start(
+            key: "users", { try await store.liveUsers() }, then: { [weak self] users in self?.follow(users) },
+            onFailure: { [weak self] error in
+                guard let self else { return }
+                message = "Could not read the users, so owners show as unknown: \(error); press r to try again"
+                publish()
+            })
+    }
+
     private func follow(_ users: Property<LiveResult<[User]>>) {
-        usersObservation = users.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        usersObservation = users.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             // A failure keeps the last names; the items' own live query reports it.
             guard let self, case .success(let users) = result else { return }
             owners = Dictionary(users.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -14,6 +14,8 @@ public final class PromptViewModel {
     public let initialText: String
     /// Why the last answer was refused; nil when there is none.
     public let error: Property<String?>
+    /// The keys that answer.
+    public nonisolated static let hints = "Enter: apply    Esc: cancel"
     /// nil while asking; true once an answer was taken, false once cancelled.
     public let decision: Property<Bool?>
 
@@ -22,6 +24,7 @@ public final class PromptViewModel {
     private let mutableError = MutableProperty<String?>(nil)
     private let mutableDecision = MutableProperty<Bool?>(nil)
     private var isSubmitting = false
+    private let tasks = IntentTracker()
 
     /// A prompt. `validate` returns why a text is unacceptable (nil when fine), at once;
     /// `perform` acts on an acceptable text and returns why it could not (nil when done).
@@ -41,19 +44,25 @@ public final class PromptViewModel {
 
     /// Checks `text` and acts on it; `decision` becomes true when it was taken, else `error`
     /// says why not. Does nothing while an answer is being acted on, or once decided.
-    public func submit(_ text: String) async {
-        guard !isSubmitting, mutableDecision.value == nil else { return }
+    @discardableResult
+    public func submit(_ text: String) -> Intent {
+        guard !isSubmitting, mutableDecision.value == nil else { return .done }
         if let problem = validate(text) {
             mutableError.value = problem
-            return
+            return .done
         }
         isSubmitting = true
-        defer { isSubmitting = false }
-        if let problem = await perform(text) {
-            mutableError.value = problem
-        } else {
-            mutableDecision.value = true
-        }
+        return tasks.start(
+            { [weak self, perform] in
+                let problem = await perform(text)
+                guard let self else { return }
+                isSubmitting = false
+                if let problem {
+                    mutableError.value = problem
+                } else {
+                    mutableDecision.value = true
+                }
+            }, onFailure: { _ in })  // `perform` cannot throw: it returns its problem
     }
 
     /// Closes without acting: `decision` becomes false (when not decided yet).

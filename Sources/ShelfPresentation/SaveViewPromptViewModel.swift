@@ -1,3 +1,4 @@
+internal import Foundation
 public import ShelfReactive
 public import ShelfStore
 
@@ -24,6 +25,30 @@ public struct SaveViewPromptContent: Hashable, Sendable {
     /// Where saving stands.
     public let phase: Phase
 
+    /// The line about where saving stands: "", "Saving…", "Saved “Mine”.", "A view named
+    /// “Mine” exists. Replace it?", or the failure's message (see `isFailure`).
+    public var phaseText: String {
+        switch phase {
+        case .editing: ""
+        case .saving: "Saving…"
+        case .saved(let view): "Saved “\(view.name)”."
+        case .confirmingReplace(let existing): "A view named “\(existing.name)” exists. Replace it?"
+        case .failed(let message): message
+        }
+    }
+
+    /// True when `phaseText` says why saving failed.
+    public var isFailure: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
+    /// The keys that act now.
+    public var hint: String {
+        if case .confirmingReplace = phase { return "y / Enter: replace    n / Esc: change the name" }
+        return "Enter save · Esc cancel"
+    }
+
     /// Content from its parts; for tests.
     public init(name: String, phase: Phase) {
         self.name = name
@@ -41,6 +66,7 @@ public final class SaveViewPromptViewModel {
     private let store: Store
     private let view: NewSavedView
     private let mutableState: MutableProperty<SaveViewPromptContent>
+    private let tasks = IntentTracker()
 
     /// A prompt to save `query`'s text, sort and owner, with `name` typed in already (the
     /// open view's name, or empty).
@@ -54,6 +80,9 @@ public final class SaveViewPromptViewModel {
     /// The query text and sort that saving stores.
     public var queryText: String { view.queryText }
 
+    /// The line naming what saving stores: "Query “moth sort:title”".
+    public var queryLine: String { "Query “\(queryText.trimmingCharacters(in: .whitespaces))”" }
+
     /// Replaces the name as typed; back to editing after a failure.
     public func update(name: String) {
         switch mutableState.value.phase {
@@ -65,11 +94,12 @@ public final class SaveViewPromptViewModel {
     /// Saves under the typed name, or — when a view of that name exists — asks first
     /// (phase `.confirmingReplace`). A view the store would refuse (`NewSavedView.checked()`:
     /// the name, or a query the search does not understand) shows as `.failed` at once.
-    public func save() {
+    @discardableResult
+    public func save() -> Intent {
         let name = mutableState.value.name
         switch mutableState.value.phase {
         case .editing, .failed: break
-        default: return
+        default: return .done
         }
         var candidate = view
         candidate.name = name
@@ -78,30 +108,30 @@ public final class SaveViewPromptViewModel {
             _ = try candidate.checked()
         } catch {
             mutableState.value = SaveViewPromptContent(name: name, phase: .failed(error.message))
-            return
+            return .done
         }
         mutableState.value = SaveViewPromptContent(name: name, phase: .saving)
         let store = self.store
-        Task { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 if let existing = try await store.views.view(named: name) {
                     self?.mutableState.value = SaveViewPromptContent(name: name, phase: .confirmingReplace(existing))
                     return
                 }
-                await self?.write(name: name, replacingVersion: nil)
-            } catch {
-                self?.mutableState.value = SaveViewPromptContent(name: name, phase: .failed("\(error)"))
-            }
-        }
+                try await self?.write(name: name, replacingVersion: nil)
+            }, onFailure: { [weak self] error in self?.fail(name: name, error) })
     }
 
     /// Saves over the view the prompt asked about, if it is still the version shown; when
     /// someone changed it meanwhile, the prompt fails saying so.
-    public func confirmReplace() {
-        guard case .confirmingReplace(let existing) = mutableState.value.phase else { return }
+    @discardableResult
+    public func confirmReplace() -> Intent {
+        guard case .confirmingReplace(let existing) = mutableState.value.phase else { return .done }
         let name = mutableState.value.name
         mutableState.value = SaveViewPromptContent(name: name, phase: .saving)
-        Task { [weak self] in await self?.write(name: name, replacingVersion: existing.version) }
+        return tasks.start(
+            { [weak self] in try await self?.write(name: name, replacingVersion: existing.version) },
+            onFailure: { [weak self] error in self?.fail(name: name, error) })
     }
 
     /// Goes back to editing the name, saving nothing.
@@ -110,14 +140,14 @@ public final class SaveViewPromptViewModel {
         mutableState.value = SaveViewPromptContent(name: mutableState.value.name, phase: .editing)
     }
 
-    private func write(name: String, replacingVersion: Int64?) async {
+    private func write(name: String, replacingVersion: Int64?) async throws {
         var new = view
         new.name = name
-        do {
-            let saved = try await store.views.save(new, replacingVersion: replacingVersion)
-            mutableState.value = SaveViewPromptContent(name: saved.name, phase: .saved(saved))
-        } catch {
-            mutableState.value = SaveViewPromptContent(name: name, phase: .failed("\(error)"))
-        }
+        let saved = try await store.views.save(new, replacingVersion: replacingVersion)
+        mutableState.value = SaveViewPromptContent(name: saved.name, phase: .saved(saved))
+    }
+
+    private func fail(name: String, _ error: any Error) {
+        mutableState.value = SaveViewPromptContent(name: name, phase: .failed("\(error)"))
     }
 }

@@ -53,6 +53,7 @@ public final class SavedViewListViewModel {
     private let store: Store
     private let mutableState = MutableProperty<ViewState<SavedViewListContent>>(.idle)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
     private var views: [SavedView] = []
     private var selectedID: SavedView.ID?
@@ -69,25 +70,34 @@ public final class SavedViewListViewModel {
     /// The name to select once the views are read.
     private var pendingName: String?
 
+    /// The picker's keys, for its foot.
+    public nonisolated static let hints = "Enter open · d delete · Esc close"
+    /// The picker's foot while it shows no views (empty, failed or loading).
+    public nonisolated static let closeHint = "Esc close"
+    /// What shows while the views are read.
+    public nonisolated static let loadingText = "Loading saved views…"
+
+    /// The question asked before deleting `row`'s view, with its keys.
+    public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel) -> String {
+        "Delete “\(row.name)”? y / Enter: delete    n / Esc: keep it"
+    }
+
     /// The selected view, or nil when there is none.
     public var selectedView: SavedView? {
         guard let selectedID else { return nil }
         return views.first { $0.id == selectedID }
     }
 
-    /// Reads the views and follows changes to them.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the views and follows changes to them; a failure shows as `.failed`. Does
+    /// nothing once following.
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
-        Task.detached { [weak self] in
-            do {
-                let views = try await store.liveSavedViews()
-                await self?.follow(views)
-            } catch {
-                await self?.fail(error)
-            }
-        }
+        return tasks.start(
+            key: "load", { try await store.liveSavedViews() }, then: { [weak self] views in self?.follow(views) },
+            onFailure: { [weak self] error in self?.fail(error) })
     }
 
     /// Moves the selection by `count` rows, stopping at the ends.
@@ -100,22 +110,21 @@ public final class SavedViewListViewModel {
 
     /// Deletes the view with `id`. A failure (the view deleted meanwhile elsewhere, the
     /// store unreachable) shows as the content's message; the live list shows the result.
-    public func delete(id: SavedView.ID) {
-        guard let view = views.first(where: { $0.id == id }) else { return }
+    @discardableResult
+    public func delete(id: SavedView.ID) -> Intent {
+        guard let view = views.first(where: { $0.id == id }) else { return .done }
         message = nil
         let store = self.store
-        Task { [weak self] in
-            do {
-                try await store.views.delete(named: view.name)
-            } catch {
+        return tasks.start(
+            { try await store.views.delete(named: view.name) },
+            onFailure: { [weak self] error in
                 self?.message = "Could not delete “\(view.name)”: \(error)"
                 self?.publish()
-            }
-        }
+            })
     }
 
     private func follow(_ live: Property<LiveResult<[SavedView]>>) {
-        observation = live.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        observation = live.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             switch result {
             case .success(let views): self?.show(views)
             case .failure(let error): self?.fail(error)  // the query retries by itself

@@ -41,6 +41,34 @@ public struct UserEditorContent: Hashable, Sendable {
     /// Where saving stands.
     public let phase: Phase
 
+    /// The form's title: "Add user" or "Edit user".
+    public var title: String {
+        switch mode {
+        case .create: "Add user"
+        case .edit: "Edit user"
+        }
+    }
+
+    /// The line about where saving stands: "", "Saving…", "Saved." or why it failed (see
+    /// `isFailure`).
+    public var phaseText: String {
+        switch phase {
+        case .editing: ""
+        case .saving: "Saving…"
+        case .saved: "Saved."
+        case .failed(let message): message
+        }
+    }
+
+    /// True when `phaseText` says why saving failed.
+    public var isFailure: Bool {
+        if case .failed = phase { return true }
+        return false
+    }
+
+    /// The form's keys, for its foot.
+    public static let hints = "Tab next field · Enter save · Esc cancel"
+
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(mode: Mode, values: [UserEditorField: String], errors: [UserEditorField: String], phase: Phase) {
         self.mode = mode
@@ -66,6 +94,7 @@ public final class UserEditorViewModel {
     private let mutableState: MutableProperty<UserEditorContent>
     private var base: User?
     private var showsAllErrors = false
+    private let tasks = IntentTracker()
 
     /// An editor for a new user, pre-filled with `name` and `email`.
     public init(store: Store, name: String = "", email: String = "") {
@@ -96,36 +125,37 @@ public final class UserEditorViewModel {
 
     /// Validates and saves: inserts a new user, or updates the edited one. On success the
     /// phase becomes `.saved`; a duplicate or refused email becomes the email field's error.
-    public func save() {
-        guard mutableState.value.phase != .saving else { return }
+    @discardableResult
+    public func save() -> Intent {
+        guard mutableState.value.phase != .saving else { return .done }
         showsAllErrors = true
         let values = mutableState.value.values
         let errors = Self.validate(values)
         guard errors.isEmpty else {
             set(values: values, errors: errors, phase: .editing)
-            return
+            return .done
         }
         set(values: values, errors: [:], phase: .saving)
         let store = self.store
         let base = self.base
         let name = (values[.name] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let email = (values[.email] ?? "").trimmingCharacters(in: .whitespaces)
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 if var user = base {
                     user.name = name
                     user.email = email
                     try await store.users.update(user)
-                    await self?.set(values: values, errors: [:], phase: .saved(user.id))
+                    self?.set(values: values, errors: [:], phase: .saved(user.id))
                 } else {
                     let id = try await store.users.insert(NewUser(name: name, email: email))
-                    await self?.set(values: values, errors: [:], phase: .saved(id))
+                    self?.set(values: values, errors: [:], phase: .saved(id))
                 }
-            } catch {
-                await self?.set(
+            },
+            onFailure: { [weak self] error in
+                self?.set(
                     values: values, errors: Self.fieldErrors(for: error, email: email), phase: Self.phase(for: error))
-            }
-        }
+            })
     }
 
     private func set(

@@ -47,6 +47,7 @@ public final class UserListViewModel {
     private let mutableSelection = MutableProperty<User.ID?>(nil)
     private let mutableMessage = MutableProperty<String?>(nil)
     private let token = Lifetime.Token()
+    private let tasks = IntentTracker()
     private var observation: Observation?
     private var summaries: [UserSummary] = []
     /// A user to select as soon as the live list holds them (one just added).
@@ -65,25 +66,44 @@ public final class UserListViewModel {
     /// PATH`), for the hint shown when there are no users; nil for a store in memory.
     public var demoCommand: String? { StoreHints.demoCommand(location: store.shareableLocation) }
 
+    /// The line under the list: "Loading users…"; the empty state's message with how to add
+    /// a user (and fill a demo); the failure's message; or the last action's message.
+    public var messageText: String {
+        Self.messageText(state: state.value, message: message.value, demoCommand: demoCommand)
+    }
+
+    /// The keys of the users view, for its foot.
+    public nonisolated static let hints = "a add · e edit · d remove · Enter their items · Esc back"
+
+    /// The line under the list for `state`: see `messageText`.
+    public nonisolated static func messageText(
+        state: ViewState<[UserRowViewModel]>, message: String?, demoCommand: String?
+    ) -> String {
+        switch state {
+        case .idle, .loading: "Loading users…"
+        case .loaded: message ?? ""
+        case .empty(let why): why + " Press a to add one" + (demoCommand.map { ", or fill a demo: \($0)" } ?? "") + "."
+        case .failed(let failure): failure.message
+        }
+    }
+
     /// The selected row, or nil.
     public var selectedRow: UserRowViewModel? {
         guard let id = mutableSelection.value else { return nil }
         return mutableState.value.value?.first { $0.id == id }
     }
 
-    /// Reads the users and follows changes to users and items.
-    public func load() {
-        guard observation == nil else { return }
+    /// Reads the users and follows changes to users and items; a failure shows as
+    /// `.failed`. Does nothing once following.
+    @discardableResult
+    public func load() -> Intent {
+        guard observation == nil else { return .done }
         mutableState.value = .loading
         let store = self.store
-        Task.detached { [weak self] in
-            do {
-                let summaries = try await store.liveUserSummaries()
-                await self?.follow(summaries)
-            } catch {
-                await self?.fail(error)
-            }
-        }
+        return tasks.start(
+            key: "load", { try await store.liveUserSummaries() },
+            then: { [weak self] summaries in self?.follow(summaries) },
+            onFailure: { [weak self] error in self?.fail(error) })
     }
 
     // MARK: - Selection
@@ -128,18 +148,21 @@ public final class UserListViewModel {
 
     /// Removes the user with `id` and all their items. A failure (the user was already
     /// removed elsewhere, the store is read-only) shows in `message`; success clears it.
-    public func remove(id: User.ID) {
+    @discardableResult
+    public func remove(id: User.ID) -> Intent {
         let store = self.store
-        Task.detached { [weak self] in
-            do {
+        return tasks.start(
+            { [weak self] in
                 try await store.users.delete(id: id)
-                await self?.show(message: nil)
-            } catch let error as StoreError where error.code == .notFound {
-                await self?.show(message: "That user was already removed (by another process).")
-            } catch {
-                await self?.show(message: "Could not remove the user: \(error)")
-            }
-        }
+                self?.show(message: nil)
+            },
+            onFailure: { [weak self] error in
+                if let error = error as? StoreError, error.code == .notFound {
+                    self?.show(message: "That user was already removed (by another process).")
+                } else {
+                    self?.show(message: "Could not remove the user: \(error)")
+                }
+            })
     }
 
     private func show(message: String?) {
@@ -149,7 +172,7 @@ public final class UserListViewModel {
     // MARK: - Following the store
 
     private func follow(_ summaries: Property<LiveResult<[UserSummary]>>) {
-        observation = summaries.observeOnMainActor(during: token.lifetime) { [weak self] result in
+        observation = summaries.observeOutsideIntents(during: token.lifetime) { [weak self] result in
             switch result {
             case .success(let summaries): self?.apply(summaries)
             case .failure(let error): self?.fail(error)  // the query retries by itself

@@ -158,3 +158,34 @@ struct ItemActionsTests {
         #expect(marked?.text.contains("\"title\":\"Item 1\"") == false)
     }
 }
+
+/// The browser's path for `e`: open the editor through the browser, save, and undo the edit.
+@MainActor
+@Suite("Editing from the browser")
+struct BrowserEditTests {
+    @Test func anEditOpenedFromTheBrowserIsUndone() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let browser = BrowserViewModel(store: store)
+        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+        var opened: ItemEditorViewModel?
+        await browser.openEditor(id: item.id) { opened = $0 }.finished()
+        let editor = try #require(opened)
+        #expect(editor.state.value[.title] == item.title)
+        editor.update(.title, to: "Edited")
+        await editor.save().finished()
+        #expect(editor.state.value.phase == .saved(item.id))
+        await browser.actions.enqueue { await browser.actions.editorSaved(id: item.id) }.finished()
+        await browser.actions.enqueue { await browser.actions.undo() }.finished()
+        #expect(browser.actions.message.value == "undid: edit item \(item.id.rawValue)")
+        #expect(try await store.items.item(id: item.id)?.title == item.title)
+
+        var gone: ItemEditorViewModel? = editor
+        try await store.items.delete(id: item.id)
+        await browser.openEditor(id: item.id) { gone = $0 }.finished()
+        #expect(gone == nil, "a deleted item opens no editor")
+
+        var fresh: ItemEditorViewModel?
+        await browser.openNewItemEditor { fresh = $0 }.finished()
+        #expect(fresh?.state.value.mode == .create)
+    }
+}

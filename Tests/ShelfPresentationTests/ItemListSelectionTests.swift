@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ShelfReactive
 import ShelfStore
@@ -36,16 +37,24 @@ final class Gate: Sendable {
     }
 }
 
-/// A flag set from any task.
+/// A flag set from any task; `wait()` returns once it is set.
 final class Flag: Sendable {
+    private let gate = Gate()
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
 
-    /// Waits until set; false after `timeout`.
+    func set() {
+        value.withLock { $0 = true }
+        gate.open()
+    }
+
+    /// Waits until set (no polling); false when it is not set by `timeout`.
     func wait(timeout: Duration = .seconds(20)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        let gate = self.gate
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(timeout.components.seconds))) {
+            gate.open()
+        }
+        await gate.wait()
         return isSet
     }
 }
@@ -59,9 +68,8 @@ struct ItemListSelectionTests {
     @Test func aSupersededSearchsReadIsCancelled() async throws {
         let (store, _) = try await makeStore(items: 30)
         let model = ItemListViewModel(store: store, windowSize: 10)
-        let states = Recorder(model.state)
-        model.load()
-        #expect(await states.latest { $0.value?.totalCount == 30 } != nil)
+        await model.load().finished()
+        #expect(model.state.value.value?.totalCount == 30)
         let (started, cancelled) = (Flag(), Flag())
         // The first search's count is slow: it waits a minute unless its task is cancelled.
         model.beforeCounting = {
@@ -69,16 +77,17 @@ struct ItemListSelectionTests {
             try? await Task.sleep(for: .seconds(60))
             if Task.isCancelled { cancelled.set() }
         }
-        model.search("Item 1")
+        let first = model.search("Item 1")
         #expect(await started.wait(), "the first search's count started")
         #expect(model.runningReadCount == 1)
         model.beforeCounting = nil
-        model.search("Item 2")
-        #expect(await cancelled.wait(), "the superseded search's read was cancelled")
-        let shown = await states.latest {
-            $0.value?.queryDescription.hasPrefix("“Item 2”") == true && $0.value?.totalCount != nil
-        }
-        #expect(shown?.value?.totalCount == 11, "the newer search shows")
+        await model.search("Item 2").finished()
+        // Cancelled, the first search ends at once (else after its minute).
+        await first.finished()
+        #expect(cancelled.isSet, "the superseded search's read was cancelled")
+        let shown = model.state.value.value
+        #expect(shown?.queryDescription.hasPrefix("“Item 2”") == true)
+        #expect(shown?.totalCount == 11, "the newer search shows")
         // Esc (the search cleared) cancels a running search the same way.
         let (startedAgain, cancelledAgain) = (Flag(), Flag())
         model.beforeCounting = {
@@ -86,14 +95,28 @@ struct ItemListSelectionTests {
             try? await Task.sleep(for: .seconds(60))
             if Task.isCancelled { cancelledAgain.set() }
         }
-        model.search("Item 3")
+        let third = model.search("Item 3")
         #expect(await startedAgain.wait())
         model.beforeCounting = nil
-        model.clearFilters()
-        #expect(await cancelledAgain.wait(), "the abandoned search's read was cancelled")
-        #expect(
-            await states.latest { $0.value?.totalCount == 30 && $0.value?.queryDescription.hasPrefix("“") == false }
-                != nil)
+        await model.clearFilters().finished()
+        await third.finished()
+        #expect(cancelledAgain.isSet, "the abandoned search's read was cancelled")
+        #expect(model.state.value.value?.totalCount == 30)
+        #expect(model.state.value.value?.queryDescription.hasPrefix("“") == false)
+
+        // An intent cancelled by its caller stops its reads the same way, and shows nothing.
+        let (startedLast, cancelledLast) = (Flag(), Flag())
+        model.beforeCounting = {
+            startedLast.set()
+            try? await Task.sleep(for: .seconds(60))
+            if Task.isCancelled { cancelledLast.set() }
+        }
+        let abandoned = model.search("Item 4")
+        #expect(await startedLast.wait())
+        abandoned.cancel()
+        await abandoned.finished()
+        #expect(cancelledLast.isSet)
+        #expect(model.runningReadCount == 0)
     }
 
     @Test func theRowsShowBeforeTheCountAndAStaleCountNeverShows() async throws {
@@ -102,7 +125,7 @@ struct ItemListSelectionTests {
         let firstCount = Gate()
         model.beforeCounting = { await firstCount.wait() }
         let states = Recorder(model.state)
-        model.load()
+        let load = model.load()
         // The page is read; the count is held back: rows, and a pending count.
         let rows = try #require(await states.next { $0.value != nil }?.value)
         #expect(rows.rows.map(\.title) == (21...30).reversed().map { "Item \($0)" })
@@ -110,12 +133,13 @@ struct ItemListSelectionTests {
         #expect(rows.selectedID != nil)
         #expect(!rows.isRefreshing)
         firstCount.open()
-        #expect(await states.latest { $0.value?.totalCount == 30 } != nil)
+        await load.finished()
+        #expect(model.state.value.value?.totalCount == 30)
 
         // A new query: its rows show with the count pending; the old count is never shown with them.
         let secondCount = Gate()
         model.beforeCounting = { await secondCount.wait() }
-        model.search("Item 1")
+        let search = model.search("Item 1")
         let searched = try #require(
             await states.latest {
                 $0.value?.queryDescription.hasPrefix("“Item 1”") == true && $0.value?.isRefreshing == false
@@ -124,7 +148,8 @@ struct ItemListSelectionTests {
         #expect(searched.totalCount == nil)
         #expect(searched.rows.allSatisfy { $0.title == "Item 1" || $0.title.hasPrefix("Item 1") })
         secondCount.open()
-        #expect(await states.latest { $0.value?.totalCount == 11 } != nil)
+        await search.finished()
+        #expect(model.state.value.value?.totalCount == 11)
         let counts = states.all.compactMap(\.value).filter { $0.queryDescription.hasPrefix("“Item 1”") }.map(
             \.totalCount)
         #expect(counts.allSatisfy { $0 == nil || $0 == 11 })
@@ -139,42 +164,39 @@ struct ItemListSelectionTests {
         }
         let model = ItemListViewModel(store: store, windowSize: 20)
         model.setVisibleRowCount(8)
-        let states = Recorder(model.state)
-        model.load()
-        _ = await states.latest { $0.value?.totalCount == 40 }
-        model.moveSelection(by: 4)
+        await model.load().finished()
+        #expect(model.state.value.value?.totalCount == 40)
+        await model.moveSelection(by: 4).finished()
         let id = try #require(model.selectedItemID)
         #expect(model.selectedRow?.title == "Item 36")
         let line = try #require(model.state.value.value.map { $0.selectedIndex! - $0.topIndex })
         #expect(line == 4)
 
-        func settled(_ description: String) async -> ItemListContent? {
-            await states.latest {
-                $0.value?.queryDescription == description && $0.value?.isRefreshing == false
-                    && $0.value?.totalCount != nil
-            }?.value
+        /// What shows once `intents` are over: settled, counted, described as `description`.
+        func settled(_ description: String, after intents: [Intent]) async -> ItemListContent? {
+            for intent in intents { await intent.finished() }
+            let content = model.state.value.value
+            #expect(content?.queryDescription == description)
+            #expect(content?.isRefreshing == false)
+            #expect(content?.totalCount != nil)
+            return content
         }
-        model.sort(by: .title, .ascending)
-        var content = try #require(await settled("title A–Z"))
+        var content = try #require(await settled("title A–Z", after: [model.sort(by: .title, .ascending)]))
         #expect(content.selectedID == id)
-        model.reverseSortDirection()
-        content = try #require(await settled("title Z–A"))
+        content = try #require(await settled("title Z–A", after: [model.reverseSortDirection()]))
         #expect(content.selectedID == id)
         #expect(content.selectedIndex! - content.topIndex == line)
-        model.sort(by: .created, .descending)
-        content = try #require(await settled("newest first"))
+        content = try #require(await settled("newest first", after: [model.sort(by: .created, .descending)]))
         #expect(content.selectedID == id)
         #expect(content.selectedIndex! - content.topIndex == line)
-        for prefix in ["I", "It", "Item", "Item 3"] { model.search(prefix) }
-        content = try #require(await settled("“Item 3” · newest first"))
+        let typed = ["I", "It", "Item", "Item 3"].map { model.search($0) }
+        content = try #require(await settled("“Item 3” · newest first", after: typed))
         #expect(content.selectedID == id)
-        model.clearFilters()
-        content = try #require(await settled("newest first"))
+        content = try #require(await settled("newest first", after: [model.clearFilters()]))
         #expect(content.selectedID == id)
         #expect(content.selectedPosition == 4)
         // Done only: item 36 leaves; item 35 sits where it would be (37 comes before it).
-        model.filter(status: .done)
-        content = try #require(await settled("done · newest first"))
+        content = try #require(await settled("done · newest first", after: [model.filter(status: .done)]))
         #expect(content.selectedRow?.title == "Item 35")
         #expect(content.rows.map(\.title) == ["Item 37", "Item 35"])
     }
@@ -184,8 +206,8 @@ struct ItemListSelectionTests {
         let model = ItemListViewModel(store: store, windowSize: 50)
         model.setVisibleRowCount(5)
         let states = Recorder(model.state)
-        model.load()
-        _ = await states.latest { $0.value?.totalCount == 20 }
+        await model.load().finished()
+        #expect(model.state.value.value?.totalCount == 20)
         #expect(model.selectedRow?.title == "Item 20")
         for n in 1...3 {
             try await store.items.insert(
@@ -213,17 +235,16 @@ struct ItemListTypingTests {
     @Test func keysTypedFasterThanReadsRunOnlyTheReadsThatMatter() async throws {
         let (store, _) = try await makeStore(items: 200)
         let model = ItemListViewModel(store: store, windowSize: 20)
-        let states = Recorder(model.state)
-        model.load()
-        _ = await states.latest { $0.value?.totalCount == 200 }
+        await model.load().finished()
+        #expect(model.state.value.value?.totalCount == 200)
         let before = store.statementCount
         let text = String(repeating: "item ", count: 40) + "1"
-        for length in 1...text.count { model.search(String(text.prefix(length))) }
-        let settled = await states.latest {
-            $0.value?.queryDescription.hasPrefix("“item item") == true && $0.value?.totalCount != nil
-                && $0.value?.isRefreshing == false
-        }
-        #expect(settled?.value?.rows.allSatisfy { $0.title.hasPrefix("Item 1") } == true)
+        let keys = (1...text.count).map { model.search(String(text.prefix($0))) }
+        for key in keys { await key.finished() }
+        let settled = model.state.value.value
+        #expect(settled?.queryDescription.hasPrefix("“item item") == true)
+        #expect(settled?.totalCount != nil && settled?.isRefreshing == false)
+        #expect(settled?.rows.allSatisfy { $0.title.hasPrefix("Item 1") } == true)
         // 201 keys; one read each would run hundreds of statements.
         let ran = store.statementCount - before
         #expect(ran < 60, "\(ran) statements for \(text.count) keys")
@@ -240,12 +261,12 @@ struct ItemListMovedSelectionTests {
         let model = ItemListViewModel(
             store: store, query: ItemQuery(sortField: .updated, sortDirection: .descending), windowSize: 40)
         let states = Recorder(model.state)
-        model.load()
-        _ = await states.latest { $0.value?.totalCount == 300 }
-        model.jumpToBottom()
-        _ = await states.latest { $0.value?.selectedPosition == 299 && $0.value?.isRefreshing == false }
-        model.moveSelection(by: -1)
-        let before = try #require(await states.latest { $0.value?.selectedPosition == 298 }?.value)
+        await model.load().finished()
+        await model.jumpToBottom().finished()
+        #expect(model.state.value.value?.selectedPosition == 299)
+        await model.moveSelection(by: -1).finished()
+        let before = try #require(model.state.value.value)
+        #expect(before.selectedPosition == 298)
         let id = try #require(before.selectedID)
 
         // Updated now, it becomes the most recently updated: first in the order.
@@ -276,16 +297,16 @@ struct ItemListPositionTests {
     @Test func thePositionIsCountedAfterAChangeKeepsTheSelection() async throws {
         let (store, _) = try await makeStore(items: 300)
         let model = ItemListViewModel(store: store, windowSize: 20)
-        let states = Recorder(model.state)
-        model.load()
-        _ = await states.latest { $0.value?.totalCount == 300 }
-        for _ in 0..<150 { model.moveSelection(by: 1) }
-        let selected = try #require(await states.latest { $0.value?.selectedPosition == 150 }?.value?.selectedID)
-        model.sort(by: .title, .ascending)
-        let sorted = try #require(
-            await states.latest {
-                $0.value?.selectedID == selected && $0.value?.selectedPosition != nil && $0.value?.totalCount == 300
-            }?.value)
+        await model.load().finished()
+        let moves = (0..<150).map { _ in model.moveSelection(by: 1) }
+        for move in moves { await move.finished() }
+        #expect(model.state.value.value?.selectedPosition == 150)
+        let selected = try #require(model.selectedItemID)
+        // The sort's work includes counting the items before the window read around the selection.
+        await model.sort(by: .title, .ascending).finished()
+        let sorted = try #require(model.state.value.value)
+        #expect(sorted.selectedID == selected)
+        #expect(sorted.totalCount == 300)
         let all = try await store.items.items(matching: ItemQuery(sortField: .title, sortDirection: .ascending))
         #expect(sorted.selectedPosition == all.firstIndex { $0.id == selected })
     }

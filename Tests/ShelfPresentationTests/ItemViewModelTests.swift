@@ -13,8 +13,8 @@ struct ItemDetailViewModelTests {
         let item = try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first)
         let model = ItemDetailViewModel(store: store, id: item.id)
         let states = Recorder(model.state)
-        model.load()
-        let content = try #require(await states.next { $0.value != nil }?.value)
+        await model.load().finished()
+        let content = try #require(model.state.value.value)
         #expect(content.title == "Item 2")
         #expect(content.notes == "even notes")
         #expect(content.ownerName == users[0].name)
@@ -43,9 +43,12 @@ struct ItemEditorViewModelTests {
         model.update(.title, to: "Write the report")
         model.update(.notes, to: "two pages")
         model.update(.priority, to: "2")
-        model.save()
-        let saved = try #require(await states.next { $0.phase.isSaved })
-        guard case .saved(let id) = saved.phase else { return }
+        await model.save().finished()
+        guard case .saved(let id) = model.state.value.phase else {
+            Issue.record("not saved: \(model.state.value.phase)")
+            return
+        }
+        #expect(states.all.contains { $0.phase == .saving })
         let item = try #require(try await store.items.item(id: id))
         #expect(item.title == "Write the report")
         #expect(item.notes == "two pages")
@@ -91,60 +94,65 @@ struct ItemEditorViewModelTests {
     @Test func anUnknownOwnerIsAFieldError() async throws {
         let (store, _) = try await makeStore()
         let model = ItemEditorViewModel(store: store, ownerEmail: "nobody@example.com")
-        let states = Recorder(model.state)
         model.update(.title, to: "Orphan")
-        model.save()
-        let content = try #require(await states.next { $0.errors[.owner] != nil && $0.phase == .editing })
+        await model.save().finished()
+        let content = model.state.value
+        #expect(content.phase == .editing)
         #expect(content.errors[.owner] == "No user has the email nobody@example.com; add the user first.")
         #expect(content[.title] == "Orphan")
         #expect(try await store.items.count(matching: ItemQuery()) == 0)
     }
 
     @Test func aConcurrentEditIsAConflictThenOverwriteWins() async throws {
-        let (store, item, model, states) = try await editingTheOnlyItem()
+        let (store, item, model, _) = try await editingTheOnlyItem()
         model.update(.title, to: "Mine")
 
         var theirs = item
         theirs.title = "Theirs"
         _ = try await store.items.update(theirs)
 
-        model.save()
-        let conflict = try #require(await states.next { $0.phase.isConflict })
-        guard case .conflict(let stored) = conflict.phase else { return }
+        await model.save().finished()
+        let conflict = model.state.value
+        guard case .conflict(let stored) = conflict.phase else {
+            Issue.record("no conflict: \(conflict.phase)")
+            return
+        }
         #expect(stored.title == "Theirs")
         #expect(conflict[.title] == "Mine")
         #expect(try await store.items.item(id: item.id)?.title == "Theirs")  // nothing written
 
-        model.overwrite()
-        _ = await states.latest { $0.phase.isSaved }
+        await model.overwrite().finished()
+        #expect(model.state.value.phase.isSaved)
         #expect(try await store.items.item(id: item.id)?.title == "Mine")
     }
 
     @Test func aConflictCanReloadTheStoredItem() async throws {
-        let (store, item, model, states) = try await editingTheOnlyItem()
+        let (store, item, model, _) = try await editingTheOnlyItem()
         model.update(.title, to: "Mine")
         var theirs = item
         theirs.title = "Theirs"
         theirs.priority = 3
         _ = try await store.items.update(theirs)
-        model.save()
-        _ = await states.next { $0.phase.isConflict }
-        model.reload()
-        let reloaded = try #require(await states.latest { $0.phase == .editing && $0[.title] == "Theirs" })
+        await model.save().finished()
+        #expect(model.state.value.phase.isConflict)
+        await model.reload().finished()
+        let reloaded = model.state.value
+        #expect(reloaded.phase == .editing)
+        #expect(reloaded[.title] == "Theirs")
         #expect(reloaded[.priority] == "3")
         // Saving now writes over the version just loaded.
         model.update(.title, to: "Mine after all")
-        model.save()
-        _ = await states.latest { $0.phase.isSaved }
+        await model.save().finished()
+        #expect(model.state.value.phase.isSaved)
         #expect(try await store.items.item(id: item.id)?.title == "Mine after all")
     }
 
     @Test func savingAnItemDeletedMeanwhileFailsClearly() async throws {
-        let (store, item, model, states) = try await editingTheOnlyItem()
+        let (store, item, model, _) = try await editingTheOnlyItem()
         try await store.items.delete(id: item.id)
         model.update(.title, to: "Too late")
-        model.save()
-        let failed = try #require(await states.next { $0.phase.isFailed })
+        await model.save().finished()
+        let failed = model.state.value
         #expect(failed.phase == .failed("The item was deleted by someone else; these edits were not saved."))
         #expect(failed[.title] == "Too late")
     }
@@ -157,8 +165,8 @@ struct UserListViewModelTests {
         let (store, users) = try await makeStore(users: 2, items: 4)
         let model = UserListViewModel(store: store)
         let states = Recorder(model.state)
-        model.load()
-        let rows = try #require(await states.next { $0.value != nil }?.value)
+        await model.load().finished()
+        let rows = try #require(model.state.value.value)
         #expect(rows.map(\.name) == [users[0].name, users[1].name].sorted())
         #expect(rows.map(\.items) == ["2 items", "2 items"])
         try await store.items.insert(NewItem(userID: users[0].id, title: "One more", status: .done))
@@ -169,9 +177,9 @@ struct UserListViewModelTests {
     @Test func noUsersIsEmpty() async throws {
         let (store, _) = try await makeStore(users: 0)
         let model = UserListViewModel(store: store)
-        let states = Recorder(model.state)
-        model.load()
-        #expect(await states.next { $0.emptyMessage != nil } != nil)
+        await model.load().finished()
+        #expect(model.state.value.emptyMessage == "No users yet.")
+        #expect(model.messageText.hasPrefix("No users yet. Press a to add one, or fill a demo: shelf demo --db "))
     }
 }
 

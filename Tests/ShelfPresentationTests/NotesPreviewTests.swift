@@ -18,9 +18,8 @@ struct NotesPreviewTests {
         let (store, users) = try await makeStore()
         let id = try await store.items.insert(NewItem(userID: users[0].id, title: "Big", notes: Self.bigNotes))
         let model = ItemDetailViewModel(store: store, id: id)
-        let states = Recorder(model.state)
-        model.load()
-        let content = try #require(await states.next { $0.value != nil }?.value)
+        await model.load().finished()
+        let content = try #require(model.state.value.value)
         let notes = try #require(content.notes)
         #expect(notes.utf8.count <= ItemDetailContent.notesPreviewBytes)
         #expect(
@@ -34,9 +33,8 @@ struct NotesPreviewTests {
 
         // Opened on purpose: the whole notes.
         let whole = ItemDetailViewModel(store: store, id: id, wholeNotes: true)
-        let wholeStates = Recorder(whole.state)
-        whole.load()
-        let full = try #require(await wholeStates.next { $0.value != nil }?.value)
+        await whole.load().finished()
+        let full = try #require(whole.state.value.value)
         #expect(full.notes == Self.bigNotes && full.notesHiddenBytes == 0 && full.notesMarker == nil)
     }
 

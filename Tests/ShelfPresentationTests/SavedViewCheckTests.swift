@@ -37,10 +37,9 @@ struct SavedViewCheckTests {
                 == .failed(
                     "a saved view's name must be at most 100 characters (this one has 105); shorten it"))
         prompt.update(name: String(repeating: "a", count: 100))
-        prompt.save()
-        let recorder = Recorder(prompt.state)
-        let saved = await recorder.next { if case .saved = $0.phase { true } else { false } }
-        #expect(saved != nil, "100 characters are saved: \(String(describing: recorder.last))")
+        await prompt.save().finished()
+        let phase = prompt.state.value.phase
+        #expect(phase.isSaved, "100 characters are saved: \(phase)")
     }
 
     /// Names count what a person sees: 60 accented letters typed with combining accents are
@@ -72,4 +71,8 @@ struct SavedViewCheckTests {
         let saved = try await store.views.save(NewSavedView(name: decomposed, queryText: ""))
         #expect(saved.name.count == 60 && saved.name.unicodeScalars.count == 60)
     }
+}
+
+extension SaveViewPromptContent.Phase {
+    var isSaved: Bool { if case .saved = self { true } else { false } }
 }

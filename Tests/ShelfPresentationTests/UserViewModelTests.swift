@@ -11,16 +11,18 @@ struct UserViewModelTests {
         let (store, users) = try await makeStore(users: 2, items: 4)
         let list = UserListViewModel(store: store)
         let states = Recorder(list.state)
-        list.load()
-        _ = try #require(await states.next { $0.value?.count == 2 })
+        await list.load().finished()
+        #expect(list.state.value.value?.count == 2)
 
         // Add: the new user shows, sorted by name, and is selected.
         let add = list.makeAddEditor()
         add.update(.name, to: "Barbara Liskov")
         add.update(.email, to: "barbara@example.com")
-        add.save()
-        let saved = try #require(await Recorder(add.state).next { if case .saved = $0.phase { true } else { false } })
-        guard case .saved(let newID) = saved.phase else { return }
+        await add.save().finished()
+        guard case .saved(let newID) = add.state.value.phase else {
+            Issue.record("not saved: \(add.state.value.phase)")
+            return
+        }
         list.select(id: newID)
         let three = try #require(await states.latest { $0.value?.count == 3 }?.value)
         #expect(three.map(\.name) == ["Ada Lovelace", "Barbara Liskov", "Grace Hopper"])
@@ -31,15 +33,16 @@ struct UserViewModelTests {
         let edit = try #require(list.makeEditor(id: users[0].id))
         edit.update(.name, to: "Augusta Ada King")
         edit.update(.email, to: "augusta@example.com")
-        edit.save()
-        _ = await Recorder(edit.state).next { if case .saved = $0.phase { true } else { false } }
+        await edit.save().finished()
+        #expect(edit.state.value.phase == .saved(users[0].id))
         let renamed = try #require(await states.latest { $0.value?.first?.name == "Augusta Ada King" }?.value)
         #expect(renamed.first?.email == "augusta@example.com")
 
         // Remove: the question names the user and the items that go with them.
         let question = try #require(list.makeRemoveConfirmation(id: users[1].id))
         #expect(question.message == "Remove Grace Hopper (user1@example.com) and their 2 items? This cannot be undone.")
-        list.remove(id: users[1].id)
+        await list.remove(id: users[1].id).finished()
+        #expect(list.message.value == nil)
         _ = await states.latest { $0.value?.count == 2 }
         #expect(try await store.users.user(id: users[1].id) == nil)
         #expect(try await store.items.count(matching: ItemQuery()) == 2)
@@ -51,11 +54,11 @@ struct UserViewModelTests {
     @Test func aDuplicateEmailIsAFieldErrorAndKeepsWhatWasTyped() async throws {
         let (store, users) = try await makeStore(users: 2)
         let editor = UserEditorViewModel(store: store)
-        let states = Recorder(editor.state)
         editor.update(.name, to: "Ada Again")
         editor.update(.email, to: "  " + users[0].email.uppercased())
-        editor.save()
-        let failed = try #require(await states.next { $0.errors[.email] != nil && $0.phase == .editing })
+        await editor.save().finished()
+        let failed = editor.state.value
+        #expect(failed.phase == .editing)
         #expect(failed.errors[.email]?.hasPrefix("Another user already has the email") == true)
         #expect(failed[.name] == "Ada Again")
         #expect(failed[.email] == "  " + users[0].email.uppercased())
@@ -65,18 +68,17 @@ struct UserViewModelTests {
     @Test func renamingToAnotherUsersEmailOrAUserRemovedMeanwhileSaysSo() async throws {
         let (store, users) = try await makeStore(users: 2)
         let editor = UserEditorViewModel(store: store, editing: users[0])
-        let states = Recorder(editor.state)
         editor.update(.email, to: users[1].email)
-        editor.save()
-        let taken = try #require(await states.next { $0.errors[.email] != nil })
+        await editor.save().finished()
+        let taken = editor.state.value
         #expect(taken.errors[.email] == "Another user already has the email \(users[1].email); type another.")
         #expect(taken[.name] == users[0].name)
         #expect(try await store.users.user(id: users[0].id)?.email == users[0].email)
 
         try await store.users.delete(id: users[0].id)
         editor.update(.email, to: "free@example.com")
-        editor.save()
-        let gone = try #require(await states.next { if case .failed = $0.phase { true } else { false } })
+        await editor.save().finished()
+        let gone = editor.state.value
         #expect(gone.phase == .failed("This user was removed by someone else; nothing was saved. Esc goes back."))
         #expect(gone[.email] == "free@example.com")
     }
@@ -84,9 +86,9 @@ struct UserViewModelTests {
     @Test func aRefusedEmailIsAFieldError() async throws {
         let (store, _) = try await makeStore(users: 1)
         let editor = UserEditorViewModel(store: store, name: "Eve", email: "eve\u{202E}@example.com")
-        let states = Recorder(editor.state)
-        editor.save()
-        let failed = try #require(await states.next { $0.errors[.email] != nil })
+        await editor.save().finished()
+        let failed = editor.state.value
+        #expect(failed.errors[.email] != nil)
         #expect(failed.phase == .editing)
         #expect(failed[.email] == "eve\u{202E}@example.com")
         #expect(try await store.users.users().count == 1)
@@ -104,9 +106,8 @@ struct UserViewModelTests {
         let (store, users) = try await makeStore(users: 2)
         let list = UserListViewModel(store: store)
         try await store.users.delete(id: users[0].id)
-        list.remove(id: users[0].id)
-        let message = await Recorder(list.message).next { $0 != nil }
-        #expect(message == .some("That user was already removed (by another process)."))
+        await list.remove(id: users[0].id).finished()
+        #expect(list.message.value == "That user was already removed (by another process).")
     }
 }
 
@@ -137,8 +138,9 @@ struct ItemEditorOwnerTests {
         let (store, users) = try await makeStore(users: 3)
         let editor = ItemEditorViewModel(store: store)
         let states = Recorder(editor.state)
+        await editor.usersLoaded()
         editor.update(.owner, to: "GRA")
-        let content = try #require(await states.latest { !$0.ownerSuggestions.isEmpty })
+        let content = editor.state.value
         #expect(content.ownerSuggestions.map(\.id) == [users[1].id])
         // A user added meanwhile is offered too.
         try await store.users.insert(NewUser(name: "Grant Wood", email: "grant@example.com"))
@@ -150,40 +152,40 @@ struct ItemEditorOwnerTests {
     @Test func defaultOwnerIsTheFilteredOwnerElseTheSelectedItemsElseTheFirstUser() async throws {
         let (store, users) = try await makeStore(users: 3, items: 6)
         let browser = BrowserViewModel(store: store)
-        let states = Recorder(browser.list.state)
         // Nothing loaded, nothing selected: the first user by name.
         #expect(await browser.makeNewItemEditor().state.value[.owner] == users[0].email)
-        browser.list.load()
+        await browser.list.load().finished()
         // The first item (Item 6, newest) is selected; its owner is users[6 % 3].
-        let first = try #require(await states.next { $0.value?.selectedID != nil }?.value)
-        let selectedID = try #require(first.selectedID)
+        let selectedID = try #require(browser.list.selectedItemID)
         let selected = try #require(try await store.items.item(id: selectedID))
         #expect(await browser.makeNewItemEditor().state.value[.owner] == users[0].email)
         #expect(selected.userID == users[0].id)
-        browser.list.moveSelection(by: 1)  // Item 5: users[2]
+        await browser.list.moveSelection(by: 1).finished()  // Item 5: users[2]
         #expect(await browser.makeNewItemEditor().state.value[.owner] == users[2].email)
         // Filtered by an owner: theirs, whatever is selected.
-        browser.list.filter(owner: users[1].id)
+        await browser.list.filter(owner: users[1].id).finished()
         #expect(await browser.makeNewItemEditor().state.value[.owner] == users[1].email)
     }
 
     @Test func anUnknownOwnerIsCreatedOnTheSpotThenTheItemSaved() async throws {
         let (store, _) = try await makeStore(users: 0)
         let editor = ItemEditorViewModel(store: store, ownerEmail: "new.person@example.com")
-        let states = Recorder(editor.state)
         editor.update(.title, to: "First item")
         editor.update(.notes, to: "line one\nline two")
         editor.toggleStatus()
-        editor.save()
-        let asked = try #require(await states.next { $0.newOwner != nil })
+        await editor.save().finished()
+        let asked = editor.state.value
+        #expect(asked.newOwner != nil)
         #expect(asked.newOwner?.email == "new.person@example.com")
         #expect(asked.newOwner?.name == "New Person")
         #expect(asked.phase == .editing)
         #expect(try await store.items.count(matching: ItemQuery()) == 0)
 
-        editor.createOwnerAndSave(name: "Newton Person")
-        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
-        guard case .saved(let id) = saved.phase else { return }
+        await editor.createOwnerAndSave(name: "Newton Person").finished()
+        guard case .saved(let id) = editor.state.value.phase else {
+            Issue.record("not saved: \(editor.state.value.phase)")
+            return
+        }
         let owner = try #require(try await store.users.user(email: "new.person@example.com"))
         #expect(owner.name == "Newton Person")
         let item = try #require(try await store.items.item(id: id))
@@ -196,14 +198,15 @@ struct ItemEditorOwnerTests {
     @Test func creatingTheOwnerFailsWithoutLosingAnything() async throws {
         let (store, _) = try await makeStore(users: 1)
         let editor = ItemEditorViewModel(store: store, ownerEmail: "bad\u{2028}@example.com")
-        let states = Recorder(editor.state)
         editor.update(.title, to: "Kept")
-        editor.save()
-        _ = try #require(await states.next { $0.newOwner != nil })
+        await editor.save().finished()
+        #expect(editor.state.value.newOwner != nil)
         editor.createOwnerAndSave(name: "   ")
         #expect(editor.state.value.newOwner?.error == "A name is required.")
-        editor.createOwnerAndSave(name: "Bad Email")
-        let failed = try #require(await states.next { $0.newOwner?.error != nil && $0.newOwner?.name == "Bad Email" })
+        await editor.createOwnerAndSave(name: "Bad Email").finished()
+        let failed = editor.state.value
+        #expect(failed.newOwner?.error != nil)
+        #expect(failed.newOwner?.name == "Bad Email")
         #expect(failed.phase == .editing)
         #expect(failed[.title] == "Kept")
         #expect(try await store.users.users().count == 1)
@@ -212,21 +215,22 @@ struct ItemEditorOwnerTests {
         editor.cancelNewOwner()
         #expect(editor.state.value.newOwner == nil)
         editor.update(.owner, to: "user0@example.com")
-        editor.save()
-        #expect(await states.next { if case .saved = $0.phase { true } else { false } } != nil)
+        await editor.save().finished()
+        #expect(editor.state.value.phase.isSaved)
     }
 
     @Test func anOwnerAddedMeanwhileByAnotherProcessOwnsTheItem() async throws {
         let (store, _) = try await makeStore(users: 1)
         let editor = ItemEditorViewModel(store: store, ownerEmail: "race@example.com")
-        let states = Recorder(editor.state)
         editor.update(.title, to: "Raced")
-        editor.save()
-        _ = try #require(await states.next { $0.newOwner != nil })
+        await editor.save().finished()
+        #expect(editor.state.value.newOwner != nil)
         let theirs = try await store.users.insert(NewUser(name: "Their Name", email: "race@example.com"))
-        editor.createOwnerAndSave(name: "My Name")
-        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
-        guard case .saved(let id) = saved.phase else { return }
+        await editor.createOwnerAndSave(name: "My Name").finished()
+        guard case .saved(let id) = editor.state.value.phase else {
+            Issue.record("not saved: \(editor.state.value.phase)")
+            return
+        }
         #expect(try await store.items.item(id: id)?.userID == theirs)
         #expect(try await store.users.user(id: theirs)?.name == "Their Name")
     }
@@ -244,22 +248,21 @@ struct ItemEditorOwnerTests {
     @Test func theNewOwnerProposalNamesTheCommandForThisDatabase() async throws {
         let (store, _) = try await makeStore(users: 1)
         let editor = ItemEditorViewModel(store: store, ownerEmail: "x@example.com")
-        let states = Recorder(editor.state)
         editor.update(.title, to: "T")
-        editor.save()
-        let asked = try #require(await states.next { $0.newOwner != nil })
-        #expect(
-            asked.newOwner?.command
-                == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
+        await editor.save().finished()
+        let asked = editor.state.value
+        #expect(asked.newOwner != nil)
+        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
         #expect(asked.newOwner?.command?.contains(store.location) == true)
     }
 
     @Test func statusIsSavedWhenEditing() async throws {
-        let (store, item, model, states) = try await editingTheOnlyItem()
+        let (store, item, model, _) = try await editingTheOnlyItem()
         #expect(model.state.value[.status] == "open")
         model.toggleStatus()
-        model.save()
-        let saved = try #require(await states.next { if case .saved = $0.phase { true } else { false } })
+        await model.save().finished()
+        let saved = model.state.value
+        #expect(saved.phase.isSaved)
         #expect(saved[.status] == "done")
         #expect(try await store.items.item(id: item.id)?.status == .done)
     }

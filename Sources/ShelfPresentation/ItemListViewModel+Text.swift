@@ -1,0 +1,67 @@
+internal import ShelfReactive
+internal import ShelfStore
+
+extension ItemListViewModel {
+    /// What in the search text could not be understood, for the line under the search field:
+    /// "⚠ unknown field “colour:” (and 1 more); the rest still filters"; nil when the whole
+    /// text is understood.
+    public var queryProblem: String? { parsedQuery.problem }
+
+    /// The words the query searches for, to highlight in the titles
+    /// (`TextHighlighter.ranges(of:in:)`).
+    public var highlightTerms: [String] { parsedQuery.highlightTerms }
+
+    /// What to do about what the list shows instead of rows: clear the filters or add items
+    /// when it is empty, retry when reading failed; nil otherwise.
+    public var hint: String? {
+        Self.hint(for: state.value, hasFilters: hasFilters, demoCommand: demoCommand)
+    }
+
+    /// The command that fills this database with sample items (`shelf demo --db …`), for the
+    /// empty list's hint; nil for a store in memory.
+    public var demoCommand: String? { StoreHints.demoCommand(location: location) }
+
+    /// The hint for `state`: see `hint`.
+    public nonisolated static func hint(
+        for state: ViewState<ItemListContent>, hasFilters: Bool, demoCommand: String?
+    ) -> String? {
+        switch state {
+        case .empty:
+            hasFilters
+                ? "Press Esc to clear the search and filters."
+                : "Press n to add an item, or fill a demo: \(demoCommand ?? "shelf demo") --items 1000"
+        case .failed: "Press r to try again."
+        case .idle, .loading, .loaded: nil
+        }
+    }
+
+    /// The line under the search field for the problems of a query text: the first, how many
+    /// more, and that the rest still filters; nil when there are none.
+    public nonisolated static func problemLine(_ problems: [String]) -> String? {
+        guard let first = problems.first else { return nil }
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+        return "⚠ \(first)\(more); the rest still filters"
+    }
+}
+
+extension ItemListContent {
+    /// "↑ 3 new · g" while items arrived above the first row shown (g goes to the top); nil
+    /// when none did.
+    public var newAboveBadge: String? {
+        newAboveCount > 0 ? "↑ \(Formatting.count(newAboveCount)) new · g" : nil
+    }
+}
+
+/// The query text as parsed once, for the words shown about it.
+struct ParsedQueryText {
+    let text: String
+    let problem: String?
+    let highlightTerms: [String]
+
+    init(_ text: String) {
+        self.text = text
+        let parsed = ItemQueryText(text)
+        problem = ItemListViewModel.problemLine(parsed.problems.map { "\($0)" })
+        highlightTerms = parsed.highlightTerms
+    }
+}
