@@ -127,9 +127,11 @@ import Testing
         #expect(try userEmails == ["ann@example.com", "bob@example.com"])
         // A row without an ID names a new item: it keeps nothing, and the others go.
         let newItem = try file("new.csv", "id,user,title,priority\n1,ann@example.com,One,0\n,ann@example.com,New,9\n")
-        let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid")
+        let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid", "--yes")
         #expect(replaced.status == 0, "\(replaced.error)")
-        #expect(replaced.error.contains("2 deleted, 1 skipped"), "\(replaced.error)")
+        #expect(
+            replaced.error.contains("2 deleted (1 of ann@example.com and 1 of bob@example.com), 1 skipped"),
+            "\(replaced.error)")
         #expect(try itemTitles == ["One"])
     }
 
@@ -142,8 +144,8 @@ import Testing
         #expect(refused.status == 1)
         #expect(
             refused.error.contains(
-                "--mode replace would delete 1 user that the file lacks, and with them 1 item they own; "
-                    + "nothing was changed. Pass --yes"), "\(refused.error)")
+                "--mode replace would delete 1 user that the file lacks, and with them 1 item they own "
+                    + "(1 of bob@example.com); nothing was changed. Pass --yes"), "\(refused.error)")
         #expect(try userEmails == ["ann@example.com", "bob@example.com"])
         // A dry run counts without asking.
         let dry = try run("import", "users", users, "--mode", "replace", "--dry-run")
@@ -160,6 +162,58 @@ import Testing
         let again = try run("import", "users", users, "--mode", "replace")
         #expect(again.status == 0, "\(again.error)")
         #expect(again.error.contains("1 deleted (with their 0 items)"), "\(again.error)")
+    }
+
+    /// Hostile tester: Ann exports her own items, edits them and imports them with replace:
+    /// Bob's items, not in her file, were deleted without a word.
+    @Test func aReplaceOfItemsCountsAndNamesTheOwnersAndAsksBeforeDeleting() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let mine = try run("export", "items", "--user", "ann@example.com").output
+        let path = try file("mine.csv", mine.replacingOccurrences(of: "Three", with: "Three edited"))
+        let refused = try run("import", "items", path, "--mode", "replace")
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains(
+                "--mode replace would delete 1 item that the file lacks (1 of bob@example.com); nothing was changed. "
+                    + "Pass --yes to delete them, or import with --mode upsert to keep them"), "\(refused.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        // A dry run shows the same count and owner, and writes nothing.
+        let dry = try run("import", "items", path, "--mode", "replace", "--dry-run")
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(
+            dry.error.contains("1 updated, 1 unchanged, 1 deleted (1 of bob@example.com), 0 skipped. Dry run"),
+            "\(dry.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        let done = try run("import", "items", path, "--mode", "replace", "--yes")
+        #expect(done.status == 0, "\(done.error)")
+        #expect(done.error.contains("1 deleted (1 of bob@example.com), 0 skipped."), "\(done.error)")
+        #expect(try itemTitles == ["One", "Three edited"])
+        // Nothing to delete: nothing to ask.
+        let again = try run("import", "items", path, "--mode", "replace")
+        #expect(again.status == 0, "\(again.error)")
+        #expect(again.error.contains("2 unchanged, 0 deleted, 0 skipped."), "\(again.error)")
+    }
+
+    @Test func aReplaceOfItemsAsksOnATerminal() async throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let mine = try file("mine.csv", try run("export", "items", "--user", "ann@example.com").output)
+        let command =
+            [ShelfProcess.executable.path, "import", "items", mine, "--mode", "replace", "--db", shelf.databasePath]
+            .map(TmuxSession.quote).joined(separator: " ")
+        let tmux = try TmuxSession(command, width: 200, height: 10)
+        let asked = try await tmux.waitFor("Delete them? [y/N]")
+        #expect(
+            asked.joined().contains("will delete 1 item that the file lacks (1 of bob@example.com)"), "\(asked)")
+        try tmux.send("n", "Enter")
+        _ = try await tmux.waitFor("[exit 1]")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        let yes = try TmuxSession(command, width: 200, height: 10)
+        _ = try await yes.waitFor("Delete them? [y/N]")
+        try yes.send("y", "Enter")
+        _ = try await yes.waitFor("[exit 0]")
+        #expect(try itemTitles == ["One", "Three"])
     }
 
     @Test func aReplaceAsksOnATerminal() async throws {
