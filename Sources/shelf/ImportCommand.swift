@@ -19,7 +19,10 @@ struct ImportCommand: AsyncParsableCommand {
             names something that cannot be read (an ID that is not a whole number, a user row without a \
             readable ID or an email of the form name@host, a CSV row with the wrong number of fields) \
             might mean any row: then nothing at all is deleted, and the summary says which row to fix. \
-            A skipped row without an ID (items) names a new item and keeps nothing.
+            A skipped row without an ID (items) names a new item and keeps nothing, unless it has a value \
+            in a column no field reads whose name holds "id" (any letter case: idd, ID_, item_id; \
+            a misspelled key): such a row might mean an existing item, so with --mode replace it is \
+            refused even with --ignore-unknown, and skipped it withholds every deletion.
 
             --mode replace deletes items: of items, the items the file lacks, whoever owns them (an export \
             of one user's items, imported with replace, deletes everyone else's); of users, the items of \

@@ -135,6 +135,46 @@ import Testing
         #expect(try itemTitles == ["One"])
     }
 
+    /// Hostile tester: a row whose "id" key is misspelled was taken for a new item (with
+    /// --ignore-unknown) or skipped as naming nothing, and the item it meant was deleted.
+    @Test(arguments: [
+        ["--ignore-unknown"], [],
+    ])
+    func aRowWithAMisspelledIDKeyWithholdsTheDeletions(_ extra: [String]) throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let json = try file(
+            "items.json",
+            #"[{"id": 1, "user": "ann@example.com", "title": "One"},"#
+                + #"{"idd": 2, "user": "bob@example.com", "title": "Two"}]"#)
+        let result = try run(
+            ["import", "items", json, "--mode", "replace", "--skip-invalid", "--yes"] + extra)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("\(json):1:"), "\(result.error)")
+        #expect(result.error.contains("field 'idd'"), "\(result.error)")
+        #expect(result.error.contains("0 deleted, 1 skipped"), "\(result.error)")
+        #expect(result.error.contains("Nothing was deleted: the skipped row at \(json):"), "\(result.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        // A CSV header with the typo: a row with a value there withholds; an empty one is new.
+        let csv = try file("items.csv", "idd,user,title\n1,ann@example.com,One\n,ann@example.com,New\n")
+        let csvResult = try run(
+            ["import", "items", csv, "--mode", "replace", "--skip-invalid", "--yes"] + extra)
+        guard !extra.isEmpty else {
+            // Without --ignore-unknown a CSV header with an unknown column is refused whole.
+            #expect(csvResult.status == 1 && csvResult.error.contains("\(csv):1:1: field 'idd'"), "\(csvResult.error)")
+            #expect(try itemTitles == ["One", "Two", "Three"])
+            return
+        }
+        #expect(csvResult.status == 0, "\(csvResult.error)")
+        #expect(csvResult.error.contains("\(csv):2:1: field 'idd'"), "\(csvResult.error)")
+        #expect(csvResult.error.contains("Nothing was deleted: the skipped row at \(csv):2"), "\(csvResult.error)")
+        #expect(try itemTitles.sorted() == ["New", "One", "Three", "Two"])
+    }
+
+    private func run(_ arguments: [String]) throws -> ShelfProcess.Result {
+        try shelf.run(arguments + ["--db", shelf.databasePath])
+    }
+
     @Test func aReplaceOfUsersCountsAndAsksBeforeDeletingTheirItems() throws {
         defer { shelf.cleanUp() }
         try seed()

@@ -349,6 +349,15 @@ private struct Transfer {
         }
         let decoder = RowDecoder(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
+        if options.mode == .replace, table == .items, let column = decoder.idLikeColumn(record) {
+            // With --ignore-unknown this row would be a new item, and the item it meant deleted.
+            throw TransferError(
+                file: input.name, position: record.value(at: column)?.position ?? record.position,
+                field: TransferError.escaped(reader.columns.names[column], limit: 60),
+                reason: "the row has no 'id' but this column looks like one; --mode replace would take the row "
+                    + "for a new item and delete the item it means. Rename the column to id (or --map id=COLUMN), "
+                    + "or empty it")
+        }
         switch table {
         case .users: try staging.stage(try decoder.user(record), record: record.encoded())
         case .items: try staging.stage(try decoder.item(record), record: record.encoded())
