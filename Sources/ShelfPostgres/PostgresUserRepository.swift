@@ -108,7 +108,7 @@
         }
 
         package func delete(id: User.ID) async throws {
-            let found = try await pool.read { connection in
+            let found = try await pool.write { connection in
                 try await connection.query(
                     "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
                 ).collect().count
