@@ -97,8 +97,10 @@
             let names = holders.map(\.description).joined(separator: ", ")
             let pids = holders.map { "\($0.pid)" }.joined(separator: ", ")
             let verb = holders.count == 1 ? "holds" : "hold"
-            return "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this \(waiting.rawValue) "
-                + "waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); wait for it to finish (commit or roll back), or end it "
+            return
+                "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this \(waiting.rawValue) "
+                + "waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); "
+                + "wait for it to finish (commit or roll back), or end it "
                 + "(psql: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (\(pids))), then retry"
         }
 

@@ -23,7 +23,7 @@ struct BackupCommand: AsyncParsableCommand {
         do {
             try await store.backup(to: file)
             SignalRelay.shared.workIsFinal()
-        } catch where error is CancellationError || Task.isCancelled {
+        } catch  where error is CancellationError || Task.isCancelled {
             // The copy in progress is removed by the store; main reports no error after a
             // signal, so say here what the signal stopped.
             printError("Interrupted: \(file) was not written (a file that was there is left as it was).")

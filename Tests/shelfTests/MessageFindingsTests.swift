@@ -30,7 +30,9 @@ struct MessageFindingsTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
         // About 300 MB of another table: the copy takes long enough to be interrupted.
         #expect(
             try ChildProcess.sqlite3(

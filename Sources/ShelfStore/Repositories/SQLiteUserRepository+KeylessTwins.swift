@@ -15,9 +15,11 @@ extension SQLiteUserRepository {
     /// - Throws: `StoreError` `.duplicateEmail`, as the index would.
     static func refuseKeylessTwins(of keys: [String], except: User.ID? = nil, on connection: Connection) throws {
         if let except, keys.count == 1,
-            try connection.fetchOne("SELECT email_key FROM users WHERE id = ?", except.rawValue, row: {
-                try $0.get(0, as: String?.self)
-            }) == keys[0]
+            try connection.fetchOne(
+                "SELECT email_key FROM users WHERE id = ?", except.rawValue,
+                row: {
+                    try $0.get(0, as: String?.self)
+                }) == keys[0]
         {
             return  // the user keeps their email (a name changed): nothing new to refuse
         }
