@@ -28,6 +28,11 @@
     /// every `interval` which sessions block the call's backend, and keeps the last answer.
     /// Short calls, nearly all, never open it.
     enum LockWait {
+        /// What waited for the lock, for the message: a read or a write.
+        enum Operation: String, Sendable {
+            case read, write
+        }
+
         /// When a call has run for this long, the watcher starts.
         static func start(for timeout: Duration) -> Duration { min(.seconds(1), timeout / 2) }
         /// How often the watcher asks.
@@ -37,7 +42,7 @@
         /// timeout it throws becomes a `StoreError` (`.busy`) naming the sessions that held the
         /// lock, and what to do.
         static func watching<T: Sendable>(
-            connection: PostgresConnection, pid: Int32, at place: PostgresLocation,
+            connection: PostgresConnection, pid: Int32, at place: PostgresLocation, _ operation: Operation,
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             let holders = HoldersSeen()
@@ -62,7 +67,8 @@
             } catch {
                 guard isLockTimeout(error) else { throw error }
                 throw StoreError(
-                    .busy, message(holders: holders.value.withLock { $0 }, at: place, timeout: timeout))
+                    .busy,
+                    message(holders: holders.value.withLock { $0 }, at: place, timeout: timeout, waiting: operation))
             }
         }
 
@@ -79,18 +85,22 @@
         }
 
         /// The message for a lock wait that timed out.
-        static func message(holders: [LockHolderSession], at place: PostgresLocation, timeout: Duration) -> String {
+        static func message(
+            holders: [LockHolderSession], at place: PostgresLocation, timeout: Duration, waiting: Operation
+        ) -> String {
             let limit = WriteTimeout.text(timeout)
             guard !holders.isEmpty else {
-                return "another session held a lock on the store \(place.server)/\(place.database) for longer than "
-                    + "\(limit); wait for it to finish, then retry (psql: SELECT pid, application_name, client_addr "
+                return "another session held a lock on the store \(place.server)/\(place.database) that this "
+                    + "\(waiting.rawValue) waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); wait for it to finish, then retry (psql: SELECT pid, application_name, client_addr "
                     + "FROM pg_stat_activity WHERE wait_event_type = 'Lock' OR state = 'idle in transaction')"
             }
             let names = holders.map(\.description).joined(separator: ", ")
             let pids = holders.map { "\($0.pid)" }.joined(separator: ", ")
             let verb = holders.count == 1 ? "holds" : "hold"
-            return "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this change waited "
-                + "for longer than \(limit); wait for it to finish (commit or roll back), or end it "
+            return
+                "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this \(waiting.rawValue) "
+                + "waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); "
+                + "wait for it to finish (commit or roll back), or end it "
                 + "(psql: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (\(pids))), then retry"
         }
 

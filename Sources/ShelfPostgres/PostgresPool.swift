@@ -93,9 +93,9 @@
         /// after `leasePatience`, a plain connection is tried: when it fails, its error (the
         /// server refuses, the database was dropped, the password changed) ends the call;
         /// when it works, the pool is only busy, and the call goes on waiting.
-        private func withLease<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-            async throws -> T
-        {
+        private func withLease<T: Sendable>(
+            _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> T {
             let client = self.client
             let location = self.location
             let patience = leasePatience
@@ -107,7 +107,8 @@
                         try await client.withConnection { connection in
                             leased.set()
                             let pid = try await pids.pid(of: connection)
-                            return try await LockWait.watching(connection: connection, pid: pid, at: location, body)
+                            return try await LockWait.watching(
+                                connection: connection, pid: pid, at: location, operation, body)
                         })
                 }
                 group.addTask {
@@ -142,9 +143,23 @@
         package func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
             async throws -> T
         {
+            try await single(.read, body)
+        }
+
+        /// Runs `body`, one statement that changes rows, on a connection of the pool, outside
+        /// any transaction (`read`, but a lock wait says a write waited).
+        package func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+            async throws -> T
+        {
+            try await single(.write, body)
+        }
+
+        private func single<T: Sendable>(
+            _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> T {
             if isClosed { throw closedError }
             do {
-                return try await timed("read") { try await withLease(body) }
+                return try await timed(operation.rawValue) { try await withLease(operation, body) }
             } catch {
                 if isClosed { throw closedError }
                 throw StoreError(postgres: error, at: location)
@@ -160,7 +175,8 @@
             if isClosed { throw closedError }
             do {
                 return try await timed("transaction") {
-                    try await withLease { connection in
+                    // A READ ONLY transaction only reads: a lock wait says so.
+                    try await withLease(isolation.contains("READ ONLY") ? .read : .write) { connection in
                         try await connection.query(
                             PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)"), logger: .silent)
                         do {

@@ -288,18 +288,22 @@ public final class ItemActions {
     private func apply(_ change: ItemChange, verb: String) async throws -> [Item] {
         do {
             switch change {
-            case .updated:
+            case .updated(_, let stored):
+                // Every column as this browser left it (see `firstChangedElsewhere`); a row
+                // deleted since is left to the write, which says "deleted elsewhere".
+                let current = try await Self.items(ids: Set(stored.map(\.id)), store: store)
+                if let changed = Self.firstChangedElsewhere(stored, current: current, missingIsChanged: false) {
+                    throw ActionRefusal("item \(changed.rawValue) was changed elsewhere since; nothing \(verb)")
+                }
                 return try await store.items.update(contentsOf: change.reversingWrites)
             case .deleted(let items):
                 try await store.items.restore(items)
                 return items
             case .restored(let items):
-                // Only the versions the undo put back: read, compare, then delete.
+                // Only the rows the undo put back, exactly: read, compare, then delete.
                 let current = try await read(items.map(\.id))
-                let byID = Dictionary(current.map { ($0.id, $0.version) }, uniquingKeysWith: { first, _ in first })
-                if let changed = items.first(where: { byID[$0.id] != $0.version }) {
-                    throw ActionRefusal(
-                        "item \(changed.id.rawValue) was changed elsewhere since; nothing \(verb)")
+                if let changed = Self.firstChangedElsewhere(items, current: current, missingIsChanged: true) {
+                    throw ActionRefusal("item \(changed.rawValue) was changed elsewhere since; nothing \(verb)")
                 }
                 _ = try await store.items.deleteItems(ids: items.map(\.id))
                 mutableMarks.value.unmark(items.map(\.id))

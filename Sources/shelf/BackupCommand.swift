@@ -20,6 +20,14 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await database.openStore()
-        try await store.backup(to: file)
+        do {
+            try await store.backup(to: file)
+            SignalRelay.shared.workIsFinal()
+        } catch  where error is CancellationError || Task.isCancelled {
+            // The copy in progress is removed by the store; main reports no error after a
+            // signal, so say here what the signal stopped.
+            printError("Interrupted: \(file) was not written (a file that was there is left as it was).")
+            throw CancellationError()
+        }
     }
 }

@@ -19,11 +19,16 @@ struct ImportCommand: AsyncParsableCommand {
             names something that cannot be read (an ID that is not a whole number, a user row without a \
             readable ID or an email of the form name@host, a CSV row with the wrong number of fields) \
             might mean any row: then nothing at all is deleted, and the summary says which row to fix. \
-            A skipped row without an ID (items) names a new item and keeps nothing.
+            A skipped row without an ID (items) names a new item and keeps nothing, unless it has a value \
+            in a column no field reads whose name holds "id" (any letter case: idd, ID_, item_id; \
+            a misspelled key): such a row might mean an existing item, so with --mode replace it is \
+            refused even with --ignore-unknown, and skipped it withholds every deletion.
 
-            --mode replace of users also deletes the items of the users the file lacks: the summary \
-            counts them, and before deleting any the import asks on a terminal, or, when stdin is not a \
-            terminal (or holds the data), refuses unless --yes is given.
+            --mode replace deletes items: of items, the items the file lacks, whoever owns them (an export \
+            of one user's items, imported with replace, deletes everyone else's); of users, the items of \
+            the users the file lacks. Before anything is written it counts them and names their owners \
+            (--dry-run shows the same counts), then asks on a terminal, or, when stdin is not a terminal \
+            (or holds the data), refuses unless --yes is given; refused, nothing is changed.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -89,7 +94,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Flag(
         name: [.customShort("y"), .long],
-        help: "Delete without asking the items that --mode replace of users deletes with the users the file lacks.")
+        help: "Delete without asking the items that --mode replace deletes (see above).")
     var yes = false
 
     var columnMap: [String: String] {
@@ -114,8 +119,8 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("--rejects needs --skip-invalid (or --dry-run)")
         }
         if user != nil, table == .users { throw ValidationError("--user applies to items only") }
-        if yes, mode != .replace || table != .users {
-            throw ValidationError("--yes applies to --mode replace of users only (it deletes their items)")
+        if yes, mode != .replace {
+            throw ValidationError("--yes applies to --mode replace only (it deletes the items it would ask about)")
         }
         _ = try parsedDelimiter()
         _ = try parsedEncoding()
@@ -166,9 +171,9 @@ struct ImportCommand: AsyncParsableCommand {
             format: format, mode: mode, skipInvalid: skipInvalid, rejectsPath: rejects, dryRun: dryRun,
             columnMap: columnMap, ignoreUnknownColumns: ignoreUnknown, defaultOwner: user,
             encoding: try parsedEncoding(), delimiter: try parsedDelimiter())
-        let (yes, fromStandardInput) = (yes, file == "-")
+        let (yes, fromStandardInput, table) = (yes, file == "-", table)
         options.confirmDeletions = { deletions in
-            try Self.confirm(deletions, yes: yes, dataFromStandardInput: fromStandardInput)
+            try Self.confirm(deletions, table: table, yes: yes, dataFromStandardInput: fromStandardInput)
         }
         let source: ImportSource = file == "-" ? .standardInput : .file(file)
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
@@ -236,10 +241,12 @@ struct ImportCommand: AsyncParsableCommand {
         var parts = ["\(summary.inserted) inserted", "\(summary.updated) updated"]
         if summary.unchanged > 0 { parts.append("\(summary.unchanged) unchanged") }
         if mode == .replace {
+            // Items: whose were deleted (the users deleted are the owners of theirs).
+            let owners = table == .items ? summary.deletions.map(Self.ownersNote) ?? "" : ""
             parts.append(
                 "\(summary.deleted) deleted"
                     + (table == .users && summary.deleted > 0
-                        ? " (with their \(counted(summary.itemsDeletedWithUsers, "item")))" : ""))
+                        ? " (with their \(counted(summary.itemsDeletedWithUsers, "item")))" : owners))
         }
         parts.append("\(summary.skipped) skipped")
         let time = String(format: "%.2f s", summary.duration.seconds)

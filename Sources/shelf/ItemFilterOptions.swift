@@ -21,7 +21,7 @@ struct ItemFilterOptions: ParsableArguments {
         guard !problems.isEmpty else { return nil }
         let shown = query.count > 80 ? String(query.prefix(60)) + "…" : query
         let quoted = "'" + shown.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-        return "--query \(quoted): " + problems.map(\.description).joined(separator: "; ")
+        return "--query \(quoted) refused: " + problems.map(\.description).joined(separator: "; ")
     }
 
     @Option(help: "Only open or done items.")
@@ -31,7 +31,7 @@ struct ItemFilterOptions: ParsableArguments {
     var user: String?
 
     /// Refuses a query with a part that cannot be understood, quoting it and naming the
-    /// column: `--query 'prio:9': column 1: prio: wants 0…3 or a comparison like >=2`.
+    /// column: `--query 'prio:9' refused: column 1: prio: wants 0…3 or a comparison like >=2`.
     func validate() throws {
         if let problem = Self.problem(in: query) { throw ValidationError(problem) }
     }

@@ -81,7 +81,10 @@ struct ReplaceConformanceTests {
                         throw No()
                     })
             }
-            #expect(seen.withLock { $0 } == ReplaceDeletions(users: 1, items: 1))
+            #expect(
+                seen.withLock { $0 }
+                    == ReplaceDeletions(
+                        users: 1, items: 1, owners: [.init(email: "zoe@example.com", items: 1)], ownerCount: 1))
             #expect(try await Self.itemIDs(store) == [1, 2, 5])
             let done = try await Self.replace(
                 store, "users", "name,email\nAnn,ann@example.com\nBob,bob@example.com\n", confirm: { _ in })

@@ -84,6 +84,24 @@ struct ForeignEditUndoTests {
             }
         }
 
+        /// SQL that writes item `id` again as a new row with `title`, keeping every other column
+        /// (its version too), as such programs do: `INSERT OR REPLACE` in the sqlite3 shell,
+        /// DELETE then INSERT in one psql transaction. No UPDATE, so no version trigger runs.
+        func reinsert(_ id: Item.ID, title: String) -> String {
+            let columns = "id, user_id, notes, status, priority, created_at, updated_at, version"
+            let from = "SELECT id, user_id, '\(title)', notes, status, priority, created_at, updated_at, version"
+            switch self {
+            case .sqlite:
+                return "INSERT OR REPLACE INTO items (id, user_id, title, notes, status, priority, created_at, "
+                    + "updated_at, version) \(from) FROM items WHERE id = \(id.rawValue)"
+            case .postgres:
+                return "CREATE TEMP TABLE old AS SELECT \(columns) FROM items WHERE id = \(id.rawValue); "
+                    + "DELETE FROM items WHERE id = \(id.rawValue); "
+                    + "INSERT INTO items (id, user_id, title, notes, status, priority, created_at, updated_at, version) "
+                    + "\(from) FROM old"
+            }
+        }
+
         private static func fill(_ store: Store) async throws {
             let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
             for n in 1...3 {
@@ -128,6 +146,34 @@ struct ForeignEditUndoTests {
             await actions.redo()
             #expect(actions.message.value == "item \(item.id.rawValue) was changed elsewhere since; nothing redone")
             #expect(try await store.items.item(id: item.id)?.notes == "their notes", "the item and their edit stay")
+        }
+    }
+
+    /// Hostile tester: a re-insert keeps the old version, so a check of the version alone let
+    /// undo and redo write over it.
+    @Test(arguments: Backend.available)
+    func anUndoAndARedoAreRefusedAfterAnotherProgramReinsertedTheItemWithItsVersion(_ backend: Backend) async throws {
+        try await backend.withStore { store, foreign in
+            let items = try await all(store)
+            let actions = ItemActions(store: store)
+            await actions.setPriority(2, selected: items[0].id)
+            let written = try #require(try await store.items.item(id: items[0].id))
+            try foreign(backend.reinsert(items[0].id, title: "Their title"))
+            let now = try #require(try await store.items.item(id: items[0].id))
+            #expect(now.version == written.version && now.title == "Their title", "the version did not move")
+
+            await actions.undo()
+            #expect(actions.message.value == "item \(items[0].id.rawValue) was changed elsewhere since; nothing undone")
+            #expect(try await store.items.item(id: items[0].id) == now, "their row stays as they wrote it")
+
+            // A redone delete: the restored row re-inserted by the other program.
+            await actions.delete(ids: [items[1].id])
+            await actions.undo()
+            #expect(actions.message.value == "undid: delete 1 item")
+            try foreign(backend.reinsert(items[1].id, title: "Kept"))
+            await actions.redo()
+            #expect(actions.message.value == "item \(items[1].id.rawValue) was changed elsewhere since; nothing redone")
+            #expect(try await store.items.item(id: items[1].id)?.title == "Kept")
         }
     }
 

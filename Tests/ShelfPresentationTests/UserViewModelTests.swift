@@ -2,6 +2,7 @@ import Foundation
 import ShelfPresentation
 import ShelfReactive
 import ShelfStore
+import ShelfTestSupport
 import Testing
 
 @MainActor
@@ -265,5 +266,40 @@ struct ItemEditorOwnerTests {
         #expect(saved.phase.isSaved)
         #expect(saved[.status] == "done")
         #expect(try await store.items.item(id: item.id)?.status == .done)
+    }
+}
+
+/// Hostile tester: the browser's users view added a case-twin of a user without an email key
+/// (another program added them while the browser ran) that `shelf users add` refused.
+@MainActor
+@Suite("Users view: a user without an email key")
+struct KeylessUserEditorTests {
+    @Test func aCaseTwinOfAUserWithoutAKeyIsRefusedAsTheCLIRefusesIt() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("shelf.sqlite")
+        let store = try Store(path: path)
+        // Added by the sqlite3 shell while the store is open: no key.
+        #expect(
+            try ChildProcess.sqlite3(
+                path, "INSERT INTO users (name, email, created_at) VALUES ('Ada', 'Äda@x.com', 0)") == 0)
+        let editor = UserEditorViewModel(store: store)
+        let states = Recorder(editor.state)
+        editor.update(.name, to: "Ada Again")
+        editor.update(.email, to: "äDA@x.com")
+        editor.save()
+        let failed = try #require(await states.next { $0.errors[.email] != nil && $0.phase == .editing })
+        #expect(failed.errors[.email] == "Another user already has the email äDA@x.com; type another.")
+        #expect(try await store.users.users().count == 1)
+        // Changing another user's email to it is refused too; keeping one's own is not.
+        let other = try await store.users.insert(NewUser(name: "Other", email: "other@x.com"))
+        var renamed = try #require(try await store.users.user(id: other))
+        renamed.email = "ÄDA@X.COM"
+        let taken = await #expect(throws: StoreError.self) { try await store.users.update(renamed) }
+        #expect(taken?.code == .duplicateEmail)
+        renamed.email = "other@x.com"
+        renamed.name = "Other Name"
+        try await store.users.update(renamed)
+        await store.close()
     }
 }

@@ -271,7 +271,7 @@ struct ItemQueryTextTests {
         #expect(parsed.problems.count == 1)
         #expect(
             problem.message
-                == "the query has 10001 words; at most 64 are searched and the rest are left out: shorten it")
+                == "the query has 10001 words; at most 64 can be searched: shorten it")
         #expect(problem.column == 6)
         #expect(parsed.included == [.words(["moth"]), .phrase(Array(repeating: "the", count: 63))])
         #expect(ItemQueryText(Array(repeating: "w", count: 64).joined(separator: " ")).problems.isEmpty)

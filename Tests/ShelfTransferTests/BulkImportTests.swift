@@ -70,7 +70,8 @@ import Testing
             arguments: ["--mode", "upsert"]),
         Case(
             name: "replace", table: "items", input: items(30...110, revision: "second", withIDs: true),
-            arguments: ["--mode", "replace"]),
+            // It deletes the items the file lacks: not a terminal, so it must be told to.
+            arguments: ["--mode", "replace", "--yes"]),
         Case(
             name: "skip invalid", table: "items",
             input: items(41...90, revision: "new") + "nobody@example.com,Orphan,,open,0,2024-01-01T00:00:00Z,\n"

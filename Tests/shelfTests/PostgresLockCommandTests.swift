@@ -92,6 +92,20 @@
                 #expect(error.contains("longer than 3 s"), "\(error)")
                 #expect(error.contains("pg_terminate_backend(pid)") && error.contains("(\(holderPID))"), "\(error)")
                 #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
+                // It says what waited: a write here (it said "this change" for reads too).
+                #expect(error.contains("that this write waited for longer than 3 s; nothing was written"), "\(error)")
+                let listError = shelf.folder.appendingPathComponent("list.err").path
+                let list = try ChildProcess(
+                    ShelfProcess.executable.path, ["items", "list", "--db", url],
+                    environment: [
+                        "PATH": "/usr/bin:/bin", "HOME": shelf.folder.path, "SHELF_WRITE_TIMEOUT_MS": "3000",
+                    ],
+                    stdout: "/dev/null", stderr: listError)
+                let listFinish = ContinuousClock.now + .seconds(30)
+                while list.isRunning, ContinuousClock.now < listFinish { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(list.wait() == 1)
+                let listed = (try? String(contentsOfFile: listError, encoding: .utf8)) ?? ""
+                #expect(listed.contains("that this read waited for longer than 3 s; nothing was read"), "\(listed)")
 
                 // Once the holder ends, the same add goes through; the failed one wrote nothing.
                 close(pipeEnds[1])

@@ -100,7 +100,7 @@ struct QueryOptionTests {
             #expect(result.status == 2, "\(result.error)")
             #expect(
                 result.error.contains(
-                    "column 1: the query has \(count) words; at most 64 are searched and the rest are left out"),
+                    "' refused: column 1: the query has \(count) words; at most 64 can be searched: shorten it"),
                 "\(result.error.prefix(300))")
             #expect(result.error.utf8.count < 600, "\(result.error.prefix(300))")
             #expect(result.output.isEmpty)
@@ -108,10 +108,10 @@ struct QueryOptionTests {
     }
 
     @Test(arguments: [
-        (["items", "list"], "prio:9", "--query 'prio:9': column 1: prio: wants 0…3 or a comparison like >=2"),
-        (["export", "items"], "moth @", "--query 'moth @': column 6: @ wants the start of an owner"),
-        (["watch", "items"], "is:later", "--query 'is:later': column 1: is: wants open or done"),
-        (["items", "list"], "it's created:soon", #"--query 'it'\''s created:soon': column 6: created: wants"#),
+        (["items", "list"], "prio:9", "--query 'prio:9' refused: column 1: prio: wants 0…3 or a comparison like >=2"),
+        (["export", "items"], "moth @", "--query 'moth @' refused: column 6: @ wants the start of an owner"),
+        (["watch", "items"], "is:later", "--query 'is:later' refused: column 1: is: wants open or done"),
+        (["items", "list"], "it's created:soon", #"--query 'it'\''s created:soon' refused: column 6: created: wants"#),
     ])
     func aQueryWithAProblemIsAUsageErrorNamingTheColumn(command: [String], query: String, message: String)
         async throws

@@ -127,10 +127,52 @@ import Testing
         #expect(try userEmails == ["ann@example.com", "bob@example.com"])
         // A row without an ID names a new item: it keeps nothing, and the others go.
         let newItem = try file("new.csv", "id,user,title,priority\n1,ann@example.com,One,0\n,ann@example.com,New,9\n")
-        let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid")
+        let replaced = try run("import", "items", newItem, "--mode", "replace", "--skip-invalid", "--yes")
         #expect(replaced.status == 0, "\(replaced.error)")
-        #expect(replaced.error.contains("2 deleted, 1 skipped"), "\(replaced.error)")
+        #expect(
+            replaced.error.contains("2 deleted (1 of ann@example.com and 1 of bob@example.com), 1 skipped"),
+            "\(replaced.error)")
         #expect(try itemTitles == ["One"])
+    }
+
+    /// Hostile tester: a row whose "id" key is misspelled was taken for a new item (with
+    /// --ignore-unknown) or skipped as naming nothing, and the item it meant was deleted.
+    @Test(arguments: [
+        ["--ignore-unknown"], [],
+    ])
+    func aRowWithAMisspelledIDKeyWithholdsTheDeletions(_ extra: [String]) throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let json = try file(
+            "items.json",
+            #"[{"id": 1, "user": "ann@example.com", "title": "One"},"#
+                + #"{"idd": 2, "user": "bob@example.com", "title": "Two"}]"#)
+        let result = try run(
+            ["import", "items", json, "--mode", "replace", "--skip-invalid", "--yes"] + extra)
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.error.contains("\(json):1:"), "\(result.error)")
+        #expect(result.error.contains("field 'idd'"), "\(result.error)")
+        #expect(result.error.contains("0 deleted, 1 skipped"), "\(result.error)")
+        #expect(result.error.contains("Nothing was deleted: the skipped row at \(json):"), "\(result.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        // A CSV header with the typo: a row with a value there withholds; an empty one is new.
+        let csv = try file("items.csv", "idd,user,title\n1,ann@example.com,One\n,ann@example.com,New\n")
+        let csvResult = try run(
+            ["import", "items", csv, "--mode", "replace", "--skip-invalid", "--yes"] + extra)
+        guard !extra.isEmpty else {
+            // Without --ignore-unknown a CSV header with an unknown column is refused whole.
+            #expect(csvResult.status == 1 && csvResult.error.contains("\(csv):1:1: field 'idd'"), "\(csvResult.error)")
+            #expect(try itemTitles == ["One", "Two", "Three"])
+            return
+        }
+        #expect(csvResult.status == 0, "\(csvResult.error)")
+        #expect(csvResult.error.contains("\(csv):2:1: field 'idd'"), "\(csvResult.error)")
+        #expect(csvResult.error.contains("Nothing was deleted: the skipped row at \(csv):2"), "\(csvResult.error)")
+        #expect(try itemTitles.sorted() == ["New", "One", "Three", "Two"])
+    }
+
+    private func run(_ arguments: [String]) throws -> ShelfProcess.Result {
+        try shelf.run(arguments + ["--db", shelf.databasePath])
     }
 
     @Test func aReplaceOfUsersCountsAndAsksBeforeDeletingTheirItems() throws {
@@ -142,8 +184,8 @@ import Testing
         #expect(refused.status == 1)
         #expect(
             refused.error.contains(
-                "--mode replace would delete 1 user that the file lacks, and with them 1 item they own; "
-                    + "nothing was changed. Pass --yes"), "\(refused.error)")
+                "--mode replace would delete 1 user that the file lacks, and with them 1 item they own "
+                    + "(1 of bob@example.com); nothing was changed. Pass --yes"), "\(refused.error)")
         #expect(try userEmails == ["ann@example.com", "bob@example.com"])
         // A dry run counts without asking.
         let dry = try run("import", "users", users, "--mode", "replace", "--dry-run")
@@ -160,6 +202,58 @@ import Testing
         let again = try run("import", "users", users, "--mode", "replace")
         #expect(again.status == 0, "\(again.error)")
         #expect(again.error.contains("1 deleted (with their 0 items)"), "\(again.error)")
+    }
+
+    /// Hostile tester: Ann exports her own items, edits them and imports them with replace:
+    /// Bob's items, not in her file, were deleted without a word.
+    @Test func aReplaceOfItemsCountsAndNamesTheOwnersAndAsksBeforeDeleting() throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let mine = try run("export", "items", "--user", "ann@example.com").output
+        let path = try file("mine.csv", mine.replacingOccurrences(of: "Three", with: "Three edited"))
+        let refused = try run("import", "items", path, "--mode", "replace")
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains(
+                "--mode replace would delete 1 item that the file lacks (1 of bob@example.com); nothing was changed. "
+                    + "Pass --yes to delete them, or import with --mode upsert to keep them"), "\(refused.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        // A dry run shows the same count and owner, and writes nothing.
+        let dry = try run("import", "items", path, "--mode", "replace", "--dry-run")
+        #expect(dry.status == 0, "\(dry.error)")
+        #expect(
+            dry.error.contains("1 updated, 1 unchanged, 1 deleted (1 of bob@example.com), 0 skipped. Dry run"),
+            "\(dry.error)")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        let done = try run("import", "items", path, "--mode", "replace", "--yes")
+        #expect(done.status == 0, "\(done.error)")
+        #expect(done.error.contains("1 deleted (1 of bob@example.com), 0 skipped."), "\(done.error)")
+        #expect(try itemTitles == ["One", "Three edited"])
+        // Nothing to delete: nothing to ask.
+        let again = try run("import", "items", path, "--mode", "replace")
+        #expect(again.status == 0, "\(again.error)")
+        #expect(again.error.contains("2 unchanged, 0 deleted, 0 skipped."), "\(again.error)")
+    }
+
+    @Test func aReplaceOfItemsAsksOnATerminal() async throws {
+        defer { shelf.cleanUp() }
+        try seed()
+        let mine = try file("mine.csv", try run("export", "items", "--user", "ann@example.com").output)
+        let command =
+            [ShelfProcess.executable.path, "import", "items", mine, "--mode", "replace", "--db", shelf.databasePath]
+            .map(TmuxSession.quote).joined(separator: " ")
+        let tmux = try TmuxSession(command, width: 200, height: 10)
+        let asked = try await tmux.waitFor("Delete them? [y/N]")
+        #expect(
+            asked.joined().contains("will delete 1 item that the file lacks (1 of bob@example.com)"), "\(asked)")
+        try tmux.send("n", "Enter")
+        _ = try await tmux.waitFor("[exit 1]")
+        #expect(try itemTitles == ["One", "Two", "Three"])
+        let yes = try TmuxSession(command, width: 200, height: 10)
+        _ = try await yes.waitFor("Delete them? [y/N]")
+        try yes.send("y", "Enter")
+        _ = try await yes.waitFor("[exit 0]")
+        #expect(try itemTitles == ["One", "Three"])
     }
 
     @Test func aReplaceAsksOnATerminal() async throws {

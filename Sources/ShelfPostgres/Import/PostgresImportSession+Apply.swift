@@ -63,8 +63,8 @@
                         try deleteMissing(beyond: "t.id NOT IN (SELECT id FROM shelf_import_seen)", counts: &counts)
                     }
                 }
-                if let itemLimit, counts.itemsDeletedWithUsers > itemLimit {
-                    throw ImportDeletionsGrew(items: counts.itemsDeletedWithUsers, limit: itemLimit)
+                if let itemLimit, counts.itemsDeleted(from: table) > itemLimit {
+                    throw ImportDeletionsGrew(items: counts.itemsDeleted(from: table), limit: itemLimit)
                 }
                 try execute("TRUNCATE shelf_import_seen")
                 if isCancelled() { throw CancellationError() }

@@ -79,6 +79,7 @@
                     counts.itemsDeletedWithUsers = Int(
                         try number("SELECT count(*) FROM items WHERE user_id IN (\(doomed))"))
                 }
+                try countItemOwners(doomed: doomed, into: &counts)
                 return counts
             } catch let error as StoreError {
                 throw error
@@ -87,7 +88,7 @@
             }
         }
 
-        package func limitItemsDeletedWithUsers(to count: Int) {
+        package func limitItemDeletions(to count: Int) {
             itemLimit = count
         }
     }

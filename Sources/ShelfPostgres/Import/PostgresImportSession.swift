@@ -24,7 +24,7 @@
         private var pending: [Pending] = []
         private var nextSeq: Int64 = 0
         private var closed = false
-        /// The most items a `replace` of users may delete with them (`limitItemsDeletedWithUsers`).
+        /// The most items a `replace` may delete (`limitItemDeletions`).
         var itemLimit: Int?
         /// True when the last `apply` wrote row by row (a row needed it, or the set-based
         /// statements failed on a row); for tests.

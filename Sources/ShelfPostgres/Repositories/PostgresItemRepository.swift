@@ -83,7 +83,7 @@
         package func update(_ item: Item) async throws -> Item {
             try TextLimits.check(title: item.title, notes: item.notes)
             let now = Date().postgresMilliseconds
-            return try await pool.read { connection in
+            return try await pool.write { connection in
                 let updated = try await connection.query(
                     """
                     UPDATE items SET user_id = \(item.userID.rawValue), title = \(item.title), notes = \(item.notes),
@@ -118,7 +118,7 @@
         package func deleteItems(ids: [Item.ID]) async throws -> Int {
             guard !ids.isEmpty else { return 0 }
             let raw = ids.map(\.rawValue)
-            return try await pool.read { connection in
+            return try await pool.write { connection in
                 try await connection.query(
                     "DELETE FROM items WHERE id = ANY(\(raw)) RETURNING id", logger: .silent
                 ).collect().count

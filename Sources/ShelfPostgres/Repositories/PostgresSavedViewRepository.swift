@@ -92,7 +92,7 @@
 
         package func delete(named name: String) async throws {
             let key = SavedView.lookupKey(name)
-            let deleted = try await pool.read { connection in
+            let deleted = try await pool.write { connection in
                 try await connection.query(
                     "DELETE FROM saved_views WHERE name_key = \(key) RETURNING id", logger: .silent
                 ).collect().count

@@ -30,6 +30,7 @@
             if users.count > 1 {
                 do {
                     return try await pool.transaction { connection in
+                        try await Self.refuseKeylessTwins(of: emails.map(Email.key), on: connection)
                         let ids = try await Self.nextIDs(users.count, table: "users", on: connection)
                         let names = users.map(\.name)
                         let keys = emails.map(Email.key)
@@ -46,6 +47,7 @@
                 }
             }
             return try await pool.transaction { connection in
+                try await Self.refuseKeylessTwins(of: emails.map(Email.key), on: connection)
                 var ids: [User.ID] = []
                 ids.reserveCapacity(users.count)
                 for (offset, user) in users.enumerated() {
@@ -89,6 +91,7 @@
             let email = try Email.normalized(user.email)
             let key = Email.key(email)
             let found = try await pool.transaction { connection in
+                try await Self.refuseKeylessTwins(of: [key], except: user.id, on: connection)
                 let found = try await connection.query(
                     "UPDATE users SET name = \(user.name), email = \(email) WHERE id = \(user.id.rawValue) RETURNING id",
                     logger: .silent
@@ -105,7 +108,7 @@
         }
 
         package func delete(id: User.ID) async throws {
-            let found = try await pool.read { connection in
+            let found = try await pool.write { connection in
                 try await connection.query(
                     "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
                 ).collect().count

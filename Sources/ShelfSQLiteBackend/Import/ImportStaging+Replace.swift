@@ -73,12 +73,13 @@ extension ImportStaging {
                             try $0.int64(0)
                         } ?? 0)
                 }
+                try countItemOwners(doomed: doomed, on: connection, into: &counts)
                 return counts
             }
         }
     }
 
-    func limitItemsDeletedWithUsers(to count: Int) {
+    func limitItemDeletions(to count: Int) {
         itemLimit = count
     }
 }

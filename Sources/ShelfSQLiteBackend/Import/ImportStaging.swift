@@ -41,7 +41,7 @@ final class ImportStaging: ImportSession {
     /// does not wait for the lock it holds itself.
     private var applying: Connection?
     private var closed = false
-    /// The most items a `replace` of users may delete with them (`limitItemsDeletedWithUsers`).
+    /// The most items a `replace` may delete (`limitItemDeletions`).
     var itemLimit: Int?
     /// When the staging began, for the debug log's timings.
     private let created = ContinuousClock.now
@@ -309,8 +309,8 @@ final class ImportStaging: ImportSession {
                         try connection.execute("DELETE FROM temp.shelf_import_seen")
                     }
                 }
-                if let itemLimit, counts.itemsDeletedWithUsers > itemLimit {
-                    throw ImportDeletionsGrew(items: counts.itemsDeletedWithUsers, limit: itemLimit)
+                if let itemLimit, counts.itemsDeleted(from: table) > itemLimit {
+                    throw ImportDeletionsGrew(items: counts.itemsDeleted(from: table), limit: itemLimit)
                 }
                 if isCancelled() { throw CancellationError() }
                 // A dry run rolls back: nothing to rebuild.

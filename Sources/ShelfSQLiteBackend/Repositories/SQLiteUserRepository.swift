@@ -30,6 +30,7 @@ final class SQLiteUserRepository: UserRepository {
         let emails = try NewUser.checkedEmails(of: users)
         return try await database.storeWrite { connection in
             let now = Date().sqlMillisecondPrecision
+            try Self.refuseKeylessTwins(of: emails.map(Email.key), on: connection)
             var ids: [User.ID] = []
             for (offset, user) in users.enumerated() {
                 try StoreError.translating(subject: Self.subject(offset, of: users.count)) {
@@ -55,6 +56,7 @@ final class SQLiteUserRepository: UserRepository {
         try TextLimits.check(name: user.name)
         let email = try Email.normalized(user.email)
         try await database.storeWrite { connection in
+            try Self.refuseKeylessTwins(of: [Email.key(email)], except: user.id, on: connection)
             try StoreError.translating {
                 try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, email, user.id)
                 if connection.changes == 0 {

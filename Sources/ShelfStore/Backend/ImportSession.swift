@@ -49,12 +49,14 @@ package protocol ImportSession: AnyObject {
     /// What a `replace` would delete if it were applied now: the rows of the table the input
     /// neither names nor protects, and (users) the items deleted with them. Read without a
     /// write lock; `apply` may find other rows if other writers commit meanwhile (see
-    /// `ImportCounts.itemsDeletedWithUsers` and `limitItemsDeletedWithUsers(to:)`).
+    /// `ImportCounts.itemsDeletedWithUsers` and `limitItemDeletions(to:)`). Names the owners
+    /// of the items it would delete (`ImportCounts.deletedItemOwners`).
     func replacePreview() throws -> ImportCounts
 
-    /// Makes `apply` fail, writing nothing, when a `replace` of users would delete more than
-    /// `count` items with them (more than a person agreed to).
-    func limitItemsDeletedWithUsers(to count: Int)
+    /// Makes `apply` fail, writing nothing, when a `replace` would delete more than `count`
+    /// items (more than a person agreed to): the items the input lacks (a `replace` of items),
+    /// or the items deleted with the users it lacks (of users). Throws `ImportDeletionsGrew`.
+    func limitItemDeletions(to count: Int)
 
     /// Drops the staged rows. Safe to call more than once.
     func close()
@@ -84,8 +86,8 @@ package struct ImportRowKey: Sendable, Equatable {
     package static let none = ImportRowKey()
 }
 
-/// Thrown by `apply` when a `replace` of users would delete more items with them than the
-/// limit set by `limitItemsDeletedWithUsers(to:)`; nothing was written.
+/// Thrown by `apply` when a `replace` would delete more items than the limit set by
+/// `limitItemDeletions(to:)`; nothing was written.
 package struct ImportDeletionsGrew: Error, Sendable {
     /// The items it would delete now.
     package let items: Int
@@ -155,8 +157,34 @@ package struct ImportCounts: Sendable, Equatable {
     /// In a `replace`: the place (`seq`) of the first skipped row whose key cannot be read;
     /// when set, nothing was deleted (see `ImportRowKey.isUnreadable`).
     package var deletionsWithheldBy: Int64?
+    /// From `replacePreview()`: the owners of the items the `replace` would delete (the items
+    /// the input lacks, or the items of the users it lacks), most items first, at most
+    /// `ItemOwnerCount.shownLimit` of them; `itemOwners` counts them all.
+    package var deletedItemOwners: [ItemOwnerCount] = []
+    /// From `replacePreview()`: how many users own the items the `replace` would delete.
+    package var itemOwners = 0
 
     package init() {}
+
+    /// The items deleted by a `replace` of `table`: those the input lacks (items), or those
+    /// deleted with the users it lacks (users).
+    package func itemsDeleted(from table: ImportTable) -> Int {
+        table == .users ? itemsDeletedWithUsers : deleted
+    }
+}
+
+/// An owner, by email, and how many of their items an import would delete.
+package struct ItemOwnerCount: Sendable, Equatable {
+    package var email: String
+    package var items: Int
+
+    package init(email: String, items: Int) {
+        self.email = email
+        self.items = items
+    }
+
+    /// How many owners `replacePreview()` names; the rest are counted.
+    package static let shownLimit = 3
 }
 
 /// The tables an import writes.

@@ -21,6 +21,8 @@ package enum Email {
     ///   zero-width space and joiners, soft hyphen, word joiner, byte order mark, tags), which
     ///   would make two emails that read the same.
     ///
+    /// - Refused inside it (not around it): white space, as in `a b@e.org`.
+    ///
     /// The shape (`name@host`, at most 320 characters) is left to the schema's CHECK, which
     /// every write meets. Position counts Unicode scalars from 1 in `email` as given.
     package static func normalized(_ email: String) throws(StoreError) -> String {
@@ -30,6 +32,19 @@ package enum Email {
                 "the email \"\(escaped(email))\" holds \(describe(scalar)) at character \(offset + 1); "
                     + "an email must not hold control, line-separator, invisible or text-direction characters: "
                     + "retype it without that character")
+        }
+        // Spaces around it are trimmed; one inside ("a b@e.org") is a typo, not an address
+        // anyone can send to.
+        let scalars = Array(email.unicodeScalars)
+        if let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) }),
+            let inside = scalars[first...last].firstIndex(where: { $0.properties.isWhitespace })
+        {
+            let scalar = scalars[inside]
+            throw StoreError(
+                .invalidValue,
+                "the email \"\(escaped(email))\" holds \(scalar == " " ? "a space" : describe(scalar)) at "
+                    + "character \(inside + 1); an email cannot hold spaces: remove it")
         }
         return canonical(email)
     }

@@ -36,8 +36,10 @@ struct QueryParser {
         }
         if let firstLeftOut {
             problem(
-                "the query has \(wordCount) words; at most \(ItemQueryText.maximumWords) are searched "
-                    + "and the rest are left out: shorten it", firstLeftOut..<text.endIndex)
+                // Neutral about what happens next: the CLI refuses such a query, the browser
+                // searches the words before this point and shows this problem.
+                "the query has \(wordCount) words; at most \(ItemQueryText.maximumWords) can be searched: shorten it",
+                firstLeftOut..<text.endIndex)
             // Problems are in text order; this one was found last.
             problems.sort { $0.range.lowerBound < $1.range.lowerBound }
         }

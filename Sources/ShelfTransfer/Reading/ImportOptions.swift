@@ -27,7 +27,8 @@ public struct ImportOptions: Sendable {
     /// given makes the input CSV (TSV for a tab) unless the format says JSON, which is refused.
     public var delimiter: Delimiter?
     /// Called on the import's thread, after the input is read and before anything is written,
-    /// when a `replace` of users would delete items with the users the input lacks: throwing
+    /// when a `replace` would delete items (of items: the items the input lacks, whoever owns
+    /// them; of users: the items of the users the input lacks; not in a dry run): throwing
     /// refuses the import (nothing is written). Nil allows it. The import then fails, writing
     /// nothing, if by the time it is applied more items would go than were shown here.
     public var confirmDeletions: (@Sendable (ReplaceDeletions) throws -> Void)?

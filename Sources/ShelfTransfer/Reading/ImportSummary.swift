@@ -24,6 +24,10 @@ public struct ImportSummary: Sendable {
     public var skipped = 0
     /// Why rows were refused, in input order; at most `problemLimit` are kept.
     public var problems: [TransferError] = []
+    /// In a `replace`: what it deletes (or, in a dry run, would delete), with the owners of
+    /// the items, as counted before the rows were written; nil in other modes, and when a
+    /// skipped row withheld the deletions.
+    public var deletions: ReplaceDeletions?
     /// True when nothing was written (`dryRun`).
     public var dryRun = false
     /// From opening the input to the commit.
@@ -33,15 +37,32 @@ public struct ImportSummary: Sendable {
     public static let problemLimit = 1000
 }
 
-/// What a `replace` of users is about to delete, for `ImportOptions.confirmDeletions`.
+/// What a `replace` is about to delete, for `ImportOptions.confirmDeletions`.
 public struct ReplaceDeletions: Sendable, Equatable {
-    /// The users the input lacks.
+    /// The users the input lacks (a `replace` of users; 0 for items).
     public var users: Int
-    /// Their items, deleted with them.
+    /// The items deleted: those the input lacks (items), or those of the users it lacks.
     public var items: Int
+    /// The owners of those items, most items first; at most a few (`ownerCount` counts all).
+    public var owners: [Owner]
+    /// How many users own the items deleted.
+    public var ownerCount: Int
 
-    public init(users: Int, items: Int) {
+    /// An owner, by email, and how many of their items are deleted.
+    public struct Owner: Sendable, Equatable {
+        public var email: String
+        public var items: Int
+
+        public init(email: String, items: Int) {
+            self.email = email
+            self.items = items
+        }
+    }
+
+    public init(users: Int, items: Int, owners: [Owner] = [], ownerCount: Int = 0) {
         self.users = users
         self.items = items
+        self.owners = owners
+        self.ownerCount = ownerCount
     }
 }

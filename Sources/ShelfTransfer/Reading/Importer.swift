@@ -279,12 +279,22 @@ private struct Transfer {
         let context = ProblemContext(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
         let commit = !options.dryRun && firstProblem == nil
-        if commit, options.mode == .replace, table == .users, let confirm = options.confirmDeletions {
+        if firstProblem == nil, options.mode == .replace {
+            // Counted before anything is written, the same way for a dry run: a replace that
+            // deletes items (the items the file lacks, or those of the users it lacks) says
+            // how many and whose, and asks.
             let preview = try staging.replacePreview()
-            if preview.deletionsWithheldBy == nil, preview.itemsDeletedWithUsers > 0 {
-                try confirm(ReplaceDeletions(users: preview.deleted, items: preview.itemsDeletedWithUsers))
-                if cancellation.isCancelled { throw CancellationError() }
-                staging.limitItemsDeletedWithUsers(to: preview.itemsDeletedWithUsers)
+            if preview.deletionsWithheldBy == nil {
+                let deletions = ReplaceDeletions(
+                    users: table == .users ? preview.deleted : 0, items: preview.itemsDeleted(from: table),
+                    owners: preview.deletedItemOwners.map { .init(email: $0.email, items: $0.items) },
+                    ownerCount: preview.itemOwners)
+                summary.deletions = deletions
+                if commit, deletions.items > 0, let confirm = options.confirmDeletions {
+                    try confirm(deletions)
+                    if cancellation.isCancelled { throw CancellationError() }
+                    staging.limitItemDeletions(to: deletions.items)
+                }
             }
         }
         progress?(
@@ -306,8 +316,9 @@ private struct Transfer {
             throw context.problem(failure.error, in: record)
         } catch let grew as ImportDeletionsGrew {
             throw TransferError(
-                "--mode replace would now delete \(grew.items) items with the users, more than the \(grew.limit) "
-                    + "agreed to (another process added items meanwhile); nothing was changed. Import again")
+                "--mode replace would now delete \(grew.items) items\(table == .users ? " with the users" : ""), "
+                    + "more than the \(grew.limit) agreed to (another process added items meanwhile); nothing was "
+                    + "changed. Import again")
         }
         if let firstProblem { throw firstProblem }
         summary.inserted = counts.inserted
@@ -338,6 +349,15 @@ private struct Transfer {
         }
         let decoder = RowDecoder(
             fileName: input.name, plan: plan, columns: reader.columns, defaultOwner: defaultOwner)
+        if options.mode == .replace, table == .items, let column = decoder.idLikeColumn(record) {
+            // With --ignore-unknown this row would be a new item, and the item it meant deleted.
+            throw TransferError(
+                file: input.name, position: record.value(at: column)?.position ?? record.position,
+                field: TransferError.escaped(reader.columns.names[column], limit: 60),
+                reason: "the row has no 'id' but this column looks like one; --mode replace would take the row "
+                    + "for a new item and delete the item it means. Rename the column to id (or --map id=COLUMN), "
+                    + "or empty it")
+        }
         switch table {
         case .users: try staging.stage(try decoder.user(record), record: record.encoded())
         case .items: try staging.stage(try decoder.item(record), record: record.encoded())

@@ -93,7 +93,7 @@ struct RowDecoder {
         let id = try? integer(.id, record, in: 1...Int64.max, rule: "an ID")
         switch table {
         case .items:
-            return ImportRowKey(id: id, isUnreadable: hasID && id == nil)
+            return ImportRowKey(id: id, isUnreadable: (hasID && id == nil) || (!hasID && idLikeColumn(record) != nil))
         case .users:
             // Characters an email may not hold (invisible, control) are left out, so a row
             // refused for one still keeps the user it names.
@@ -108,6 +108,18 @@ struct RowDecoder {
             // An ID that is there but not a number might be any user's, whatever the email.
             return ImportRowKey(
                 id: id, email: email, isUnreadable: (hasID && id == nil) || (id == nil && shaped != true))
+        }
+    }
+
+    /// For an item row without an ID: the first column no field reads whose name holds "id"
+    /// (any letter case: `idd`, `ID_`, `item_id`) and that has a value in `record`, or nil.
+    /// Such a row might mean an existing item by a misspelled key: a `replace` must not take
+    /// it for a new item and delete the one it meant.
+    func idLikeColumn(_ record: SourceRecord) -> Int? {
+        guard value(.id, record) == nil else { return nil }
+        return plan.unknownColumns.first { column in
+            guard let value = record.value(at: column), value.kind != .null else { return false }
+            return columns.names[column].lowercased().contains("id")
         }
     }
 

@@ -1,0 +1,72 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// Findings of the third hostile test that are about what the CLI refuses and what it says,
+/// end to end through the built binary.
+@Suite("Round-three findings: refusals and messages (end to end)")
+struct MessageFindingsTests {
+    /// `a b@e.org` was stored as a user.
+    @Test func anEmailWithASpaceInsideIsRefused() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        let added = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "a b@e.org"])
+        #expect(added.status == 1)
+        #expect(
+            added.error.contains("the email \"a b@e.org\" holds a space at character 2; an email cannot hold spaces"),
+            "\(added.error)")
+        let nbsp = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@e\u{A0}x.org"])
+        #expect(nbsp.status == 1)
+        #expect(nbsp.error.contains("at character 6; an email cannot hold spaces"), "\(nbsp.error)")
+        // Spaces around it are still trimmed.
+        let trimmed = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "  ann@e.org "])
+        #expect(trimmed.status == 0, "\(trimmed.error)")
+        #expect(try shelf.run(["users", "list", "--db", db]).output.contains("\tann@e.org\t"))
+    }
+
+    /// Hostile tester: `shelf backup` said nothing when Ctrl-C stopped it.
+    @Test func anInterruptedBackupSaysSoAndLeavesNoPartialFile() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        // About 300 MB of another table: the copy takes long enough to be interrupted.
+        #expect(
+            try ChildProcess.sqlite3(
+                db,
+                "CREATE TABLE filler (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+                    + "WHERE i < 300) INSERT INTO filler SELECT randomblob(1000000) FROM n") == 0)
+        let folder = shelf.folder.appendingPathComponent("backups").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let target = folder + "/copy.sqlite"
+        let errors = shelf.folder.appendingPathComponent("backup.err").path
+        let backup = try RunningShelf(["backup", "--db", db, target], stderr: errors)
+        // Once the copy has begun (its file beside the target), Ctrl-C.
+        let begun = try await Self.onThread { () -> Bool in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasPrefix(".copy.sqlite.backup-") }) { return true }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return false
+        }
+        try #require(begun, "the backup began writing its copy")
+        #expect(backup.interrupt() == 128 + SIGINT)
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(
+            said.contains("Interrupted: \(target) was not written (a file that was there is left as it was)."),
+            "\(said)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "no partial copy is left")
+    }
+
+    /// Runs `body` on a thread of its own and waits for it without holding a task's thread.
+    private static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
