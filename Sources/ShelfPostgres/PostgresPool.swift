@@ -19,6 +19,8 @@
         private let patience: Mutex<Duration>
         /// The server process of each connection, for lock-wait messages.
         private let pids = BackendPIDs()
+        /// Ends calls on connections that closed under them (see `CallGuard`).
+        private let calls = CallGuard()
 
         package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
             self.location = location
@@ -101,13 +103,17 @@
             let patience = leasePatience
             let leased = LeaseFlag()
             let pids = self.pids
+            let calls = self.calls
             return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
                 group.addTask {
                     .done(
                         try await client.withConnection { connection in
                             leased.set()
-                            let pid = try await pids.pid(of: connection)
-                            return try await LockWait.watching(connection: connection, pid: pid, at: location, body)
+                            return try await calls.run(on: connection, at: location) { connection in
+                                let pid = try await pids.pid(of: connection)
+                                return try await LockWait.watching(
+                                    connection: connection, pid: pid, at: location, body)
+                            }
                         })
                 }
                 group.addTask {
@@ -168,8 +174,8 @@
                             try await connection.query("COMMIT", logger: .silent)
                             return value
                         } catch {
-                            // Not on a connection the server has ended: a query there never answers
-                            // (postgres-nio 1.33), and the server has rolled back already.
+                            // Not on a connection the server has ended: the server has rolled back
+                            // already (and a query there would only wait for `CallGuard`'s grace).
                             if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: .silent) }
                             throw error
                         }
