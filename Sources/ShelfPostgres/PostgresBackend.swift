@@ -68,8 +68,7 @@
             let configuration = try place.connectionConfiguration()
             let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.connect(
-                    configuration: configuration, id: 1, logger: Logger.silent)
+                connection = try await KeepAlive.connect(configuration: configuration, id: 1, logger: Logger.silent)
             } catch {
                 throw StoreError(postgres: error, at: place)
             }

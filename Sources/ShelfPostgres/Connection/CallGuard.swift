@@ -93,6 +93,17 @@
             }
         }
 
+        /// Fails the calls on `connection` at once with "the connection … was lost (`cause`)",
+        /// and closes it: for a connection found dead by other means (`LockWait`'s watcher).
+        func abandon(_ connection: PostgresConnection, at place: PostgresLocation, cause: String) async {
+            let calls = state.withLock { $0.calls[connection.id] ?? [:] }
+            let error = StoreError(
+                .database,
+                StoreError.lostConnection(at: place, cause: cause) + "; check the network and the server, then retry")
+            for fail in calls.values { fail(error) }
+            try? await connection.close()
+        }
+
         /// Fails the calls still on the connection `id`, which closed `grace` ago.
         private func failCalls(on id: PostgresConnection.ID, at place: PostgresLocation) {
             let calls = state.withLock { state in
@@ -106,6 +117,35 @@
                     at: place, cause: "it closed while a query was on its way, which got no answer")
                     + "; check that the server runs, then retry")
             for fail in calls.values { fail(error) }
+        }
+    }
+
+    /// Waiting for an answer for a bounded time.
+    enum Deadline {
+        /// What `body` returns, or nil when it has not answered within `limit`: then its task is
+        /// cancelled and left behind (a query that never answers cannot be awaited, see
+        /// `CallGuard`).
+        static func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T)
+            async throws -> T?
+        {
+            let outcome = FirstOutcome<T?>()
+            let work = Task {
+                do {
+                    outcome.resolve(.success(try await body()))
+                } catch {
+                    outcome.resolve(.failure(error))
+                }
+            }
+            let timer = Task {
+                try await Task.sleep(for: limit)
+                if outcome.resolve(.success(nil)) { work.cancel() }
+            }
+            defer { timer.cancel() }
+            return try await withTaskCancellationHandler {
+                try await outcome.value()
+            } onCancel: {
+                work.cancel()
+            }
         }
     }
 

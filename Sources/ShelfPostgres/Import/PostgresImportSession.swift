@@ -61,7 +61,7 @@
             connection = try runBlocking {
                 let connection: PostgresConnection
                 do {
-                    connection = try await PostgresConnection.connect(
+                    connection = try await KeepAlive.connect(
                         configuration: configuration, id: 1, logger: Logger.silent)
                 } catch {
                     throw StoreError(postgres: error, at: place)
