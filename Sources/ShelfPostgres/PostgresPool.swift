@@ -111,10 +111,12 @@
                             leased.set()
                             return try await calls.run(on: connection, at: location) { connection in
                                 let pid = try await pids.pid(of: connection)
-                                return try await LockWait.watching(
-                                    connection: connection, pid: pid, at: location,
-                                    dead: { cause in await calls.abandon(connection, at: location, cause: cause) },
-                                    body)
+                                return try await ServerCancel.onCancel(pid: pid, at: location) {
+                                    try await LockWait.watching(
+                                        connection: connection, pid: pid, at: location,
+                                        dead: { cause in await calls.abandon(connection, at: location, cause: cause) },
+                                        body)
+                                }
                             }
                         })
                 }
