@@ -55,15 +55,17 @@
         /// From now on nothing passes, in either direction, on any connection.
         func fallSilent() { state.withLock { $0.silent = true } }
 
-        /// Closes every socket (the connections see a reset or an end).
+        /// Ends every connection (they see an end) and the listening.
         func close() {
             let sockets = state.withLock { state -> [Int32] in
                 state.closed = true
                 defer { state.sockets = [] }
                 return state.sockets
             }
+            // Shut down, never closed: a thread may still be about to use a descriptor, and a
+            // closed number can be reused by another test's file at once (closing a descriptor
+            // of a file drops this process's POSIX locks on it). A few descriptors per test.
             shutdown(listener, Int32(SHUT_RDWR))
-            Glibc.close(listener)
             for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
 
