@@ -17,6 +17,8 @@
         /// How long a call waits for a connection before it checks that the server can still
         /// be reached (and keeps waiting only if it can).
         private let patience: Mutex<Duration>
+        /// How many connections the server ended while idle one call may lease in a row.
+        static let staleLeaseRetries = 5
         /// The server process of each connection, for lock-wait messages.
         private let pids = BackendPIDs()
         /// Ends calls on connections that closed under them (see `CallGuard`).
@@ -106,19 +108,33 @@
             let calls = self.calls
             return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
                 group.addTask {
-                    .done(
-                        try await client.withConnection { connection in
+                    // A connection the server ended while it was idle here (a restart,
+                    // pg_terminate_backend) may still look open: its end is in the socket but
+                    // not yet read. One turn of its event loop reads it (I/O before tasks);
+                    // then a closed connection is given back, nothing having been sent on it,
+                    // and another is leased (the pool replaces the closed one).
+                    for _ in 0..<Self.staleLeaseRetries {
+                        let outcome: Leased<T> = try await client.withConnection { connection in
                             leased.set()
-                            return try await calls.run(on: connection, at: location) { connection in
-                                let pid = try await pids.pid(of: connection)
-                                return try await ServerCancel.onCancel(pid: pid, at: location) {
-                                    try await LockWait.watching(
-                                        connection: connection, pid: pid, at: location,
-                                        dead: { cause in await calls.abandon(connection, at: location, cause: cause) },
-                                        body)
-                                }
-                            }
-                        })
+                            try await connection.eventLoop.submit {}.get()
+                            if connection.isClosed { return .stale }
+                            return .value(
+                                try await calls.run(on: connection, at: location) { connection in
+                                    let pid = try await pids.pid(of: connection)
+                                    return try await ServerCancel.onCancel(pid: pid, at: location) {
+                                        try await LockWait.watching(
+                                            connection: connection, pid: pid, at: location,
+                                            dead: { await calls.abandon(connection, at: location, cause: $0) }, body)
+                                    }
+                                })
+                        }
+                        if case .value(let value) = outcome { return .done(value) }
+                    }
+                    throw StoreError(
+                        .database,
+                        StoreError.lostConnection(
+                            at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
+                            + "; check that the server runs, then retry")
                 }
                 group.addTask {
                     while true {
@@ -192,6 +208,13 @@
                 throw StoreError(postgres: error, at: location, subject: subject?())
             }
         }
+    }
+
+    /// A leased connection's outcome: the call's value, or nothing sent because the server had
+    /// ended the connection.
+    private enum Leased<T: Sendable>: Sendable {
+        case value(T)
+        case stale
     }
 
     /// Set once a call has its connection.
