@@ -67,6 +67,13 @@
                 // On the channel's own event loop, as postgres-nio requires of a channel it is handed.
                 return try await PostgresConnection.connect(
                     on: channel.eventLoop, configuration: established, id: id, logger: logger)
+            } catch let error as PSQLError where error.code == .connectionError && !channel.isActive {
+                // The channel closed before postgres-nio took it (seen under a heavily loaded
+                // full test run, cause not found): connect as postgres-nio does, without
+                // keepalive on this connection, rather than fail the call.
+                logger.debug("keepalive channel closed before use; connecting without keepalive: \(error)")
+                try? await channel.close()
+                return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
             } catch {
                 try? await channel.close()
                 throw error
