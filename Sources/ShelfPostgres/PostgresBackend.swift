@@ -65,20 +65,21 @@
                 url: url, place: place, appliedMigrations: applied, emailCollisions: collisions)
         }
 
-        /// Runs `body` on a new plain connection to `place`, closed at the end.
+        /// Runs `body` on a new plain connection to `place`, closed at the end. When the
+        /// connection closes under `body` (the server ended it), the call ends with "the
+        /// connection … was lost" (see `CallGuard`), never waits forever.
         package static func withConnection<T: Sendable>(
-            to place: PostgresLocation, _ body: (PostgresConnection) async throws -> T
+            to place: PostgresLocation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             let configuration = try place.connectionConfiguration()
             let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.connect(
-                    configuration: configuration, id: 1, logger: Logger.silent)
+                connection = try await KeepAlive.connect(configuration: configuration, id: 1, logger: Logger.silent)
             } catch {
                 throw StoreError(postgres: error, at: place)
             }
             do {
-                let value = try await body(connection)
+                let value = try await CallGuard().run(on: connection, at: place, body)
                 try? await connection.close()
                 return value
             } catch {

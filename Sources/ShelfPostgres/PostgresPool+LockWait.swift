@@ -41,8 +41,16 @@
         /// Runs `body` on `connection`, whose server process is `pid`, watched as above; a lock
         /// timeout it throws becomes a `StoreError` (`.busy`) naming the sessions that held the
         /// lock, and what to do.
+        ///
+        /// The watcher also checks that the call's connection is alive: when the server has no
+        /// session `pid` any more, or cannot be reached or does not answer within
+        /// `checkLimit` (a network gone silent, which the pool's connections, made by
+        /// postgres-nio without TCP keepalive, would wait out for about fifteen minutes), it
+        /// calls `dead` with the cause, which ends the call. So a call on a dead connection ends
+        /// within about `start` + `checkLimit` + the connect timeout (10 s), well under 30 s.
         static func watching<T: Sendable>(
             connection: PostgresConnection, pid: Int32, at place: PostgresLocation, _ operation: Operation,
+            dead: @escaping @Sendable (String) async -> Void = { _ in },
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             let holders = HoldersSeen()
@@ -51,9 +59,10 @@
                 return try await withThrowingTaskGroup(of: T?.self) { group in
                     group.addTask { try await body(connection) }
                     group.addTask {
-                        try? await watch(pid: pid, at: place, timeout: timeout) { found in
+                        let cause = try? await watch(pid: pid, at: place, timeout: timeout) { found in
                             holders.value.withLock { $0 = found }
                         }
+                        if let cause { await dead(cause) }
                         return nil
                     }
                     while let value = try await group.next() {
@@ -104,29 +113,49 @@
                 + "(psql: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (\(pids))), then retry"
         }
 
+        /// How long one check of the watcher may wait for its answer.
+        static let checkLimit: Duration = .seconds(10)
+
         /// Waits `start`, then asks every `interval`, on a connection of its own, which
-        /// sessions block `pid`, and reports each non-empty answer; until cancelled.
+        /// sessions block `pid`, and reports each non-empty answer; until cancelled. Returns
+        /// why the session `pid` is dead, when it finds it so (see `watching`); nil when it
+        /// cannot tell (its own connection failed for another reason: too many clients).
         private static func watch(
             pid: Int32, at place: PostgresLocation, timeout: Duration,
             _ report: @escaping @Sendable ([LockHolderSession]) -> Void
-        ) async throws {
+        ) async throws -> String? {
             try await Task.sleep(for: start(for: timeout))
-            try await PostgresBackend.withConnection(to: place) { connection in
-                while true {
-                    try Task.checkCancellation()
-                    let rows = try await connection.query(
-                        """
-                        SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
-                               coalesce(host(client_addr), '')
-                        FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids(\(pid))) ORDER BY pid
-                        """, logger: .silent
-                    ).all((Int32, String, String, String).self)
-                    let found = rows.map {
-                        LockHolderSession(pid: $0.0, application: $0.1, user: $0.2, address: $0.3)
+            let silent =
+                "the server did not answer a check within \(checkLimit.components.seconds) s; "
+                + "the network may be down"
+            do {
+                return try await PostgresBackend.withConnection(to: place) { connection in
+                    while true {
+                        try Task.checkCancellation()
+                        let answer = try await Deadline.answer(within: checkLimit) {
+                            let holders = try await connection.query(
+                                """
+                                SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
+                                       coalesce(host(client_addr), '')
+                                FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids(\(pid))) ORDER BY pid
+                                """, logger: .silent
+                            ).all((Int32, String, String, String).self)
+                            let sessions = try await connection.query(
+                                "SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid)", logger: .silent
+                            ).all((Int64).self)
+                            return (holders, (sessions.first ?? 0) > 0 || pid == 0)
+                        }
+                        guard let (rows, alive) = answer else { return silent }
+                        guard alive else { return "the server ended its session (PID \(pid))" }
+                        let found = rows.map {
+                            LockHolderSession(pid: $0.0, application: $0.1, user: $0.2, address: $0.3)
+                        }
+                        if !found.isEmpty { report(found) }
+                        try await Task.sleep(for: interval(for: timeout))
                     }
-                    if !found.isEmpty { report(found) }
-                    try await Task.sleep(for: interval(for: timeout))
                 }
+            } catch let error as StoreError where error.isUnreachable || error.isLostConnection {
+                return "a check could not reach the server: \(error.message)"
             }
         }
     }

@@ -17,8 +17,12 @@
         /// How long a call waits for a connection before it checks that the server can still
         /// be reached (and keeps waiting only if it can).
         private let patience: Mutex<Duration>
+        /// How many connections the server ended while idle one call may lease in a row.
+        static let staleLeaseRetries = 5
         /// The server process of each connection, for lock-wait messages.
         private let pids = BackendPIDs()
+        /// Ends calls on connections that closed under them (see `CallGuard`).
+        private let calls = CallGuard()
 
         package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
             self.location = location
@@ -101,15 +105,36 @@
             let patience = leasePatience
             let leased = LeaseFlag()
             let pids = self.pids
+            let calls = self.calls
             return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
                 group.addTask {
-                    .done(
-                        try await client.withConnection { connection in
+                    // A connection the server ended while it was idle here (a restart,
+                    // pg_terminate_backend) may still look open: its end is in the socket but
+                    // not yet read. One turn of its event loop reads it (I/O before tasks);
+                    // then a closed connection is given back, nothing having been sent on it,
+                    // and another is leased (the pool replaces the closed one).
+                    for _ in 0..<Self.staleLeaseRetries {
+                        let outcome: Leased<T> = try await client.withConnection { connection in
                             leased.set()
-                            let pid = try await pids.pid(of: connection)
-                            return try await LockWait.watching(
-                                connection: connection, pid: pid, at: location, operation, body)
-                        })
+                            try await connection.eventLoop.submit {}.get()
+                            if connection.isClosed { return .stale }
+                            return .value(
+                                try await calls.run(on: connection, at: location) { connection in
+                                    let pid = try await pids.pid(of: connection)
+                                    return try await ServerCancel.onCancel(pid: pid, at: location) {
+                                        try await LockWait.watching(
+                                            connection: connection, pid: pid, at: location, operation,
+                                            dead: { await calls.abandon(connection, at: location, cause: $0) }, body)
+                                    }
+                                })
+                        }
+                        if case .value(let value) = outcome { return .done(value) }
+                    }
+                    throw StoreError(
+                        .database,
+                        StoreError.lostConnection(
+                            at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
+                            + "; check that the server runs, then retry")
                 }
                 group.addTask {
                     while true {
@@ -184,8 +209,8 @@
                             try await connection.query("COMMIT", logger: .silent)
                             return value
                         } catch {
-                            // Not on a connection the server has ended: a query there never answers
-                            // (postgres-nio 1.33), and the server has rolled back already.
+                            // Not on a connection the server has ended: the server has rolled back
+                            // already (and a query there would only wait for `CallGuard`'s grace).
                             if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: .silent) }
                             throw error
                         }
@@ -198,6 +223,13 @@
                 throw StoreError(postgres: error, at: location, subject: subject?())
             }
         }
+    }
+
+    /// A leased connection's outcome: the call's value, or nothing sent because the server had
+    /// ended the connection.
+    private enum Leased<T: Sendable>: Sendable {
+        case value(T)
+        case stale
     }
 
     /// Set once a call has its connection.

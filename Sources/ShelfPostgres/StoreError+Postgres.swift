@@ -25,6 +25,11 @@
                 }
             case let error as PSQLError:
                 self.init(psql: error, at: location, prefix: prefix)
+            case let error as KeepAliveConnectError:
+                self.init(
+                    .database,
+                    "cannot reach the PostgreSQL server at \(location.server) (\(Self.connectionCause(error.underlying))); "
+                        + "check that it runs and the URL in --db/SHELF_DB")
             case is CancellationError:
                 self.init(.database, "\(prefix)the operation on \(location.server) was cancelled")
             default:
@@ -137,6 +142,12 @@
         /// work, so the caller can say what that left undone.
         package var isLostConnection: Bool {
             message.contains("the connection to the PostgreSQL server at ") && message.contains(" was lost (")
+        }
+
+        /// True when this error says the server could not be reached (no connection, or no
+        /// answer to the connection's start).
+        package var isUnreachable: Bool {
+            message.hasPrefix("cannot reach the PostgreSQL server at ")
         }
 
         /// Why a connection was closing when a query came: the server's message when it ended

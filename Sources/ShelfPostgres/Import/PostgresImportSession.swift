@@ -21,6 +21,8 @@
         let place: PostgresLocation
         let table: ImportTable
         let connection: PostgresConnection
+        /// Ends a query the connection's close left waiting (see `CallGuard`).
+        private let calls = CallGuard()
         private var pending: [Pending] = []
         private var nextSeq: Int64 = 0
         private var closed = false
@@ -59,7 +61,7 @@
             connection = try runBlocking {
                 let connection: PostgresConnection
                 do {
-                    connection = try await PostgresConnection.connect(
+                    connection = try await KeepAlive.connect(
                         configuration: configuration, id: 1, logger: Logger.silent)
                 } catch {
                     throw StoreError(postgres: error, at: place)
@@ -293,12 +295,16 @@
         /// they are (`PSQLError`), so callers can tell a constraint from a lost connection.
         func rawQuery(_ sql: PostgresQuery) throws -> [PostgresRow] {
             let connection = self.connection
-            // A query sent on a connection the server has ended never answers (postgres-nio
-            // 1.33): fail at once instead.
+            // A query sent on a connection the server has ended may never answer (postgres-nio
+            // 1.33, see `CallGuard`): fail at once when it is known closed, else after a grace.
             if connection.isClosed {
                 throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
             }
-            return try runBlocking { try await connection.query(sql, logger: .silent).collect() }
+            let calls = self.calls
+            let place = self.place
+            return try runBlocking {
+                try await calls.run(on: connection, at: place) { try await $0.query(sql, logger: .silent).collect() }
+            }
         }
 
         /// `rawQuery` with every failure as a `StoreError`.

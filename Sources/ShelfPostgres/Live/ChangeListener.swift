@@ -214,19 +214,32 @@
                 guard let connectionID = beginAttempt() else { return }
                 var opened: PostgresConnection?
                 do {
-                    let connection = try await PostgresConnection.connect(
+                    // With keepalive: a network gone silent ends the listen within
+                    // `KeepAlive.noticedWithin`, and the reconnects begin.
+                    let connection = try await KeepAlive.connect(
                         configuration: configuration, id: connectionID, logger: logger)
                     opened = connection
                     guard adopt(connection) else {
                         try? await connection.close()
                         return
                     }
-                    try await connection.listen(on: Self.channel) { notifications in
-                        didSubscribe()
-                        delay = Self.firstReconnectDelay
-                        for try await notification in notifications {
-                            didReceive(table: notification.payload)
+                    let subscribed = SubscribedFlag()
+                    defer { if subscribed.isSet { delay = Self.firstReconnectDelay } }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            try await connection.listen(on: Self.channel) { notifications in
+                                self.didSubscribe()
+                                subscribed.set()
+                                for try await notification in notifications {
+                                    self.didReceive(table: notification.payload)
+                                }
+                            }
                         }
+                        group.addTask { try await Self.heartbeat(on: connection) }
+                        // The first to end ends both: a listen that ended, or a check that
+                        // found the connection dead (it closed it, which ends the listen).
+                        try await group.next()
+                        group.cancelAll()
                     }
                     // The sequence ends without an error only when the task is cancelled
                     // (close) or the connection closed cleanly; both end this listening.
@@ -250,6 +263,30 @@
                 return state.connection
             }
             try? await connection?.close()
+        }
+
+        /// How often the listening connection is checked while idle (`heartbeat`).
+        static let heartbeatInterval: Duration = .seconds(10)
+        /// How long a check may wait for its answer.
+        static let heartbeatLimit: Duration = .seconds(10)
+
+        /// Checks `connection` every `heartbeatInterval` with `SELECT 1` (one round trip of a
+        /// few dozen bytes): a check not answered within `heartbeatLimit` closes it and throws,
+        /// so a network gone silent (which TCP keepalive does not see when something on the way
+        /// still answers for the server, a proxy or a NAT) is noticed within 20 s; the listen
+        /// then ends and the reconnects begin. Runs until cancelled or failed.
+        private static func heartbeat(on connection: PostgresConnection) async throws {
+            while true {
+                try await Task.sleep(for: heartbeatInterval)
+                let answered = try await Deadline.answer(within: heartbeatLimit) {
+                    _ = try await connection.query("SELECT 1", logger: .silent).collect()
+                    return true
+                }
+                if answered == nil {
+                    try? await connection.close()
+                    throw HeartbeatMissed(limit: heartbeatLimit)
+                }
+            }
         }
 
         /// Decides whether to (re)connect: only while observers are registered or waiting.
@@ -357,5 +394,23 @@
     /// The notification sequence ended although the connection was not closed by the feed.
     private struct ListenerEnded: Error, CustomStringConvertible {
         var description: String { "the server ended the notification stream" }
+    }
+
+    /// Set once `LISTEN` was acknowledged on a connection.
+    private final class SubscribedFlag: Sendable {
+        private let value = Atomic<Bool>(false)
+
+        func set() { value.store(true, ordering: .relaxed) }
+
+        var isSet: Bool { value.load(ordering: .relaxed) }
+    }
+
+    /// The listening connection did not answer a check in time.
+    struct HeartbeatMissed: Error, CustomStringConvertible {
+        let limit: Duration
+
+        var description: String {
+            "the server did not answer a check within \(limit.components.seconds) s; the network may be down"
+        }
     }
 #endif
