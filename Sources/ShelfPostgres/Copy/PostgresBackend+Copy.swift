@@ -37,8 +37,24 @@
         }
 
         package func otherUsers() throws -> String? {
+            // A session whose client just closed (this process's migration connection, a
+            // shelf command that just ended) stays listed for a moment while its server
+            // process ends: only sessions still there after a second count.
+            var others = try otherSessions()
+            let deadline = ContinuousClock.now + .seconds(1)
+            while !others.isEmpty, ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                let now = Set(try otherSessions().map(\.pid))
+                others.removeAll { !now.contains($0.pid) }
+            }
+            guard !others.isEmpty else { return nil }
+            return others.prefix(3).map(\.description).joined(separator: ", ")
+                + (others.count > 3 ? " and \(others.count - 3) more" : "")
+        }
+
+        /// The sessions of this database that are not this process's, oldest first.
+        private func otherSessions() throws -> [LockHolderSession] {
             let place = self.place
-            let ours = LocalSockets.tcpPorts()
             let sessions = try runBlocking {
                 try await PostgresBackend.withConnection(to: place) { connection in
                     try await connection.query(
@@ -54,13 +70,12 @@
                 }
             }
             // This process's own connections (the store's pool, its change feed) are not
-            // another process.
-            let others = sessions.filter { session in session.4 < 0 || !ours.contains(session.4) }
-            guard !others.isEmpty else { return nil }
-            return others.prefix(3).map { session in
+            // another process. Read after the query: a connection the pool opened meanwhile
+            // (it connects in the background) already has its port then.
+            let ours = LocalSockets.tcpPorts()
+            return sessions.filter { session in session.4 < 0 || !ours.contains(session.4) }.map { session in
                 LockHolderSession(pid: session.0, application: session.1, user: session.2, address: session.3)
-                    .description
-            }.joined(separator: ", ") + (others.count > 3 ? " and \(others.count - 3) more" : "")
+            }
         }
 
         /// PostgreSQL checks its pages itself (checksums when enabled); shelf adds nothing.

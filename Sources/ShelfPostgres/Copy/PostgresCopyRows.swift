@@ -4,6 +4,10 @@
     internal import PostgresNIO
     internal import ShelfStore
 
+    #if canImport(Glibc)
+        internal import Glibc
+    #endif
+
     /// The rows of a PostgreSQL store on a connection of the copy's own, inside a
     /// transaction the caller begins and ends: read for a snapshot, read and written for a
     /// copy's transaction. Every method blocks the calling thread (a thread of the copy's,
@@ -162,28 +166,31 @@
     /// The TCP connections of this process, by local port: to tell its own sessions from
     /// another process's in `pg_stat_activity` (whose `client_port` is the client's port).
     enum LocalSockets {
-        /// The local ports of this process's TCP sockets (IPv4 and IPv6).
+        /// The local ports of this process's IPv4 and IPv6 sockets.
         static func tcpPorts() -> Set<Int32> {
-            guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else {
-                return []
-            }
-            var inodes = Set<String>()
-            for descriptor in descriptors {
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
-                    target.hasPrefix("socket:[")
-                else { continue }
-                inodes.insert(String(target.dropFirst("socket:[".count).dropLast()))
+            let listed = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap {
+                Int32($0)
             }
             var ports = Set<Int32>()
-            for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
-                guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-                for line in text.split(separator: "\n").dropFirst() {
-                    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-                    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                    guard fields.count > 9, inodes.contains(String(fields[9])),
-                        let port = fields[1].split(separator: ":").last.flatMap({ Int32($0, radix: 16) })
-                    else { continue }
-                    ports.insert(port)
+            for descriptor in listed ?? Array(0..<4096) {
+                var address = sockaddr_storage()
+                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let found = withUnsafeMutablePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                }
+                guard found == 0 else { continue }
+                switch Int32(address.ss_family) {
+                case AF_INET:
+                    let port = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
+                    }
+                    ports.insert(Int32(UInt16(bigEndian: port)))
+                case AF_INET6:
+                    let port = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
+                    }
+                    ports.insert(Int32(UInt16(bigEndian: port)))
+                default: continue
                 }
             }
             return ports
