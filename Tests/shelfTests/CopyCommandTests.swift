@@ -133,6 +133,36 @@ struct CopyCommandTests {
         #expect(try CopyFixture.dump(target).isEmpty, "nothing was committed")
     }
 
+    /// A writer commits pairs of items while the copy runs: the copy holds whole pairs only
+    /// (one snapshot), and the writer is never stopped.
+    @Test func aCopyReadsOneSnapshotWhileAWriterCommits() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try CopyFixture.make(source, shelf: shelf)
+        #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(50_000)) == 0)
+        let pairs = (0..<3000).map { index in
+            "BEGIN; INSERT INTO items (user_id, title, created_at, updated_at) VALUES (2, 'pair a\(index)', 1, 1); "
+                + "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (2, 'pair b\(index)', 1, 1); COMMIT;"
+        }.joined(separator: "\n")
+        let script = shelf.folder.appendingPathComponent("pairs.sql").path
+        try Data((".timeout 60000\n" + pairs).utf8).write(to: URL(fileURLWithPath: script))
+        let writer = try ChildProcess("/usr/bin/sqlite3", [source], environment: [:], stdin: script)
+        let target = shelf.folder.appendingPathComponent("snapshot.sqlite").path
+        let copied = try await shelf.run(["copy", source, target])
+        let writerStatus = await Task.detached { writer.wait() }.value
+        #expect(copied.status == 0, "\(copied.error)")
+        #expect(writerStatus == 0, "the writer was never locked out")
+        let out = shelf.folder.appendingPathComponent("pairs.out").path
+        #expect(
+            try ChildProcess(
+                "/usr/bin/sqlite3", [target, "SELECT count(*) FROM items WHERE title LIKE 'pair %';"],
+                environment: [:], stdout: out
+            ).wait() == 0)
+        let count = Int(try String(contentsOfFile: out, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(count.map { $0 % 2 == 0 } == true, "whole pairs only: \(String(describing: count))")
+    }
+
     @Test func anInterruptedCopyLeavesTheTargetAsItWas() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
