@@ -36,7 +36,9 @@ struct RestoreCommand: AsyncParsableCommand {
             let report: CopyReport
             do {
                 report = try await store.restore(from: backup) { step in
-                    if step.checking { progress.checking(rows: step.totalRows) } else {
+                    if step.checking {
+                        progress.checking(rows: step.totalRows)
+                    } else {
                         progress.update(step.copiedRows, of: step.totalRows)
                     }
                 }

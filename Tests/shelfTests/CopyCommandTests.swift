@@ -63,7 +63,9 @@ struct CopyCommandTests {
         let lines = copied.output.split(separator: "\n")
         #expect(lines.count == 3, "\(copied.output)")
         #expect(lines.first?.contains("users 2, items 3, saved_views 1") == true, "\(copied.output)")
-        let fingerprints = lines.prefix(2).compactMap { $0.split(separator: " ").drop { $0 != "fingerprint" }.dropFirst().first }
+        let fingerprints = lines.prefix(2).compactMap {
+            $0.split(separator: " ").drop { $0 != "fingerprint" }.dropFirst().first
+        }
         #expect(fingerprints.count == 2 && fingerprints[0] == fingerprints[1] && fingerprints[0].count == 64)
         #expect(try CopyFixture.dump(target) == CopyFixture.dump(source))
         // The search index covers the copied items.
@@ -73,7 +75,9 @@ struct CopyCommandTests {
         let added = try shelf.run(["items", "add", "--db", target, "--user", "bob@example.com", "--title", "New"])
         #expect(added.status == 0, "\(added.error)")
         let ids = try shelf.run(["items", "list", "--db", target, "--query", "new", "--json"])
-        #expect(ids.output.contains("\"id\":\(deletedID + 1)") || ids.output.contains("\"id\" : \(deletedID + 1)"), "\(ids.output)")
+        #expect(
+            ids.output.contains("\"id\":\(deletedID + 1)") || ids.output.contains("\"id\" : \(deletedID + 1)"),
+            "\(ids.output)")
     }
 
     @Test func aTargetThatHoldsRowsIsRefusedUnlessReplaced() throws {
@@ -82,7 +86,8 @@ struct CopyCommandTests {
         let source = shelf.databasePath
         try CopyFixture.make(source, shelf: shelf)
         let target = shelf.folder.appendingPathComponent("busy.sqlite").path
-        #expect(try shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        #expect(
+            try shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
         let before = try CopyFixture.dump(target)
         let refused = try shelf.run(["copy", source, target])
         #expect(refused.status == 1)
@@ -104,13 +109,16 @@ struct CopyCommandTests {
         let source = shelf.databasePath
         try CopyFixture.make(source, shelf: shelf)
         let target = shelf.folder.appendingPathComponent("open.sqlite").path
-        #expect(try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status
+                == 0)
         let watcher = try RunningShelf(["watch", "items", "--db", target])
         #expect(await watcher.waitForLines(1).count >= 1)
         let before = try CopyFixture.dump(target)
         let refused = try await shelf.run(["copy", "--replace", source, target])
         #expect(refused.status == 1)
-        #expect(refused.error.contains("is open in process") && refused.error.contains("watch items"), "\(refused.error)")
+        #expect(
+            refused.error.contains("is open in process") && refused.error.contains("watch items"), "\(refused.error)")
         #expect(try CopyFixture.dump(target) == before)
         #expect(watcher.interrupt() == 130)
     }
@@ -123,7 +131,8 @@ struct CopyCommandTests {
         let target = shelf.folder.appendingPathComponent("odd.sqlite").path
         #expect(try shelf.run(["migrate", "--db", target]).status == 0)
         // Another program's trigger changes what is written: the read-back differs.
-        let trigger = "CREATE TRIGGER odd AFTER INSERT ON users BEGIN UPDATE users SET name = 'x' WHERE id = new.id; END;"
+        let trigger =
+            "CREATE TRIGGER odd AFTER INSERT ON users BEGIN UPDATE users SET name = 'x' WHERE id = new.id; END;"
         #expect(try ChildProcess.sqlite3(target, trigger) == 0)
         let copied = try shelf.run(["copy", source, target])
         #expect(copied.status == 1, "\(copied.output)\(copied.error)")
@@ -159,7 +168,8 @@ struct CopyCommandTests {
                 "/usr/bin/sqlite3", [target, "SELECT count(*) FROM items WHERE title LIKE 'pair %';"],
                 environment: [:], stdout: out
             ).wait() == 0)
-        let count = Int(try String(contentsOfFile: out, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        let count = Int(
+            try String(contentsOfFile: out, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(count.map { $0 % 2 == 0 } == true, "whole pairs only: \(String(describing: count))")
     }
 
@@ -170,7 +180,9 @@ struct CopyCommandTests {
         try CopyFixture.make(source, shelf: shelf)
         #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(200_000)) == 0)
         let target = shelf.folder.appendingPathComponent("kept.sqlite").path
-        #expect(try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status
+                == 0)
         let before = try CopyFixture.dump(target)
         let stderr = shelf.folder.appendingPathComponent("copy.err").path
         let copy = try RunningShelf(["copy", "--replace", source, target], stderr: stderr)

@@ -29,7 +29,9 @@ struct LitestreamTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
         let config = shelf.folder.appendingPathComponent("litestream.yml").path
         let replica = shelf.folder.appendingPathComponent("replica").path
         try Data("dbs:\n  - path: \(db)\n    replicas:\n      - type: file\n        path: \(replica)\n".utf8)
@@ -40,7 +42,12 @@ struct LitestreamTests {
         let replicate = try ChildProcess(
             litestream, ["replicate", "-config", config], environment: environment, stdout: log, stderr: log + ".err")
         var replicateRunning = true
-        defer { if replicateRunning { replicate.signal(SIGKILL); _ = replicate.wait() } }
+        defer {
+            if replicateRunning {
+                replicate.signal(SIGKILL)
+                _ = replicate.wait()
+            }
+        }
         #expect(await LitestreamFixture.waitFor("replicating to", inFile: log))
         let watcher = try RunningShelf(["watch", "items", "--db", db, "--limit", "1"])
         #expect(await watcher.waitForLines(1).count == 1)
@@ -63,7 +70,9 @@ struct LitestreamTests {
                 #expect(imported.status == 0, "\(imported.error)")
             } else {
                 let title = "write \(round)"
-                let added = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", title])
+                let added = try await shelf.run([
+                    "items", "add", "--db", db, "--user", "ann@example.com", "--title", title,
+                ])
                 #expect(added.status == 0, "\(added.error)")
                 acknowledged.append((title, ContinuousClock.now))
             }
@@ -88,7 +97,9 @@ struct LitestreamTests {
         // A few more writes, then kill -9 of every process right after the last one.
         for index in 0..<10 {
             let title = "last \(index)"
-            #expect(try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", title]).status == 0)
+            #expect(
+                try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", title]).status
+                    == 0)
             acknowledged.append((title, ContinuousClock.now))
         }
         let killed = ContinuousClock.now
@@ -109,8 +120,10 @@ struct LitestreamTests {
                 "INSERT INTO items_fts (items_fts) VALUES ('integrity-check'); "
                     + "INSERT INTO items_trigram (items_trigram) VALUES ('integrity-check'); SELECT 'ok';") == "ok")
         let titles = Set(
-            try LitestreamFixture.sqlite(restored, "SELECT title FROM items WHERE title LIKE 'write %' OR title LIKE 'last %';")
-                .split(separator: "\n").map(String.init))
+            try LitestreamFixture.sqlite(
+                restored, "SELECT title FROM items WHERE title LIKE 'write %' OR title LIKE 'last %';"
+            )
+            .split(separator: "\n").map(String.init))
         let due = acknowledged.filter { killed - $0.at >= .seconds(1) }
         let missing = due.filter { !titles.contains($0.title) }.map(\.title)
         #expect(missing.isEmpty, "acknowledged at least 1 s before the kill but not restored: \(missing)")

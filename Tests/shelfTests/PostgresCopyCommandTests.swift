@@ -46,7 +46,9 @@
                 let same = try await shelf.run(["copy", "--replace", url, url])
                 #expect(same.status == 1 && same.error.contains("same database"), "\(same.error)")
                 let full = try await shelf.run(["copy", back, url])
-                #expect(full.status == 1 && full.error.contains("is not empty: it holds 2 users, 4 items and 1 saved view"), "\(full.error)")
+                #expect(
+                    full.status == 1 && full.error.contains("is not empty: it holds 2 users, 4 items and 1 saved view"),
+                    "\(full.error)")
             }
         }
 
@@ -54,7 +56,9 @@
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
                 try CopyFixture.make(source, shelf: shelf)
-                #expect(try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+                #expect(
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
+                        .status == 0)
                 let watcher = try RunningShelf(["watch", "items", "--db", url])
                 #expect(await watcher.waitForLines(1).count >= 1)
                 let refused = try await shelf.run(["copy", "--replace", source, url])
@@ -73,7 +77,9 @@
                 let source = shelf.databasePath
                 try CopyFixture.make(source, shelf: shelf)
                 #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
-                #expect(try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+                #expect(
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
+                        .status == 0)
                 let stderr = shelf.folder.appendingPathComponent("copy.err").path
                 let copy = try RunningShelf(["copy", "--replace", source, url], stderr: stderr)
                 // Under way: the copy's transaction has written rows (seen by the server, not by us).
@@ -96,7 +102,9 @@
                 try CopyFixture.make(source, shelf: shelf)
                 let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
                 #expect(try await shelf.run(["backup", "--db", source, backup]).status == 0)
-                #expect(try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+                #expect(
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
+                        .status == 0)
                 let restored = try await shelf.run(["restore", "--db", url, backup])
                 #expect(restored.status == 0, "\(restored.error)")
                 let back = shelf.folder.appendingPathComponent("back.sqlite").path
@@ -124,7 +132,8 @@
                             "/usr/bin/psql", [server, "-tAc", sql], environment: [:], stdout: out, stderr: "/dev/null"
                         ).wait()
                         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-                        if status == 0, let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), count > 0 {
+                        if status == 0, let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), count > 0
+                        {
                             return continuation.resume(returning: true)
                         }
                         usleep(20_000)

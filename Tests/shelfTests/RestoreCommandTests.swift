@@ -38,7 +38,8 @@ struct RestoreCommandTests {
         #expect(try shelf.run(["backup", "--db", db, newer]).status == 0)
         #expect(
             try ChildProcess.sqlite3(
-                newer, "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 0);") == 0)
+                newer, "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 0);") == 0
+        )
         for (backup, expected) in [
             (other, "is not a shelf backup"), (csv, "is not a shelf backup"), (newer, "newer"),
             (shelf.folder.appendingPathComponent("missing").path, "no backup at"),
@@ -65,7 +66,8 @@ struct RestoreCommandTests {
         #expect(await watcher.waitForLines(1).count >= 1)
         let refused = try await shelf.run(["restore", "--db", db, backup])
         #expect(refused.status == 1)
-        #expect(refused.error.contains("is open in process") && refused.error.contains("watch items"), "\(refused.error)")
+        #expect(
+            refused.error.contains("is open in process") && refused.error.contains("watch items"), "\(refused.error)")
         #expect(watcher.interrupt() == 130)
         #expect(try await shelf.run(["restore", "--db", db, backup]).status == 0)
     }

@@ -105,7 +105,8 @@
                 for (column, cell) in zip(columns, row) {
                     switch column.kind {
                     case .integer: values.append(try cell.decode(Int64?.self).map(CopyValue.integer) ?? .null)
-                    case .text: values.append(try cell.decode(String?.self).map { CopyValue.text(Array($0.utf8)) } ?? .null)
+                    case .text:
+                        values.append(try cell.decode(String?.self).map { CopyValue.text(Array($0.utf8)) } ?? .null)
                     }
                 }
                 return values

@@ -101,7 +101,8 @@ final class SQLiteCopyRows: CopyTransaction {
         let which = "CASE " + checks.map { "WHEN \($0.1) THEN '\($0.0)'" }.joined(separator: " ") + " END"
         let condition = checks.map(\.1).joined(separator: " OR ")
         let sql = "SELECT id, \(which), typeof(\(which)) FROM \(table.name) WHERE \(condition) ORDER BY id LIMIT 1"
-        if let (id, column) = try connection.fetchOne(sql, row: { (try $0.get(0, as: Int64?.self), try $0.string(1)) }) {
+        if let (id, column) = try connection.fetchOne(sql, row: { (try $0.get(0, as: Int64?.self), try $0.string(1)) })
+        {
             let type = try connection.fetchOne(
                 "SELECT typeof(\(column)) FROM \(table.name) WHERE id IS ?", id
             ) { try $0.string(0) }

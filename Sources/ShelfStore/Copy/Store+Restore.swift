@@ -31,7 +31,8 @@ extension Store {
     ///   process has `path` open; `.database` when a file cannot be written. `path` is then
     ///   as it was.
     public static func restore(backup: String, toFile path: String) throws -> RestoreOutcome {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         removeStaleRestoreCopies(in: folder, name: name)
         let temporary = folder + "/.\(name).restore-\(UUID().uuidString)"
@@ -138,7 +139,9 @@ extension Store {
                 let isShelf = try connection.fetchOne(
                     "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
                 ) { _ in true }
-                guard isShelf ?? false else { throw StoreError(.invalidValue, "\(notABackup) (it has no shelf_migrations table)") }
+                guard isShelf ?? false else {
+                    throw StoreError(.invalidValue, "\(notABackup) (it has no shelf_migrations table)")
+                }
                 return try connection.fetch("PRAGMA integrity_check") { try $0.string(0) }
             }
         } catch let error as StoreError where error.code != .invalidValue {
