@@ -58,6 +58,9 @@ struct CopyCommand: AsyncParsableCommand {
             progress.finish()
             printError("Interrupted: nothing was copied; \(targetStore.location) is as it was.")
             throw CancellationError()
+        } catch let error as StoreError {
+            progress.finish()
+            throw CommandError("\(error.message); nothing was copied: \(targetStore.location) is as it was")
         } catch {
             progress.finish()
             throw error

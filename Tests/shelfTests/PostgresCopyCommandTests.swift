@@ -96,6 +96,49 @@
             }
         }
 
+        @Test func aLostConnectionLeavesTheTargetAsItWas() async throws {
+            try await withDatabase { url, shelf in
+                let source = shelf.databasePath
+                try CopyFixture.make(source, shelf: shelf)
+                #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
+                let server = try #require(PostgresTestServer.url)
+                let database = String(try #require(URLComponents(string: url)?.path.dropFirst()))
+                let stderr = shelf.folder.appendingPathComponent("copy.err").path
+                let copy = try RunningShelf(["copy", source, url], stderr: stderr)
+                #expect(await CopyFixture.waitForInsert(server: server, database: database))
+                let terminate = """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = '\(database)' AND query LIKE 'INSERT INTO items%'
+                    """
+                #expect(try ChildProcess("/usr/bin/psql", [server, "-tAc", terminate], environment: [:]).wait() == 0)
+                let status = await copy.waitForExit(timeout: .seconds(60))
+                if status == nil { _ = copy.stop(SIGKILL) }
+                #expect(status == 1)
+                let error = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+                #expect(
+                    error.contains("connection") && error.contains("nothing was copied: \(url) is as it was"),
+                    "\(error)")
+                let users = try await shelf.run(["users", "list", "--db", url])
+                #expect(users.status == 0 && users.output.isEmpty, "\(users.output)\(users.error)")
+            }
+        }
+
+        @Test func postgresToPostgresKeepsEveryColumn() async throws {
+            try await withDatabase { url, shelf in
+                let source = shelf.databasePath
+                try CopyFixture.make(source, shelf: shelf)
+                #expect(try await shelf.run(["copy", source, url]).status == 0)
+                let server = try #require(PostgresTestServer.url)
+                try await PostgresScratch.withDatabase(serverURL: server) { other in
+                    let copied = try await shelf.run(["copy", url, other])
+                    #expect(copied.status == 0, "\(copied.error)")
+                    let back = shelf.folder.appendingPathComponent("back.sqlite").path
+                    #expect(try await shelf.run(["copy", other, back]).status == 0)
+                    #expect(try CopyFixture.dump(back) == CopyFixture.dump(source))
+                }
+            }
+        }
+
         @Test func restoreReplacesThePostgresContents() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
