@@ -42,11 +42,46 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError("no database at \(path) to copy from; check the first location")
         }
         let sourceStore = try await OpenDatabases.open(source)
+        if case .sqlite(let path) = target, !FileManager.default.fileExists(atPath: path) {
+            try await copy(from: sourceStore, intoNewFile: path)
+            return
+        }
         let targetStore = try await OpenDatabases.open(target)
+        try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+    }
+
+    /// A copy into a SQLite file that does not exist yet: made in a hidden file beside it, and
+    /// renamed into place once committed and closed, so a copy that fails or is interrupted
+    /// leaves no file at all.
+    private func copy(from source: Store, intoNewFile path: String) async throws {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let temporary = folder + "/.\((path as NSString).lastPathComponent).copy-\(UUID().uuidString)"
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        do {
+            let target = try OpenDatabases.open(temporary)
+            try await copy(from: source, into: target, shownAs: path)
+        }
+        // The store is released: wait for its last connection to close (merging its WAL),
+        // then move the whole file into place.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, Self.processHolds(temporary) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
+        guard rename(temporary, path) == 0 else {
+            throw CommandError(
+                "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
+        }
+    }
+
+    /// Copies `source` into `target`, with a progress bar on a terminal, and prints both sides'
+    /// counts and fingerprints; throws when they differ (nothing was committed then).
+    private func copy(from source: Store, into target: Store, shownAs name: String) async throws {
         let progress = ProgressLine(total: 0, label: "Copying")
         let report: CopyReport
         do {
-            report = try await sourceStore.copy(to: targetStore, options: CopyOptions(replace: replace)) { step in
+            report = try await source.copy(to: target, options: CopyOptions(replace: replace)) { step in
                 if step.checking {
                     progress.checking(rows: step.totalRows)
                 } else {
@@ -56,20 +91,35 @@ struct CopyCommand: AsyncParsableCommand {
             progress.finish()
         } catch let error where error is CancellationError || Task.isCancelled {
             progress.finish()
-            printError("Interrupted: nothing was copied; \(targetStore.location) is as it was.")
+            printError("Interrupted: nothing was copied; \(name) is as it was.")
             throw CancellationError()
         } catch let error as StoreError {
             progress.finish()
-            throw CommandError("\(error.message); nothing was copied: \(targetStore.location) is as it was")
+            throw CommandError(
+                error.message.replacingOccurrences(of: target.location, with: name)
+                    + "; nothing was copied: \(name) is as it was")
         } catch {
             progress.finish()
             throw error
         }
-        try StandardOutput.write(Self.summary(report, from: sourceStore.location, to: targetStore.location))
+        try StandardOutput.write(Self.summary(report, from: source.location, to: name))
         guard report.matches else {
             throw CommandError(
-                "\(targetStore.location) read back differs from \(sourceStore.location) (see the counts and "
-                    + "fingerprints above); nothing was committed and it is as it was")
+                "\(name) read back differs from \(source.location) (see the counts and fingerprints above); "
+                    + "nothing was committed and it is as it was")
+        }
+    }
+
+    /// True when a descriptor of this process names the file at `path`.
+    private static func processHolds(_ path: String) -> Bool {
+        var wanted = stat()
+        guard stat(path, &wanted) == 0,
+            let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        else { return false }
+        return descriptors.contains { descriptor in
+            var status = stat()
+            return stat("/proc/self/fd/\(descriptor)", &status) == 0 && status.st_dev == wanted.st_dev
+                && status.st_ino == wanted.st_ino
         }
     }
 

@@ -103,6 +103,24 @@ struct CopyCommandTests {
         #expect(same.error.contains("are the same database"), "\(same.error)")
     }
 
+    /// A row another program wrote with text in an integer column stops the copy, naming the
+    /// row; a target that did not exist is not left behind.
+    @Test func aCopyThatFailsLeavesNoNewFile() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try CopyFixture.make(source, shelf: shelf)
+        #expect(try ChildProcess.sqlite3(source, "UPDATE items SET updated_at = 'yesterday' WHERE id = 2;") == 0)
+        let target = shelf.folder.appendingPathComponent("new.sqlite").path
+        let failed = try shelf.run(["copy", source, target])
+        #expect(failed.status == 1)
+        #expect(
+            failed.error.contains("items row 2 holds text in updated_at")
+                && failed.error.contains("nothing was copied: \(target) is as it was"), "\(failed.error)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
+        #expect(!left.contains { $0.hasPrefix("new.sqlite") || $0.hasPrefix(".new.sqlite") }, "\(left)")
+    }
+
     @Test func replacingIsRefusedWhileAnotherProcessHasTheTargetOpen() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
