@@ -42,6 +42,11 @@ final class ProgressLine: Sendable {
         draw(fraction: nil, detail: "writing \(counted(rows, "row")) in one transaction…", force: true)
     }
 
+    /// Says the rows are written and being read back to check them, with how many.
+    func checking(rows: Int) {
+        draw(fraction: nil, detail: "checking \(counted(rows, "row")) (reading them back)…", force: true)
+    }
+
     /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time
     /// left; without a size (a pipe), rows and rate only.
     func update(rows: Int, bytes: Int, totalBytes: Int?) {

@@ -14,7 +14,8 @@ struct Shelf: AsyncParsableCommand {
         version: shelfVersion,
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
-            ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self,
+            ImportCommand.self, ExportCommand.self, BackupCommand.self, CopyCommand.self, RestoreCommand.self,
+            WatchCommand.self,
             ViewsCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self

@@ -1,0 +1,200 @@
+#if PostgreSQL
+    internal import Foundation
+    internal import Logging
+    internal import PostgresNIO
+    internal import ShelfStore
+
+    #if canImport(Glibc)
+        internal import Glibc
+    #endif
+
+    /// The rows of a PostgreSQL store on a connection of the copy's own, inside a
+    /// transaction the caller begins and ends: read for a snapshot, read and written for a
+    /// copy's transaction. Every method blocks the calling thread (a thread of the copy's,
+    /// never a task). Used by one thread; `close()` ends the connection.
+    final class PostgresCopyRows: CopyTransaction {
+        let place: PostgresLocation
+        private let connection: PostgresConnection
+
+        init(place: PostgresLocation) throws {
+            self.place = place
+            let configuration = try place.connectionConfiguration()
+            connection = try runBlocking {
+                do {
+                    return try await PostgresConnection.connect(
+                        configuration: configuration, id: 1, logger: Logger.silent)
+                } catch {
+                    throw StoreError(postgres: error, at: place)
+                }
+            }
+        }
+
+        func close() {
+            let connection = self.connection
+            _ = try? runBlocking { try await connection.close() }
+        }
+
+        /// Every row of `sql`, run on the copy's connection; failures as `StoreError`s.
+        private func query(_ sql: PostgresQuery) throws -> [PostgresRow] {
+            let connection = self.connection
+            // A query sent on a connection the server has ended never answers (postgres-nio
+            // 1.33): fail at once instead.
+            if connection.isClosed {
+                throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
+            }
+            do {
+                return try runBlocking { try await connection.query(sql, logger: .silent).collect() }
+            } catch {
+                throw StoreError(postgres: error, at: place)
+            }
+        }
+
+        func execute(_ sql: String) throws {
+            _ = try query(PostgresQuery(unsafeSQL: sql))
+        }
+
+        private func scalar(_ sql: String) throws -> Int64 {
+            try query(PostgresQuery(unsafeSQL: sql)).first?.decode(Int64?.self) ?? 0
+        }
+
+        // MARK: Reading
+
+        /// Migration records and the generated search column.
+        var derivedColumns: Set<String> { ["shelf_migrations", "items.search"] }
+
+        func schemaColumns() throws -> [String: [String]] {
+            let rows = try query(
+                """
+                SELECT c.table_name::text, c.column_name::text FROM information_schema.columns c
+                JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+                WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
+                """)
+            var schema: [String: [String]] = [:]
+            for row in rows {
+                let (table, column) = try row.decode((String, String).self)
+                schema[table, default: []].append(column)
+            }
+            return schema
+        }
+
+        func rowCount(_ table: CopyTable) throws -> Int {
+            Int(try scalar("SELECT count(*) FROM \(table.name)"))
+        }
+
+        func lastID(_ table: CopyTable) throws -> Int64 {
+            try scalar(
+                """
+                SELECT greatest(coalesce(max(id), 0),
+                    coalesce(pg_sequence_last_value(pg_get_serial_sequence('\(table.name)', 'id')::regclass), 0))
+                FROM \(table.name)
+                """)
+        }
+
+        func rows(_ table: CopyTable, after id: Int64, limit: Int) throws -> [CopyRow] {
+            var bindings = PostgresBindings()
+            bindings.append(id)
+            bindings.append(Int64(limit))
+            let rows = try query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(table.columnList) FROM \(table.name) WHERE id > $1 ORDER BY id LIMIT $2",
+                    binds: bindings))
+            let columns = table.columns
+            return try rows.map { row in
+                var values: CopyRow = []
+                values.reserveCapacity(columns.count)
+                for (column, cell) in zip(columns, row) {
+                    switch column.kind {
+                    case .integer: values.append(try cell.decode(Int64?.self).map(CopyValue.integer) ?? .null)
+                    case .text:
+                        values.append(try cell.decode(String?.self).map { CopyValue.text(Array($0.utf8)) } ?? .null)
+                    }
+                }
+                return values
+            }
+        }
+
+        // MARK: Writing
+
+        func deleteAll() throws {
+            // In the copy's transaction: other sessions see the old rows until it commits.
+            try execute("TRUNCATE saved_views, items, users")
+        }
+
+        func insert(_ rows: [CopyRow], into table: CopyTable) throws {
+            guard !rows.isEmpty else { return }
+            let columns = table.columns
+            var bindings = PostgresBindings(capacity: rows.count * columns.count)
+            var tuples: [String] = []
+            tuples.reserveCapacity(rows.count)
+            for row in rows {
+                var marks: [String] = []
+                for (column, value) in zip(columns, row) {
+                    switch (column.kind, value) {
+                    case (.integer, .integer(let number)): bindings.append(number)
+                    case (.integer, _): bindings.append(Int64?.none)
+                    case (.text, .text(let bytes)):
+                        guard let text = String(validating: bytes, as: UTF8.self) else {
+                            throw StoreError(
+                                .invalidValue,
+                                "\(table.name) row \(row.first?.integer.map(String.init) ?? "?") holds bytes in "
+                                    + "\(column.name) that are not UTF-8 text, which PostgreSQL cannot store; "
+                                    + "correct that row in the source, then copy again")
+                        }
+                        bindings.append(text)
+                    case (.text, _): bindings.append(String?.none)
+                    }
+                    marks.append("$\(bindings.count)")
+                }
+                tuples.append("(" + marks.joined(separator: ", ") + ")")
+            }
+            _ = try query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table.name) (\(table.columnList)) VALUES "
+                        + tuples.joined(separator: ", "),
+                    binds: bindings))
+        }
+
+        func advanceSequence(of table: CopyTable, past id: Int64) throws {
+            guard id > 0 else { return }
+            var bindings = PostgresBindings()
+            bindings.append(id)
+            _ = try query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table.name)', 'id'), $1)", binds: bindings))
+        }
+    }
+
+    /// The TCP connections of this process, by local port: to tell its own sessions from
+    /// another process's in `pg_stat_activity` (whose `client_port` is the client's port).
+    enum LocalSockets {
+        /// The local ports of this process's IPv4 and IPv6 sockets.
+        static func tcpPorts() -> Set<Int32> {
+            let listed = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.compactMap {
+                Int32($0)
+            }
+            var ports = Set<Int32>()
+            for descriptor in listed ?? Array(0..<4096) {
+                var address = sockaddr_storage()
+                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let found = withUnsafeMutablePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                }
+                guard found == 0 else { continue }
+                switch Int32(address.ss_family) {
+                case AF_INET:
+                    let port = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port }
+                    }
+                    ports.insert(Int32(UInt16(bigEndian: port)))
+                case AF_INET6:
+                    let port = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port }
+                    }
+                    ports.insert(Int32(UInt16(bigEndian: port)))
+                default: continue
+                }
+            }
+            return ports
+        }
+    }
+#endif

@@ -1,0 +1,190 @@
+internal import Foundation
+internal import ShelfSQLite
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Copying (`Store.copy(to:)`) from and into a SQLite store: a snapshot is a read transaction
+/// on a reader; a copy's transaction is one write transaction on the writer, whose triggers
+/// keep the full-text indexes and change counters as for any write.
+extension SQLiteBackend: CopyableBackend {
+    func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T {
+        try StoreError.translating {
+            try database.read { connection in try body(SQLiteCopyRows(connection: connection)) }
+        }
+    }
+
+    func withCopyTransaction<T>(_ body: (any CopyTransaction) throws -> T) throws -> T {
+        try StoreError.translating {
+            try database.write { connection in try body(SQLiteCopyRows(connection: connection)) }
+        }
+    }
+
+    func otherUsers() throws -> String? {
+        guard let path else { return nil }
+        return LockHolder.user(ofDatabase: path)?.description
+    }
+
+    func checkIntegrity() throws {
+        let problems = try StoreError.translating {
+            try database.read { connection in try connection.fetch("PRAGMA integrity_check") { try $0.string(0) } }
+        }
+        guard problems == ["ok"] else {
+            throw StoreError(.corrupt, "integrity_check: " + problems.prefix(3).joined(separator: "; "))
+        }
+        do {
+            try StoreError.translating {
+                try database.write { connection in
+                    try connection.execute("INSERT INTO items_fts (items_fts) VALUES ('integrity-check')")
+                    try connection.execute("INSERT INTO items_trigram (items_trigram) VALUES ('integrity-check')")
+                }
+            }
+        } catch let error as StoreError {
+            throw StoreError(.corrupt, "the search index is damaged (\(error.message))")
+        }
+    }
+
+    var copyIdentity: String {
+        guard let path else { return "sqlite-memory:\(ObjectIdentifier(self))" }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return "sqlite:" + path }
+        return "sqlite:\(status.st_dev):\(status.st_ino)"
+    }
+}
+
+/// The rows of a SQLite store, on a connection lent for one transaction: read for a snapshot,
+/// read and written for a copy's transaction.
+final class SQLiteCopyRows: CopyTransaction {
+    private let connection: Connection
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// SQLite's own tables, shelf's derived ones, and Litestream's bookkeeping
+    /// (`_litestream_seq`, `_litestream_lock`), which a replicated store holds.
+    var derivedColumns: Set<String> {
+        [
+            "shelf_migrations", "shelf_changes", "sqlite_sequence", "sqlite_stat1", "sqlite_stat4",
+            "_litestream_seq", "_litestream_lock",
+        ]
+    }
+
+    func schemaColumns() throws -> [String: [String]] {
+        // Full-text tables and their shadow tables are derived from items.
+        let tables = try connection.fetch(
+            """
+            SELECT name FROM sqlite_schema WHERE type = 'table'
+              AND name NOT LIKE 'items_fts%' AND name NOT LIKE 'items_trigram%'
+            """
+        ) { try $0.string(0) }
+        var schema: [String: [String]] = [:]
+        for table in tables {
+            schema[table] = try connection.fetch("SELECT name FROM pragma_table_info(?)", table) { try $0.string(0) }
+        }
+        return schema
+    }
+
+    func rowCount(_ table: CopyTable) throws -> Int {
+        try refuseMistypedValues(table)
+        return Int(try connection.fetchOne("SELECT count(*) FROM \(table.name)") { try $0.int64(0) } ?? 0)
+    }
+
+    /// Throws, naming the first row and column, when a value is not of its column's kind (a
+    /// program other than shelf can store text in an integer column, or a blob anywhere).
+    private func refuseMistypedValues(_ table: CopyTable) throws {
+        let checks = table.columns.map { column in
+            let kinds = (column.kind == .integer ? ["'integer'"] : ["'text'"]) + (column.nullable ? ["'null'"] : [])
+            return (column.name, "typeof(\(column.name)) NOT IN (\(kinds.joined(separator: ", ")))")
+        }
+        let which = "CASE " + checks.map { "WHEN \($0.1) THEN '\($0.0)'" }.joined(separator: " ") + " END"
+        let condition = checks.map(\.1).joined(separator: " OR ")
+        let sql = "SELECT id, \(which), typeof(\(which)) FROM \(table.name) WHERE \(condition) ORDER BY id LIMIT 1"
+        if let (id, column) = try connection.fetchOne(sql, row: { (try $0.get(0, as: Int64?.self), try $0.string(1)) })
+        {
+            let type = try connection.fetchOne(
+                "SELECT typeof(\(column)) FROM \(table.name) WHERE id IS ?", id
+            ) { try $0.string(0) }
+            throw StoreError(
+                .invalidValue,
+                "\(table.name) row \(id.map(String.init) ?? "without an ID") holds \(type ?? "a value") in \(column), "
+                    + "which shelf keeps as \(table.columns.first { $0.name == column }?.kind == .integer ? "an integer" : "text"); "
+                    + "correct that row (another program wrote it), then copy again")
+        }
+    }
+
+    func lastID(_ table: CopyTable) throws -> Int64 {
+        let highest = try connection.fetchOne("SELECT max(id) FROM \(table.name)") { try $0.get(0, as: Int64?.self) }
+        let sequence = try connection.fetchOne(
+            "SELECT seq FROM sqlite_sequence WHERE name = ?", table.name
+        ) { try $0.get(0, as: Int64?.self) }
+        return max(highest.flatMap { $0 } ?? 0, sequence.flatMap { $0 } ?? 0)
+    }
+
+    func rows(_ table: CopyTable, after id: Int64, limit: Int) throws -> [CopyRow] {
+        let columns = table.columns
+        return try connection.fetch(
+            "SELECT \(table.columnList) FROM \(table.name) WHERE id > ? ORDER BY id LIMIT ?", id, Int64(limit)
+        ) { row in
+            var values: CopyRow = []
+            values.reserveCapacity(columns.count)
+            for (index, column) in columns.enumerated() {
+                let index = Int32(index)
+                switch column.kind {
+                case .integer:
+                    values.append(try row.get(index, as: Int64?.self).map(CopyValue.integer) ?? .null)
+                case .text:
+                    values.append(row.textBytes(index).map { CopyValue.text(Array($0)) } ?? .null)
+                }
+            }
+            return values
+        }
+    }
+
+    func deleteAll() throws {
+        for table in CopyTable.allCases.reversed() {
+            try connection.execute("DELETE FROM \(table.name)")
+        }
+    }
+
+    func insert(_ rows: [CopyRow], into table: CopyTable) throws {
+        // Text is bound as a blob and cast: SQLite keeps its bytes as they are, even bytes that
+        // are not UTF-8 (which another program may have stored), so the copy is byte for byte.
+        let marks = table.columns.map { $0.kind == .text ? "CAST(? AS TEXT)" : "?" }.joined(separator: ", ")
+        let statement = try connection.cachedStatement(
+            "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(marks))")
+        for row in rows {
+            statement.reset()
+            try statement.bind(arguments: row.map(SQLiteCopyValue.init))
+            try statement.run()
+        }
+    }
+
+    func advanceSequence(of table: CopyTable, past id: Int64) throws {
+        // Only AUTOINCREMENT tables (items) keep a sequence; the others take the highest ID + 1.
+        guard table == .items, id > 0 else { return }
+        try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", id, table.name)
+        if connection.changes == 0 {
+            try connection.run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table.name, id)
+        }
+    }
+}
+
+/// A copied value bound as SQLite stores it: text as its bytes, unchanged (a blob, which the
+/// statement casts to text).
+private struct SQLiteCopyValue: SQLBindable {
+    let value: CopyValue
+
+    init(_ value: CopyValue) {
+        self.value = value
+    }
+
+    func bind(to statement: Statement, at index: Int32) throws {
+        switch value {
+        case .null: try Int64?.none.bind(to: statement, at: index)
+        case .integer(let number): try number.bind(to: statement, at: index)
+        case .text(let bytes): try Data(bytes).bind(to: statement, at: index)
+        }
+    }
+}

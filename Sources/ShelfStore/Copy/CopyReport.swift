@@ -1,0 +1,53 @@
+/// What a copy (`Store.copy(to:options:progress:)`) found on each side: the rows of each
+/// table and a fingerprint over every copied column.
+public struct CopyReport: Sendable, Hashable {
+    /// One side of the copy.
+    public struct Side: Sendable, Hashable {
+        /// Rows per table, in copy order (users, items, saved views).
+        public let counts: [TableCount]
+        /// SHA-256 over every copied column of every row, as 64 hexadecimal digits: equal on
+        /// two sides exactly when they hold the same rows, byte for byte.
+        public let fingerprint: String
+    }
+
+    /// The rows of one table.
+    public struct TableCount: Sendable, Hashable {
+        /// The table's name (`users`, `items`, `saved_views`).
+        public let table: String
+        /// How many rows it holds.
+        public let rows: Int
+    }
+
+    /// The source's snapshot, as read.
+    public let source: Side
+    /// The target, read back inside the copy's transaction before it committed.
+    public let target: Side
+
+    /// True when both sides hold the same rows: the copy was committed. False when they
+    /// differ: the copy was rolled back, and the target is as it was before.
+    public var matches: Bool { source == target }
+}
+
+/// Options of `Store.copy(to:options:progress:)`.
+public struct CopyOptions: Sendable, Hashable {
+    /// Replace what the target holds (in the copy's one transaction) instead of refusing a
+    /// target that is not empty. Refused while another process has the target open.
+    public var replace: Bool
+
+    /// Options with `replace` as given (default: refuse a target that is not empty).
+    public init(replace: Bool = false) {
+        self.replace = replace
+    }
+}
+
+/// How far a copy has come, reported as it writes.
+public struct CopyProgress: Sendable, Hashable {
+    /// The table being copied.
+    public let table: String
+    /// Rows written so far, all tables together.
+    public let copiedRows: Int
+    /// Rows in the source's snapshot, all tables together.
+    public let totalRows: Int
+    /// True once every row is written and the target is being checked (read back).
+    public let checking: Bool
+}

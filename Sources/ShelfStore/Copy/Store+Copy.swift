@@ -1,0 +1,59 @@
+internal import Foundation
+internal import Synchronization
+
+extension Store {
+    /// Copies every user, item and saved view of this store into `target`, another store on
+    /// any backend (SQLite or PostgreSQL, the same or the other): with their IDs, versions,
+    /// times and text byte for byte. A service can migrate itself with it.
+    ///
+    /// - This store is read from one consistent snapshot; other connections and processes go
+    ///   on writing meanwhile, and their later commits are not copied.
+    /// - `target` must hold no users, items or saved views (a new file, an empty database, or
+    ///   one just migrated), unless `options.replace`, which replaces its contents; that is
+    ///   refused while another process has `target` open.
+    /// - All or nothing: the rows are written in one transaction of `target`, whose sequences
+    ///   are then moved past every copied ID (and past any ID `target` handed out before), and
+    ///   whose search index covers every item. Before it commits, the copy reads `target`
+    ///   back and compares row counts and fingerprints with the source; when they differ it
+    ///   rolls back and returns a report whose `matches` is false. A throw, a lost connection,
+    ///   a crash or the cancellation of the calling task also leave `target` as it was.
+    ///
+    /// Runs on a thread of its own. `progress` is called from it, at most once a page.
+    /// - Throws: `StoreError`: `.invalidValue` when `target` is this store's own database,
+    ///   is not empty (naming what it holds) or a source row does not fit; `.busy` when
+    ///   `options.replace` and another process has `target` open (naming it); `.database`
+    ///   for failures of either side. `CancellationError` when the task was cancelled.
+    @discardableResult
+    public func copy(
+        to target: Store, options: CopyOptions = CopyOptions(),
+        progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
+    ) async throws -> CopyReport {
+        let cancelled = CopyCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread { [self] in
+                    continuation.resume(
+                        with: Result {
+                            try StoreCopier(
+                                source: self, target: target, options: options, progress: progress,
+                                isCancelled: { cancelled.isCancelled }
+                            ).run()
+                        })
+                }
+                thread.name = "shelf.copy"
+                thread.start()
+            }
+        } onCancel: {
+            cancelled.cancel()
+        }
+    }
+}
+
+/// A flag the calling task's cancellation sets and the copy's thread reads.
+final class CopyCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+
+    func cancel() { flag.store(true, ordering: .relaxed) }
+}

@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import ShelfStore
+
+struct CopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy", abstract: "Copy a whole store to another location (SQLite or PostgreSQL, either way).",
+        discussion: """
+            Users, items and saved views go across with their IDs, versions, times and text byte for \
+            byte; the target's sequences are left past every copied ID and its search index covers \
+            every item. FROM is read from one snapshot while other processes go on writing to it.
+
+            TO must be empty: a new file, an empty database, or one `shelf migrate` just made. \
+            --replace replaces what it holds instead, and is refused while another process has TO open.
+
+            All or nothing: the rows are written in one transaction of TO; a failure, a lost \
+            connection or Ctrl-C leaves TO as it was. Before committing, the copy reads TO back: the \
+            row counts and a fingerprint (SHA-256 over every copied column) of both sides are printed, \
+            and when they differ nothing is committed and the exit status is 1.
+
+            Locations are written as for --db: a path (or sqlite:PATH), or \
+            postgres://USER:PASSWORD@HOST:PORT/DATABASE.
+            """)
+
+    @Argument(help: ArgumentHelp("The store to copy.", valueName: "from"))
+    var from: String
+
+    @Argument(help: ArgumentHelp("Where to copy it.", valueName: "to"))
+    var to: String
+
+    @Flag(help: "Replace what TO holds (refused while another process has it open).")
+    var replace = false
+
+    @Flag(help: "Log what the stores do on standard error.")
+    var verbose = false
+
+    func run() async throws {
+        try LogSetup.start(verbose: verbose)
+        let source = try StoreLocation(parsing: from)
+        let target = try StoreLocation(parsing: to)
+        if case .sqlite(let path) = source, !FileManager.default.fileExists(atPath: path) {
+            throw CommandError("no database at \(path) to copy from; check the first location")
+        }
+        let sourceStore = try await OpenDatabases.open(source)
+        if case .sqlite(let path) = target, !FileManager.default.fileExists(atPath: path) {
+            try await copy(from: sourceStore, intoNewFile: path)
+            return
+        }
+        let targetStore = try await OpenDatabases.open(target)
+        try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+    }
+
+    /// A copy into a SQLite file that does not exist yet: made in a hidden file beside it, and
+    /// renamed into place once committed and closed, so a copy that fails or is interrupted
+    /// leaves no file at all.
+    private func copy(from source: Store, intoNewFile path: String) async throws {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let temporary = folder + "/.\((path as NSString).lastPathComponent).copy-\(UUID().uuidString)"
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        do {
+            let target = try OpenDatabases.open(temporary)
+            try await copy(from: source, into: target, shownAs: path)
+        }
+        // The store is released: wait for its last connection to close (merging its WAL),
+        // then move the whole file into place.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, Self.processHolds(temporary) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
+        guard rename(temporary, path) == 0 else {
+            throw CommandError(
+                "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
+        }
+    }
+
+    /// Copies `source` into `target`, with a progress bar on a terminal, and prints both sides'
+    /// counts and fingerprints; throws when they differ (nothing was committed then).
+    private func copy(from source: Store, into target: Store, shownAs name: String) async throws {
+        let progress = ProgressLine(total: 0, label: "Copying")
+        let report: CopyReport
+        do {
+            report = try await source.copy(to: target, options: CopyOptions(replace: replace)) { step in
+                if step.checking {
+                    progress.checking(rows: step.totalRows)
+                } else {
+                    progress.update(step.copiedRows, of: step.totalRows)
+                }
+            }
+            progress.finish()
+        } catch let error where error is CancellationError || Task.isCancelled {
+            progress.finish()
+            printError("Interrupted: nothing was copied; \(name) is as it was.")
+            throw CancellationError()
+        } catch let error as StoreError {
+            progress.finish()
+            throw CommandError(
+                error.message.replacingOccurrences(of: target.location, with: name)
+                    + "; nothing was copied: \(name) is as it was")
+        } catch {
+            progress.finish()
+            throw error
+        }
+        try StandardOutput.write(Self.summary(report, from: source.location, to: name))
+        guard report.matches else {
+            throw CommandError(
+                "\(name) read back differs from \(source.location) (see the counts and fingerprints above); "
+                    + "nothing was committed and it is as it was")
+        }
+    }
+
+    /// True when a descriptor of this process names the file at `path`.
+    private static func processHolds(_ path: String) -> Bool {
+        var wanted = stat()
+        guard stat(path, &wanted) == 0,
+            let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        else { return false }
+        return descriptors.contains { descriptor in
+            var status = stat()
+            return stat("/proc/self/fd/\(descriptor)", &status) == 0 && status.st_dev == wanted.st_dev
+                && status.st_ino == wanted.st_ino
+        }
+    }
+
+    /// The lines printed at the end: each side's row counts and fingerprint.
+    static func summary(_ report: CopyReport, from: String, to: String) -> String {
+        func line(_ name: String, _ location: String, _ side: CopyReport.Side) -> String {
+            let counts = side.counts.map { "\($0.table) \($0.rows)" }.joined(separator: ", ")
+            return "\(name)  \(counts)  fingerprint \(side.fingerprint)  \(Sanitized(location))\n"
+        }
+        return line("source", from, report.source) + line("target", to, report.target)
+            + (report.matches ? "Copied: both sides match.\n" : "")
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import ShelfStore
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Put a backup in place of the store.",
+        discussion: """
+            BACKUP is a file `shelf backup` wrote. It is checked first (a shelf database, \
+            integrity_check and the search index's check, not from a newer shelf; an older one is \
+            migrated), and the restore is refused while any process has the store open (they are named).
+
+            A SQLite store is then swapped for the checked copy atomically: the store it replaces is \
+            kept as NAME.before-restore-TIME (UTC) beside it, and at every moment the store's path is \
+            either the old store or the whole restored one. A PostgreSQL store has its contents \
+            replaced in one transaction. Processes that open the store afterwards see the restored data.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: ArgumentHelp("The backup file to restore.", valueName: "backup"))
+    var backup: String
+
+    func run() async throws {
+        let location = try database.resolvedLocation()
+        switch location {
+        case .sqlite(let path):
+            let outcome = try await runBlocking { _ in try Store.restore(backup: backup, toFile: path) }
+            let counts = outcome.restored.counts.map { "\($0.table) \($0.rows)" }.joined(separator: ", ")
+            var text = "Restored \(Sanitized(path)) from \(Sanitized(backup)) (\(counts)).\n"
+            if let kept = outcome.keptAs { text += "The store it replaced is kept as \(Sanitized(kept)).\n" }
+            try StandardOutput.write(text)
+        case .postgres:
+            let store = try await OpenDatabases.open(location)
+            let progress = ProgressLine(total: 0, label: "Restoring")
+            let report: CopyReport
+            do {
+                report = try await store.restore(from: backup) { step in
+                    if step.checking {
+                        progress.checking(rows: step.totalRows)
+                    } else {
+                        progress.update(step.copiedRows, of: step.totalRows)
+                    }
+                }
+                progress.finish()
+            } catch let error where error is CancellationError || Task.isCancelled {
+                progress.finish()
+                printError("Interrupted: nothing was restored; \(store.location) is as it was.")
+                throw CancellationError()
+            } catch {
+                progress.finish()
+                throw error
+            }
+            try StandardOutput.write(CopyCommand.summary(report, from: backup, to: store.location))
+            guard report.matches else {
+                throw CommandError(
+                    "\(store.location) read back differs from \(backup); nothing was committed and it is as it was")
+            }
+        }
+    }
+}
