@@ -14,7 +14,7 @@ struct Shelf: AsyncParsableCommand {
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
             ImportCommand.self, ExportCommand.self, BackupCommand.self, WatchCommand.self,
-            ViewsCommand.self,
+            ViewsCommand.self, ServeCommand.self, TokensCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self
     )
