@@ -29,7 +29,9 @@
         /// The server's exit status, once it has exited (see `isRunning`).
         func exitStatus() -> Int32 { childLock.withLock { child.wait() } }
 
-        var databasePath: String { folder.path("shelf.sqlite") }
+        /// The database served: a SQLite file in the server's folder, or the location given.
+        let location: String
+        var databasePath: String { location }
 
         /// The built `shelf` executable: beside the test bundle.
         static let executable: String = {
@@ -45,23 +47,25 @@
         /// Creates the database with one user (ann@example.com), then starts the server with
         /// `arguments` added, and waits for its `listening on` line.
         init(
-            arguments: [String] = [], folder: TemporaryFolder? = nil,
+            arguments: [String] = [], location: String? = nil, seedUser: Bool = true,
             prepare: (ServedShelfCLI) throws -> Void = { _ in }
-        )
-            async throws
-        {
+        ) async throws {
             signal(SIGPIPE, SIG_IGN)
-            self.folder = try folder ?? TemporaryFolder()
-            let cli = ServedShelfCLI(databasePath: self.folder.path("shelf.sqlite"), folder: self.folder)
-            let added = try cli.run(["users", "add", "--name", "Ann", "--email", "ann@example.com"])
-            guard added.status == 0 else { throw ShellError(message: "users add failed: \(added.error)") }
+            self.folder = try TemporaryFolder()
+            let database = location ?? self.folder.path("shelf.sqlite")
+            self.location = database
+            let cli = ServedShelfCLI(databasePath: database, folder: self.folder)
+            if seedUser {
+                let added = try cli.run(["users", "add", "--name", "Ann", "--email", "ann@example.com"])
+                guard added.status == 0 else { throw ShellError(message: "users add failed: \(added.error)") }
+            }
             try prepare(cli)
             let output = self.folder.path("serve-\(UUID().uuidString).out")
             let errors = self.folder.path("serve-\(UUID().uuidString).err")
             outputPath = output
             errorPath = errors
             child = try ChildProcess(
-                Self.executable, ["serve", "--db", self.folder.path("shelf.sqlite"), "--port", "0"] + arguments,
+                Self.executable, ["serve", "--db", database, "--port", "0"] + arguments,
                 environment: ["PATH": "/usr/bin:/bin", "HOME": self.folder.path("home")], stdout: output,
                 stderr: errors)
             let pid = child.pid
@@ -197,10 +201,11 @@
     extension ServedShelf {
         /// Starts a server, runs `body` with it, and stops it whatever `body` does.
         static func with(
-            arguments: [String] = [], prepare: (ServedShelfCLI) throws -> Void = { _ in },
-            _ body: (ServedShelf) async throws -> Void
+            arguments: [String] = [], location: String? = nil, seedUser: Bool = true,
+            prepare: (ServedShelfCLI) throws -> Void = { _ in }, _ body: (ServedShelf) async throws -> Void
         ) async throws {
-            let served = try await ServedShelf(arguments: arguments, prepare: prepare)
+            let served = try await ServedShelf(
+                arguments: arguments, location: location, seedUser: seedUser, prepare: prepare)
             do {
                 try await body(served)
             } catch {
