@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// An API token as stored: its name, the user it acts for, and whether it may only read. The
 /// token itself is never stored, only its hash (`shelf tokens create` prints it once).
