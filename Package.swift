@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ShelfPresentation", targets: ["ShelfPresentation"]),
         .library(name: "ShelfTransfer", targets: ["ShelfTransfer"]),
         .library(name: "ShelfPostgres", targets: ["ShelfPostgres"]),
+        .library(name: "ShelfServer", targets: ["ShelfServer"]),
         .executable(name: "shelf", targets: ["shelf"]),
     ],
     // PostgreSQL support costs minutes of build (SwiftNIO), so the quick start does without:
@@ -20,7 +21,11 @@ let package = Package(
     traits: [
         .trait(
             name: "PostgreSQL",
-            description: "The PostgreSQL backend (ShelfPostgres, over postgres-nio): postgres:// locations.")
+            description: "The PostgreSQL backend (ShelfPostgres, over postgres-nio): postgres:// locations."),
+        // The same for the HTTP service (Hummingbird, SwiftNIO, swift-crypto): `--traits Server`.
+        .trait(
+            name: "Server",
+            description: "The HTTP service (ShelfServer, over Hummingbird 2): `shelf serve` and `shelf tokens`."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -28,6 +33,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `swift package generate-documentation --target ShelfStore` (a plugin: not built otherwise).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The Server trait's (built only with it): the service, its token hashes, its metrics;
+        // and for its tests an HTTP client. (mattt/EventSource 1.1.1, the mirror's only version, does
+        // not compile on Linux: URLSession has no `bytes` there; the tests parse events themselves.)
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Layers, bottom up; see docs/ARCHITECTURE.md. Imports only point down.
@@ -78,10 +94,28 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]
         ),
+        // The HTTP service; without the Server trait an empty module (nothing of Hummingbird is built).
+        .target(
+            name: "ShelfServer",
+            dependencies: [
+                "ShelfStore", "ShelfReactive",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+            ]
+        ),
         .executableTarget(
             name: "shelf",
             dependencies: [
                 .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "ShelfServer", condition: .when(traits: ["Server"])),
                 "ShelfStore",
                 "ShelfSQLiteBackend",
                 "ShelfReactive",
@@ -146,6 +180,14 @@ let package = Package(
             dependencies: [
                 "ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres",
                 "ShelfPostgresTesting",
+            ]),
+        .testTarget(
+            name: "ShelfServerTests",
+            dependencies: [
+                "shelf", "ShelfStore", "ShelfTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
             ]),
         .testTarget(
             name: "shelfTests",

@@ -70,7 +70,9 @@
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
-                #expect(opened.filter { !$0.isEmpty } == [Self.names])
+                // Each migration is applied once, by one of them; each runs in a transaction of its
+                // own, so a second opener may apply the later ones after the first's earlier ones.
+                #expect(opened.flatMap { $0 }.sorted() == Self.names)
                 let recorded = try await Scratch.strings("SELECT name FROM shelf_migrations ORDER BY name", at: url)
                 #expect(recorded == Self.names)
             }

@@ -1,0 +1,130 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    internal import HummingbirdCore
+    internal import NIOCore
+    internal import ShelfStore
+
+    /// Items, users and views as JSON: the fields `shelf export --format json` writes (times
+    /// in UTC with milliseconds, an item's owner by email as `user`), plus `user_id` and
+    /// `version` (the value of the `ETag`).
+    enum JSONShapes {
+        static func item(_ item: Item, ownerEmail: String?) -> JSONValue {
+            .object([
+                "id": .integer(item.id.rawValue), "user": ownerEmail.map(JSONValue.string) ?? .null,
+                "user_id": .integer(item.userID.rawValue), "title": .string(item.title),
+                "notes": item.notes.map(JSONValue.string) ?? .null, "status": .string(item.status.rawValue),
+                "priority": .integer(Int64(item.priority)), "created_at": time(item.createdAt),
+                "updated_at": time(item.updatedAt), "version": .integer(item.version),
+            ])
+        }
+
+        static func user(_ user: User) -> JSONValue {
+            .object([
+                "id": .integer(user.id.rawValue), "name": .string(user.name), "email": .string(user.email),
+                "created_at": time(user.createdAt),
+            ])
+        }
+
+        static func view(_ view: SavedView) -> JSONValue {
+            .object([
+                "id": .integer(view.id.rawValue), "name": .string(view.name), "query": .string(view.queryText),
+                "sort": .string(view.sortFieldName),
+                "order": .string(view.sortDirection == .ascending ? "asc" : "desc"),
+                "owner_id": view.owner.map { .integer($0.rawValue) } ?? .null, "created_at": time(view.createdAt),
+                "updated_at": time(view.updatedAt), "version": .integer(view.version),
+            ])
+        }
+
+        static func time(_ date: Date) -> JSONValue {
+            .string(TimeFormat.iso8601(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded())))
+        }
+
+        /// `items` as JSON, each with its owner's email (read once per owner).
+        static func items(_ items: [Item], store: Store) async throws -> [JSONValue] {
+            var emails: [User.ID: String?] = [:]
+            var values: [JSONValue] = []
+            values.reserveCapacity(items.count)
+            for item in items {
+                if emails[item.userID] == nil {
+                    emails[item.userID] = .some(try await store.users.user(id: item.userID)?.email)
+                }
+                values.append(Self.item(item, ownerEmail: emails[item.userID] ?? nil))
+            }
+            return values
+        }
+    }
+
+    /// A request's query parameters, percent-decoded strictly: a parameter that is not valid
+    /// UTF-8 once decoded, or is given twice, is a 400 (Foundation would repair or drop it).
+    struct QueryParameters {
+        private var values: [String: String] = [:]
+
+        init(_ query: String?) throws {
+            guard let query, !query.isEmpty else { return }
+            for part in query.split(separator: "&", omittingEmptySubsequences: true) {
+                let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = try Self.decode(pieces[0], what: "a parameter's name")
+                let value = try Self.decode(pieces.count > 1 ? pieces[1] : "", what: "parameter '\(name)'")
+                guard values[name] == nil else {
+                    throw Problem(.badRequest, "parameter '\(name)' is given twice; give it once")
+                }
+                values[name] = value
+            }
+        }
+
+        subscript(name: String) -> String? { values[name] }
+
+        /// Refuses parameters other than `known`.
+        func allowOnly(_ known: [String]) throws {
+            let unknown = Set(values.keys).subtracting(known).sorted()
+            guard let first = unknown.first else { return }
+            throw Problem(
+                .badRequest,
+                "unknown parameter '\(first.unicodeScalars.prefix(80).map { $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "?" }.joined())'; "
+                    + "this route takes \(known.map { "'\($0)'" }.joined(separator: ", "))")
+        }
+
+        /// `name` as an integer in `range`, `fallback` when absent.
+        func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
+            guard let text = values[name] else { return fallback }
+            guard let value = Int(text), range.contains(value) else {
+                throw Problem(
+                    .badRequest,
+                    "parameter '\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+
+        private static func decode(_ text: Substring, what: String) throws -> String {
+            var bytes: [UInt8] = []
+            var iterator = text.utf8.makeIterator()
+            while let byte = iterator.next() {
+                switch byte {
+                case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+                case UInt8(ascii: "%"):
+                    guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
+                    else {
+                        throw Problem(
+                            .badRequest, "\(what) has a % not followed by two hex digits; percent-encode it as %25")
+                    }
+                    bytes.append(high << 4 | low)
+                default: bytes.append(byte)
+                }
+            }
+            guard let decoded = String(validating: bytes, as: UTF8.self) else {
+                throw Problem(.badRequest, "\(what) is not valid UTF-8 once percent-decoded; send UTF-8")
+            }
+            return decoded
+        }
+
+        private static func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+    }
+#endif

@@ -1,0 +1,94 @@
+#if Server
+    internal import Synchronization
+
+    /// What a live stream writes next: the newest value not yet written (with when it was
+    /// published), a keep-alive comment, or the end.
+    enum LiveNext<Value: Sendable>: Sendable {
+        case value(Value, published: ContinuousClock.Instant)
+        case keepAlive
+        case end
+    }
+
+    /// A one-slot mailbox between a live property (which posts on the store's queue) and the
+    /// task writing a stream: a value posted while another waits replaces it, so a slow client
+    /// costs one pending value, never a queue. Values go before keep-alives; `end` wins.
+    final class LiveMailbox<Value: Sendable>: Sendable {
+        private struct State {
+            var pending: (Value, ContinuousClock.Instant)?
+            var keepAlive = false
+            var ended = false
+            var waiter: CheckedContinuation<LiveNext<Value>, Never>?
+        }
+
+        private let state = Mutex(State())
+
+        /// Posts `value`, replacing one not yet taken.
+        func post(_ value: Value) {
+            let now = ContinuousClock.now
+            let (waiter, replaced) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
+                guard !state.ended else { return (nil, nil) }
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return (waiter, nil)
+                }
+                let replaced = state.pending?.0
+                state.pending = (value, now)
+                return (nil, replaced)
+            }
+            // A replaced value dies outside the lock (its deinit may run anything).
+            withExtendedLifetime(replaced) {}
+            waiter?.resume(returning: .value(value, published: now))
+        }
+
+        /// Asks for a keep-alive comment, unless something else is to be written anyway.
+        func keepAlive() {
+            let waiter = state.withLock { state -> CheckedContinuation<LiveNext<Value>, Never>? in
+                guard !state.ended else { return nil }
+                if let waiter = state.waiter {
+                    state.waiter = nil
+                    return waiter
+                }
+                state.keepAlive = true
+                return nil
+            }
+            waiter?.resume(returning: .keepAlive)
+        }
+
+        /// Ends the stream: the writer's next `next()` returns `.end` (a pending value is dropped).
+        func end() {
+            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
+                state.ended = true
+                let dropped = state.pending?.0
+                state.pending = nil
+                defer { state.waiter = nil }
+                return (state.waiter, dropped)
+            }
+            withExtendedLifetime(dropped) {}
+            waiter?.resume(returning: .end)
+        }
+
+        /// The next thing to write, waiting for one; `.end` once ended or the task is cancelled.
+        func next() async -> LiveNext<Value> {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<LiveNext<Value>, Never>) in
+                    let ready = state.withLock { state -> LiveNext<Value>? in
+                        if state.ended { return .end }
+                        if let (value, published) = state.pending {
+                            state.pending = nil
+                            return .value(value, published: published)
+                        }
+                        if state.keepAlive {
+                            state.keepAlive = false
+                            return .keepAlive
+                        }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                end()
+            }
+        }
+    }
+#endif

@@ -1,0 +1,100 @@
+#if Server
+    internal import Foundation
+    public import HTTPTypes
+    public import Hummingbird
+    internal import Logging
+    internal import HummingbirdCore
+    internal import NIOCore
+    public import ShelfStore
+
+    /// An HTTP error answered as `application/problem+json` (RFC 9457): a status, a title (the
+    /// status's reason) and a `detail` that says what happened and what to do, in the words the
+    /// `shelf` command line uses for the same failure.
+    public struct Problem: HTTPResponseError, CustomStringConvertible {
+        /// The response's status.
+        public let status: HTTPResponse.Status
+        /// What happened and what to do.
+        public let detail: String
+        /// Extra headers (`WWW-Authenticate` on a 401).
+        public var headers: HTTPFields
+
+        /// A problem with `status` and `detail`.
+        public init(_ status: HTTPResponse.Status, _ detail: String, headers: HTTPFields = [:]) {
+            self.status = status
+            self.detail = detail
+            self.headers = headers
+        }
+
+        /// `status` and `detail`, as a log line shows them.
+        public var description: String { "\(status.code) \(detail)" }
+
+        /// The problem as a `StoreError` maps to HTTP: not found 404, a stale version 412, a taken
+        /// email 409, a refused value or unknown owner 400, a busy database 503, others 500.
+        public init(_ error: StoreError) {
+            let status: HTTPResponse.Status =
+                switch error.code {
+                case .notFound: .notFound
+                case .conflict: .preconditionFailed
+                case .duplicateEmail: .conflict
+                case .unknownUser, .invalidValue: .badRequest
+                case .busy: .serviceUnavailable
+                default: .internalServerError
+                }
+            self.init(status, error.message)
+        }
+
+        /// The response: `{"type":"about:blank","title":…,"status":…,"detail":…}`.
+        public func response(from request: Request, context: some RequestContext) throws -> Response {
+            body()
+        }
+
+        /// The problem's response, for code that has no request at hand.
+        func body() -> Response {
+            let object: [String: JSONValue] = [
+                "type": .string("about:blank"), "title": .string(status.reasonPhrase),
+                "status": .integer(Int64(status.code)), "detail": .string(detail),
+            ]
+            var fields = headers
+            fields[.contentType] = "application/problem+json"
+            return Response(
+                status: status, headers: fields,
+                body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).encoded())))
+        }
+    }
+
+    /// Turns every error thrown below it into `application/problem+json`: a `Problem` as it is,
+    /// a `StoreError` by its code, Hummingbird's own errors (an unknown route, a body over the
+    /// limit) with their status, anything else as a 500 whose detail names it.
+    public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+        /// The middleware.
+        public init() {}
+
+        /// Answers `next`'s errors as problems.
+        public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
+            do {
+                return try await next(request, context)
+            } catch let problem as Problem {
+                return problem.body()
+            } catch let error as StoreError {
+                return Problem(error).body()
+            } catch let error as any HTTPResponseError {
+                return Problem(error.status, Self.detail(for: error.status, request: request)).body()
+            } catch {
+                context.logger.error("request failed", metadata: ["error": "\(error)"])
+                return Problem(.internalServerError, "the server failed: \(error)").body()
+            }
+        }
+
+        static func detail(for status: HTTPResponse.Status, request: Request) -> String {
+            switch status {
+            case .notFound: "no route \(request.method) \(request.uri.path); see README for the routes"
+            case .contentTooLarge:
+                "the request body is larger than the server takes (\(ShelfAPI.maximumBodyBytes) bytes); send less"
+            case .methodNotAllowed: "\(request.method) is not allowed on \(request.uri.path)"
+            default: status.reasonPhrase
+            }
+        }
+    }
+#endif

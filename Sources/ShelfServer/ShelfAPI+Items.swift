@@ -1,0 +1,254 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    internal import Hummingbird
+    internal import HummingbirdCore
+    internal import NIOCore
+    internal import ShelfStore
+
+    extension ShelfAPI {
+        static let itemFields = "'title', 'user' (an email) or 'user_id', 'status', 'priority', 'notes'"
+
+        func addItemRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
+            api.get("items") { request, _ in try await self.listItems(request) }
+            api.get("items/live") { request, context in try await self.liveItems(request, context: context) }
+            api.get("items/{id}") { request, context in try await self.getItem(request, context: context) }
+            api.post("items") { request, _ in try await self.addItem(request) }
+            api.patch("items/{id}") { request, context in try await self.changeItem(request, context: context) }
+            api.delete("items/{id}") { request, context in try await self.removeItem(request, context: context) }
+        }
+
+        private func listItems(_ request: Request) async throws -> Response {
+            let parameters = try QueryParameters(request.uri.query)
+            try parameters.allowOnly(["q", "sort", "order", "limit", "after"])
+            let query = try Self.itemQuery(parameters)
+            let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
+            let cursor = try parameters["after"].map(Self.decodeCursor)
+            var page = try await store.items.items(matching: query, after: cursor, limit: limit + 1)
+            let more = page.count > limit
+            if more { page.removeLast() }
+            let count = try await store.items.count(matching: query)
+            var next = JSONValue.null
+            if more, let last = page.last {
+                next = .string(try await encodeCursor(last, sort: query.sortField))
+            }
+            return JSONResponse.make(
+                .ok,
+                .object([
+                    "count": .integer(Int64(count)), "items": .array(try await JSONShapes.items(page, store: store)),
+                    "next": next,
+                ]))
+        }
+
+        /// The `ItemQuery` of `q`, `sort` and `order`; a query problem is a 400 naming its column.
+        static func itemQuery(_ parameters: QueryParameters) throws -> ItemQuery {
+            var query = ItemQuery(text: parameters["q"] ?? "")
+            let problems = ItemQueryText(query.text).problems
+            if !problems.isEmpty {
+                throw Problem(.badRequest, "q: " + problems.map(\.description).joined(separator: "; "))
+            }
+            if let sort = parameters["sort"] {
+                guard let field = ItemQuery.SortField(rawValue: sort) else {
+                    let names = ItemQuery.SortField.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw Problem(.badRequest, "sort must be one of \(names)")
+                }
+                query.sortField = field
+            }
+            switch parameters["order"] {
+            case nil: break
+            case "asc"?: query.sortDirection = .ascending
+            case "desc"?: query.sortDirection = .descending
+            default: throw Problem(.badRequest, "order must be asc or desc")
+            }
+            return query
+        }
+
+        private func encodeCursor(_ item: Item, sort: ItemQuery.SortField) async throws -> String {
+            var cursor = ItemCursor(item)
+            if sort == .owner {
+                cursor = ItemCursor(item, ownerName: try await store.users.user(id: item.userID)?.name ?? "")
+            }
+            let data = try JSONEncoder().encode(cursor)
+            return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+                of: "/", with: "_"
+            )
+            .replacingOccurrences(of: "=", with: "")
+        }
+
+        static func decodeCursor(_ text: String) throws -> ItemCursor {
+            var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            guard text.utf8.count <= 4_096, let data = Data(base64Encoded: base64),
+                let cursor = try? JSONDecoder().decode(ItemCursor.self, from: data)
+            else {
+                throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
+            }
+            return cursor
+        }
+
+        static func itemID<Context: RequestContext>(_ context: Context) throws -> Item.ID {
+            guard let text = context.parameters.get("id"), let value = Int64(text), value > 0 else {
+                throw Problem(.badRequest, "an item's ID is a positive integer, as in /api/items/42")
+            }
+            return Item.ID(value)
+        }
+
+        private func requireItem(_ id: Item.ID) async throws -> Item {
+            guard let item = try await store.items.item(id: id) else {
+                throw Problem(.notFound, "no item has the ID \(id.rawValue); list them with GET /api/items")
+            }
+            return item
+        }
+
+        private func getItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+            let item = try await requireItem(try Self.itemID(context))
+            return try await itemResponse(.ok, item)
+        }
+
+        private func itemResponse(_ status: HTTPResponse.Status, _ item: Item, location: Bool = false) async throws
+            -> Response
+        {
+            var headers: HTTPFields = [.eTag: ETag.make(item.version)]
+            if location { headers[.location] = "/api/items/\(item.id.rawValue)" }
+            let email = try await store.users.user(id: item.userID)?.email
+            return JSONResponse.make(status, JSONShapes.item(item, ownerEmail: email), headers: headers)
+        }
+
+        private func addItem(_ request: Request) async throws -> Response {
+            var fields = BodyFields(try await Self.body(request))
+            guard let title = try fields.string("title") else {
+                throw Problem(.badRequest, "field 'title' is required: the item's title, not empty")
+            }
+            let owner = try await owner(&fields, required: true)
+            let status = try Self.status(&fields) ?? .open
+            let priority = try Self.priority(&fields) ?? 0
+            let notes = try fields.string("notes")
+            try fields.finish(known: Self.itemFields)
+            guard let owner else { throw Problem(.badRequest, "give the owner as 'user' (an email) or 'user_id'") }
+            let id = try await store.items.insert(
+                NewItem(userID: owner, title: title, notes: notes, status: status, priority: priority))
+            return try await itemResponse(.created, try await requireItem(id), location: true)
+        }
+
+        private func changeItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
+        {
+            let id = try Self.itemID(context)
+            let expected = try ETag.required(request)
+            var fields = BodyFields(try await Self.body(request))
+            var item = try await requireItem(id)
+            try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
+            if let title = try fields.string("title") {
+                item.title = title
+            } else if fields.has("title") {
+                throw Problem(.badRequest, "field 'title' cannot be null; give a title")
+            }
+            if let owner = try await owner(&fields, required: false) { item.userID = owner }
+            if let status = try Self.status(&fields) { item.status = status }
+            if let priority = try Self.priority(&fields) { item.priority = priority }
+            if fields.has("notes") { item.notes = try fields.string("notes") }
+            try fields.finish(known: Self.itemFields)
+            do {
+                return try await itemResponse(.ok, try await store.items.update(item))
+            } catch let error as StoreError where error.code == .conflict {
+                throw Problem(
+                    .preconditionFailed, "item \(id.rawValue) changed since version \(item.version); GET it again")
+            }
+        }
+
+        private func removeItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
+        {
+            let id = try Self.itemID(context)
+            let expected = try ETag.required(request)
+            let item = try await requireItem(id)
+            try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
+            try await store.items.delete(id: id)
+            return Response(status: .noContent)
+        }
+
+        /// The owner a body names by `user` (an email) or `user_id`, checked to exist.
+        private func owner(_ fields: inout BodyFields, required: Bool) async throws -> User.ID? {
+            let email = try fields.string("user")
+            let id = try fields.integer("user_id")
+            switch (email, id) {
+            case (let email?, nil):
+                guard let user = try await store.users.user(email: email) else {
+                    throw Problem(
+                        .badRequest,
+                        "no user has the email '\(email)'; add one with POST /api/users or `shelf users add --name NAME --email EMAIL`"
+                    )
+                }
+                return user.id
+            case (nil, let id?):
+                guard try await store.users.user(id: User.ID(id)) != nil else {
+                    throw Problem(.badRequest, "no user has the ID \(id); list them with GET /api/users")
+                }
+                return User.ID(id)
+            case (nil, nil): return nil
+            case (_?, _?): throw Problem(.badRequest, "give the owner as 'user' or as 'user_id', not both")
+            }
+        }
+
+        private static func status(_ fields: inout BodyFields) throws -> Item.Status? {
+            guard let text = try fields.string("status") else { return nil }
+            guard let status = Item.Status(rawValue: text) else {
+                throw Problem(.badRequest, "field 'status' must be open or done")
+            }
+            return status
+        }
+
+        private static func priority(_ fields: inout BodyFields) throws -> Int? {
+            guard let value = try fields.integer("priority") else { return nil }
+            guard Item.priorities.contains(Int(clamping: value)) else {
+                throw Problem(
+                    .badRequest,
+                    "field 'priority' must be \(Item.priorities.lowerBound) (lowest) to \(Item.priorities.upperBound) (highest)"
+                )
+            }
+            return Int(value)
+        }
+
+        /// The request's body as a JSON object, at most `maximumBodyBytes`.
+        static func body(_ request: Request) async throws -> [String: JSONValue] {
+            let buffer = try await request.body.collect(upTo: maximumBodyBytes)
+            return try JSONValue.object(from: Array(buffer.readableBytesView))
+        }
+    }
+
+    /// Entity tags: a stored version as `"N"`, and the `If-Match` rules (428 without one, 412
+    /// when it names another version).
+    enum ETag {
+        static func make(_ version: Int64) -> String { "\"\(version)\"" }
+
+        /// The versions `If-Match` names (nil for `*`); a 428 when it is missing.
+        static func required(_ request: Request) throws -> [String]? {
+            guard let header = request.headers[.ifMatch] else {
+                throw Problem(
+                    .preconditionRequired,
+                    "this change needs If-Match with the ETag of a GET, so that it does not overwrite a change made since"
+                )
+            }
+            let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if tags.contains("*") { return nil }
+            return tags.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
+        }
+
+        /// A 412 when `expected` does not name `stored`.
+        static func check(_ expected: [String]?, stored: Int64, what: String) throws {
+            guard let expected, !expected.contains(make(stored)) else { return }
+            throw Problem(
+                .preconditionFailed,
+                "\(what) changed since: it is at version \(stored), If-Match named \(expected.joined(separator: ", ")); GET it again"
+            )
+        }
+
+        /// The tag of a value that has no version column: a hash of its fields (FNV-1a).
+        static func hash(_ text: String) -> String {
+            var value: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in text.utf8 {
+                value ^= UInt64(byte)
+                value &*= 0x100_0000_01b3
+            }
+            return "\"" + String(value, radix: 16) + "\""
+        }
+    }
+#endif

@@ -1,0 +1,93 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    internal import Hummingbird
+    internal import HummingbirdCore
+    internal import NIOCore
+    internal import ServiceLifecycle
+    internal import ShelfReactive
+    internal import ShelfStore
+
+    extension ShelfAPI {
+        /// `GET /api/items/live?q=&limit=` (also `sort`, `order`): `text/event-stream` with an
+        /// `event: window` of `{"count","items","seq"}` at once and whenever the window or the
+        /// count changes, an `event: error` when a re-read fails (the stream stays open and the
+        /// store retries), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
+        /// the client goes, the store fails for good, or the application shuts down.
+        ///
+        /// `seq` and the event `id:` are the change-log position the window reflects, from
+        /// `Options.windowPosition`: Shelf has no change log yet (issue 23), so `seq` is null,
+        /// no `id:` is written and `Last-Event-ID` is ignored; a reconnecting client gets the
+        /// current window, which is complete but says nothing of what it missed.
+        func liveItems<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+            let parameters = try QueryParameters(request.uri.query)
+            try parameters.allowOnly(["q", "sort", "order", "limit"])
+            let query = try Self.itemQuery(parameters)
+            let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
+            let property = try await store.liveItems(matching: query, limit: limit)
+            let key = "\(limit) \(query.sortField.rawValue) \(query.sortDirection.rawValue) \(query.text)"
+            let body = ResponseBody { [self] writer in
+                let mailbox = LiveMailbox<LiveResult<ItemWindow>>()
+                let token = Lifetime.Token()
+                property.observe(during: token.lifetime) { mailbox.post($0) }
+                metrics.streamOpened(query: key)
+                defer {
+                    token.end()
+                    metrics.streamClosed(query: key)
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    let keepAlive = options.keepAlive
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: keepAlive)
+                            mailbox.keepAlive()
+                        }
+                    }
+                    defer { group.cancelAll() }
+                    try await withGracefulShutdownHandler {
+                        try await stream(from: mailbox, to: &writer)
+                    } onGracefulShutdown: {
+                        mailbox.end()
+                    }
+                }
+                try await writer.finish(nil)
+                withExtendedLifetime(property) {}
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/event-stream", .cacheControl: "no-cache",
+                    HTTPField.Name("X-Accel-Buffering")!: "no",
+                ],
+                body: body)
+        }
+
+        private func stream(from mailbox: LiveMailbox<LiveResult<ItemWindow>>, to writer: inout any ResponseBodyWriter)
+            async throws
+        {
+            while true {
+                switch await mailbox.next() {
+                case .end: return
+                case .keepAlive:
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                case .value(.success(let window), let published):
+                    let position = await options.windowPosition(window)
+                    let data = JSONValue.object([
+                        "count": .integer(Int64(window.totalCount)),
+                        "items": .array(try await JSONShapes.items(window.items, store: store)),
+                        "seq": position.map(JSONValue.integer) ?? .null,
+                    ])
+                    var event = Array((position.map { "id: \($0)\n" } ?? "").utf8) + Array("event: window\ndata: ".utf8)
+                    event += data.encoded() + Array("\n\n".utf8)
+                    try await writer.write(ByteBuffer(bytes: event))
+                    metrics.delivered(after: ContinuousClock.now - published)
+                case .value(.failure(let error), _):
+                    let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
+                    try await writer.write(
+                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                    if error.code == .fileReplaced { return }
+                }
+            }
+        }
+    }
+#endif

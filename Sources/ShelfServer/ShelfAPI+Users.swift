@@ -1,0 +1,113 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    internal import Hummingbird
+    internal import HummingbirdCore
+    internal import NIOCore
+    internal import ShelfStore
+
+    extension ShelfAPI {
+        static let userFields = "'name', 'email'"
+
+        func addUserRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
+            api.get("users") { request, _ in try await self.listUsers(request) }
+            api.get("users/{id}") { _, context in self.userResponse(.ok, try await self.requireUser(context)) }
+            api.post("users") { request, _ in try await self.addUser(request) }
+            api.patch("users/{id}") { request, context in try await self.changeUser(request, context: context) }
+            api.delete("users/{id}") { request, context in try await self.removeUser(request, context: context) }
+        }
+
+        /// Users by ID: `limit` of them after the ID `after` (so pages neither skip nor repeat).
+        private func listUsers(_ request: Request) async throws -> Response {
+            let parameters = try QueryParameters(request.uri.query)
+            try parameters.allowOnly(["limit", "after"])
+            let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
+            let after = try parameters.integer("after", in: 0...Int.max, default: 0)
+            let users = try await store.users.users().sorted { $0.id < $1.id }
+            let rest = users.filter { $0.id.rawValue > after }
+            let page = Array(rest.prefix(limit))
+            let next: JSONValue = rest.count > limit ? .string(String(page.last?.id.rawValue ?? 0)) : .null
+            return JSONResponse.make(
+                .ok,
+                .object([
+                    "count": .integer(Int64(users.count)), "users": .array(page.map(JSONShapes.user)), "next": next,
+                ]))
+        }
+
+        private func requireUser<Context: RequestContext>(_ context: Context) async throws -> User {
+            guard let text = context.parameters.get("id"), let value = Int64(text), value > 0 else {
+                throw Problem(.badRequest, "a user's ID is a positive integer, as in /api/users/7")
+            }
+            guard let user = try await store.users.user(id: User.ID(value)) else {
+                throw Problem(.notFound, "no user has the ID \(value); list them with GET /api/users")
+            }
+            return user
+        }
+
+        /// A user's ETag: users have no version column, so it is a hash of the stored fields.
+        static func userTag(_ user: User) -> String { ETag.hash("\(user.id.rawValue)\n\(user.name)\n\(user.email)") }
+
+        private func userResponse(_ status: HTTPResponse.Status, _ user: User, location: Bool = false) -> Response {
+            var headers: HTTPFields = [.eTag: Self.userTag(user)]
+            if location { headers[.location] = "/api/users/\(user.id.rawValue)" }
+            return JSONResponse.make(status, JSONShapes.user(user), headers: headers)
+        }
+
+        private func addUser(_ request: Request) async throws -> Response {
+            var fields = BodyFields(try await Self.body(request))
+            let name = try fields.string("name")
+            let email = try fields.string("email")
+            try fields.finish(known: Self.userFields)
+            guard let name, let email else {
+                throw Problem(.badRequest, "fields 'name' and 'email' are required")
+            }
+            let id = try await store.users.insert(NewUser(name: name, email: email))
+            guard let user = try await store.users.user(id: id) else {
+                throw Problem(
+                    .notFound, "user \(id.rawValue) was removed as it was added; list them with GET /api/users")
+            }
+            return userResponse(.created, user, location: true)
+        }
+
+        private func checkTag<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> User {
+            let expected = try ETag.required(request)
+            let user = try await requireUser(context)
+            let stored = Self.userTag(user)
+            if let expected, !expected.contains(stored) {
+                throw Problem(
+                    .preconditionFailed,
+                    "user \(user.id.rawValue) changed since: its ETag is \(stored), If-Match named \(expected.joined(separator: ", ")); GET it again"
+                )
+            }
+            return user
+        }
+
+        private func changeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
+        {
+            var fields = BodyFields(try await Self.body(request))
+            var user = try await checkTag(request, context)
+            if let name = try fields.string("name") { user.name = name }
+            if let email = try fields.string("email") { user.email = email }
+            try fields.finish(known: Self.userFields)
+            try await store.users.update(user)
+            guard let stored = try await store.users.user(id: user.id) else {
+                throw Problem(
+                    .notFound, "user \(user.id.rawValue) was removed meanwhile; list them with GET /api/users")
+            }
+            return userResponse(.ok, stored)
+        }
+
+        private func removeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
+        {
+            let user = try await checkTag(request, context)
+            let items = try await store.items.count(matching: ItemQuery(owner: user.id))
+            try await store.users.delete(id: user.id)
+            return JSONResponse.make(
+                .ok,
+                .object([
+                    "id": .integer(user.id.rawValue), "items_removed": .integer(Int64(items)),
+                    "message": .string("Removed \(user.email) and their \(items) item\(items == 1 ? "" : "s")."),
+                ]))
+        }
+    }
+#endif

@@ -1,0 +1,107 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    public import Hummingbird
+    internal import HummingbirdCore
+    public import Logging
+    internal import NIOCore
+    public import ShelfStore
+
+    /// Shelf's HTTP routes, to mount in a Hummingbird application: the REST API under `/api`,
+    /// the live item windows (`/api/items/live`, server-sent events), `/healthz` and `/metrics`.
+    ///
+    /// ```swift
+    /// let store = try Store(path: "shelf.sqlite")
+    /// let router = Router()
+    /// ShelfAPI(store: store).addRoutes(to: router)
+    /// try await Application(router: router).runService()
+    /// ```
+    ///
+    /// Every error is answered as `application/problem+json`. When the database holds API
+    /// tokens (`shelf tokens create`), every `/api` request needs `Authorization: Bearer TOKEN`.
+    /// Live streams end when the application shuts down gracefully (ServiceLifecycle).
+    public struct ShelfAPI: Sendable {
+        /// The options of the routes.
+        public struct Options: Sendable {
+            /// How often a live stream sends a comment line while nothing changes, so proxies
+            /// keep idle streams open. Default 15 s.
+            public var keepAlive: Duration
+            /// The change-log position a live window reflects (its event's `id:` and `seq`),
+            /// asked once per window; nil while Shelf has no change log (issue 23), in which
+            /// case events carry `"seq": null` and no `id:`, and `Last-Event-ID` is not honoured.
+            public var windowPosition: @Sendable (ItemWindow) async -> Int64?
+
+            /// Options; each left out has its default.
+            public init(
+                keepAlive: Duration = .seconds(15),
+                windowPosition: @escaping @Sendable (ItemWindow) async -> Int64? = { _ in nil }
+            ) {
+                self.keepAlive = keepAlive
+                self.windowPosition = windowPosition
+            }
+        }
+
+        /// The largest request body taken (1 MiB); a larger one is a 413.
+        public static let maximumBodyBytes = 1 << 20
+        /// The most items one page or live window holds.
+        public static let maximumLimit = 1_000
+        /// Items in a page or window when `limit` is not given.
+        public static let defaultLimit = 50
+
+        /// The store the routes read and write.
+        public let store: Store
+        /// The routes' options.
+        public let options: Options
+        /// The service's metrics, as `/metrics` shows them.
+        public let metrics: ServerMetrics
+        let logger: Logger
+
+        /// Routes over `store`.
+        public init(store: Store, options: Options = Options(), logger: Logger = Logger(label: "shelf.http")) {
+            self.store = store
+            self.options = options
+            self.metrics = ServerMetrics()
+            self.logger = logger
+        }
+
+        /// Adds the routes to `router`: `/healthz`, `/metrics` and `/api/…`, each behind the
+        /// access log, the request metrics and the problem+json errors; `/api` also behind the
+        /// token check.
+        public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+            let root = router.group()
+                .add(middleware: AccessLogMiddleware<Context>(logger: logger, metrics: metrics))
+                .add(middleware: ProblemMiddleware<Context>())
+            root.get("healthz") { _, _ in try await self.health() }
+            root.get("metrics") { _, _ in self.metrics.response() }
+            let api = root.group("api").add(middleware: TokenMiddleware<Context>(store: store))
+            addItemRoutes(to: api)
+            addUserRoutes(to: api)
+            api.get("views") { _, _ in try await self.views() }
+        }
+
+        private func health() async throws -> Response {
+            do {
+                _ = try await store.users.user(id: User.ID(0))
+            } catch let error as StoreError {
+                throw Problem(.serviceUnavailable, "the store does not answer: \(error.message)")
+            }
+            return JSONResponse.make(.ok, .object(["status": .string("ok")]))
+        }
+
+        private func views() async throws -> Response {
+            let views = try await store.views.views()
+            return JSONResponse.make(
+                .ok, .object(["count": .integer(Int64(views.count)), "views": .array(views.map(JSONShapes.view))]))
+        }
+    }
+
+    /// JSON responses.
+    enum JSONResponse {
+        static func make(_ status: HTTPResponse.Status, _ value: JSONValue, headers: HTTPFields = [:]) -> Response {
+            var fields = headers
+            fields[.contentType] = "application/json"
+            return Response(
+                status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: value.encoded())))
+        }
+    }
+#endif

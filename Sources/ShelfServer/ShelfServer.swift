@@ -1,0 +1,115 @@
+#if Server
+    internal import Foundation
+    internal import HTTPTypes
+    internal import Hummingbird
+    internal import HummingbirdCore
+    public import Logging
+    internal import NIOCore
+    internal import ServiceLifecycle
+    public import ShelfStore
+
+    /// `shelf serve`: Shelf's routes (`ShelfAPI`) in a Hummingbird application of their own,
+    /// on one address, until the task running it is cancelled; then it stops accepting, ends
+    /// open live streams, and returns once the open requests are answered.
+    public struct ShelfServer: Sendable {
+        /// Where and how to serve.
+        public struct Configuration: Sendable {
+            /// The address to listen on; `127.0.0.1` by default.
+            public var host: String
+            /// The port; 0 picks a free one.
+            public var port: Int
+            /// An origin (`https://app.example.com`) whose pages may call the API (CORS), or nil.
+            public var corsOrigin: String?
+            /// The routes' options.
+            public var options: ShelfAPI.Options
+
+            /// A configuration; each argument left out has its default.
+            public init(
+                host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
+                options: ShelfAPI.Options = .init()
+            ) {
+                self.host = host
+                self.port = port
+                self.corsOrigin = corsOrigin
+                self.options = options
+            }
+        }
+
+        /// The store served.
+        public let store: Store
+        /// Where and how.
+        public let configuration: Configuration
+        let logger: Logger
+
+        /// A server of `store`.
+        public init(store: Store, configuration: Configuration, logger: Logger = Logger(label: "shelf.http")) {
+            self.store = store
+            self.configuration = configuration
+            self.logger = logger
+        }
+
+        /// Serves until the calling task is cancelled, then shuts down gracefully: no new
+        /// connection is accepted, live streams end, and open requests are answered before it
+        /// returns. `onListening` is called once with the address bound (the port picked, for
+        /// port 0).
+        /// - Throws: when the address cannot be bound, or the server fails.
+        public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void) async throws {
+            let router = Router()
+            router.add(middleware: ProblemMiddleware())
+            if let origin = configuration.corsOrigin {
+                router.add(
+                    middleware: CORSMiddleware(
+                        allowOrigin: .oneOf(origin),
+                        allowHeaders: [
+                            .accept, .authorization, .contentType, .origin, .ifMatch, HTTPField.Name("Last-Event-ID")!,
+                        ],
+                        allowMethods: [.get, .head, .post, .patch, .delete, .options],
+                        exposedHeaders: ["ETag", "Location"]))
+                // Hummingbird's CORS middleware names exposed headers on preflights only; a
+                // browser reads them from the actual response.
+                router.add(middleware: ExposedHeadersMiddleware(origin: origin))
+            }
+            ShelfAPI(store: store, options: configuration.options, logger: logger).addRoutes(to: router)
+            let host = configuration.host
+            let app = Application(
+                router: router,
+                server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+                configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+                onServerRunning: { channel in
+                    await onListening(host, channel.localAddress?.port ?? 0)
+                },
+                logger: logger)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger))
+            // The caller's cancellation (a signal, in `shelf serve`) is a graceful shutdown, not
+            // ServiceGroup's own reading of it (cancel every service at once).
+            let running = Task { try await group.run() }
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
+        }
+
+        /// Adds `Access-Control-Expose-Headers: ETag, Location` to the answers to `origin`.
+        struct ExposedHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+            let origin: String
+
+            func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+                async throws -> Response
+            {
+                var response = try await next(request, context)
+                if request.method != .options, request.headers[.origin] == origin {
+                    response.headers[.accessControlExposeHeaders] = "ETag, Location"
+                }
+                return response
+            }
+        }
+
+        /// True when `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+        public static func isLoopback(_ host: String) -> Bool {
+            host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        }
+    }
+#endif

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import ShelfStore
+
+#if Server
+    import Logging
+    import ShelfServer
+#endif
+
+/// `shelf serve`: the store as an HTTP service (built with the `Server` trait).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the store over HTTP: a JSON API, live item windows (server-sent events), health and metrics.",
+        discussion: """
+            Prints `listening on http://HOST:PORT` on standard output once ready. SIGTERM or Ctrl-C \
+            stops accepting, ends open streams and exits 0. Each request is logged on standard error. \
+            Only in a shelf built with the Server trait (`swift build --traits Server`).
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port; 0 picks a free one.")
+    var port = 8080
+
+    @Option(
+        help: ArgumentHelp(
+            "An origin whose pages may call the API (CORS), as https://app.example.com.", valueName: "origin"))
+    var cors: String?
+
+    @Option(help: ArgumentHelp("Seconds between keep-alive comments on an idle live stream.", valueName: "seconds"))
+    var keepAlive = 15
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard (1...3_600).contains(keepAlive) else { throw ValidationError("--keep-alive must be 1 to 3600 seconds") }
+        if let cors, !(cors.hasPrefix("http://") || cors.hasPrefix("https://")) || cors.hasSuffix("/") {
+            throw ValidationError("--cors takes an origin such as https://app.example.com (scheme and host, no path)")
+        }
+    }
+
+    func run() async throws {
+        #if Server
+            let store = try await database.openStore()
+            if !ShelfServer.isLoopback(host), try await !store.tokens.hasTokens() {
+                throw CommandError(
+                    "refusing to listen on \(host) with no API token: anyone who reaches it could read and change "
+                        + "the store; create one with `shelf tokens create --user EMAIL`, or listen on 127.0.0.1")
+            }
+            var logger = Logger(label: "shelf.http") { StreamLogHandler.standardError(label: $0) }
+            logger.logLevel = .info
+            let server = ShelfServer(
+                store: store,
+                configuration: .init(
+                    host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive))),
+                logger: logger)
+            do {
+                try await server.run { host, port in
+                    do {
+                        try printLine("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+                    } catch {
+                        printError("Error: cannot print the address: \(error)")
+                    }
+                }
+            } catch is CancellationError {
+            } catch  where "\(error)".contains("Address already in use") {
+                throw CommandError(
+                    "cannot listen on \(host):\(port): the address is in use; stop what uses it or pick another --port (0 picks a free one)"
+                )
+            }
+            // Stopped by a signal, the server shut down cleanly: that is success.
+            if Task.isCancelled { SignalRelay.shared.workIsFinal() }
+        #else
+            throw CommandError(Self.notBuilt)
+        #endif
+    }
+
+    /// What a shelf built without the Server trait says.
+    static let notBuilt =
+        "this shelf was built without the HTTP server; build it with the Server trait: "
+        + "`swift build --traits Server` (and `--traits PostgreSQL,Server` for both), then run .build/debug/shelf serve"
+}

@@ -1,0 +1,73 @@
+#if Server
+    import Foundation
+    import ShelfTestSupport
+    import Testing
+
+    /// `GET /api/items/live`: server-sent windows that follow every writer.
+    @Suite(.serialized) struct LiveStreamTests {
+        @Test func aStreamSeesTheCommandLineAndTheSQLiteShell() async throws {
+            try await ServedShelf.with { served in
+                let stream = try await EventStream(served, "/api/items/live?q=moth&limit=10")
+                #expect(stream.status == 200)
+                #expect(stream.contentType == "text/event-stream")
+                let first = try #require(try await stream.next())
+                #expect(first.event == "window")
+                #expect(first.id == nil, "no change log yet: no event id")
+                #expect(first.json["count"] as? Int == 0)
+                #expect(first.json["seq"] is NSNull)
+
+                let added = try await served.shelf.runAsync([
+                    "items", "add", "--user", "ann@example.com", "--title", "Catch the moth",
+                ])
+                #expect(added.status == 0)
+                let second = try await stream.next { ($0.json["count"] as? Int) == 1 }
+                let items = try #require(second?.json["items"] as? [[String: Any]])
+                #expect(items.first?["title"] as? String == "Catch the moth")
+                #expect(items.first?["user"] as? String == "ann@example.com")
+
+                let inserted = try await served.cli(
+                    sqlite: """
+                        INSERT INTO items (user_id, title, status, priority, created_at, updated_at)
+                        VALUES (1, 'Moth trap', 'open', 1, 1700000000000, 1700000000000)
+                        """)
+                #expect(inserted == 0)
+                let third = try await stream.next { ($0.json["count"] as? Int) == 2 }
+                let titles = (third?.json["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+                #expect(Set(titles ?? []) == ["Catch the moth", "Moth trap"])
+
+                // A write that does not touch the window sends nothing: the next event is the
+                // one after a matching write.
+                _ = try await served.shelf.runAsync([
+                    "items", "add", "--user", "ann@example.com", "--title", "Unrelated",
+                ])
+                _ = try await served.shelf.runAsync(["items", "add", "--user", "ann@example.com", "--title", "Moths"])
+                let fourth = try #require(try await stream.next())
+                #expect(fourth.json["count"] as? Int == 3)
+            }
+        }
+
+        @Test func anIdleStreamSendsKeepAliveComments() async throws {
+            try await ServedShelf.with(arguments: ["--keep-alive", "1"]) { served in
+                let stream = try await EventStream(served, "/api/items/live")
+                #expect(try await stream.next()?.event == "window")
+                #expect(try await stream.waitForComments(2))
+                #expect(stream.comments.allSatisfy { $0 == " keep-alive" })
+                let metrics = try await served.get("/metrics")
+                #expect(metrics.body.contains("shelf_live_streams 1"))
+                #expect(metrics.body.contains("shelf_live_queries 1"))
+            }
+        }
+
+        @Test func theParserFollowsTheEventSourceRules() {
+            var parser = EventStreamParser()
+            let events = parser.feed(
+                Array("id: 7\r\nevent: window\r\ndata: a\rdata:b\n\n: note\n\ndata\n\nevent: x\n\n".utf8))
+            #expect(
+                events == [
+                    ServerSentEvent(id: "7", event: "window", data: "a\nb"),
+                    ServerSentEvent(id: "7", event: "message", data: ""),
+                ])
+            #expect(parser.comments == [" note"])
+        }
+    }
+#endif

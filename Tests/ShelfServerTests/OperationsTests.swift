@@ -1,0 +1,76 @@
+#if Server
+    import Foundation
+    import NIOHTTP1
+    import ShelfTestSupport
+    import Testing
+
+    /// Health, metrics, the access log, CORS, and the end on SIGTERM.
+    @Suite(.serialized) struct OperationsTests {
+        @Test func healthMetricsAndTheAccessLog() async throws {
+            try await ServedShelf.with { served in
+                let health = try await served.get("/healthz")
+                #expect(health.status == 200)
+                #expect(health.json["status"] as? String == "ok")
+                _ = try await served.get("/api/items")
+                _ = try await served.get("/api/items/999")
+                let metrics = try await served.get("/metrics")
+                #expect(metrics.status == 200)
+                #expect(metrics["Content-Type"]?.hasPrefix("text/plain") == true)
+                #expect(
+                    metrics.body.contains(
+                        #"shelf_http_requests_total{route="/api/items",method="GET",status="200"} 1"#),
+                    "\(metrics.body)")
+                #expect(metrics.body.contains(#"route="/api/items/{id}",method="GET",status="404"} 1"#))
+                #expect(metrics.body.contains("shelf_live_streams 0"))
+                #expect(metrics.body.contains("# TYPE shelf_live_delivery_seconds histogram"))
+                let logged = await ServedShelf.poll { [served] in
+                    served.standardError.contains("GET /api/items/999 404") ? true : nil
+                }
+                #expect(logged == true, "the access log: \(served.standardError)")
+            }
+        }
+
+        @Test func corsAnswersTheOriginGiven() async throws {
+            try await ServedShelf.with(arguments: ["--cors", "https://app.example.com"]) { served in
+                let preflight = try await served.send(
+                    .OPTIONS, "/api/items/1",
+                    headers: [
+                        ("Origin", "https://app.example.com"), ("Access-Control-Request-Method", "PATCH"),
+                        ("Access-Control-Request-Headers", "If-Match, Authorization"),
+                    ])
+                #expect(preflight.status == 204 || preflight.status == 200)
+                #expect(preflight["Access-Control-Allow-Origin"] == "https://app.example.com")
+                #expect(preflight["Access-Control-Allow-Methods"]?.contains("PATCH") == true)
+                #expect(preflight["Access-Control-Allow-Headers"]?.lowercased().contains("if-match") == true)
+                let get = try await served.get("/api/items", headers: [("Origin", "https://app.example.com")])
+                #expect(get["Access-Control-Allow-Origin"] == "https://app.example.com")
+                #expect(get["Access-Control-Expose-Headers"]?.contains("ETag") == true)
+                let other = try await served.get("/api/items", headers: [("Origin", "https://evil.example.com")])
+                #expect(other["Access-Control-Allow-Origin"] != "https://evil.example.com")
+            }
+        }
+
+        @Test func sigtermEndsOpenStreamsAndExitsZero() async throws {
+            try await ServedShelf.with { served in
+                let stream = try await EventStream(served, "/api/items/live")
+                #expect(try await stream.next()?.event == "window")
+                let start = ContinuousClock.now
+                served.deliver(SIGTERM)
+                #expect(try await stream.next() == nil, "the stream ended")
+                let ended = await ServedShelf.poll { served.isRunning ? nil : true }
+                #expect(ended == true)
+                #expect(ContinuousClock.now - start < .seconds(5))
+                #expect(served.exitStatus() == 0)
+            }
+        }
+
+        @Test func aPortInUseIsSaidSo() async throws {
+            try await ServedShelf.with { served in
+                let port = try #require(served.base.split(separator: ":").last.map(String.init))
+                let second = try await served.shelf.runAsync(["serve", "--port", port])
+                #expect(second.status == 1)
+                #expect(second.error.contains("cannot listen on 127.0.0.1:\(port)"), "\(second.error)")
+            }
+        }
+    }
+#endif

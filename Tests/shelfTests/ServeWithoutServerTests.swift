@@ -1,0 +1,21 @@
+#if !Server
+    import Foundation
+    import Testing
+
+    /// A shelf built without the Server trait says how to get `serve` and `tokens`.
+    @Suite struct ServeWithoutServerTests {
+        @Test(arguments: [["serve"], ["tokens", "list"], ["tokens", "create", "--user", "ann@example.com"]])
+        func saysHowToBuildWithTheServer(_ arguments: [String]) async throws {
+            let shelf = try ShelfProcess()
+            defer { shelf.cleanUp() }
+            _ = try await shelf.run([
+                "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
+            ])
+            let result = try await shelf.run(arguments + ["--db", shelf.databasePath])
+            #expect(result.status == 1)
+            #expect(result.error.contains("built without the HTTP server"))
+            #expect(result.error.contains("swift build --traits Server"))
+            #expect(result.output.isEmpty)
+        }
+    }
+#endif
