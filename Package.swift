@@ -185,6 +185,8 @@ let package = Package(
             name: "ShelfServerTests",
             dependencies: [
                 "shelf", "ShelfStore", "ShelfTestSupport",
+                .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "ShelfPostgresTesting", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),

@@ -53,8 +53,9 @@
         package static func open(url: String, configuration: Store.Configuration = .default) async throws
             -> PostgresBackend
         {
-            var place = try PostgresLocation(url: url)
-            place.lockTimeout = configuration.writeTimeout
+            var location = try PostgresLocation(url: url)
+            location.lockTimeout = configuration.writeTimeout
+            let place = location
             SlowCallThreshold.set(configuration.slowQueryThreshold)
             let (applied, collisions) = try await withConnection(to: place) { connection in
                 let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfSQLiteBackend
 import ShelfStore
 
 struct RestoreCommand: AsyncParsableCommand {

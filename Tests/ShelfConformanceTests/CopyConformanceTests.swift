@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSQLiteBackend
 import ShelfStore
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfPresentation
 import ShelfReactive
+import ShelfSQLiteBackend
 import ShelfStore
 import ShelfTestSupport
 import Testing

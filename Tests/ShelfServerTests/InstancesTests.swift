@@ -6,6 +6,7 @@
 
     #if PostgreSQL
         import ShelfPostgres
+        import ShelfPostgresTesting
     #endif
 
     /// Several `shelf serve` on one database, and the service on PostgreSQL.

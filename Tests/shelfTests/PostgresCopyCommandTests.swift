@@ -1,6 +1,7 @@
 #if PostgreSQL
     import Foundation
     import ShelfPostgres
+    import ShelfPostgresTesting
     import ShelfTestSupport
     import Testing
 

@@ -1,6 +1,6 @@
 /// One copy from a store's snapshot into another store's transaction: the work behind
 /// `Store.copy(to:options:progress:)`. Blocks the calling thread.
-struct StoreCopier {
+package struct StoreCopier {
     let source: Store
     let target: Store
     let options: CopyOptions
@@ -116,7 +116,7 @@ struct StoreCopier {
 
     /// Every copied row of `snapshot` (the target's transaction, as it sees itself now): row
     /// counts and fingerprint.
-    static func side(of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false }) throws -> CopyReport.Side {
+    package static func side(of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false }) throws -> CopyReport.Side {
         var fingerprint = CopyFingerprint()
         var counts: [CopyReport.TableCount] = []
         for table in CopyTable.allCases {
@@ -138,7 +138,7 @@ struct StoreCopier {
     }
 
     /// "a", "a and b", "a, b and c".
-    static func listed(_ parts: [String]) -> String {
+    package static func listed(_ parts: [String]) -> String {
         guard parts.count > 1 else { return parts.first ?? "" }
         return parts.dropLast().joined(separator: ", ") + " and " + (parts.last ?? "")
     }

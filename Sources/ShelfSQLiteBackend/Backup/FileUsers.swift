@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 /// The processes that have a database file open, as a person should see them: every process
 /// whose descriptors (in `/proc`) name the file or its `-wal`/`-shm`/`-journal`, and the one

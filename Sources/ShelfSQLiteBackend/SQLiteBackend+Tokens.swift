@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension SQLiteBackend: TokenStorage {
     private static let tokenColumns =

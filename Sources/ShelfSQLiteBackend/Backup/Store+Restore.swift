@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+public import ShelfStore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -48,7 +49,7 @@ extension Store {
         var keptAs: String?
         if FileManager.default.fileExists(atPath: path) {
             // The old store must be whole in its main file before it is kept.
-            if case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.duration) {
+            if case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.defaultDuration) {
                 throw StoreError(
                     .database,
                     "cannot merge \(path)-wal into \(path) before keeping it (\(reason)); nothing was changed")
@@ -155,7 +156,7 @@ extension Store {
         }
         let side = try checkOpened(temporary, backup: backup)
         // The checked copy must be one whole file before it moves into place.
-        if case .failed(let reason) = Database.mergeLeftoverWAL(path: temporary, timeout: WriteTimeout.duration) {
+        if case .failed(let reason) = Database.mergeLeftoverWAL(path: temporary, timeout: WriteTimeout.defaultDuration) {
             throw StoreError(.database, "cannot close the checked copy of \(backup) (\(reason)); nothing was changed")
         }
         return side

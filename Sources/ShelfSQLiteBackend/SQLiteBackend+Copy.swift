@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 #if canImport(Glibc)
     internal import Glibc

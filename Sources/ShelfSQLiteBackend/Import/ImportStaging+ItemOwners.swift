@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension ImportStaging {
     /// The items a `replace` would delete, for `doomed` (a query of the IDs of the table's rows

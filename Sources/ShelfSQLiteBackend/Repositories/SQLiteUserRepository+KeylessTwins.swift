@@ -1,5 +1,6 @@
 internal import Foundation
 internal import ShelfSQLite
+internal import ShelfStore
 
 extension SQLiteUserRepository {
     /// Refuses, inside a write, an email whose key (`Email.key`) is that of a user without a
