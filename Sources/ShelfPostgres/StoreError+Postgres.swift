@@ -29,7 +29,7 @@
                 self.init(
                     .database,
                     "cannot reach the PostgreSQL server at \(location.server) (\(Self.connectionCause(error.underlying))); "
-                        + "check that it runs and the URL in --db/SHELF_DB")
+                        + "check that it runs and the URL", hint: .checkDatabaseLocation)
             case is CancellationError:
                 self.init(.database, "\(prefix)the operation on \(location.server) was cancelled")
             default:

@@ -96,7 +96,7 @@ final class SQLiteCopyRows: CopyTransaction {
     /// program other than shelf can store text in an integer column, or a blob anywhere).
     private func refuseMistypedValues(_ table: CopyTable) throws {
         let checks = table.columns.map { column in
-            let kinds = (column.kind == .integer ? ["'integer'"] : ["'text'"]) + (column.nullable ? ["'null'"] : [])
+            let kinds = (column.kind != .text ? ["'integer'"] : ["'text'"]) + (column.nullable ? ["'null'"] : [])
             return (column.name, "typeof(\(column.name)) NOT IN (\(kinds.joined(separator: ", ")))")
         }
         let which = "CASE " + checks.map { "WHEN \($0.1) THEN '\($0.0)'" }.joined(separator: " ") + " END"
@@ -110,7 +110,7 @@ final class SQLiteCopyRows: CopyTransaction {
             throw StoreError(
                 .invalidValue,
                 "\(table.name) row \(id.map(String.init) ?? "without an ID") holds \(type ?? "a value") in \(column), "
-                    + "which shelf keeps as \(table.columns.first { $0.name == column }?.kind == .integer ? "an integer" : "text"); "
+                    + "which shelf keeps as \(table.columns.first { $0.name == column }?.kind != .text ? "an integer" : "text"); "
                     + "correct that row (another program wrote it), then copy again")
         }
     }
@@ -133,7 +133,7 @@ final class SQLiteCopyRows: CopyTransaction {
             for (index, column) in columns.enumerated() {
                 let index = Int32(index)
                 switch column.kind {
-                case .integer:
+                case .integer, .boolean:
                     values.append(try row.get(index, as: Int64?.self).map(CopyValue.integer) ?? .null)
                 case .text:
                     values.append(row.textBytes(index).map { CopyValue.text(Array($0)) } ?? .null)

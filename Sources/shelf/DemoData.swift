@@ -22,7 +22,8 @@ enum DemoData {
         for index in 0..<max(1, userCount) {
             let first = firstNames[index % firstNames.count]
             let last = lastNames[(index / firstNames.count + index * 7) % lastNames.count]
-            var email = "\(first).\(last)@example.com".lowercased().folding(options: .diacriticInsensitive, locale: nil)
+            var email = "\(first).\(last.replacingOccurrences(of: " ", with: ""))@example.com".lowercased().folding(
+                options: .diacriticInsensitive, locale: nil)
             if emails.contains(email) { email = email.replacingOccurrences(of: "@", with: "\(index)@") }
             emails.insert(email)
             newUsers.append(

@@ -254,7 +254,9 @@ struct ItemEditorOwnerTests {
         await editor.save().finished()
         let asked = editor.state.value
         #expect(asked.newOwner != nil)
-        #expect(asked.newOwner?.command == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
+        #expect(
+            asked.newOwner?.command
+                == StoreHints.addUserCommand(location: store.shareableLocation, email: "x@example.com"))
         #expect(asked.newOwner?.command?.contains(store.location) == true)
     }
 

@@ -44,18 +44,25 @@ struct MessageFindingsTests {
         let target = folder + "/copy.sqlite"
         let errors = shelf.folder.appendingPathComponent("backup.err").path
         let backup = try RunningShelf(["backup", "--db", db, target], stderr: errors)
-        // Once the copy has begun (its file beside the target), Ctrl-C.
+        // Once the copy has begun (its file beside the target), the backup is stopped at once
+        // (SIGSTOP), so that on a loaded machine it cannot finish before Ctrl-C arrives; Ctrl-C
+        // is then sent and the backup continued.
+        let pid = backup.pid
         let begun = try await Self.onThread { () -> Bool in
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                if names.contains(where: { $0.hasPrefix(".copy.sqlite.backup-") }) { return true }
+                if names.contains(where: { $0.hasPrefix(".copy.sqlite.backup-") }) {
+                    kill(pid, SIGSTOP)
+                    return true
+                }
                 Thread.sleep(forTimeInterval: 0.005)
             }
             return false
         }
         try #require(begun, "the backup began writing its copy")
-        #expect(backup.interrupt() == 128 + SIGINT)
+        kill(pid, SIGINT)
+        #expect(backup.stop(SIGCONT) == 128 + SIGINT)
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(
             said.contains("Interrupted: \(target) was not written (a file that was there is left as it was)."),

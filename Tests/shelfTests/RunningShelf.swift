@@ -49,6 +49,9 @@ final class RunningShelf {
 
     var isRunning: Bool { child.isRunning }
 
+    /// The process's ID, for signals sent from another thread.
+    var pid: pid_t { child.pid }
+
     /// Sends `signal` and waits for the process to end; returns its exit status.
     func stop(_ signal: Int32) -> Int32 {
         child.signal(signal)

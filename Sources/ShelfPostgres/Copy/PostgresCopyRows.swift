@@ -105,6 +105,8 @@
                 for (column, cell) in zip(columns, row) {
                     switch column.kind {
                     case .integer: values.append(try cell.decode(Int64?.self).map(CopyValue.integer) ?? .null)
+                    case .boolean:
+                        values.append(try cell.decode(Bool?.self).map { CopyValue.integer($0 ? 1 : 0) } ?? .null)
                     case .text:
                         values.append(try cell.decode(String?.self).map { CopyValue.text(Array($0.utf8)) } ?? .null)
                     }
@@ -117,7 +119,7 @@
 
         func deleteAll() throws {
             // In the copy's transaction: other sessions see the old rows until it commits.
-            try execute("TRUNCATE saved_views, items, users")
+            try execute("TRUNCATE api_tokens, saved_views, items, users")
         }
 
         func insert(_ rows: [CopyRow], into table: CopyTable) throws {
@@ -132,6 +134,8 @@
                     switch (column.kind, value) {
                     case (.integer, .integer(let number)): bindings.append(number)
                     case (.integer, _): bindings.append(Int64?.none)
+                    case (.boolean, .integer(let number)): bindings.append(number != 0)
+                    case (.boolean, _): bindings.append(Bool?.none)
                     case (.text, .text(let bytes)):
                         guard let text = String(validating: bytes, as: UTF8.self) else {
                             throw StoreError(

@@ -156,7 +156,8 @@ extension Store {
         }
         let side = try checkOpened(temporary, backup: backup)
         // The checked copy must be one whole file before it moves into place.
-        if case .failed(let reason) = Database.mergeLeftoverWAL(path: temporary, timeout: WriteTimeout.defaultDuration) {
+        if case .failed(let reason) = Database.mergeLeftoverWAL(path: temporary, timeout: WriteTimeout.defaultDuration)
+        {
             throw StoreError(.database, "cannot close the checked copy of \(backup) (\(reason)); nothing was changed")
         }
         return side

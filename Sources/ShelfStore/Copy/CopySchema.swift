@@ -10,6 +10,7 @@ package enum CopyTable: String, CaseIterable, Sendable {
     case users
     case items
     case savedViews = "saved_views"
+    case apiTokens = "api_tokens"
 
     /// The table's name in SQL.
     package var name: String { rawValue }
@@ -35,6 +36,11 @@ package enum CopyTable: String, CaseIterable, Sendable {
                 .init("owner_id", .integer, nullable: true), .init("created_at", .integer),
                 .init("updated_at", .integer), .init("version", .integer),
             ]
+        case .apiTokens:
+            [
+                .init("id", .integer), .init("name", .text), .init("user_id", .integer),
+                .init("token_hash", .text), .init("read_only", .boolean), .init("created_at", .integer),
+            ]
         }
     }
 
@@ -48,6 +54,7 @@ package enum CopyTable: String, CaseIterable, Sendable {
             case .users: "user"
             case .items: "item"
             case .savedViews: "saved view"
+            case .apiTokens: "API token"
             }
         return "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
@@ -78,6 +85,9 @@ package struct CopyColumn: Sendable, Hashable {
         case integer
         /// Text, copied as its UTF-8 bytes.
         case text
+        /// True or false: an integer 0 or 1 on SQLite, a `boolean` on PostgreSQL, copied and
+        /// fingerprinted as the integer.
+        case boolean
     }
 
     package let name: String

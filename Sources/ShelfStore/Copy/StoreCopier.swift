@@ -116,7 +116,9 @@ package struct StoreCopier {
 
     /// Every copied row of `snapshot` (the target's transaction, as it sees itself now): row
     /// counts and fingerprint.
-    package static func side(of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false }) throws -> CopyReport.Side {
+    package static func side(of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false }) throws
+        -> CopyReport.Side
+    {
         var fingerprint = CopyFingerprint()
         var counts: [CopyReport.TableCount] = []
         for table in CopyTable.allCases {
