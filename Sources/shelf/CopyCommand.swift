@@ -59,16 +59,15 @@ struct CopyCommand: AsyncParsableCommand {
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let temporary = folder + "/.\((path as NSString).lastPathComponent).copy-\(UUID().uuidString)"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        let target = try OpenDatabases.open(temporary)
         do {
-            let target = try OpenDatabases.open(temporary)
             try await copy(from: source, into: target, shownAs: path)
+        } catch {
+            await target.close()
+            throw error
         }
-        // The store is released: wait for its last connection to close (merging its WAL),
-        // then move the whole file into place.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline, Self.processHolds(temporary) {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // Closed, its WAL is merged into the file and removed: the whole file moves into place.
+        await target.close()
         if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
         guard rename(temporary, path) == 0 else {
             throw CommandError(
@@ -108,19 +107,6 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError(
                 "\(name) read back differs from \(source.location) (see the counts and fingerprints above); "
                     + "nothing was committed and it is as it was")
-        }
-    }
-
-    /// True when a descriptor of this process names the file at `path`.
-    private static func processHolds(_ path: String) -> Bool {
-        var wanted = stat()
-        guard stat(path, &wanted) == 0,
-            let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
-        else { return false }
-        return descriptors.contains { descriptor in
-            var status = stat()
-            return stat("/proc/self/fd/\(descriptor)", &status) == 0 && status.st_dev == wanted.st_dev
-                && status.st_ino == wanted.st_ino
         }
     }
 
