@@ -55,7 +55,7 @@ public struct Exporter: Sendable {
             var reporter = ProgressReporter(total: total, report: progress)
             try store.forEachUser { user in
                 try cancellation.check()
-                try writer.row { fields in
+                try writer.row("user \(user.id)") { fields in
                     for column in columns { column.write(user, into: &fields) }
                 }
                 reporter.advance(to: writer.count)
@@ -99,7 +99,7 @@ public struct Exporter: Sendable {
             var reporter = ProgressReporter(total: total, report: progress)
             try store.forEachItemText(matching: query) { item in
                 try cancellation.check()
-                try writer.row { fields in
+                try writer.row("item \(item.id)") { fields in
                     for column in columns { column.write(item, into: &fields) }
                 }
                 reporter.advance(to: writer.count)

@@ -36,8 +36,13 @@ struct RowWriter {
     }
 
     /// Writes one row, whose fields `body` appends in column order.
+    ///
+    /// - Parameter row: names the row ("item 42") for the error below.
+    /// - Throws: `TransferError` when a text field holds a NUL character (a row stored by
+    ///   another program, or before the database refused them): no format shelf imports can
+    ///   carry it, so the export stops rather than write what cannot be read back.
     @inline(__always)
-    mutating func row(_ body: (inout RowFields) -> Void) throws(TransferError) {
+    mutating func row(_ row: @autoclosure () -> String, _ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
         var fields = RowFields(json: !format.isDelimited, delimiter: delimiter)
         fields.excelSafe = excelSafe
@@ -46,6 +51,12 @@ struct RowWriter {
         body(&fields)
         fields.close()
         swap(&fields.bytes, &output.bytes)
+        if let field = fields.nulField {
+            throw TransferError(
+                "\(row()) holds a NUL character in its \(field) (stored by another program, or before shelf "
+                    + "refused them), which no format shelf imports can carry; remove it from that row, then "
+                    + "export again")
+        }
         switch format {
         case .csv, .tsv: Encode.ascii("\r\n", into: &output.bytes)
         case .ndjson: output.bytes.append(0x0A)
@@ -72,6 +83,8 @@ struct RowFields {
     /// See `RowWriter.excelSafe`.
     var excelSafe = false
     var bytes: [UInt8] = []
+    /// The first text field that held a NUL character, if any (see `RowWriter.row`).
+    var nulField: StaticString?
     private var first = true
 
     init(json: Bool, delimiter: UInt8 = 0x2C) {
@@ -89,6 +102,7 @@ struct RowFields {
     @inline(__always)
     mutating func text(_ name: StaticString, _ value: String?) {
         separate(name)
+        if nulField == nil, let value, value.utf8.contains(0) { nulField = name }
         if json {
             Encode.json(value, into: &bytes)
         } else if excelSafe, let value, SpreadsheetSafety.needsPrefix(value) {
@@ -106,6 +120,7 @@ struct RowFields {
             if json { Encode.ascii("null", into: &bytes) }
             return
         }
+        if nulField == nil, let base = value.baseAddress, memchr(base, 0, value.count) != nil { nulField = name }
         if json {
             Encode.json(value, into: &bytes)
         } else if excelSafe, SpreadsheetSafety.needsPrefix(value) {
