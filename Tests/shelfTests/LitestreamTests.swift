@@ -34,8 +34,12 @@ struct LitestreamTests {
         )
         let config = shelf.folder.appendingPathComponent("litestream.yml").path
         let replica = shelf.folder.appendingPathComponent("replica").path
-        try Data("dbs:\n  - path: \(db)\n    replicas:\n      - type: file\n        path: \(replica)\n".utf8)
-            .write(to: URL(fileURLWithPath: config))
+        // As the README's config: changes looked for and shipped every 100 ms (Litestream's
+        // defaults, 1 s each, can leave a commit acknowledged 1 s before a kill unshipped).
+        try Data(
+            ("dbs:\n  - path: \(db)\n    monitor-interval: 100ms\n    replicas:\n      - type: file\n"
+                + "        path: \(replica)\n        sync-interval: 100ms\n").utf8
+        ).write(to: URL(fileURLWithPath: config))
         let log = shelf.folder.appendingPathComponent("litestream.log").path
         let environment = ProcessInfo.processInfo.environment
         // Litestream logs on stdout.

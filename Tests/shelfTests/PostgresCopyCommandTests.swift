@@ -2,6 +2,7 @@
     import Foundation
     import ShelfPostgres
     import ShelfPostgresTesting
+    import ShelfStore
     import ShelfTestSupport
     import Testing
 
@@ -117,7 +118,8 @@
                 #expect(status == 1)
                 let error = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
                 #expect(
-                    error.contains("connection") && error.contains("nothing was copied: \(url) is as it was"),
+                    error.contains("connection")
+                        && error.contains("nothing was copied: \(StoreLocation.redacted(url)) is as it was"),
                     "\(error)")
                 let users = try await shelf.run(["users", "list", "--db", url])
                 #expect(users.status == 0 && users.output.isEmpty, "\(users.output)\(users.error)")
