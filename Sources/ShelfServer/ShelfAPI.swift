@@ -30,14 +30,21 @@
             /// asked once per window; nil while Shelf has no change log (issue 23), in which
             /// case events carry `"seq": null` and no `id:`, and `Last-Event-ID` is not honoured.
             public var windowPosition: @Sendable (ItemWindow) async -> Int64?
+            /// Whether every `/api` request needs a valid token even while the database holds
+            /// none: true for a server other machines can reach, so that revoking its last token
+            /// closes it instead of opening it to anyone. Default false (open while no token
+            /// exists, as on loopback).
+            public var requireToken: Bool
 
             /// Options; each left out has its default.
             public init(
                 keepAlive: Duration = .seconds(15),
-                windowPosition: @escaping @Sendable (ItemWindow) async -> Int64? = { _ in nil }
+                windowPosition: @escaping @Sendable (ItemWindow) async -> Int64? = { _ in nil },
+                requireToken: Bool = false
             ) {
                 self.keepAlive = keepAlive
                 self.windowPosition = windowPosition
+                self.requireToken = requireToken
             }
         }
 
@@ -73,7 +80,8 @@
                 .add(middleware: ProblemMiddleware<Context>())
             root.get("healthz") { _, _ in try await self.health() }
             root.get("metrics") { _, _ in self.metrics.response() }
-            let api = root.group("api").add(middleware: TokenMiddleware<Context>(store: store))
+            let api = root.group("api").add(
+                middleware: TokenMiddleware<Context>(store: store, requireToken: options.requireToken))
             addItemRoutes(to: api)
             addUserRoutes(to: api)
             api.get("views") { _, _ in try await self.views() }

@@ -69,8 +69,11 @@
                 // browser reads them from the actual response.
                 router.add(middleware: ExposedHeadersMiddleware(origin: origin))
             }
-            ShelfAPI(store: store, options: configuration.options, logger: logger).addRoutes(to: router)
             let host = configuration.host
+            var options = configuration.options
+            // Reachable from other machines: a token is needed even once the last is revoked.
+            if !Self.isLoopback(host) { options.requireToken = true }
+            ShelfAPI(store: store, options: options, logger: logger).addRoutes(to: router)
             let app = Application(
                 router: router,
                 server: .http1(configuration: .init(idleTimeout: .seconds(60))),

@@ -41,13 +41,14 @@
         }
     }
 
-    /// When the database holds API tokens, refuses every request without a valid
-    /// `Authorization: Bearer TOKEN` (401, also for a revoked token) and every write with a
-    /// read-only token (403). With no token stored, every request passes (`shelf serve` listens
-    /// only on loopback then). Looked up per request, so a token made or revoked by any process
-    /// counts at once.
+    /// When the database holds API tokens, or `requireToken` is set (a server other machines can
+    /// reach), refuses every request without a valid `Authorization: Bearer TOKEN` (401, also
+    /// for a revoked token) and every write with a read-only token (403). Otherwise, with no
+    /// token stored, every request passes (`shelf serve` listens only on loopback then). Looked
+    /// up per request, so a token made or revoked by any process counts at once.
     struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
         let store: Store
+        let requireToken: Bool
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
             async throws
@@ -56,7 +57,8 @@
             let tokens = try store.tokens
             let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"shelf\""]
             guard let header = request.headers[.authorization] else {
-                guard try await tokens.hasTokens() else { return try await next(request, context) }
+                let closed = try await requireToken ? true : tokens.hasTokens()
+                guard closed else { return try await next(request, context) }
                 throw Problem(
                     .unauthorized,
                     "this server needs a token: send Authorization: Bearer TOKEN (`shelf tokens create` makes one)",

@@ -2,6 +2,7 @@
     import Foundation
     import NIOHTTP1
     import ShelfTestSupport
+    import Synchronization
     import Testing
 
     /// API tokens: made and revoked on the command line, asked for by every /api request.
@@ -49,6 +50,26 @@
                 let again = try await cli.runAsync(["tokens", "revoke", "ci"])
                 #expect(again.status == 1)
                 #expect(again.error.contains("no token is named 'ci'"))
+            }
+        }
+
+        /// A server on a host other machines reach stays closed when its last token is revoked
+        /// (hostile tester: it answered anyone after `tokens revoke`).
+        @Test func revokingTheLastTokenOfAServerOnTheNetworkClosesIt() async throws {
+            let made = Mutex("")
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
+                let result = try cli.run(["tokens", "create", "--user", "ann@example.com", "--name", "only"])
+                made.withLock { $0 = result.output.trimmingCharacters(in: .newlines) }
+            }
+            try await ServedShelf.with(arguments: ["--host", "0.0.0.0"], prepare: prepare) {
+                (served: ServedShelf) async throws in
+                let token = made.withLock { $0 }
+                #expect(
+                    try await served.get("/api/items", headers: [("Authorization", "Bearer \(token)")]).status == 200)
+                #expect(try await served.shelf.runAsync(["tokens", "revoke", "only"]).status == 0)
+                #expect(try await served.get("/api/items").status == 401, "no token stored, and still closed")
+                let write = #"{"title": "anon", "user": "ann@example.com"}"#
+                #expect(try await served.send(.POST, "/api/items", json: write).status == 401)
             }
         }
 
