@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
@@ -118,25 +119,37 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     }
 
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
-        try makeLive { try SQLiteItemRepository.item(id: id, $0) }.property
+        try await openLive { try SQLiteItemRepository.item(id: id, $0) }.property
     }
 
     func liveUsers() async throws -> Property<LiveResult<[User]>> {
-        try makeLive { try SQLiteUserRepository.users($0) }.property
+        try await openLive { try SQLiteUserRepository.users($0) }.property
     }
 
     func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
-        try makeLive { try SQLiteUserRepository.summaries($0) }.property
+        try await openLive { try SQLiteUserRepository.summaries($0) }.property
     }
 
     func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>> {
-        try makeLive { try SQLiteSavedViewRepository.views($0) }.property
+        try await openLive { try SQLiteSavedViewRepository.views($0) }.property
     }
 
     /// The shared live window of the key, read now on the calling thread when new (for tests
     /// and code that needs the value at once).
     func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveWindowEntry {
         try liveWindows.entryNow(for: LiveWindowKey(query: query, anchor: anchor, limit: limit))
+    }
+
+    /// `makeLive` on a thread of its own: its first read may wait for a reader (a semaphore),
+    /// which must not block a cooperative thread.
+    func openLive<Value: Equatable & Sendable>(
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) async throws -> LiveValue<Value> {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.makeLive(fetch) })
+            }
+        }
     }
 
     func makeLive<Value: Equatable & Sendable>(

@@ -66,8 +66,16 @@ final class SQLiteLiveWindows: TableObserver {
     /// no reader is free) unless one exists.
     func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
         if let existing = registry.entry(for: key) { return existing }
-        // Watching starts before the first read: a commit after it then makes a pass.
-        startWatching()
+        // Watching starts before the first read: a commit after it then makes a pass. The
+        // first registration reads the tracker's baseline: on a thread of its own, once.
+        if !state.withLock({ $0.registered }) {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    self.startWatching()
+                    continuation.resume()
+                }
+            }
+        }
         let runs = runs
         let window: ItemWindow
         let position: Int64
