@@ -77,7 +77,8 @@ for suite in suites {
         try await FanoutSuite(
             items: option("--items", default: 100_000, in: arguments),
             counts: (counts ?? "1,100,1000,10000").split(separator: ",").compactMap { Int($0) },
-            seconds: option("--seconds", default: 30, in: arguments), rate: option("--rate", default: 20, in: arguments),
+            seconds: option("--seconds", default: 30, in: arguments),
+            rate: option("--rate", default: 20, in: arguments),
             noWait: arguments.contains("--no-wait"), report: report
         ).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
