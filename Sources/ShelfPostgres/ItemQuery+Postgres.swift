@@ -180,10 +180,28 @@
                 bindings.append(cursor.id.rawValue)
                 clauses.append("(\(key.column), id) \(increasing ? ">" : "<") (\(value), $\(bindings.count))")
             }
-            var sql = "SELECT \(Self.postgresItemColumns) FROM items"
-            if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
             let order = increasing ? "ASC" : "DESC"
-            sql += " ORDER BY \(key.column) \(order), id \(order)"
+            var sql: String
+            if let pairs = statusPriorityPairs {
+                // One range per (status, priority) pair, each in order through an index of
+                // Migrations/postgres/0009; the planner merges them (Merge Append) and stops at
+                // the limit. The pairs are the schema's own values, written as literals so each
+                // arm is planned for its own range; the parameters are shared by every arm.
+                let rest = clauses.isEmpty ? "" : " AND " + clauses.joined(separator: " AND ")
+                let arms = pairs.map { pair in
+                    "SELECT \(Self.postgresItemColumns), \(key.column) AS shelf_sort_key FROM items "
+                        + "WHERE status = '\(pair.status.rawValue)' AND priority = \(pair.priority)\(rest)"
+                }
+                sql =
+                    arms.isEmpty
+                    ? "SELECT \(Self.postgresItemColumns) FROM items WHERE false\(rest)"
+                    : "SELECT \(Self.postgresItemColumns) FROM (\(arms.joined(separator: " UNION ALL "))) i "
+                        + "ORDER BY shelf_sort_key \(order), id \(order)"
+            } else {
+                sql = "SELECT \(Self.postgresItemColumns) FROM items"
+                if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+                sql += " ORDER BY \(key.column) \(order), id \(order)"
+            }
             if let limit {
                 bindings.append(Int64(limit))
                 sql += " LIMIT $\(bindings.count)"

@@ -23,7 +23,9 @@ import Foundation
 //   load    8 writers for --seconds (30) while 4 `shelf watch items` processes watch (SQLite
 //           without --backend postgres)
 //   search  search.* at 1,000,000 items (--items N): first page and count of common and rare
-//           words, two words, a phrase, owner filters; the owner order (SearchSuite)
+//           words, two words, a phrase, owner filters; the owner order (SearchSuite); every
+//           filter shape without words in every sort order (search.shape.*, QueryShapeSuite),
+//           also on PostgreSQL with --backend postgres
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
