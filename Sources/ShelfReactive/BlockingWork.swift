@@ -31,7 +31,7 @@ package enum BlockingWork {
                                 // Cancelled between the check above and this thread's start.
                                 try cancellation.check()
                                 return try body(cancellation)
-                            } catch where cancellation.isCancelled {
+                            } catch  where cancellation.isCancelled {
                                 throw CancellationError()
                             }
                         })

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import ShelfSQLiteBackend
 import ShelfReactive
+import ShelfSQLiteBackend
 import ShelfStore
 
 struct RestoreCommand: AsyncParsableCommand {

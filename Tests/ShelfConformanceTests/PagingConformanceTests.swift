@@ -116,9 +116,12 @@ struct PagingConformanceTests {
                 (ItemQuery(status: .done, text: "prio:<2"), { $0.status == .done && $0.priority < 2 }),
                 (ItemQuery(text: "status:done status:open"), { _ in false }),
                 (ItemQuery(text: "prio:3 -apple"), { $0.priority == 3 && !$0.title.lowercased().contains("apple") }),
-                (ItemQuery(text: "prio:0 created:>=2023-11-14T22:15:00Z"), {
-                    $0.priority == 0 && $0.createdAt >= Date(timeIntervalSince1970: 1_700_000_100)
-                }),
+                (
+                    ItemQuery(text: "prio:0 created:>=2023-11-14T22:15:00Z"),
+                    {
+                        $0.priority == 0 && $0.createdAt >= Date(timeIntervalSince1970: 1_700_000_100)
+                    }
+                ),
             ]
             for (filter, keeps) in filters {
                 for field in ItemQuery.SortField.allCases {

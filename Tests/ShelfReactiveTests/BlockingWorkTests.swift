@@ -29,7 +29,8 @@ struct BlockingWorkTests {
         let started = Atomic(false)
         let woken = Atomic(false)
         let task = Task {
-            try await BlockingWork.run(onCancel: { woken.store(true, ordering: .relaxed) }) { cancellation in
+            let wake: @Sendable () -> Void = { woken.store(true, ordering: .relaxed) }
+            return try await BlockingWork.run(onCancel: wake) { cancellation in
                 started.store(true, ordering: .relaxed)
                 // Blocks until cancelled (a read between rows checks the same way).
                 let deadline = Date().addingTimeInterval(60)

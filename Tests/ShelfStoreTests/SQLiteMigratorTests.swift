@@ -102,7 +102,9 @@ struct ConcurrentMigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("db.sqlite").path
-        let migrations = (1...20).map { SchemaMigration(name: String(format: "%04d_t", $0), sql: "CREATE TABLE t\($0) (x);") }
+        let migrations = (1...20).map {
+            SchemaMigration(name: String(format: "%04d_t", $0), sql: "CREATE TABLE t\($0) (x);")
+        }
         // Separate Database objects: separate connections, as two processes would have.
         let applied = try await withThrowingTaskGroup(of: [String].self) { group in
             for _ in 0..<4 {

@@ -194,8 +194,7 @@ enum PostgresBaseline {
 /// `search` on PostgreSQL: the filter shapes of `QueryShapeSuite` over `items` items of the
 /// same owners, statuses, priorities and times as the SQLite `search` database, in a scratch
 /// database dropped afterwards.
-func runPostgresShapes(server: PostgresBenchServer, items: Int, runs: Int, report: Report, only: String?) async throws
-{
+func runPostgresShapes(server: PostgresBenchServer, items: Int, runs: Int, report: Report, only: String?) async throws {
     let scratch = try await server.createScratch()
     do {
         report.header()

@@ -60,7 +60,9 @@ struct QueryShapeSuite {
                 report.note("\(countName): '\(filter.text)'\(filter.owner ? " of user 17" : "") matches \(counted)")
                 let times = try await measure { _ = try await store.items.count(matching: base) }
                 report.print(Figure(name: countName, unit: "ms", value: median(times), target: "<= 5"))
-                if median(times) > slowest.count { slowest = (slowest.page, slowest.pageName, median(times), countName) }
+                if median(times) > slowest.count {
+                    slowest = (slowest.page, slowest.pageName, median(times), countName)
+                }
             }
             for sort in Self.sorts {
                 let name = "search.shape.\(prefix)\(filter.name).\(sort.name)"

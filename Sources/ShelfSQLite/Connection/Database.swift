@@ -369,7 +369,8 @@ package final class Database: Sendable {
     /// `CancellationError`.
     package func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let interruption = ReadInterruption()
-        return try await BlockingWork.run(onCancel: { interruption.cancel() }) { _ in
+        let interrupt: @Sendable () -> Void = { interruption.cancel() }
+        return try await BlockingWork.run(onCancel: interrupt) { _ in
             guard let readers = self.readers else { return try self.withWriter(body) }
             let connection = try readers.checkOut(database: self.path)
             defer { readers.checkIn(connection) }

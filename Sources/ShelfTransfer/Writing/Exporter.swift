@@ -130,7 +130,8 @@ public struct Exporter: Sendable {
     /// reader.
     static func offThread<T: Sendable>(_ body: @escaping @Sendable (Cancellation) throws -> T) async throws -> T {
         let cancellation = Cancellation()
-        return try await BlockingWork.run(onCancel: { cancellation.cancel() }) { _ in try body(cancellation) }
+        let cancel: @Sendable () -> Void = { cancellation.cancel() }
+        return try await BlockingWork.run(onCancel: cancel) { _ in try body(cancellation) }
     }
 }
 
