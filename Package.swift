@@ -59,16 +59,19 @@ let package = Package(
         ),
         .target(name: "ShelfReactive"),
         .target(
-            name: "ShelfSQLite", dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]),
+            name: "ShelfSQLite",
+            dependencies: ["CSQLite", "ShelfReactive", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ShelfTerminal", dependencies: ["ShelfReactive"]),
         .target(name: "ShelfTerminalTesting", dependencies: ["ShelfTerminal"]),
         .target(name: "ShelfPresentation", dependencies: ["ShelfStore", "ShelfReactive"]),
-        .target(name: "ShelfTransfer", dependencies: ["ShelfStore", "CZlib"]),
+        .target(name: "ShelfTransfer", dependencies: ["ShelfStore", "ShelfReactive", "CZlib"]),
         .target(
             name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         // The neutral core: models, the query language, the repository and backend protocols,
         // the `Store` face. It knows no database engine.
-        .target(name: "ShelfStore", dependencies: ["ShelfReactive"]),
+        .target(
+            name: "ShelfStore",
+            dependencies: ["ShelfReactive", .product(name: "Logging", package: "swift-log")]),
         // The two backends, side by side. A PostgreSQL store's backup is a SQLite shelf file,
         // so ShelfPostgres writes it through ShelfSQLiteBackend.
         .target(

@@ -3,8 +3,8 @@ import PackagePlugin
 
 /// Turns the package's top-level `Migrations/*.sql` files into one generated Swift file,
 /// so the SQL ships inside the binary and nothing needs to sit beside it at run time.
-/// The target ShelfPostgres gets `Migrations/postgres/*.sql` instead, as plain
-/// `(name, sql)` tuples (it does not see ShelfSQLite's `Migration`).
+/// The target ShelfPostgres gets `Migrations/postgres/*.sql` instead. Both are `(name, sql)`
+/// tuples, which each backend turns into its `MigrationPlan`.
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

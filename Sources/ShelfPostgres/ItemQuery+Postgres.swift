@@ -180,13 +180,41 @@
                 bindings.append(cursor.id.rawValue)
                 clauses.append("(\(key.column), id) \(increasing ? ">" : "<") (\(value), $\(bindings.count))")
             }
-            var sql = "SELECT \(Self.postgresItemColumns) FROM items"
-            if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
             let order = increasing ? "ASC" : "DESC"
-            sql += " ORDER BY \(key.column) \(order), id \(order)"
-            if let limit {
-                bindings.append(Int64(limit))
-                sql += " LIMIT $\(bindings.count)"
+            var sql: String
+            if let pairs = statusPriorityPairs {
+                // One range per (status, priority) pair, each read in order through an index of
+                // Migrations/postgres/0009 and cut at the limit, then merged (Merge Append):
+                // without the cut in each arm the planner sorts every match instead (600 ms for
+                // prio:3 at 1,000,000 items). In the priority order an arm's priority is one
+                // value, so the arm reads by ID. The pairs are the schema's own values, written
+                // as literals so each arm is planned for its own range; the parameters (the
+                // limit included) are shared by every arm.
+                var cut = ""
+                if let limit {
+                    bindings.append(Int64(limit))
+                    cut = " LIMIT $\(bindings.count)"
+                }
+                let rest = clauses.isEmpty ? "" : " AND " + clauses.joined(separator: " AND ")
+                let armOrder = sortField == .priority ? "id \(order)" : "\(key.column) \(order), id \(order)"
+                let arms = pairs.map { pair in
+                    "(SELECT \(Self.postgresItemColumns), \(key.column) AS shelf_sort_key FROM items "
+                        + "WHERE status = '\(pair.status.rawValue)' AND priority = \(pair.priority)\(rest) "
+                        + "ORDER BY \(armOrder)\(cut))"
+                }
+                sql =
+                    arms.isEmpty
+                    ? "SELECT \(Self.postgresItemColumns) FROM items WHERE false\(rest)"
+                    : "SELECT \(Self.postgresItemColumns) FROM (\(arms.joined(separator: " UNION ALL "))) i "
+                        + "ORDER BY shelf_sort_key \(order), id \(order)\(cut)"
+            } else {
+                sql = "SELECT \(Self.postgresItemColumns) FROM items"
+                if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+                sql += " ORDER BY \(key.column) \(order), id \(order)"
+                if let limit {
+                    bindings.append(Int64(limit))
+                    sql += " LIMIT $\(bindings.count)"
+                }
             }
             return PostgresQuery(unsafeSQL: sql, binds: bindings)
         }

@@ -57,6 +57,7 @@
             location.lockTimeout = configuration.writeTimeout
             let place = location
             SlowCallThreshold.set(configuration.slowQueryThreshold)
+            PostgresPool.setLogLevel(configuration.logLevel)
             let (applied, collisions) = try await withConnection(to: place) { connection in
                 let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
                 let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)

@@ -39,7 +39,20 @@
 
         /// The PostgreSQL layer's diagnostics (pool events, slow calls, the change feed's
         /// reconnects), all at `debug` or below: silent unless the program shows debug logs.
-        package static let logger = Logger(label: "shelf.postgres")
+        /// At the level `Store.Configuration.logLevel` gave, if any (the store opened last sets
+        /// it, as the logger is the process's).
+        package static var logger: Logger {
+            var logger = baseLogger
+            if let level = logLevel.withLock({ $0 }) { logger.logLevel = level }
+            return logger
+        }
+        private static let baseLogger = Logger(label: "shelf.postgres")
+        private static let logLevel = Mutex<Logger.Level?>(nil)
+
+        /// Sets the level of `logger` (nil: the logging system's handler decides).
+        package static func setLogLevel(_ level: Logger.Level?) {
+            logLevel.withLock { $0 = level }
+        }
 
         /// Runs `body` and logs it when it took longer than `SlowCallThreshold`.
         private func timed<T>(_ what: @autoclosure () -> String, _ body: () async throws -> T) async rethrows -> T {

@@ -29,18 +29,8 @@
         /// - Throws: `StoreError` when the URL is malformed or the server cannot be read.
         public static func migrationStatus(postgres url: String) async throws -> [MigrationStatus] {
             let place = try PostgresLocation(url: url)
-            let status = try await PostgresBackend.withConnection(to: place) { connection in
+            return try await PostgresBackend.withConnection(to: place) { connection in
                 try await PostgresMigrator.embedded.status(on: connection)
-            }
-            return status.map { status in
-                let state: MigrationStatus.State =
-                    switch status.state {
-                    case .applied(let date): .applied(date)
-                    case .pending: .pending
-                    case .modified(let date): .modified(date)
-                    case .unknown(let date): .unknown(date)
-                    }
-                return MigrationStatus(name: status.name, state: state)
             }
         }
     }

@@ -50,7 +50,7 @@
                     self.init(
                         .unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
                 case "23514":
-                    self.init(.invalidValue, prefix + Self.ruleText(constraint: constraint, message: message))
+                    self.init(.invalidValue, prefix + SchemaRule.text(constraint: constraint, message: message))
                 case "23502":
                     self.init(.invalidValue, "\(prefix)a required field is missing (\(message))")
                 case "22021", "22P05":
@@ -179,19 +179,6 @@
             default:
                 return String(describing: error)
             }
-        }
-
-        /// The rule a CHECK constraint stands for, worded as `StoreError` words the SQLite
-        /// schema's constraints of the same names.
-        private static func ruleText(constraint: String, message: String) -> String {
-            let rules = [
-                "item_title_not_empty": "an item's title must not be empty",
-                "item_priority_valid": "an item's priority must be between 0 and 3",
-                "item_status_valid": "an item's status must be 'open' or 'done'",
-                "user_name_not_empty": "a user's name must not be empty",
-                "user_email_valid": "a user's email must look like name@host (at most 320 characters)",
-            ]
-            return rules[constraint] ?? "a value breaks a rule of the schema (\(message))"
         }
 
         /// The SQLSTATE of a server error, or nil.

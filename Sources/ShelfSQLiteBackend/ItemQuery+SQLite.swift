@@ -39,7 +39,12 @@ extension ItemQuery {
 
     /// The filter of this query at `now` (which ages count back from). `forPage`: owner terms
     /// are tested per row as a page walks its sort index; a count reads them by index instead.
-    func sqliteFilter(alias: String = "", now: Date = Date(), forPage: Bool = true) -> SQLiteFilter {
+    /// `statusAndPriority`: false leaves the status and priority tests out, for the arms of a
+    /// merged page, which each test one pair (see `mergedPageSQL`): the planner then reads
+    /// each arm's pair as one range of an index already in the order.
+    func sqliteFilter(
+        alias: String = "", now: Date = Date(), forPage: Bool = true, statusAndPriority: Bool = true
+    ) -> SQLiteFilter {
         let parsed = ItemQueryText(text)
         var filter = SQLiteFilter()
         func add(_ clause: String, _ values: any SQLBindable...) {
@@ -47,8 +52,10 @@ extension ItemQuery {
             filter.arguments.append(contentsOf: values)
         }
         if let owner { add("\(alias)user_id = ?", owner) }
-        if let status { add("\(alias)status = ?", status) }
-        for status in parsed.statuses where status != self.status { add("\(alias)status = ?", status) }
+        if statusAndPriority, let status { add("\(alias)status = ?", status) }
+        for status in parsed.statuses where statusAndPriority && status != self.status {
+            add("\(alias)status = ?", status)
+        }
         if !parsed.ownerPrefixes.isEmpty {
             // LIKE folds ASCII letters as NOCASE does; the prefix's own % _ \ are escaped.
             let tests = parsed.ownerPrefixes.map { _ in "name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'" }
@@ -63,7 +70,7 @@ extension ItemQuery {
                 filter.arguments.append(contentsOf: [pattern, pattern] as [any SQLBindable])
             }
         }
-        if let priorities = parsed.priorities {
+        if statusAndPriority, let priorities = parsed.priorities {
             add("\(alias)priority >= ? AND \(alias)priority < ?", priorities.lowerBound, priorities.upperBound)
         }
         let milliseconds = TimeFormat.milliseconds(since1970: now)
@@ -158,11 +165,15 @@ extension ItemQuery {
             return ownerPageSQL(cursor: cursor, increasing: increasing, limit: limit, now: now)
         }
         let alias = "i."
-        var filter = sqliteFilter(alias: alias, now: now)
+        let pairs = statusPriorityPairs
+        var filter = sqliteFilter(alias: alias, now: now, statusAndPriority: pairs == nil)
         let column = alias + Self.sortColumn(sortField)
         if let cursor {
             filter.clauses.append("(\(column), i.id) \(increasing ? ">" : "<") (?, ?)")
             filter.arguments.append(contentsOf: [sortValue(of: cursor), cursor.id] as [any SQLBindable])
+        }
+        if let pairs {
+            return mergedPageSQL(pairs: pairs, filter: filter, increasing: increasing, limit: limit)
         }
         var text = "SELECT \(Self.itemColumns(alias)) FROM "
         if let match = filter.match {
@@ -194,6 +205,38 @@ extension ItemQuery {
             filter.arguments.append(limit)
         }
         return BoundSQL(text: text, arguments: filter.arguments)
+    }
+
+    /// A page read as one range per (status, priority) pair of `pairs` (see
+    /// `statusPriorityPairs`), each in the sort order through an index of Migrations/0012,
+    /// merged by a compound SELECT: SQLite reads the arms side by side and stops at the page
+    /// size, with no sort step. Its ORDER BY names result columns by position (a compound
+    /// SELECT cannot name a table's); the title's column keeps its NOCASE collation.
+    private func mergedPageSQL(
+        pairs: [(status: Item.Status, priority: Int)], filter: SQLiteFilter, increasing: Bool, limit: Int?
+    ) -> BoundSQL {
+        let columns = Self.itemColumns("i.")
+        guard !pairs.isEmpty else { return BoundSQL(text: "SELECT \(columns) FROM items i WHERE 0", arguments: []) }
+        let rest = filter.clauses.isEmpty ? "" : " AND " + filter.clauses.joined(separator: " AND ")
+        let arm = "SELECT \(columns) FROM items i WHERE i.status = ? AND i.priority = ?\(rest)"
+        var arguments: [any SQLBindable] = []
+        for pair in pairs { arguments += [pair.status, pair.priority] as [any SQLBindable] + filter.arguments }
+        // The positions of `itemColumns`: id 1, title 3, priority 6, created_at 7, updated_at 8.
+        let position =
+            switch sortField {
+            case .created: 7
+            case .updated: 8
+            case .priority: 6
+            case .title, .owner: 3
+            }
+        let order = increasing ? "ASC" : "DESC"
+        var text = Array(repeating: arm, count: pairs.count).joined(separator: " UNION ALL ")
+        text += " ORDER BY \(position) \(order), 1 \(order)"
+        if let limit {
+            text += " LIMIT ?"
+            arguments.append(limit)
+        }
+        return BoundSQL(text: text, arguments: arguments)
     }
 
     /// A page in the owner ordering: owners by name (the index users_by_name), and each

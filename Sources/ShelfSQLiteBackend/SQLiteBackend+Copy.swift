@@ -9,7 +9,7 @@ internal import ShelfStore
 /// Copying (`Store.copy(to:)`) from and into a SQLite store: a snapshot is a read transaction
 /// on a reader; a copy's transaction is one write transaction on the writer, whose triggers
 /// keep the full-text indexes and change counters as for any write.
-extension SQLiteBackend: CopyableBackend {
+extension SQLiteBackend {
     func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T {
         try StoreError.translating {
             try database.read { connection in try body(SQLiteCopyRows(connection: connection)) }

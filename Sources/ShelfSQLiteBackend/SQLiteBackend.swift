@@ -29,13 +29,13 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     var location: String { database.path ?? "a private in-memory database" }
     var shareableLocation: String? { database.path }
 
-    static let migrator = Migrator(migrations: EmbeddedMigrations.all)
+    static let migrator = SQLiteMigrator.embedded
 
     /// Opens `database`'s shelf, applying pending migrations.
     init(database: Database, configuration: Store.Configuration = .default) throws {
         self.database = database
         self.configuration = configuration
-        appliedMigrations = try StoreError.translating { try Self.migrator.migrate(database) }
+        appliedMigrations = try Self.migrator.migrate(database)
         emailCollisions = try SQLiteUserRepository.fillEmailKeys(database)
         sqliteUsers = SQLiteUserRepository(database: database)
         sqliteItems = SQLiteItemRepository(database: database)
@@ -50,6 +50,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         Diagnostics.setSlowStatementThreshold(
             nanoseconds: slow.seconds * 1_000_000_000 + slow.attoseconds / 1_000_000_000)
         SlowCallThreshold.set(configuration.slowQueryThreshold)
+        Diagnostics.setLogLevel(configuration.logLevel)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -86,12 +87,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     /// removed. Later calls throw `StoreError` with code `.closed`.
     func close() async {
         let database = self.database
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                database.close()
-                continuation.resume()
-            }
-        }
+        await BlockingWork.runToEnd { database.close() }
     }
 
     // MARK: Live values

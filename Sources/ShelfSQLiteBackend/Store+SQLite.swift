@@ -27,7 +27,7 @@ extension Store {
         self.init(backend: sqlite, testHooks: sqlite)
     }
 
-    static var migrator: Migrator { SQLiteBackend.migrator }
+    static var migrator: SQLiteMigrator { SQLiteBackend.migrator }
 
     /// The table of per-table change counters that Shelf's schema keeps (migration
     /// 0002_change_counters), which tells live queries which tables a commit changed.

@@ -16,7 +16,7 @@ extension StoreError {
         case (_, DatabaseError.foreignKeyConstraint):
             self.init(.unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
         case (_, DatabaseError.checkConstraint):
-            self.init(.invalidValue, prefix + Self.ruleText(for: error.message))
+            self.init(.invalidValue, prefix + SchemaRule.text(in: error.message))
         case (_, DatabaseError.notNullConstraint):
             self.init(.invalidValue, "\(prefix)a required field is missing (\(error.message))")
         case (_, DatabaseError.databaseMoved):
@@ -33,33 +33,11 @@ extension StoreError {
         }
     }
 
-    init(_ error: MigrationError) {
-        switch error {
-        case .newerDatabase: self.init(.newerDatabase, error.description)
-        case .modified: self.init(.modifiedMigration, error.description)
-        case .failed: self.init(.migrationFailed, error.description)
-        }
-    }
-
-    /// The rule a CHECK constraint (named in the schema) stands for.
-    private static func ruleText(for message: String) -> String {
-        let rules = [
-            "item_title_not_empty": "an item's title must not be empty",
-            "item_priority_valid": "an item's priority must be between 0 and 3",
-            "item_status_valid": "an item's status must be 'open' or 'done'",
-            "user_name_not_empty": "a user's name must not be empty",
-            "user_email_valid": "a user's email must look like name@host (at most 320 characters)",
-        ]
-        for (name, text) in rules where message.contains(name) { return text }
-        return "a value breaks a rule of the schema (\(message))"
-    }
-
     /// `error` in the store's terms, whatever it is.
     static func translatingAny(_ error: any Error) -> StoreError {
         switch error {
         case let error as StoreError: error
         case let error as DatabaseError: StoreError(error)
-        case let error as MigrationError: StoreError(error)
         default: StoreError(.database, String(describing: error))
         }
     }
@@ -70,8 +48,6 @@ extension StoreError {
             return try body()
         } catch let error as DatabaseError {
             throw StoreError(error, subject: subject())
-        } catch let error as MigrationError {
-            throw StoreError(error)
         }
     }
 }

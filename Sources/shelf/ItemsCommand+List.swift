@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfReactive
 import ShelfStore
 import ShelfTerminal
 import ShelfTransfer
@@ -36,7 +37,7 @@ extension ItemsCommand {
                 .init(header: "P", width: 1, cuts: false), .init(header: "OWNER", width: 24),
                 .init(header: "TITLE", width: nil), .init(header: "UPDATED (UTC)", width: 16, cuts: false),
             ])
-            try await runBlocking { cancellation in
+            try await BlockingWork.run { cancellation in
                 var output = OutputBuffer()
                 if let header = table.header { try output.append(header) }
                 try store.forEachItem(matching: query) { item in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfReactive
 import ShelfSQLiteBackend
 import ShelfStore
 
@@ -26,7 +27,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let location = try database.resolvedLocation()
         switch location {
         case .sqlite(let path):
-            let outcome = try await runBlocking { _ in try Store.restore(backup: backup, toFile: path) }
+            let outcome = try await BlockingWork.run { _ in try Store.restore(backup: backup, toFile: path) }
             let counts = outcome.restored.counts.map { "\($0.table) \($0.rows)" }.joined(separator: ", ")
             var text = "Restored \(Sanitized(path)) from \(Sanitized(backup)) (\(counts)).\n"
             if let kept = outcome.keptAs { text += "The store it replaced is kept as \(Sanitized(kept)).\n" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShelfReactive
 import ShelfStore
 import ShelfTransfer
 
@@ -52,7 +53,7 @@ struct UsersCommand: AsyncParsableCommand {
                 .init(header: "ID", width: 7, cuts: false), .init(header: "NAME", width: nil),
                 .init(header: "EMAIL", width: 32), .init(header: "CREATED (UTC)", width: 16, cuts: false),
             ])
-            try await runBlocking { cancellation in
+            try await BlockingWork.run { cancellation in
                 var output = OutputBuffer()
                 if let header = table.header { try output.append(header) }
                 try store.forEachUser(orderedByName: true) { user in

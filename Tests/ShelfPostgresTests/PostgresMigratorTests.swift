@@ -104,7 +104,7 @@
                 let status = try await PostgresBackend.withConnection(to: place) { connection in
                     try await PostgresMigrator.embedded.status(on: connection)
                 }
-                #expect(status.last == .init(name: "9999_later", state: .unknown(at: Date(timeIntervalSince1970: 0))))
+                #expect(status.last == .init(name: "9999_later", state: .unknown(Date(timeIntervalSince1970: 0))))
                 #expect(status.dropLast().allSatisfy { if case .applied = $0.state { true } else { false } })
             }
         }

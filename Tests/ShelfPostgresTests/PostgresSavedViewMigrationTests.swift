@@ -12,7 +12,9 @@
             try await Scratch.withDatabase { url in
                 let place = try PostgresLocation(url: url)
                 let previous = PostgresMigrator(
-                    migrations: PostgresMigrator.embedded.migrations.filter { $0.name < "0002" })
+                    plan: MigrationPlan(
+                        migrations: PostgresMigrator.embedded.migrations.filter { $0.name < "0002" },
+                        folder: "Migrations/postgres"))
                 let applied = try await PostgresBackend.withConnection(to: place) { connection in
                     try await previous.migrate(on: connection, at: place)
                 }

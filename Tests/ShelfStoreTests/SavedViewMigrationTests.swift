@@ -11,7 +11,7 @@ import Testing
 /// new table is change-tracked, and the embedded SQL is the file's.
 @Suite("Saved views: SQLite migration")
 struct SavedViewMigrationTests {
-    private static let migrations = SQLiteBackend.migrator.migrations
+    private static let migrations = SQLiteBackend.migrator.plan.migrations
 
     /// A shelf file as the previous version (migrations 0001 and 0002) left it, with a user
     /// and an item.
@@ -20,7 +20,8 @@ struct SavedViewMigrationTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("old.sqlite").path
         let database = try Database(path: path, readerCount: 1)
-        let previous = Migrator(migrations: migrations.filter { $0.name < "0003" })
+        let previous = SQLiteMigrator(
+            plan: MigrationPlan(migrations: migrations.filter { $0.name < "0003" }, folder: "Migrations"))
         #expect(try previous.migrate(database) == ["0001_create_users_and_items", "0002_change_counters"])
         try database.write { connection in
             try connection.run("INSERT INTO users (name, email, created_at) VALUES ('Ann', 'ann@example.com', 0)")

@@ -62,6 +62,24 @@ struct SearchPlanTests {
         #expect(try await plan("is:open prio:2") == .walk)
     }
 
+    /// A page filtered by status or priority (no owner, no words) merges one range per
+    /// (status, priority) pair of the indexes of Migrations/0012, each already in order: no
+    /// sort step and no walk past rows that do not match (before, `prio:3` read every item of
+    /// priority 3 through items_by_priority and sorted them).
+    @Test func statusAndPriorityPagesMergeRangesInOrder() async throws {
+        let (sqlite, _) = try await Self.makeStore()
+        for text in ["prio:3", "prio:>=2", "status:done", "is:open prio:1", "status:done prio:3 -lamp"] {
+            for field in ItemQuery.SortField.allCases where field != .owner {
+                for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                    let query = ItemQuery(text: text, sortField: field, sortDirection: direction)
+                    let plan = try await Self.plan(sqlite) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                    #expect(!plan.contains("TEMP B-TREE"), "\(text) \(field) \(direction):\n\(plan)")
+                    #expect(plan.contains("items_by_status_priority"), "\(text) \(field) \(direction):\n\(plan)")
+                }
+            }
+        }
+    }
+
     @Test func everyPlanGivesTheSameRows() async throws {
         let (sqlite, owners) = try await Self.makeStore()
         let store = Store(sqlite: sqlite)

@@ -191,7 +191,44 @@ enum PostgresBaseline {
     }
 }
 
-/// Runs `suites` (`store`, `live`, `load`) on PostgreSQL (`--backend postgres`).
+/// `search` on PostgreSQL: the filter shapes of `QueryShapeSuite` over `items` items of the
+/// same owners, statuses, priorities and times as the SQLite `search` database, in a scratch
+/// database dropped afterwards.
+func runPostgresShapes(server: PostgresBenchServer, items: Int, runs: Int, report: Report, only: String?) async throws {
+    let scratch = try await server.createScratch()
+    do {
+        report.header()
+        report.note("filling \(items) items on PostgreSQL…")
+        let setup = try await Store.open(postgres: scratch.url)
+        for n in 1...1000 {
+            let name = "User " + String(format: "%04d", (n * 7919) % 1000)
+            _ = try await setup.users.insert(NewUser(name: name, email: "user\(n)@example.com"))
+        }
+        await setup.close()
+        try await scratch.withConnection { connection in
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at, version)
+                        SELECT (g * 7907) % 1000 + 1, 'w' || (g * 40503 % 5000) || 'x ' || g, NULL,
+                            CASE WHEN g % 4 = 0 THEN 'done' ELSE 'open' END, g % 4,
+                            1600000000000 + g * 30000 + (g % 17) * 1000000,
+                            1600000000000 + g * 30000 + (g % 17) * 1000000, 1
+                        FROM generate_series(0::bigint, \(items - 1)::bigint) AS g
+                        """), logger: .bench)
+            try await connection.query("VACUUM ANALYZE", logger: .bench)
+        }
+        let store = try await Store.open(postgres: scratch.url)
+        try await QueryShapeSuite(store: store, runs: runs, report: report, only: only, prefix: "postgres.").run()
+        await store.close()
+        await server.drop(scratch)
+    } catch {
+        await server.drop(scratch)
+        throw error
+    }
+}
+
+/// Runs `suites` (`store`, `live`, `load`, `search`) on PostgreSQL (`--backend postgres`).
 func runPostgres(
     _ suites: [String], server: PostgresBenchServer, report: Report, arguments: [String], runs: Int, rows: Int,
     only: String?
@@ -208,6 +245,10 @@ func runPostgres(
                 server: server, writes: option("--writes", default: 300, in: arguments), report: report
             ).run()
         case "load": try await runLoad(server: server, arguments: arguments, report: report)
+        case "search":
+            try await runPostgresShapes(
+                server: server, items: option("--items", default: 1_000_000, in: arguments), runs: runs,
+                report: report, only: only)
         default: report.note("\(suite): no PostgreSQL version; skipped")
         }
     }

@@ -107,6 +107,7 @@ struct SearchSuite {
                 report.print(Figure(name: name + ".middle", unit: "ms", value: median(next), target: ""))
             }
         }
+        try await QueryShapeSuite(store: store, runs: runs, report: report, only: only, prefix: "").run()
     }
 
     /// Runs `statement` to the end with `match` bound to its first parameter.

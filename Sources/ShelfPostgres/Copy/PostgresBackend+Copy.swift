@@ -8,7 +8,7 @@
     /// copy's own (not the pool's): a snapshot is one REPEATABLE READ READ ONLY transaction; a
     /// copy's transaction is one READ COMMITTED transaction, which the server rolls back if
     /// the connection is lost or the process dies before it commits.
-    extension PostgresBackend: CopyableBackend {
+    extension PostgresBackend {
         package func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T {
             try pool.checkOpen()
             let rows = try PostgresCopyRows(place: place)

@@ -291,7 +291,7 @@
                     let seq = try row.decode(Int64.self)
                     after = seq
                     do {
-                        let outcome: ImportOutcome
+                        let outcome: ImportRowOutcome
                         switch table {
                         case .users:
                             let (_, id, name, email, created, refusal) = try row.decode(
@@ -317,11 +317,7 @@
                                     status: Item.Status(rawValue: status) ?? .open, priority: Int(priority),
                                     createdAt: created, updatedAt: updated))
                         }
-                        switch outcome {
-                        case .inserted: counts.inserted += 1
-                        case .updated: counts.updated += 1
-                        case .unchanged: counts.unchanged += 1
-                        }
+                        counts.add(outcome)
                     } catch let error as ImportRowError {
                         guard continues else { throw ImportRowFailure(seq: seq, error: error) }
                         counts.refused += 1
@@ -344,8 +340,4 @@
         }
     }
 
-    /// What happened to one imported row.
-    enum ImportOutcome {
-        case inserted, updated, unchanged
-    }
 #endif

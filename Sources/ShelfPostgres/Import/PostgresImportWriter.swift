@@ -23,7 +23,7 @@
 
         // MARK: Users
 
-        func write(_ user: ImportedUser) throws -> ImportOutcome {
+        func write(_ user: ImportedUser) throws -> ImportRowOutcome {
             let existing = mode == .insert ? nil : try session.userID(email: user.email)
             if let existing {
                 if let id = user.id, id != existing {
@@ -84,7 +84,7 @@
 
         // MARK: Items
 
-        func write(_ item: ImportedItem) throws -> ImportOutcome {
+        func write(_ item: ImportedItem) throws -> ImportRowOutcome {
             let ownerID: Int64
             switch item.owner {
             case .id(let id): ownerID = id

@@ -2,52 +2,34 @@
     package import Foundation
     package import Logging
     package import PostgresNIO
-    internal import ShelfStore
+    package import ShelfStore
 
-    /// Applies `PostgresMigration`s in name order with the SQLite migrator's rules: each in its
-    /// own transaction, recorded in `shelf_migrations` (name, checksum, applied time in
-    /// milliseconds); a database holding a migration this version does not know
-    /// (`.newerDatabase`) or an edited one (`.modifiedMigration`) is refused, changing nothing.
+    /// Applies a `MigrationPlan` to a PostgreSQL database: the SQL of `shelf_migrations` and of
+    /// each migration's transaction. What to apply and what to refuse is the plan's (the same
+    /// rules and words as on SQLite); a database with tables of its own and no
+    /// `shelf_migrations` is refused here (`.foreignDatabase`), changing nothing.
     ///
     /// Every transaction first takes a transaction-scoped advisory lock, so two processes
     /// opening the same new database at once apply each migration once: the second waits,
     /// then sees the first one's work.
     package struct PostgresMigrator: Sendable {
-        package let migrations: [PostgresMigration]
+        package let plan: MigrationPlan
 
         /// The advisory lock key that serializes migrations ("shelf" in ASCII).
         static let lockKey: Int64 = 0x7368_656c_66
 
-        /// - Precondition: names are unique.
-        package init(migrations: [PostgresMigration]) {
-            self.migrations = migrations.sorted { $0.name < $1.name }
-            precondition(Set(migrations.map(\.name)).count == migrations.count, "duplicate migration names")
+        package init(plan: MigrationPlan) {
+            self.plan = plan
         }
 
-        /// The migrations this build carries.
+        /// The migrations this build carries (Migrations/postgres/*.sql).
         package static let embedded = PostgresMigrator(
-            migrations: EmbeddedMigrations.all.map { PostgresMigration(name: $0.name, sql: $0.sql) })
+            plan: MigrationPlan(embedded: EmbeddedMigrations.all, folder: "Migrations/postgres"))
 
-        /// One migration's state in a database.
-        package struct Status: Sendable, Hashable {
-            package enum State: Sendable, Hashable {
-                case applied(at: Date)
-                case pending
-                /// Applied, but its SQL has changed since.
-                case modified(at: Date)
-                /// Applied by a program that knows migrations this one does not.
-                case unknown(at: Date)
-            }
-            package let name: String
-            package let state: State
+        /// The migrations this migrator knows, in name order.
+        package var migrations: [SchemaMigration] { plan.migrations }
 
-            package init(name: String, state: State) {
-                self.name = name
-                self.state = state
-            }
-        }
-
-        private typealias Record = (checksum: String, date: Date)
+        private typealias Record = MigrationPlan.AppliedMigration
 
         /// Applies every pending migration on `connection`; returns the names applied, in order.
         /// - Throws: `StoreError`: `.newerDatabase`, `.modifiedMigration` or
@@ -68,15 +50,15 @@
                     """, logger: logger)
                 let applied = try await appliedMigrations(on: connection)
                 if applied.isEmpty { try await refuseForeignDatabase(on: connection, at: location) }
-                try validate(applied)
+                try plan.validate(applied)
             }
             var done: [String] = []
-            for migration in migrations {
+            for migration in plan.migrations {
                 let ran = try await transaction(on: connection, at: location) { () async throws -> Bool in
                     // Look again under the lock: another process may have applied it meanwhile,
                     // or applied a newer one this version does not know.
                     let applied = try await appliedMigrations(on: connection)
-                    try validate(applied)
+                    try plan.validate(applied)
                     guard applied[migration.name] == nil else { return false }
                     do {
                         try await connection.query(Self.runnable(migration), logger: logger)
@@ -84,10 +66,7 @@
                         let message =
                             (error as? PSQLError)?.serverInfo?[.message]
                             ?? StoreError(postgres: error, at: location).message
-                        throw StoreError(
-                            .migrationFailed,
-                            "migration \(migration.name) failed and was rolled back: \(message). "
-                                + "Earlier migrations stay applied; fix the SQL and run again.")
+                        throw plan.failure(of: migration, message: message)
                     }
                     try await connection.query(
                         """
@@ -102,32 +81,18 @@
         }
 
         /// Each known migration's state, then any unknown ones, without changing the database.
-        package func status(on connection: PostgresConnection) async throws -> [Status] {
+        package func status(on connection: PostgresConnection) async throws -> [MigrationStatus] {
             let exists =
                 try await connection.query(
                     "SELECT to_regclass('shelf_migrations') IS NOT NULL", logger: Logger.silent
                 ).collect().first?.decode(Bool.self) ?? false
-            let applied = exists ? try await appliedMigrations(on: connection) : [:]
-            var result = migrations.map { migration in
-                guard let record = applied[migration.name] else {
-                    return Status(name: migration.name, state: .pending)
-                }
-                return Status(
-                    name: migration.name,
-                    state: record.checksum == migration.checksum
-                        ? .applied(at: record.date) : .modified(at: record.date))
-            }
-            let known = Set(migrations.map(\.name))
-            for (name, record) in applied.sorted(by: { $0.key < $1.key }) where !known.contains(name) {
-                result.append(Status(name: name, state: .unknown(at: record.date)))
-            }
-            return result
+            return plan.status(exists ? try await appliedMigrations(on: connection) : [:])
         }
 
         /// The migration's SQL as one statement: PostgreSQL's extended protocol runs one
         /// statement per query, and a migration holds many. EXECUTE in a DO block runs them
         /// all, in the caller's transaction.
-        static func runnable(_ migration: PostgresMigration) -> PostgresQuery {
+        static func runnable(_ migration: SchemaMigration) -> PostgresQuery {
             let tag = "$shelf_migration_body$"
             precondition(!migration.sql.contains(tag), "migration \(migration.name) holds \(tag)")
             return PostgresQuery(
@@ -156,7 +121,7 @@
             let rows = try await connection.query(
                 "SELECT name, checksum, applied_at FROM shelf_migrations", logger: Logger.silent)
             for try await (name, checksum, millis) in rows.decode((String, String, Int64).self) {
-                applied[name] = (checksum, Date(postgresMilliseconds: millis))
+                applied[name] = Record(checksum: checksum, appliedAt: Date(postgresMilliseconds: millis))
             }
             return applied
         }
@@ -182,29 +147,6 @@
                 "the PostgreSQL database \(location.database) on \(location.server) is not a shelf (it has the "
                     + "tables \(shown)\(tables.count > 5 ? " and more" : ""), and no shelf_migrations); shelf changed "
                     + "nothing in it. Create an empty database for the shelf (createdb NAME) and put it in the URL")
-        }
-
-        private func validate(_ applied: [String: Record]) throws {
-            let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.name, $0) })
-            let unknown = applied.keys.filter { known[$0] == nil }.sorted()
-            if !unknown.isEmpty {
-                throw StoreError(
-                    .newerDatabase,
-                    "the database was created by a newer version of shelf: it has migration"
-                        + "\(unknown.count == 1 ? "" : "s") \(unknown.joined(separator: ", ")) that this binary does "
-                        + "not know (its latest is \(migrations.last?.name ?? "none")). Upgrade shelf to open it; "
-                        + "nothing was changed.")
-            }
-            for (name, record) in applied.sorted(by: { $0.key < $1.key }) {
-                if let migration = known[name], migration.checksum != record.checksum {
-                    throw StoreError(
-                        .modifiedMigration,
-                        "migration \(name) was changed after it was applied to this database (recorded checksum "
-                            + "\(record.checksum), now \(migration.checksum)). Restore the original "
-                            + "Migrations/postgres/\(name).sql and add a new migration for the change; nothing was "
-                            + "changed.")
-                }
-            }
         }
     }
 

@@ -2,6 +2,7 @@ internal import CSQLite
 internal import Dispatch
 internal import Foundation
 internal import Logging
+internal import ShelfReactive
 internal import Synchronization
 
 /// A SQLite database: one serialized writer connection and a pool of reader connections.
@@ -367,17 +368,16 @@ package final class Database: Sendable {
 
     /// Runs `body` on a reader outside any transaction, on a separate thread: for statements
     /// that make their own, such as `VACUUM INTO` (which reads one snapshot).
+    /// Cancelling the calling task interrupts the statement (`sqlite3_interrupt`): it throws
+    /// `CancellationError`.
     package func withReader<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    with: Result {
-                        guard let readers = self.readers else { return try self.withWriter(body) }
-                        let connection = try readers.checkOut(database: self.path)
-                        defer { readers.checkIn(connection) }
-                        return try body(connection)
-                    })
-            }
+        let interruption = ReadInterruption()
+        let interrupt: @Sendable () -> Void = { interruption.cancel() }
+        return try await BlockingWork.run(onCancel: interrupt) { _ in
+            guard let readers = self.readers else { return try self.withWriter(body) }
+            let connection = try readers.checkOut(database: self.path)
+            defer { readers.checkIn(connection) }
+            return try interruption.run(on: connection, body)
         }
     }
 
@@ -398,11 +398,9 @@ package final class Database: Sendable {
                     try connection.readTransaction { try body(connection) }
                 }
             }
-            return try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(
-                        with: Result { try ReadInterruption.$current.withValue(interruption) { try self.read(body) } })
-                }
+            // No reader free: wait for one on a thread of its own.
+            return try await BlockingWork.run { _ in
+                try ReadInterruption.$current.withValue(interruption) { try self.read(body) }
             }
         } onCancel: {
             interruption.cancel()

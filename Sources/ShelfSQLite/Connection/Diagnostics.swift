@@ -13,8 +13,22 @@ internal import Synchronization
 /// nothing (swift-log's default handler shows `info` and above). The `shelf` command turns
 /// them on with `--verbose` or `SHELF_LOG=debug`.
 package enum Diagnostics {
-    /// The SQLite layer's logger, made on first use from the process's logging system.
-    package static let logger = Logger(label: "shelf.sqlite")
+    /// The SQLite layer's logger: the process's logging system's (made on first use), at the
+    /// level `setLogLevel` gave, if any.
+    package static var logger: Logger {
+        var logger = base
+        if let level = level.withLock({ $0 }) { logger.logLevel = level }
+        return logger
+    }
+    private static let base = Logger(label: "shelf.sqlite")
+    private static let level = Mutex<Logger.Level?>(nil)
+
+    /// Shows this layer's messages from `level` up, whatever the logging system's handler
+    /// would show; nil leaves it to the handler. Process-wide, as the logger is: the store
+    /// opened last sets it (`Store.Configuration.logLevel`).
+    package static func setLogLevel(_ newLevel: Logger.Level?) {
+        level.withLock { $0 = newLevel }
+    }
 
     /// Statements that run at least this long are logged as slow (`debug`), with their SQL
     /// text (never their values); 0 logs every statement. 100 ms until `setSlowStatementThreshold`

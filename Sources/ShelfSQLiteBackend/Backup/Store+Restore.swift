@@ -173,9 +173,7 @@ extension Store {
         } catch let error as StoreError {
             throw StoreError(error.code, error.message.replacingOccurrences(of: temporary, with: backup))
         }
-        guard let backend = store.backend as? any CopyableBackend else {
-            preconditionFailure("a store opened from a file can be copied")
-        }
+        let backend = store.backend
         do {
             try backend.checkIntegrity()
         } catch let error as StoreError {

@@ -388,11 +388,7 @@ final class ImportStaging: ImportSession {
                             priority: Int(try row.int64(7)), createdAt: try row.get(8, as: Int64?.self),
                             updatedAt: try row.get(9, as: Int64?.self), version: try row.get(10, as: Int64?.self)))
                 }
-                switch outcome {
-                case .inserted: counts.inserted += 1
-                case .updated: counts.updated += 1
-                case .unchanged: counts.unchanged += 1
-                }
+                counts.add(outcome)
             } catch let error as ImportRowError {
                 guard continues else { throw ImportRowFailure(seq: seq, error: error) }
                 counts.refused += 1

@@ -9,10 +9,7 @@ internal import ShelfStore
 /// go on. It keeps nothing per row in memory: owners and existing users are looked up through
 /// the email index each time, so memory stays flat whatever the import's size.
 final class ImportWriter {
-    /// What happened to one row.
-    enum Outcome: Sendable {
-        case inserted, updated, unchanged
-    }
+    typealias Outcome = ImportRowOutcome
 
     let connection: Connection
     let mode: ImportMode

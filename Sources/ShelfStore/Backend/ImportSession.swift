@@ -143,6 +143,11 @@ package struct ImportRowFailure: Error {
     }
 }
 
+/// What happened to one row an import wrote, on any backend.
+package enum ImportRowOutcome: Sendable {
+    case inserted, updated, unchanged
+}
+
 /// What an import's `apply` did.
 package struct ImportCounts: Sendable, Equatable {
     package var inserted = 0
@@ -165,6 +170,15 @@ package struct ImportCounts: Sendable, Equatable {
     package var itemOwners = 0
 
     package init() {}
+
+    /// Counts one row written row by row.
+    package mutating func add(_ outcome: ImportRowOutcome) {
+        switch outcome {
+        case .inserted: inserted += 1
+        case .updated: updated += 1
+        case .unchanged: unchanged += 1
+        }
+    }
 
     /// The items deleted by a `replace` of `table`: those the input lacks (items), or those
     /// deleted with the users it lacks (users).

@@ -81,6 +81,32 @@ package protocol StoreBackend: Sendable {
     /// See `Store.backup(to:)`.
     func backup(to path: String) async throws
 
+    // Copying (`Store.copy(to:)`, backups and restores): every method blocks the calling
+    // thread (a thread of the copy's own, never a task).
+
+    /// Calls `body` with one consistent snapshot of the whole store (every table as of one
+    /// moment), while other connections and processes go on writing. The snapshot ends when
+    /// `body` returns or throws.
+    func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T
+
+    /// Calls `body` inside one write transaction on this store, and commits when it returns;
+    /// a throw (from `body` or the commit) rolls everything back, and so does a crash or a
+    /// lost connection: the store is then as it was.
+    func withCopyTransaction<T>(_ body: (any CopyTransaction) throws -> T) throws -> T
+
+    /// Another process (or session) that has this store open, described for a person
+    /// ("process 123 (shelf browse)", "application shelf, PID 456 on 127.0.0.1"); nil when
+    /// none is found. Connections of this store object itself do not count.
+    func otherUsers() throws -> String?
+
+    /// Runs the engine's own checks of the stored data (SQLite: `integrity_check` and the
+    /// full-text indexes' checks) and throws a `StoreError` (`.corrupt`) saying what is wrong.
+    func checkIntegrity() throws
+
+    /// An identity of the database itself (a file's device and inode, a server's database),
+    /// equal for two stores only when they are the same database.
+    var copyIdentity: String { get }
+
     /// Ends the backend's connections once nothing uses them; live values stop changing.
     /// Safe to call more than once. A released backend closes itself too, but a server
     /// connection pool needs an explicit end to stop its event-loop work.

@@ -16,12 +16,8 @@ package struct StoreCopier {
     }
 
     func run() throws -> CopyReport {
-        guard let from = source.backend as? any CopyableBackend else {
-            throw StoreError(.invalidValue, "\(source.location): this kind of store cannot be copied from")
-        }
-        guard let into = target.backend as? any CopyableBackend else {
-            throw StoreError(.invalidValue, "\(target.location): this kind of store cannot be copied into")
-        }
+        let from = source.backend
+        let into = target.backend
         guard from.copyIdentity != into.copyIdentity else {
             throw StoreError(
                 .invalidValue,
@@ -42,7 +38,7 @@ package struct StoreCopier {
         }
     }
 
-    private func copy(from snapshot: any CopySnapshot, into: any CopyableBackend) throws -> CopyReport {
+    private func copy(from snapshot: any CopySnapshot, into: any StoreBackend) throws -> CopyReport {
         let unknown = CopyTable.unknownColumns(in: try snapshot.schemaColumns(), ignoring: snapshot.derivedColumns)
         guard unknown.isEmpty else {
             throw StoreError(

@@ -1,3 +1,4 @@
+public import Logging
 extension Store {
     /// Settings of an open store where the defaults may not fit: how long calls wait for
     /// locks, how much each SQLite connection caches, when an import takes the bulk path, and
@@ -24,12 +25,19 @@ extension Store {
         /// The fewest rows an import into a SQLite store must stage to take the bulk path
         /// (indexes and triggers set aside, then rebuilt once). 10,000.
         public var bulkImportMinimumRows: Int64
+        /// The level from which the store's diagnostics (swift-log labels `shelf.sqlite` and
+        /// `shelf.postgres`: change tracking, checkpoints, migrations, pool events, slow calls;
+        /// all at `debug` or `trace`) reach the process's log handler; nil (the default) leaves
+        /// the choice to the handler's own level. Applies to the whole process, as
+        /// `slowQueryThreshold` does.
+        public var logLevel: Logger.Level?
 
         /// A configuration; every setting not given has its default.
         public init(
             writeTimeout: Duration = .seconds(60), readTimeout: Duration = .seconds(5),
             slowQueryThreshold: Duration = .milliseconds(100), writerCacheKiB: Int = 32 * 1024,
-            readerCacheKiB: Int = 8 * 1024, bulkImportMinimumRows: Int64 = 10_000
+            readerCacheKiB: Int = 8 * 1024, bulkImportMinimumRows: Int64 = 10_000,
+            logLevel: Logger.Level? = nil
         ) {
             self.writeTimeout = writeTimeout
             self.readTimeout = readTimeout
@@ -37,6 +45,7 @@ extension Store {
             self.writerCacheKiB = writerCacheKiB
             self.readerCacheKiB = readerCacheKiB
             self.bulkImportMinimumRows = bulkImportMinimumRows
+            self.logLevel = logLevel
         }
 
         /// Every setting at its default.

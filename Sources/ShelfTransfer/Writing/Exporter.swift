@@ -1,4 +1,5 @@
 internal import Foundation
+internal import ShelfReactive
 public import ShelfStore
 internal import Synchronization
 
@@ -124,27 +125,13 @@ public struct Exporter: Sendable {
         return output
     }
 
-    /// Runs a long blocking job on a thread of its own; cancelling the calling task sets the
-    /// flag `body` checks.
+    /// Runs a long blocking job through the store's one bridge (`BlockingWork`): cancelling
+    /// the calling task sets the flag `body` checks and wakes an open that waits for a FIFO's
+    /// reader.
     static func offThread<T: Sendable>(_ body: @escaping @Sendable (Cancellation) throws -> T) async throws -> T {
         let cancellation = Cancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(
-                        with: Result {
-                            do {
-                                return try body(cancellation)
-                            } catch  where cancellation.isCancelled {
-                                // A write stopped by the cancellation reports it as such.
-                                throw CancellationError()
-                            }
-                        })
-                }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
+        let cancel: @Sendable () -> Void = { cancellation.cancel() }
+        return try await BlockingWork.run(onCancel: cancel) { _ in try body(cancellation) }
     }
 }
 
