@@ -77,7 +77,7 @@
             // Registered first: a notification arriving before the first read ends marks the
             // query for one more run, so nothing between subscription and read is missed.
             let query = PostgresLiveQuery(tables: tables, listener: listener, translate: translate, fetch: fetch)
-            let epoch = try await listener.waitUntilListening()
+            _ = try await listener.waitUntilListening()
             let initial: Value
             do {
                 initial = try await fetch()
@@ -86,7 +86,7 @@
             } catch {
                 throw translate(error)
             }
-            return Property(query.start(initial: initial, epoch: epoch), retaining: query)
+            return Property(query.start(initial: initial), retaining: query)
         }
 
         /// Ends listening, the listening connection, and every live query's runs and retries;
@@ -95,6 +95,15 @@
         package func close() async {
             await listener.stop()?.value
         }
+
+        /// Wakes the feed's reader of the change log: this process committed a change. Returns
+        /// at once; does nothing while the feed is not listening.
+        package func wake() {
+            listener.wake()
+        }
+
+        /// How many times the feed has read the change log (for tests).
+        package var logReads: Int { listener.logReads }
 
         /// How many live queries the feed knows (released ones are removed at once): for tests.
         package var liveQueryCount: Int { listener.registrationCount }
