@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
@@ -16,6 +17,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     let configuration: Store.Configuration
     let emailCollisions: [EmailCollision]
     private let runs = RunCounter()
+    /// The shared live item windows (`liveItems`), kept from the change log.
+    let liveWindows: SQLiteLiveWindows
     var liveQueryRuns: Int { runs.value }
     var statementCount: Int { database.statementCounter.value }
 
@@ -37,6 +40,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         sqliteUsers = SQLiteUserRepository(database: database)
         sqliteItems = SQLiteItemRepository(database: database)
         sqliteViews = SQLiteSavedViewRepository(database: database)
+        liveWindows = SQLiteLiveWindows(database: database, runs: runs)
     }
 
     /// Opens the shelf at `path`, creating the file and its folder when missing, and applies
@@ -95,32 +99,56 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
         LiveResult<ItemWindow>
     > {
-        // The first run reads now, on this task: cancelling the task interrupts it.
-        try await database.interruptibly { try makeLiveItems(matching: query, after: anchor, limit: limit) }.property
+        try await liveWindow(matching: query, after: anchor, limit: limit).windowProperty
+    }
+
+    func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+        -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
+    {
+        try await liveWindow(matching: query, after: anchor, limit: limit).snapshotProperty
+    }
+
+    /// The shared live window of the key (see `SQLiteLiveWindows`); its first read, when it
+    /// has none yet, runs on this task (cancelling the task interrupts it).
+    private func liveWindow(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+        -> LiveWindowEntry
+    {
+        // SQLite reads a negative LIMIT as "no limit": refuse it rather than share it.
+        if limit < 0 { throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)") }
+        return try await liveWindows.entry(for: LiveWindowKey(query: query, anchor: anchor, limit: limit))
     }
 
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
-        try makeLive { try SQLiteItemRepository.item(id: id, $0) }.property
+        try await openLive { try SQLiteItemRepository.item(id: id, $0) }.property
     }
 
     func liveUsers() async throws -> Property<LiveResult<[User]>> {
-        try makeLive { try SQLiteUserRepository.users($0) }.property
+        try await openLive { try SQLiteUserRepository.users($0) }.property
     }
 
     func liveUserSummaries() async throws -> Property<LiveResult<[UserSummary]>> {
-        try makeLive { try SQLiteUserRepository.summaries($0) }.property
+        try await openLive { try SQLiteUserRepository.summaries($0) }.property
     }
 
     func liveSavedViews() async throws -> Property<LiveResult<[SavedView]>> {
-        try makeLive { try SQLiteSavedViewRepository.views($0) }.property
+        try await openLive { try SQLiteSavedViewRepository.views($0) }.property
     }
 
-    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveValue<ItemWindow>
-    {
-        try makeLive { connection in
-            ItemWindow(
-                items: try SQLiteItemRepository.page(query, cursor: anchor, backward: false, limit: limit, connection),
-                totalCount: try SQLiteItemRepository.count(query, connection))
+    /// The shared live window of the key, read now on the calling thread when new (for tests
+    /// and code that needs the value at once).
+    func makeLiveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) throws -> LiveWindowEntry {
+        try liveWindows.entryNow(for: LiveWindowKey(query: query, anchor: anchor, limit: limit))
+    }
+
+    /// `makeLive` on a thread of its own: its first read may wait for a reader (a semaphore),
+    /// which must not block a cooperative thread.
+    func openLive<Value: Equatable & Sendable>(
+        _ fetch: @escaping @Sendable (Connection) throws -> Value
+    ) async throws -> LiveValue<Value> {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.makeLive(fetch) })
+            }
         }
     }
 

@@ -167,17 +167,18 @@ struct BulkConformanceTests {
             }
             let saved = try await store.items.update(contentsOf: priorities)
             #expect(await eventually { live.value.success?.items.allSatisfy { $0.priority == 2 } == true })
-            #expect(store.liveQueryRuns - runs == 1, "three updates in one transaction: one run")
+            // At most one run: a backend with a change log updates the window from it (no run).
+            #expect(store.liveQueryRuns - runs <= 1, "three updates in one transaction: one run at most")
 
             runs = store.liveQueryRuns
             #expect(try await store.items.deleteItems(ids: saved.map(\.id)) == 3)
             #expect(await eventually { live.value.success?.totalCount == 0 })
-            #expect(store.liveQueryRuns - runs == 1)
+            #expect(store.liveQueryRuns - runs <= 1)
 
             runs = store.liveQueryRuns
             try await store.items.restore(saved)
             #expect(await eventually { live.value.success?.totalCount == 3 })
-            #expect(store.liveQueryRuns - runs == 1, "three restores in one transaction: one run")
+            #expect(store.liveQueryRuns - runs <= 1, "three restores in one transaction: one run at most")
             #expect(live.value.success?.items.sorted { $0.id < $1.id } == saved.sorted { $0.id < $1.id })
         }
     }

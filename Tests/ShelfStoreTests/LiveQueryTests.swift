@@ -12,9 +12,7 @@ import Testing
 struct LiveQueryTests {
     /// Waits until everything the change tracker has been handed so far is done.
     func settle(_ sqlite: SQLiteBackend) async {
-        await withCheckedContinuation { continuation in
-            sqlite.database.changeTracker.enqueue { continuation.resume() }
-        }
+        await sqlite.liveWindows.settle()
     }
 
     @Test func publishesTheWindowAndCountAfterACommit() async throws {
@@ -42,25 +40,28 @@ struct LiveQueryTests {
         }
         let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let users = try fixture.sqlite.makeLive { try SQLiteUserRepository.users($0) }
-        let itemRuns = items.query.runCount
+        let windows = fixture.sqlite.liveWindows
+        let itemRuns = windows.runs.value
         let userRuns = users.query.runCount
 
         try await fixture.sqlite.database.write { try $0.run("INSERT INTO notes_elsewhere VALUES (1)") }
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == itemRuns)
+        #expect(windows.runs.value == itemRuns)
         #expect(users.query.runCount == userRuns)
 
-        // A table only one of them reads.
+        // A table only one of them reads. The window takes the new item from the change log
+        // (newest first, at its head): no read at all.
         _ = try await fixture.store.items.insert(NewItem(userID: fixture.ann, title: "one"))
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == itemRuns + 1)
+        #expect(items.window.items.map(\.title) == ["one"])
+        #expect(windows.runs.value == itemRuns)
         #expect(users.query.runCount == userRuns)
-        #expect(items.query.observedTables?.contains("items") == true)
 
-        // A schema change moves no counter but may break any query: every query re-runs.
+        // A schema change moves no counter but may break any query: every query re-runs (the
+        // window and the users query: the counter is the store's).
         try await fixture.sqlite.database.write { try $0.execute("CREATE INDEX notes_x ON notes_elsewhere (x)") }
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == itemRuns + 2)
+        #expect(windows.runs.value == itemRuns + 2)
         #expect(users.query.runCount == userRuns + 1)
     }
 
@@ -68,7 +69,8 @@ struct LiveQueryTests {
         struct Abort: Error {}
         let fixture = try await Fixture()
         let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
-        let runs = items.query.runCount
+        let runs = fixture.sqlite.liveWindows.runs.value
+        let position = items.position
         let ann = fixture.ann
         await #expect(throws: Abort.self) {
             try await fixture.sqlite.database.write { connection in
@@ -78,7 +80,8 @@ struct LiveQueryTests {
             }
         }
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == runs)
+        #expect(fixture.sqlite.liveWindows.runs.value == runs)
+        #expect(items.position == position, "nothing was logged")
     }
 
     @Test func aThousandInsertsInOneTransactionRerunOnce() async throws {
@@ -86,22 +89,23 @@ struct LiveQueryTests {
         let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
         let published = Locked(0)
         let token = Lifetime.Token()
-        items.property.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
-        let runs = items.query.runCount
+        items.windowProperty.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
+        let runs = fixture.sqlite.liveWindows.runs.value
         _ = try await fixture.store.items.insert(
             contentsOf: (1...1000).map { NewItem(userID: fixture.ann, title: "item \($0)") })
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == runs + 1)
+        #expect(fixture.sqlite.liveWindows.runs.value <= runs + 1)
         #expect(published.value == 1)
-        #expect(items.property.value.success?.totalCount == 1000)
+        #expect(items.windowProperty.value.success?.totalCount == 1000)
     }
 
     @Test func aBurstOfCommitsCoalesces() async throws {
         let fixture = try await Fixture()
         let items = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 50)
-        let runs = items.query.runCount
-        // Hold the tracker while 50 commits land; they must cost one re-run. Held once the
-        // held work has started: before, a commit finding the tracker idle runs its own pass.
+        let published = Locked(0)
+        let token = Lifetime.Token()
+        items.windowProperty.changes.observe(during: token.lifetime) { _ in published.withLock { $0 += 1 } }
+        // Hold the tracker while 50 commits land; they must cost one pass and one delivery.
         let gate = DispatchSemaphore(value: 0)
         await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
             fixture.sqlite.database.changeTracker.enqueue {
@@ -114,8 +118,8 @@ struct LiveQueryTests {
         }
         gate.signal()
         await settle(fixture.sqlite)
-        #expect(items.query.runCount == runs + 1)
-        #expect(items.property.value.success?.totalCount == 50)
+        #expect(published.value == 1)
+        #expect(items.windowProperty.value.success?.totalCount == 50)
     }
 
     @Test func anEqualResultIsNotPublished() async throws {
@@ -167,12 +171,12 @@ struct LiveQueryTests {
 
     @Test func theQueryStopsWhenNothingHoldsIt() async throws {
         let fixture = try await Fixture()
-        weak var weakQuery: LiveQuery<ItemWindow>?
+        weak var weakQuery: LiveWindowEntry?
         var token: Lifetime.Token? = Lifetime.Token()
         do {
             let live = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 5)
-            weakQuery = live.query
-            live.property.observe(during: token!.lifetime) { _ in }
+            weakQuery = live
+            live.windowProperty.observe(during: token!.lifetime) { _ in }
         }
         #expect(weakQuery != nil, "observed: the query runs")
         token = nil
@@ -184,7 +188,9 @@ struct LiveQueryTests {
 
     @Test func tablesComeFromSQLite() async throws {
         let fixture = try await Fixture()
-        let search = try fixture.sqlite.makeLiveItems(matching: ItemQuery(text: "moth"), after: nil, limit: 5)
+        let search = try fixture.sqlite.makeLive {
+            try SQLiteItemRepository.page(ItemQuery(text: "moth"), cursor: nil, backward: false, limit: 5, $0)
+        }
         let tables = try #require(search.query.observedTables)
         #expect(tables.isSuperset(of: ["items", "items_fts"]))
         #expect(!tables.contains("users"))
@@ -230,7 +236,7 @@ struct NestedLiveQueryTests {
         let selected = users.flatMapLatest { users -> Property<LiveResult<ItemWindow>> in
             let owner = users.success?.last?.id
             return
-                (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).property)
+                (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).windowProperty)
                 ?? Property(value: .success(ItemWindow(items: [], totalCount: 0)))
         }
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))

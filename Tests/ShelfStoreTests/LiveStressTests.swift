@@ -49,7 +49,7 @@ struct LiveStressTests {
         // Every query is gone: only the last one made is left, and it still works.
         let final = try fixture.sqlite.makeLiveItems(matching: ItemQuery(), after: nil, limit: 1)
         _ = try await store.items.insert(NewItem(userID: ann, title: "last"))
-        #expect(await eventually { final.query.value.items.first?.title == "last" })
+        #expect(await eventually { final.window.items.first?.title == "last" })
         #expect(
             await eventually { fixture.sqlite.database.changeTracker.registeredCount == 1 },
             "no query outlived its owner")

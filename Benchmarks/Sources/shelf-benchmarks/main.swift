@@ -24,6 +24,9 @@ import Foundation
 //           without --backend postgres)
 //   search  search.* at 1,000,000 items (--items N): first page and count of common and rare
 //           words, two words, a phrase, owner filters; the owner order (SearchSuite)
+//   fanout  fanout.N.* (issue 23): 100,000 items (--items N), N = 1, 100, 1,000, 10,000 live windows
+//           (--counts 1,100,1000,10000) of mixed filters, 20 one-row writes/s (--rate) for 30 s
+//           (--seconds); --no-wait starts each write on time whatever happens (FanoutSuite)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -38,22 +41,24 @@ let runs = option("--runs", default: 5, in: arguments)
 let rows = option("--rows", default: 200_000, in: arguments)
 let report = Report(json: json)
 let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+let counts = arguments.firstIndex(of: "--counts").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let before = arguments.firstIndex(of: "--before").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let backend = arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let postgresURL = arguments.firstIndex(of: "--postgres").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 let suites = arguments.filter {
     !$0.hasPrefix("--") && Int($0) == nil && $0 != only && $0 != before && $0 != backend && $0 != postgresURL
+        && $0 != counts
 }
 
 guard !suites.isEmpty,
     suites.allSatisfy({
-        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search"]
+        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search", "fanout"]
             .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|fanout|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
@@ -68,6 +73,13 @@ for suite in suites {
     case "load": try await runLoad(server: nil, arguments: arguments, report: report)
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
+    case "fanout":
+        try await FanoutSuite(
+            items: option("--items", default: 100_000, in: arguments),
+            counts: (counts ?? "1,100,1000,10000").split(separator: ",").compactMap { Int($0) },
+            seconds: option("--seconds", default: 30, in: arguments), rate: option("--rate", default: 20, in: arguments),
+            noWait: arguments.contains("--no-wait"), report: report
+        ).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
     case "search":
         try await SearchSuite(

@@ -235,10 +235,10 @@ package final class Database: Sendable {
     }
 
     /// Tells the change tracker about a commit (outside the writer's lock) and returns its
-    /// result. `runHere`: the tracker may run the pass for it on this thread (async writes).
-    private func finish<T>(_ commit: Commit<T>, runHere: Bool = false) -> T {
+    /// result. The tracker's pass runs on its queue, never here.
+    private func finish<T>(_ commit: Commit<T>) -> T {
         if commit.tracked {
-            changeTracker.didCommit(counters: commit.counters, walChange: commit.walChange, runHere: runHere)
+            changeTracker.didCommit(counters: commit.counters, walChange: commit.walChange)
         }
         return commit.result
     }
@@ -315,11 +315,10 @@ package final class Database: Sendable {
     /// read); otherwise it runs on a dedicated thread, since it may wait up to the write
     /// timeout for another process's lock.
     ///
-    /// When the change tracker is idle, the live queries over the tables the commit changed
-    /// re-run (and publish) on the calling task before this returns: a caller that awaits a
-    /// write then finds the live values showing it, and no thread hop delays them.
+    /// Live queries learn of the commit after this returns (on the change tracker's queue):
+    /// the write never waits for them.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit, runHere: true) }
+        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit) }
         return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async {
                 continuation.resume(with: Result { try self.write(body) })
@@ -328,6 +327,10 @@ package final class Database: Sendable {
     }
 
     // MARK: Reading
+
+    /// How many reads can run at once (the reader connections; 1 for an in-memory database,
+    /// whose reads use the writer).
+    package var readerCount: Int { readers?.count ?? 1 }
 
     /// Runs `body` on a reader in a read transaction: one consistent snapshot of the last
     /// commit, taken while writes proceed. Blocks while all readers are busy.
@@ -411,7 +414,7 @@ package final class Database: Sendable {
 final class ReaderPool: Sendable {
     private let available: DispatchSemaphore
     private let idle: Mutex<[Connection]>
-    private let count: Int
+    let count: Int
     /// Set by `drain()`: check-outs throw from then on.
     private let closed = Atomic<Bool>(false)
 

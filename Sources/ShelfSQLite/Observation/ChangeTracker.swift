@@ -11,8 +11,7 @@ internal import Synchronization
 package protocol TableObserver: AnyObject, Sendable {
     /// The tables it reads, or nil when not known yet (then every change concerns it).
     var observedTables: Set<String>? { get }
-    /// Called serially, after a commit changed an observed table: on the tracker's queue, or
-    /// on the thread of an async write that found the tracker idle (see `ChangeTracker`).
+    /// Called serially, after a commit changed an observed table, on the tracker's queue.
     func tablesDidChange()
     /// Called serially, like `tablesDidChange`, when the database can no longer be read through this
     /// process's connections (its file was deleted or replaced); nothing is called after it.
@@ -42,12 +41,10 @@ package protocol TableObserver: AnyObject, Sendable {
 /// into the next pass, so a burst of commits costs one re-run per observer, never a queue of
 /// stale ones. Idle, it uses no CPU: the file watcher blocks in `poll(2)`.
 ///
-/// **Where passes run.** On the tracker's serial queue, except one case: the pass for a
-/// commit of this process's async `Database.write` runs on the committing thread, right
-/// after the commit, when no pass is scheduled and none is running (`passLock` free). That
-/// takes the thread hop from the writer to the queue off the path from a write to its live
-/// values. Deliveries stay in order: every pass and every enqueued piece holds `passLock`,
-/// so none overlaps another, and each pass reads a snapshot no older than the last one's.
+/// **Where passes run.** On the tracker's serial queue, never on a committing thread: a write
+/// returns once committed, whatever its observers cost. Deliveries stay in order: every pass
+/// and every enqueued piece holds `passLock`, so none overlaps another, and each pass reads a
+/// snapshot no older than the last one's.
 package final class ChangeTracker: Sendable {
     struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
@@ -105,8 +102,6 @@ package final class ChangeTracker: Sendable {
     /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
     /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
     let passLock = NSLock()
-    /// Passes run on a committing thread instead of the queue (for tests).
-    private let passesOnCommittingThread = Atomic<Int>(0)
     let path: String?
     /// The database this tracker belongs to; weak, since the database owns the tracker.
     let owner = Mutex(WeakDatabase())
@@ -147,7 +142,7 @@ package final class ChangeTracker: Sendable {
     package var terminalFailure: DatabaseError? { state.withLock { $0.terminalFailure } }
 
     /// True once the database is closing.
-    var isStopped: Bool { state.withLock { $0.stopped } }
+    package var isStopped: Bool { state.withLock { $0.stopped } }
 
     func attach(to database: Database) {
         owner.withLock { $0.database = database }
@@ -253,10 +248,6 @@ package final class ChangeTracker: Sendable {
         }
     }
 
-    /// How many passes ran on the thread of the commit that caused them rather than on the
-    /// tracker's queue (for tests).
-    package var passesOnCommittingThreadCount: Int { passesOnCommittingThread.load(ordering: .relaxed) }
-
     /// How many times a file event or the periodic check had the counters read (for tests).
     package var externalReadCount: Int { state.withLock { $0.externalReads } }
 
@@ -269,10 +260,10 @@ package final class ChangeTracker: Sendable {
 
     /// Called by `Database.write` after a commit that changed rows, with the counters read
     /// inside the transaction (nil when the database keeps none) and, when known, the WAL
-    /// index's change counter as the commit left it. With `runHere` (async writes, outside
-    /// the writer's lock), the pass runs on the calling thread when the tracker is idle: no
-    /// pass scheduled or running. Otherwise it is merged into the next pass on the queue.
-    func didCommit(counters: [String: Int64]?, walChange: UInt32? = nil, runHere: Bool = false) {
+    /// index's change counter as the commit left it. The pass runs on the tracker's queue,
+    /// merged with any other commit not yet taken: never on the committing thread, so a write
+    /// returns as soon as it is committed, whatever its observers cost.
+    func didCommit(counters: [String: Int64]?, walChange: UInt32? = nil) {
         let claimed = state.withLock { state -> Bool in
             guard state.counters != nil else { return false }  // nobody observes yet
             if let counters {
@@ -291,16 +282,7 @@ package final class ChangeTracker: Sendable {
             return true
         }
         guard claimed else { return }
-        // `try`: never wait here. The lock is held by a pass or enqueued work on the queue, or
-        // by this very thread when an observer writes from inside a pass: then the queue runs
-        // the pass after it.
-        guard runHere, passLock.try() else {
-            queue.async { self.runPass() }
-            return
-        }
-        defer { passLock.unlock() }
-        passesOnCommittingThread.add(1, ordering: .relaxed)
-        runPassHoldingLock()
+        queue.async { self.runPass() }
     }
 
     /// Called by `Database` before it starts a write transaction on its writer.

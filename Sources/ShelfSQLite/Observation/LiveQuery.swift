@@ -25,8 +25,7 @@ package enum LiveOutcome<Value: Equatable & Sendable>: Sendable {
 /// and subqueries). Each run re-learns them, so the set follows the query.
 ///
 /// Runs happen on a reader, in one read transaction (one snapshot), one at a time, on the
-/// change tracker's serial queue, or on the task of an async write that found the tracker
-/// idle (see `ChangeTracker`). A run that fails (the database busy past the timeout, damaged, a table
+/// change tracker's serial queue (see `ChangeTracker`). A run that fails (the database busy past the timeout, damaged, a table
 /// dropped by another process, the file replaced) publishes the failure once, and the query
 /// retries on its own with a growing delay (`retryDelays`) as well as on every change, until
 /// a run succeeds; the value it then reads is published even when it equals the last one, so
@@ -79,8 +78,7 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
     package var runCount: Int { state.withLock { $0.runs } }
 
     /// Delivers every later outcome that differs from the one before to `publish`, one at a
-    /// time and in order, on the tracker's queue or on the task of an async write that found
-    /// the tracker idle. `known` is the result the caller already holds (read from `value`):
+    /// time and in order, on the tracker's queue. `known` is the result the caller already holds (read from `value`):
     /// if a re-run replaced it before `start`, the newer outcome is delivered first.
     package func start(from known: Value, _ publish: @escaping @Sendable (LiveOutcome<Value>) -> Void) {
         state.withLock {

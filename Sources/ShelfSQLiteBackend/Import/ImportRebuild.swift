@@ -55,6 +55,8 @@ struct ImportRebuild {
         var names: Set<String> = [
             "\(table.rawValue)_changes_after_insert", "\(table.rawValue)_changes_after_update",
             "\(table.rawValue)_changes_after_delete",
+            // Migrations/0011: the rows a REPLACE overwrites, for the change log.
+            "\(table.rawValue)_replaced_before_insert", "\(table.rawValue)_replaced_before_update",
         ]
         if table == .items {
             names.formUnion(["items_fts_after_insert", "items_fts_after_update", "items_fts_after_delete"])
@@ -99,8 +101,10 @@ struct ImportRebuild {
                 + "until the commit")
         return ImportRebuild(
             table: table, indexes: indexes.map(\.sql), triggers: triggers.map(\.sql),
-            rebuildsFullText: names.contains("items_fts_after_insert"),
-            rebuildsTrigrams: names.contains("items_trigram_after_insert"),
+            // Since Migrations/0011 the change log's insert trigger fills both text indexes.
+            rebuildsFullText: names.contains("items_fts_after_insert") || names.contains("items_changes_after_insert"),
+            rebuildsTrigrams: names.contains("items_trigram_after_insert")
+                || names.contains("items_changes_after_insert"),
             countsChanges: names.contains("\(table.rawValue)_changes_after_insert"),
             previousCacheSize: previousCacheSize)
     }
@@ -150,6 +154,9 @@ struct ImportRebuild {
                 "UPDATE main.shelf_changes SET counter = counter + ?, row_count = row_count + ? WHERE table_name = ?")
             try statement.bind(Int64(changed), Int64(counts.inserted - counts.deleted), table.rawValue)
             try statement.run()
+            // The rows went unlogged: a gap in the change log's sequence (Migrations/0011) tells
+            // every live query to read in full once.
+            try SQLiteChangeLog.skipSequence(on: connection)
         }
     }
 

@@ -71,6 +71,12 @@ public final class Store: Sendable {
     /// for tests.
     package var liveQueryRuns: Int { testHooks?.liveQueryRuns ?? 0 }
 
+    /// How many reads this store's live values have made so far: first reads, and re-reads
+    /// of a whole result or of a count (not the questions about single changed rows). A
+    /// diagnostic for metrics and benchmarks (re-reads per commit); 0 when the backend does not
+    /// count them. Grows only; read it twice and subtract.
+    public var liveReadCount: Int { liveQueryRuns }
+
     /// How many SQL statements this store has run, for tests that check a path runs none (0
     /// when the backend does not count them).
     package var statementCount: Int { testHooks?.statementCount ?? 0 }

@@ -1,0 +1,110 @@
+internal import Foundation
+internal import ShelfSQLite
+internal import ShelfStore
+
+/// Reads `shelf_change_log` (Migrations/0011), which the database's own triggers write inside
+/// every writing transaction, whoever writes.
+///
+/// Sequence numbers are consecutive: SQLite's AUTOINCREMENT hands out the next number to each
+/// committed entry, and nothing else takes one, except a change that was not logged row by row
+/// (a bulk import, `skipSequence`), which leaves a number without an entry on purpose. So a
+/// gap after a reader's position means changes it cannot see one by one (pruned, or never
+/// logged), and the reader reads in full once.
+enum SQLiteChangeLog {
+    /// The log's last sequence number (0 before the first entry), in the connection's snapshot.
+    static func lastSequence(_ connection: Connection) throws -> Int64 {
+        try connection.fetchOne(
+            "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'shelf_change_log'), 0)",
+            row: { try $0.int64(0) }) ?? 0
+    }
+
+    /// Moves the log's sequence on by one without an entry: every live query then reads in
+    /// full once. For writes that change rows without their triggers (bulk imports).
+    static func skipSequence(on connection: Connection) throws {
+        try connection.execute(
+            "INSERT OR REPLACE INTO main.sqlite_sequence (name, seq) VALUES ('shelf_change_log', "
+                + "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'shelf_change_log'), 0) + 1)")
+    }
+
+    /// The most entries `batch` reads: past them, every live query reads in full instead (a
+    /// batch that large costs more to judge than to re-read).
+    static let batchLimit = 4_096
+
+    /// The changes after `position`, in the connection's snapshot.
+    static func batch(after position: Int64, _ connection: Connection) throws -> LiveChangeBatch {
+        let through = try lastSequence(connection)
+        guard through > position else {
+            return LiveChangeBatch(after: position, through: through, items: [], userChanges: [], incomplete: false)
+        }
+        if through - position > Int64(batchLimit) {
+            return LiveChangeBatch(after: position, through: through, items: [], userChanges: [], incomplete: true)
+        }
+        var items: [ItemChange] = []
+        var users: [Int64] = []
+        var expected = position + 1
+        var incomplete = false
+        let statement = try connection.cachedStatement(
+            "SELECT seq, table_name, row_id, operation, "
+                + "old_user_id, old_status, old_priority, old_created_at, old_updated_at, old_title, "
+                + "new_user_id, new_status, new_priority, new_created_at, new_updated_at, new_title, text_changed "
+                + "FROM shelf_change_log WHERE seq > ? ORDER BY seq")
+        try statement.bind(position)
+        try statement.forEachRow { row in
+            let sequence = try row.int64(0)
+            if sequence != expected { incomplete = true }
+            expected = sequence + 1
+            guard !incomplete else { return }
+            switch try row.string(1) {
+            case "items":
+                let operation = try row.string(3)
+                let before = operation == "insert" ? nil : image(row, from: 4)
+                let after = operation == "delete" ? nil : image(row, from: 10)
+                // An image that cannot be decoded (a status shelf never writes): read in full.
+                if (operation != "insert" && before == nil) || (operation != "delete" && after == nil) {
+                    incomplete = true
+                    return
+                }
+                items.append(
+                    ItemChange(
+                        sequence: sequence, id: Item.ID(try row.int64(2)), before: before, after: after,
+                        textChanged: (try row.get(16, as: Int64?.self) ?? 1) != 0))
+            case "users":
+                users.append(sequence)
+            default:
+                break
+            }
+        }
+        if expected != through + 1 { incomplete = true }
+        return LiveChangeBatch(after: position, through: through, items: items, userChanges: users, incomplete: incomplete)
+    }
+
+    /// The image in the six columns from `first`, or nil when one cannot be decoded.
+    private static func image(_ row: Row, from first: Int32) -> ItemImage? {
+        guard let user = try? row.get(first, as: Int64?.self),
+            let statusText = row.optionalString(first + 1), let status = Item.Status(rawValue: statusText),
+            let priority = try? row.get(first + 2, as: Int64?.self),
+            let created = try? row.get(first + 3, as: Int64?.self),
+            let updated = try? row.get(first + 4, as: Int64?.self),
+            let title = row.optionalString(first + 5)
+        else { return nil }
+        return ItemImage(
+            userID: User.ID(user), status: status, priority: Int(priority), createdAt: created, updatedAt: updated,
+            title: title)
+    }
+
+    /// Whether row `id` is selected by `query`'s filters (words, substrings and owner prefixes
+    /// included), in the connection's snapshot: one row looked up, its words asked of the
+    /// full-text index for that row alone.
+    static func matches(_ query: ItemQuery, id: Item.ID, _ connection: Connection) throws -> Bool {
+        let filter = query.sqliteFilter(alias: "i.", forPage: false)
+        var clauses = ["i.id = ?"] + filter.clauses
+        var arguments: [any SQLBindable] = [id] + filter.arguments
+        if let match = filter.match {
+            clauses.append("EXISTS (SELECT 1 FROM items_fts WHERE items_fts MATCH ? AND rowid = i.id)")
+            arguments.append(match)
+        }
+        return try connection.fetchOne(
+            "SELECT 1 FROM items i WHERE " + clauses.joined(separator: " AND "), arguments: arguments,
+            row: { _ in true }) ?? false
+    }
+}
