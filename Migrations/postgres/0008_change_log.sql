@@ -35,7 +35,9 @@ CREATE TABLE shelf_change_log (
     old_updated  bigint,
     new_updated  bigint,
     old_title    text,
-    new_title    text
+    new_title    text,
+    -- Updates: whether the title or the notes changed (a word search may then match differently).
+    text_changed boolean
 );
 
 -- Pruning keeps the last 100,000 changes: the log is bounded whoever writes and whether or
@@ -85,10 +87,11 @@ BEGIN
         INSERT INTO shelf_change_log
             (table_name, operation, row_id,
              old_owner, new_owner, old_status, new_status, old_priority, new_priority,
-             old_created, new_created, old_updated, new_updated, old_title, new_title)
+             old_created, new_created, old_updated, new_updated, old_title, new_title, text_changed)
         VALUES ('items', 'U', NEW.id,
                 OLD.user_id, NEW.user_id, OLD.status, NEW.status, OLD.priority, NEW.priority,
-                OLD.created_at, NEW.created_at, OLD.updated_at, NEW.updated_at, OLD.title, NEW.title)
+                OLD.created_at, NEW.created_at, OLD.updated_at, NEW.updated_at, OLD.title, NEW.title,
+                NEW.title IS DISTINCT FROM OLD.title OR NEW.notes IS DISTINCT FROM OLD.notes)
         RETURNING seq INTO logged;
     ELSE
         INSERT INTO shelf_change_log

@@ -41,7 +41,7 @@
                 operation text NOT NULL, row_id bigint,
                 old_owner bigint, new_owner bigint, old_status text, new_status text,
                 old_priority bigint, new_priority bigint, old_created bigint, new_created bigint,
-                old_updated bigint, new_updated bigint, old_title text, new_title text)
+                old_updated bigint, new_updated bigint, old_title text, new_title text, text_changed boolean)
             """,
             "CREATE TABLE shelf_change_log_horizon (pruned_through bigint NOT NULL)",
             "INSERT INTO shelf_change_log_horizon VALUES (0)",

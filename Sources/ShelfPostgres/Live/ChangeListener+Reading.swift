@@ -41,7 +41,7 @@
             guard var outcome = absorbed else { return false }
             if let check = outcome.startCheck {
                 let late = try await answered {
-                    try await ChangeLog.lateRows(through: check.head, invisibleIn: check.snapshot, on: connection)
+                    try await ChangeLog.lateRows(through: check.head, of: check.xids, on: connection)
                 }
                 outcome.changes = late + outcome.changes
             }

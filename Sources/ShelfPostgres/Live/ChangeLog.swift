@@ -33,6 +33,8 @@
         let before: ItemFields?
         /// An item after the change (inserts and updates); nil for other tables.
         let after: ItemFields?
+        /// Whether the title or the notes may have changed (true but for updates that left both).
+        var textChanged = true
     }
 
     /// The change log's head, from one snapshot: where a reader starts.
@@ -42,8 +44,8 @@
         let prunedThrough: Int64
         let xmin: Int64
         let xmax: Int64
-        /// The snapshot, as text (`xmin:xmax:xip,...`).
-        let snapshot: String
+        /// The transactions in progress in the snapshot that may be this database's.
+        let candidates: Set<Int64>
     }
 
     /// What one read of the change log saw, all from one snapshot.
@@ -52,6 +54,10 @@
         let xmin: Int64
         /// The snapshot's xmax: the first transaction ID not yet handed out then.
         let xmax: Int64
+        /// The transactions in progress in the snapshot (all databases).
+        let inProgress: Set<Int64>
+        /// Those of them that may be this database's (`ChangeLog.candidates`).
+        let candidates: Set<Int64>
         /// The highest seq pruning has deleted through (`shelf_change_log_horizon`).
         let prunedThrough: Int64
         /// The rows in the gaps and after the seq asked for, in seq order.
@@ -75,28 +81,41 @@
                        (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1),
                        pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
                        pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
-                       pg_current_snapshot()::text
+                       ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x),
+                       ARRAY(SELECT backend_xid::text::bigint FROM pg_stat_activity
+                                   WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database())
                 """, logger: .silent)
-            for try await (seq, horizon, xmin, xmax, snapshot) in rows.decode(
-                (Int64, Int64?, Int64, Int64, String).self)
+            for try await (seq, horizon, xmin, xmax, xip, other) in rows.decode(
+                (Int64, Int64?, Int64, Int64, [Int64], [Int64]).self)
             {
-                return ChangeLogHead(seq: seq, prunedThrough: horizon ?? 0, xmin: xmin, xmax: xmax, snapshot: snapshot)
+                return ChangeLogHead(
+                    seq: seq, prunedThrough: horizon ?? 0, xmin: xmin, xmax: xmax,
+                    candidates: candidates(xip, elsewhere: other))
             }
             throw ChangeLogMissing()
         }
 
-        /// The rows up to `seq` that `snapshot` did not show: written by transactions in progress
-        /// then, committed since. Read once every such transaction has ended (`ChangeLogCursor`).
-        static func lateRows(through seq: Int64, invisibleIn snapshot: String, on connection: PostgresConnection)
+        /// The transactions of `xip` that may belong to this database: all but those that
+        /// sessions of other databases hold (`elsewhere`: their IDs' low 32 bits, as
+        /// `pg_stat_activity.backend_xid` gives them). Prepared transactions have no session and
+        /// stay candidates.
+        static func candidates(_ xip: [Int64], elsewhere: [Int64]) -> Set<Int64> {
+            let other = Set(elsewhere)
+            return Set(xip.filter { !other.contains($0 & 0xFFFF_FFFF) })
+        }
+
+        /// The rows up to `seq` written by the transactions `xids` (which have ended: the rows of
+        /// those that committed).
+        static func lateRows(through seq: Int64, of xids: [Int64], on connection: PostgresConnection)
             async throws -> [LoggedChange]
         {
             let rows = try await connection.query(
                 """
                 SELECT 0::bigint, 0::bigint, 0::bigint, seq, table_name, operation, row_id,
                        old_owner, old_status, old_priority, old_created, old_updated, old_title,
-                       new_owner, new_status, new_priority, new_created, new_updated, new_title
+                       new_owner, new_status, new_priority, new_created, new_updated, new_title, text_changed
                 FROM shelf_change_log
-                WHERE seq <= \(seq) AND NOT pg_visible_in_snapshot(xid, \(snapshot)::pg_snapshot)
+                WHERE seq <= \(seq) AND xid::text::bigint = ANY(\(xids)::bigint[])
                 ORDER BY seq
                 """, logger: .silent)
             var changes: [LoggedChange] = []
@@ -120,9 +139,12 @@
                 SELECT s.xmin, s.xmax, s.horizon, l.seq, l.table_name, l.operation, l.row_id,
                        l.old_owner, l.old_status, l.old_priority, l.old_created, l.old_updated, l.old_title,
                        l.new_owner, l.new_status, l.new_priority, l.new_created, l.new_updated, l.new_title,
-                       l.after
+                       l.text_changed, l.after, s.xip, s.other
                 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
                              pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
+                             ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x) AS xip,
+                             ARRAY(SELECT backend_xid::text::bigint FROM pg_stat_activity
+                                   WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()) AS other,
                              (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1) AS horizon) s
                 LEFT JOIN LATERAL (
                     (SELECT *, true AS after FROM shelf_change_log WHERE seq > \(seq) ORDER BY seq LIMIT \(Int64(limit)))
@@ -137,29 +159,36 @@
             var horizon: Int64 = 0
             var changes: [LoggedChange] = []
             var afterCount = 0
+            var xip: [Int64] = []
+            var other: [Int64] = []
             for try await row in rows {
                 let cells = row.makeRandomAccess()
+                xip = try cells[21].decode([Int64].self)
+                other = try cells[22].decode([Int64].self)
                 xmin = try cells[0].decode(Int64.self)
                 xmax = try cells[1].decode(Int64.self)
                 horizon = try cells[2].decode(Int64?.self) ?? 0
                 if let change = try change(cells) {
                     changes.append(change)
-                    if try cells[19].decode(Bool?.self) == true { afterCount += 1 }
+                    if try cells[20].decode(Bool?.self) == true { afterCount += 1 }
                 }
             }
             return ChangeLogPage(
-                xmin: xmin, xmax: xmax, prunedThrough: horizon, rows: changes, isFull: afterCount >= limit)
+                xmin: xmin, xmax: xmax, inProgress: Set(xip), candidates: candidates(xip, elsewhere: other),
+                prunedThrough: horizon, rows: changes, isFull: afterCount >= limit)
         }
 
-        /// The change in cells 3 to 18 of a row, or nil when they are NULL (no change).
+        /// The change in cells 3 to 19 of a row, or nil when they are NULL (no change).
         private static func change(_ cells: PostgresRandomAccessRow) throws -> LoggedChange? {
             guard let seq = try cells[3].decode(Int64?.self) else { return nil }
             let operation = try cells[5].decode(String.self)
+            let textChanged = try cells[19].decode(Bool?.self) ?? true
             return LoggedChange(
                 seq: seq, table: try cells[4].decode(String.self),
                 operation: LoggedChange.Operation(rawValue: operation) ?? .truncate,
                 rowID: try cells[6].decode(Int64?.self),
-                before: try fields(cells, from: 7), after: try fields(cells, from: 13))
+                before: try fields(cells, from: 7), after: try fields(cells, from: 13),
+                textChanged: operation != "U" || textChanged)
         }
 
         /// The item fields in the six cells from `first`, or nil when they are NULL (not an

@@ -11,19 +11,23 @@
     ///
     /// **Why a gap closes.** A gap `k` is first seen in a snapshot `S` that shows a higher seq
     /// `j`. Seqs come in time order, so `k` was handed out before `j`, which committed before
-    /// `S` was taken: `k` was handed out before `S`. The transaction `T` holding `k` had its ID
-    /// by then (the log row is written by an AFTER trigger, after `T`'s own change assigned
-    /// its ID; a subtransaction's ID is higher than its parent's), so `T`'s ID is below
-    /// `xmax(S)`, recorded as the gap's bound. In a later snapshot `S'` with `xmin(S') >= bound`,
-    /// `T` has ended: committed before `S'` (so `k` is visible in `S'`, and read), or rolled
-    /// back (never visible). So a gap not read by then never will be, and `through` moves past
-    /// it.
+    /// `S` was taken: `k` was handed out before `S`. The transaction `T` holding `k` had its
+    /// (top-level) ID by then (the log row is written by an AFTER trigger, after `T`'s own
+    /// change assigned it), so `T` had ended before `S` (committed: `k` would be visible in
+    /// `S`, so `T` rolled back, and `k` never commits) or was in progress in `S`. The gap keeps
+    /// `S`'s transactions in progress as its *candidates*, less those that sessions of other
+    /// databases hold (`pg_stat_activity`; a transaction that ended meanwhile may drop out of
+    /// it, which is right: it ended). In a later snapshot `S'` in which every candidate has
+    /// ended (below `xmin(S')` or not in progress), `T` has ended: committed before `S'` (so
+    /// `k` is visible in `S'`, and read), or rolled back. So a gap not read by then never will
+    /// be. A transaction open for long in another database does not hold gaps open; one of
+    /// this database (or a prepared transaction) may. Gaps hold nothing back: every change is
+    /// passed on as soon as it is visible; an open gap costs one index range in each read.
     ///
     /// **Starting.** The first position is the log's highest visible seq `M` in a snapshot
-    /// `S0`. A transaction in progress in `S0` may hold a seq below `M` and commit later. So
-    /// when `S0` had any transaction in progress, the first read whose snapshot's xmin passes
-    /// `xmax(S0)` (all of them have ended) asks for a *start check*: the rows up to `M` whose
-    /// `xid` `S0` does not show (`ChangeLog.lateRows`), read once and passed on as changes.
+    /// `S0`. A transaction in progress in `S0` may hold a seq below `M` and commit later: the
+    /// cursor keeps `S0`'s candidates, and each read whose snapshot shows some of them ended
+    /// asks for their rows up to `M` (`ChangeLog.lateRows`), passed on as changes.
     ///
     /// **Pruning.** A read whose horizon lies past `through` (and past the last horizon
     /// reported) reports `missed`: changes may have been deleted before they were read.
@@ -37,20 +41,22 @@
         private var gaps: [Gap] = []
         /// The pruning horizon last reported as `missed` (or known at the start).
         private var coveredHorizon: Int64
-        /// Set at the start when transactions were in progress: the start check to make once
-        /// a snapshot's xmin passes `xmax`.
-        private var startFence: StartCheck?
+        /// The candidates in progress at the start that have not been seen to end.
+        private var startCandidates: Set<Int64>
+        /// The log's head at the start.
+        private let startHead: Int64
 
-        /// The rows up to `head` that `snapshot` did not show may have been committed since.
+        /// The rows up to `head` of the transactions `xids`, which were in progress at the
+        /// start and have ended since.
         struct StartCheck: Sendable, Equatable {
-            let xmax: Int64
             let head: Int64
-            let snapshot: String
+            let xids: [Int64]
         }
 
         struct Gap: Sendable, Equatable {
             var seqs: ClosedRange<Int64>
-            let bound: Int64
+            /// The transactions one of which may hold the gap's seqs.
+            var candidates: Set<Int64>
         }
 
         /// What one read brought.
@@ -71,13 +77,13 @@
             through = max(head.seq, head.prunedThrough)
             highest = through
             coveredHorizon = head.prunedThrough
-            startFence =
-                head.xmin < head.xmax ? StartCheck(xmax: head.xmax, head: head.seq, snapshot: head.snapshot) : nil
+            startHead = head.seq
+            startCandidates = head.candidates
         }
 
         /// True while no gap is open: every seq handed out up to `through`'s highest read is
         /// accounted for.
-        var isSettled: Bool { gaps.isEmpty && startFence == nil }
+        var isSettled: Bool { gaps.isEmpty && startCandidates.isEmpty }
 
         /// The gaps still open, in seq order: the next read asks for their rows too.
         var openGaps: [ClosedRange<Int64>] { gaps.map(\.seqs).sorted { $0.lowerBound < $1.lowerBound } }
@@ -90,14 +96,18 @@
                 outcome.pruned = true
                 coveredHorizon = page.prunedThrough
             }
-            if let fence = startFence, page.xmin >= fence.xmax {
-                outcome.startCheck = fence
-                startFence = nil
+            func ended(_ xid: Int64) -> Bool { xid < page.xmin || !page.inProgress.contains(xid) }
+            if !startCandidates.isEmpty {
+                let done = startCandidates.filter(ended)
+                if !done.isEmpty {
+                    startCandidates.subtract(done)
+                    outcome.startCheck = StartCheck(head: startHead, xids: done.sorted())
+                }
             }
             for row in page.rows {
                 if row.seq > highest {
                     if row.seq > highest + 1 {
-                        gaps.append(Gap(seqs: (highest + 1)...(row.seq - 1), bound: page.xmax))
+                        gaps.append(Gap(seqs: (highest + 1)...(row.seq - 1), candidates: page.candidates))
                     }
                     highest = row.seq
                 } else if !fill(row.seq) {
@@ -106,9 +116,9 @@
                 outcome.changes.append(row)
             }
             // Every gap, old or found now, was asked for in this snapshot (the old ones by range,
-            // the new ones lie below a row read after `highest`): a gap whose holders have all
+            // the new ones lie below a row read after `highest`): a gap whose candidates have all
             // ended and that this snapshot does not show never will be.
-            gaps.removeAll { $0.bound <= page.xmin }
+            gaps.removeAll { $0.candidates.allSatisfy(ended) }
             through = max(through, gaps.map(\.seqs.lowerBound).min().map { $0 - 1 } ?? highest)
             return outcome
         }
@@ -118,10 +128,10 @@
             guard let index = gaps.firstIndex(where: { $0.seqs.contains(seq) }) else { return false }
             let gap = gaps.remove(at: index)
             if gap.seqs.lowerBound < seq {
-                gaps.append(Gap(seqs: gap.seqs.lowerBound...(seq - 1), bound: gap.bound))
+                gaps.append(Gap(seqs: gap.seqs.lowerBound...(seq - 1), candidates: gap.candidates))
             }
             if seq < gap.seqs.upperBound {
-                gaps.append(Gap(seqs: (seq + 1)...gap.seqs.upperBound, bound: gap.bound))
+                gaps.append(Gap(seqs: (seq + 1)...gap.seqs.upperBound, candidates: gap.candidates))
             }
             return true
         }
