@@ -63,11 +63,13 @@ final class SQLiteCopyRows: CopyTransaction {
         self.connection = connection
     }
 
-    /// SQLite's own tables, shelf's derived ones, and Litestream's bookkeeping
+    /// SQLite's own tables, shelf's derived ones (the change log and its REPLACE scratch
+    /// table of Migrations/0011 among them), and Litestream's bookkeeping
     /// (`_litestream_seq`, `_litestream_lock`), which a replicated store holds.
     var derivedColumns: Set<String> {
         [
-            "shelf_migrations", "shelf_changes", "sqlite_sequence", "sqlite_stat1", "sqlite_stat4",
+            "shelf_migrations", "shelf_changes", "shelf_change_log", "shelf_replaced_rows", "sqlite_sequence",
+            "sqlite_stat1", "sqlite_stat4",
             "_litestream_seq", "_litestream_lock",
         ]
     }

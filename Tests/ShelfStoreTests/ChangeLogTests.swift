@@ -71,11 +71,14 @@ struct ChangeLogTests {
         let shell = try SQLiteShell(path: try #require(fixture.store.path))
         let before = try await Self.lastSequence(fixture.sqlite)
         try await shell.run(
-            "INSERT OR REPLACE INTO users (id, name, email, created_at) VALUES (77, 'Ann again', 'ANN@example.com', 1);")
+            "INSERT OR REPLACE INTO users (id, name, email, created_at) VALUES (77, 'Ann again', 'ANN@example.com', 1);"
+        )
         shell.finish()
         #expect(try await fixture.store.users.users().map(\.name) == ["Ann again"])
         let counted = try await fixture.sqlite.database.read { connection in
-            try connection.fetchOne("SELECT row_count FROM shelf_changes WHERE table_name = 'users'") { try $0.int64(0) }
+            try connection.fetchOne("SELECT row_count FROM shelf_changes WHERE table_name = 'users'") {
+                try $0.int64(0)
+            }
         }
         #expect(counted == 1)
         #expect(
@@ -102,7 +105,8 @@ struct ChangeLogTests {
             "INSERT INTO items (id, user_id, title, created_at, updated_at) "
                 + "VALUES (\(id.rawValue), \(fixture.ann.rawValue), 'by shelf', 1, 1);")
         let shellStart = try await Self.lastSequence(fixture.sqlite)
-        try await shell.run("UPDATE items SET priority = 3 WHERE id = \(id.rawValue); DELETE FROM items WHERE id = \(id.rawValue);")
+        try await shell.run(
+            "UPDATE items SET priority = 3 WHERE id = \(id.rawValue); DELETE FROM items WHERE id = \(id.rawValue);")
         shell.finish()
         #expect(shellStart == middle + 1)
         let byShell = try await Self.log(fixture.sqlite, after: shellStart)
@@ -121,7 +125,8 @@ struct ChangeLogTests {
         try await fixture.sqlite.database.write { connection in
             try connection.execute(
                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25000) "
-                    + "INSERT INTO items (user_id, title, created_at, updated_at) SELECT \(ann), 'bulk ' || i, i, i FROM n")
+                    + "INSERT INTO items (user_id, title, created_at, updated_at) SELECT \(ann), 'bulk ' || i, i, i FROM n"
+            )
         }
         let kept = try await fixture.sqlite.database.read { connection in
             try connection.fetchOne("SELECT count(*), min(seq), max(seq) FROM shelf_change_log") {

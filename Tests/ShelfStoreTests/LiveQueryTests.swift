@@ -236,7 +236,8 @@ struct NestedLiveQueryTests {
         let selected = users.flatMapLatest { users -> Property<LiveResult<ItemWindow>> in
             let owner = users.success?.last?.id
             return
-                (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10).windowProperty)
+                (try? fixture.sqlite.makeLiveItems(matching: ItemQuery(owner: owner), after: nil, limit: 10)
+                .windowProperty)
                 ?? Property(value: .success(ItemWindow(items: [], totalCount: 0)))
         }
         let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))

@@ -104,7 +104,8 @@ struct LiveWindowExactnessTests {
             let status = Bool.random(using: &random) ? "open" : "done"
             let priority = Int.random(in: 0...3, using: &random)
             let created = time()
-            return "INSERT \(replace ? "OR REPLACE " : "")INTO items (\(id == nil ? "" : "id, ")user_id, title, notes, status, "
+            return
+                "INSERT \(replace ? "OR REPLACE " : "")INTO items (\(id == nil ? "" : "id, ")user_id, title, notes, status, "
                 + "priority, created_at, updated_at) VALUES (\(id.map { "\($0), " } ?? "")\(owner), \(quote(title)), "
                 + "\(notes), '\(status)', \(priority), \(created), \(created + 5));"
         }
@@ -148,7 +149,8 @@ struct LiveWindowExactnessTests {
             switch step % 10 {
             case 3:
                 // A user renamed: owner prefixes and the owner order change.
-                sql = "UPDATE users SET name = \(quote(Bool.random(using: &random) ? "Bobby" : "Al")) WHERE id = \(bob.rawValue);"
+                sql =
+                    "UPDATE users SET name = \(quote(Bool.random(using: &random) ? "Bobby" : "Al")) WHERE id = \(bob.rawValue);"
             default: break
             }
             let statements = sql

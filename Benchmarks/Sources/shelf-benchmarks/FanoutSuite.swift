@@ -107,15 +107,52 @@ struct FanoutSuite {
         let commits = Mutex<[Int64: ContinuousClock.Instant]>([:])
         let delays = Mutex<[Double]>([])
 
-        func saw(_ window: ItemWindow, lastHead: Mutex<Int64>) {
+        func saw(_ window: ItemWindow, watcher: Watcher) {
             guard let head = window.items.first?.id.rawValue else { return }
-            let previous = lastHead.withLock { last -> Int64 in
+            let previous = watcher.lastHead.withLock { last -> Int64 in
                 defer { last = max(last, head) }
                 return last
             }
             guard head > previous, let committed = commits.withLock({ $0[head] }) else { return }
             let delay = (ContinuousClock.now - committed).seconds
             delays.withLock { $0.append(delay) }
+        }
+    }
+
+    /// The writes: each one's call time, and the inserted items' commit moments.
+    final class Writer: Sendable {
+        let store: Store
+        let deliveries: Deliveries
+        let times = Mutex<[Double]>([])
+        let commits = Atomic<Int>(0)
+        let recent = Mutex<Item.ID?>(nil)
+
+        init(store: Store, deliveries: Deliveries) {
+            self.store = store
+            self.deliveries = deliveries
+        }
+
+        /// Write `index`: every fifth moves the priority of the latest inserted item, the
+        /// others insert one.
+        func write(_ index: Int) async throws {
+            if index % 5 == 4, let id = recent.withLock({ $0 }) {
+                guard var item = try await store.items.item(id: id) else { return }
+                item.priority = (item.priority + 1) % 4
+                let begin = ContinuousClock.now
+                _ = try await store.items.update(item)
+                times.withLock { $0.append((ContinuousClock.now - begin).seconds) }
+            } else {
+                let item = NewItem(
+                    userID: User.ID(Int64(index % FanoutSuite.owners + 1)),
+                    title: "\(FanoutSuite.words[index % FanoutSuite.words.count]) new \(index)", priority: index % 4)
+                let begin = ContinuousClock.now
+                let id = try await store.items.insert(item)
+                let done = ContinuousClock.now
+                deliveries.commits.withLock { $0[id.rawValue] = done }
+                times.withLock { $0.append((done - begin).seconds) }
+                recent.withLock { $0 = id }
+            }
+            commits.add(1, ordering: .relaxed)
         }
     }
 
@@ -152,7 +189,7 @@ struct FanoutSuite {
         for (_, property) in properties {
             let watcher = Watcher()
             property.observe(during: token.lifetime) { result in
-                if case .success(let window) = result { deliveries.saw(window, lastHead: watcher.lastHead) }
+                if case .success(let window) = result { deliveries.saw(window, watcher: watcher) }
             }
         }
         let rssAfter = residentBytes()
@@ -161,42 +198,20 @@ struct FanoutSuite {
         let readsBefore = store.liveReadCount
         let usageBefore = Usage.now()
         let start = ContinuousClock.now
-        let writeTimes = Mutex<[Double]>([])
-        let commits = Atomic<Int>(0)
+        let writer = Writer(store: store, deliveries: deliveries)
         let interval = Duration.seconds(1) / rate
         let total = seconds * rate
-        let recent = Mutex<[Item.ID]>([])
-        @Sendable func write(_ index: Int) async throws {
-            let begin = ContinuousClock.now
-            if index % 5 == 4, let id = recent.withLock({ $0.last }) {
-                guard var item = try await store.items.item(id: id) else { return }
-                item.priority = (item.priority + 1) % 4
-                let writeStart = ContinuousClock.now
-                _ = try await store.items.update(item)
-                writeTimes.withLock { $0.append((ContinuousClock.now - writeStart).seconds) }
-            } else {
-                let item = NewItem(
-                    userID: User.ID(Int64(index % Self.owners + 1)),
-                    title: "\(Self.words[index % Self.words.count]) new \(index)", priority: index % 4)
-                let id = try await store.items.insert(item)
-                let done = ContinuousClock.now
-                deliveries.commits.withLock { $0[id.rawValue] = done }
-                writeTimes.withLock { $0.append((done - begin).seconds) }
-                recent.withLock { $0.append(id) }
-            }
-            commits.add(1, ordering: .relaxed)
-        }
         if noWait {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<total {
-                    group.addTask { try await write(index) }
+                    group.addTask { try await writer.write(index) }
                     try await Task.sleep(until: start + interval * (index + 1), clock: .continuous)
                 }
                 try await group.waitForAll()
             }
         } else {
             for index in 0..<total {
-                try await write(index)
+                try await writer.write(index)
                 let next = start + interval * (index + 1)
                 if next > ContinuousClock.now { try await Task.sleep(until: next, clock: .continuous) }
             }
@@ -205,7 +220,7 @@ struct FanoutSuite {
         try await Task.sleep(for: .seconds(2))
         let usage = Usage.now() - usageBefore
         let reads = store.liveReadCount - readsBefore
-        let done = commits.load(ordering: .relaxed)
+        let done = writer.commits.load(ordering: .relaxed)
         // Missed: windows that differ from a fresh read of their query once writes stopped.
         var fresh: [ItemQuery: ItemWindow] = [:]
         var missed = 0
@@ -215,11 +230,11 @@ struct FanoutSuite {
                     items: try await store.items.items(matching: query, after: nil, limit: 50),
                     totalCount: try await store.items.count(matching: query))
             }
-            if property.value.success != fresh[query] { missed += 1 }
+            if (try? property.value.get()) != fresh[query] { missed += 1 }
         }
         token.end()
         let delays = deliveries.delays.withLock { $0 }
-        let writes = writeTimes.withLock { $0 }
+        let writes = writer.times.withLock { $0 }
         var result = Result()
         result.commitsPerSecond = Double(done) / wall
         result.deliveryP99 = percentile(delays, 99)

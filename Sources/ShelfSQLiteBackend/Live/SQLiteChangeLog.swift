@@ -75,7 +75,8 @@ enum SQLiteChangeLog {
             }
         }
         if expected != through + 1 { incomplete = true }
-        return LiveChangeBatch(after: position, through: through, items: items, userChanges: users, incomplete: incomplete)
+        return LiveChangeBatch(
+            after: position, through: through, items: items, userChanges: users, incomplete: incomplete)
     }
 
     /// The image in the six columns from `first`, or nil when one cannot be decoded.

@@ -65,6 +65,7 @@ final class SQLiteLiveWindows: TableObserver {
     /// The shared entry of `key`, opened with a first read (off the calling task's thread when
     /// no reader is free) unless one exists.
     func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
+        try refuseAfterTerminalFailure()
         if let existing = registry.entry(for: key) { return existing }
         // Watching starts before the first read: a commit after it then makes a pass. The
         // first registration reads the tracker's baseline: on a thread of its own, once.
@@ -77,32 +78,24 @@ final class SQLiteLiveWindows: TableObserver {
             }
         }
         let runs = runs
-        let window: ItemWindow
-        let position: Int64
+        let first: FirstRead
         do {
-            (window, position) = try await database.read { connection in
-                runs.increment()
-                return (try Self.window(key, connection), try SQLiteChangeLog.lastSequence(connection))
-            }
+            first = try await database.read { try Self.firstRead(key, runs: runs, $0) }
         } catch {
             throw StoreError.translatingAny(error)
         }
-        return added(LiveWindowEntry(key: key, window: window, position: position))
+        return added(first)
     }
 
     /// `entry(for:)` reading on the calling thread (blocking it): for code that must have the
     /// value at once, such as a live query made inside a change handler.
     func entryNow(for key: LiveWindowKey) throws -> LiveWindowEntry {
+        try refuseAfterTerminalFailure()
         if let existing = registry.entry(for: key) { return existing }
         startWatching()
         let runs = runs
-        let (window, position) = try StoreError.translating {
-            try database.read { connection in
-                runs.increment()
-                return (try Self.window(key, connection), try SQLiteChangeLog.lastSequence(connection))
-            }
-        }
-        return added(LiveWindowEntry(key: key, window: window, position: position))
+        let first = try StoreError.translating { try database.read { try Self.firstRead(key, runs: runs, $0) } }
+        return added(first)
     }
 
     /// Registers with the change tracker, once (before the first read of any window).
@@ -114,12 +107,39 @@ final class SQLiteLiveWindows: TableObserver {
         if register { database.changeTracker.register(self) }
     }
 
+    /// A new entry's first read: its window, the log position and the schema version, in one
+    /// snapshot.
+    private struct FirstRead: Sendable {
+        let entry: LiveWindowEntry
+        let schemaVersion: Int64?
+    }
+
+    private static func firstRead(_ key: LiveWindowKey, runs: RunCounter, _ connection: Connection) throws
+        -> FirstRead
+    {
+        runs.increment()
+        let window = try Self.window(key, connection)
+        let position = try SQLiteChangeLog.lastSequence(connection)
+        let schema = try connection.fetchOne("PRAGMA schema_version", row: { try $0.int64(0) })
+        return FirstRead(entry: LiveWindowEntry(key: key, window: window, position: position), schemaVersion: schema)
+    }
+
     /// Adds a freshly read entry; a pass that ran after its read but before this did not see
-    /// it, and another pass is scheduled.
-    private func added(_ entry: LiveWindowEntry) -> LiveWindowEntry {
-        let shared = registry.insert(entry)
-        if state.withLock({ entry.position < $0.lastThrough }) { schedulePass() }
+    /// it, and another pass is scheduled. The first entry's schema version is the one passes
+    /// compare with (a schema change before the first pass is then seen).
+    private func added(_ first: FirstRead) -> LiveWindowEntry {
+        let shared = registry.insert(first.entry)
+        let behind = state.withLock { state -> Bool in
+            if state.schemaVersion == nil { state.schemaVersion = first.schemaVersion }
+            return first.entry.position < state.lastThrough
+        }
+        if behind { schedulePass() }
         return shared
+    }
+
+    /// The file was deleted or replaced: the connections would read a ghost.
+    private func refuseAfterTerminalFailure() throws {
+        if let failure = database.changeTracker.terminalFailure { throw StoreError.translatingAny(failure) }
     }
 
     /// Returns once every pass scheduled before the call has ended (for tests).
@@ -132,7 +152,8 @@ final class SQLiteLiveWindows: TableObserver {
 
     static func window(_ key: LiveWindowKey, _ connection: Connection) throws -> ItemWindow {
         ItemWindow(
-            items: try SQLiteItemRepository.page(key.query, cursor: key.anchor, backward: false, limit: key.limit, connection),
+            items: try SQLiteItemRepository.page(
+                key.query, cursor: key.anchor, backward: false, limit: key.limit, connection),
             totalCount: try SQLiteItemRepository.count(key.query, connection))
     }
 
