@@ -29,6 +29,8 @@
         /// Re-reads live values when a commit changes their tables (LISTEN on a connection of
         /// its own, which it opens on the first live value).
         let feed: PostgresChangeFeed
+        /// Wakes live values after this store's own commits (here and in other processes).
+        private let wake: CommitWake
         private let runs = RunCounter()
 
         private init(
@@ -38,8 +40,21 @@
             self.place = place
             self.appliedMigrations = appliedMigrations
             self.emailCollisions = emailCollisions
-            feed = PostgresChangeFeed(configuration: try place.connectionConfiguration(), logger: PostgresPool.logger)
-            pool = PostgresPool(location: place)
+            let feed = PostgresChangeFeed(
+                configuration: try place.connectionConfiguration(), logger: PostgresPool.logger)
+            let pool = PostgresPool(location: place)
+            self.feed = feed
+            self.pool = pool
+            // The wake-up holds the pool weakly: the pool holds the wake-up.
+            let wake = CommitWake(
+                logger: PostgresPool.logger, local: { feed.wake() },
+                notify: { [weak pool] in
+                    try await pool?.read { connection in
+                        _ = try await connection.query(CommitWake.notification, logger: .silent)
+                    }
+                })
+            self.wake = wake
+            pool.setAfterWrite { wake.committed() }
             users = PostgresUserRepository(pool: pool)
             items = PostgresItemRepository(pool: pool)
             views = PostgresSavedViewRepository(pool: pool)
@@ -92,6 +107,7 @@
         }
 
         package func close() async {
+            await wake.close()
             await feed.close()
             await pool.close()
         }

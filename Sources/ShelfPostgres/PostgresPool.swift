@@ -23,6 +23,9 @@
         private let pids = BackendPIDs()
         /// Ends calls on connections that closed under them (see `CallGuard`).
         private let calls = CallGuard()
+        /// Called after every call that may have committed a change (`write`, a transaction
+        /// that is not READ ONLY), whether it succeeded or not: wakes live values.
+        private let afterWrite = Mutex<(@Sendable () -> Void)?>(nil)
 
         package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
             self.location = location
@@ -85,6 +88,17 @@
 
         private var closedError: StoreError {
             StoreError(.closed, "the store at \(location.server)/\(location.database) is closed; open it again")
+        }
+
+        /// Sets what runs after every call that may have committed a change (replacing any
+        /// before): `CommitWake.committed`, which wakes live values after the commit, outside
+        /// the transaction.
+        package func setAfterWrite(_ action: @escaping @Sendable () -> Void) {
+            afterWrite.withLock { $0 = action }
+        }
+
+        private func didWrite() {
+            afterWrite.withLock { $0 }?()
         }
 
         /// Throws unless the pool is open.
@@ -196,6 +210,7 @@
             _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             if isClosed { throw closedError }
+            defer { if operation == .write { didWrite() } }
             do {
                 return try await timed(operation.rawValue) { try await withLease(operation, body) }
             } catch {
@@ -211,6 +226,7 @@
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             if isClosed { throw closedError }
+            defer { if !isolation.contains("READ ONLY") { didWrite() } }
             do {
                 return try await timed("transaction") {
                     // A READ ONLY transaction only reads: a lock wait says so.

@@ -184,7 +184,7 @@
             }
         }
 
-        @Test func anIdleFeedRunsNothing() async throws {
+        @Test func anIdleFeedRunsNothingButOneLogCheckASecond() async throws {
             try await LiveTestDatabase.with { database in
                 let feed = database.makeFeed()
                 let reader = try await database.connect()
@@ -193,10 +193,17 @@
                     fetches.increment()
                     return try await reader.integer("SELECT count(*) FROM items")
                 }
+                let readsBefore = feed.logReads
+                let start = ContinuousClock.now
                 // Longer than any retry delay would be; nothing is committed meanwhile.
-                try await Task.sleep(for: .seconds(1.5))
+                try await Task.sleep(for: .seconds(3))
+                let elapsed = ContinuousClock.now - start
                 #expect(fetches.value == 1)
-                // The listening connection's last statement is still its LISTEN: no polling.
+                // One read of the change log a second (for commits of programs that send no
+                // wake-up), and nothing else: at most one per second elapsed, plus the one due.
+                let reads = feed.logReads - readsBefore
+                #expect(reads >= 1)
+                #expect(reads <= Int(elapsed.components.seconds) + 1)
                 let lastStatement = try await database.onServer { server in
                     let rows = try await server.query(
                         """
@@ -206,7 +213,7 @@
                     for try await query in rows.decode(String.self) { return query }
                     return ""
                 }
-                #expect(lastStatement.hasPrefix("LISTEN"))
+                #expect(lastStatement.hasPrefix("LISTEN") || lastStatement.contains("shelf_change_log"))
             }
         }
 

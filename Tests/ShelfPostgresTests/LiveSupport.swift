@@ -30,24 +30,47 @@
 
         static let logger = Logger(label: "shelf.tests.postgres-live", factory: { _ in SwiftLogNoOpLogHandler() })
 
-        /// The schema the tests read: the trigger contract exactly as the backend installs it.
+        /// The schema the tests read: the change log's contract as the backend's migration 0008
+        /// installs it (the log, its pruning horizon, a row written by a trigger for every
+        /// changed row), with the tables' IDs only.
         static let schema = [
             """
-            CREATE FUNCTION shelf_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_notify('shelf_changes', TG_TABLE_NAME); RETURN NULL; END $$
+            CREATE TABLE shelf_change_log (
+                seq bigint GENERATED ALWAYS AS IDENTITY (CACHE 1) PRIMARY KEY,
+                xid xid8 NOT NULL DEFAULT pg_current_xact_id(), table_name text NOT NULL,
+                operation text NOT NULL, row_id bigint,
+                old_owner bigint, new_owner bigint, old_status text, new_status text,
+                old_priority bigint, new_priority bigint, old_created bigint, new_created bigint,
+                old_updated bigint, new_updated bigint, old_title text, new_title text, text_changed boolean)
+            """,
+            "CREATE TABLE shelf_change_log_horizon (pruned_through bigint NOT NULL)",
+            "INSERT INTO shelf_change_log_horizon VALUES (0)",
+            """
+            CREATE FUNCTION shelf_log_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO shelf_change_log (table_name, operation, row_id)
+                VALUES (TG_TABLE_NAME, left(TG_OP, 1), CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END);
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE FUNCTION shelf_log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO shelf_change_log (table_name, operation) VALUES (TG_TABLE_NAME, 'T'); RETURN NULL; END $$
             """,
             "CREATE TABLE users (id bigserial PRIMARY KEY, name text NOT NULL)",
             "CREATE TABLE items (id bigserial PRIMARY KEY, title text NOT NULL, priority integer NOT NULL DEFAULT 0)",
             "CREATE TABLE knobs (divisor integer NOT NULL)",
             "INSERT INTO knobs VALUES (1)",
             """
-            CREATE TRIGGER users_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users
-                FOR EACH STATEMENT EXECUTE FUNCTION shelf_notify_change()
+            CREATE TRIGGER users_log AFTER INSERT OR UPDATE OR DELETE ON users
+                FOR EACH ROW EXECUTE FUNCTION shelf_log_change()
             """,
             """
-            CREATE TRIGGER items_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON items
-                FOR EACH STATEMENT EXECUTE FUNCTION shelf_notify_change()
+            CREATE TRIGGER items_log AFTER INSERT OR UPDATE OR DELETE ON items
+                FOR EACH ROW EXECUTE FUNCTION shelf_log_change()
             """,
+            "CREATE TRIGGER users_truncate AFTER TRUNCATE ON users EXECUTE FUNCTION shelf_log_truncate()",
+            "CREATE TRIGGER items_truncate AFTER TRUNCATE ON items EXECUTE FUNCTION shelf_log_truncate()",
         ]
 
         /// Runs `body` with a fresh database, then drops it (closing whatever is still connected).
@@ -113,9 +136,10 @@
             }
         }
 
-        /// A feed on this database that logs nothing, closed when the test ends.
-        func makeFeed() -> PostgresChangeFeed {
-            let feed = PostgresChangeFeed(configuration: configuration, logger: Self.logger)
+        /// A feed on this database that logs to `logger` (by default nothing), closed when the
+        /// test ends.
+        func makeFeed(logger: Logger = LiveTestDatabase.logger) -> PostgresChangeFeed {
+            let feed = PostgresChangeFeed(configuration: configuration, logger: logger)
             opened.feeds.withLock { $0.append(feed) }
             return feed
         }

@@ -29,6 +29,10 @@ import Foundation
 //   fanout  fanout.N.* (issue 23): 100,000 items (--items N), N = 1, 100, 1,000, 10,000 live windows
 //           (--counts 1,100,1000,10000) of mixed filters, 20 one-row writes/s (--rate) for 30 s
 //           (--seconds); --no-wait starts each write on time whatever happens (FanoutSuite)
+//   pgwrite  pgwrite.* (issue 23): pgbench, 32 one-row-insert clients (--clients N) into Shelf's items
+//           for --seconds (10) a round, --rounds (3) with the change log's trigger and as many without,
+//           while a live window listens; needs pgbench and --postgres URL of a server of your own
+//           (PgwriteSuite)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -54,15 +58,27 @@ let suites = arguments.filter {
 
 guard !suites.isEmpty,
     suites.allSatisfy({
-        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search", "fanout"]
-            .contains($0)
+        [
+            "store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search",
+            "fanout",
+            "pgwrite",
+        ]
+        .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|fanout|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|fanout|pgwrite|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
+}
+if suites == ["pgwrite"] {
+    try await PgwriteSuite(
+        server: try PostgresBenchServer(url: postgresURL ?? PostgresBenchServer.defaultURL),
+        seconds: option("--seconds", default: 10, in: arguments), rounds: option("--rounds", default: 3, in: arguments),
+        clients: option("--clients", default: 32, in: arguments), report: report
+    ).run()
+    exit(0)
 }
 if backend == "postgres" {
     try await runPostgres(

@@ -7,28 +7,33 @@
     /// A live query as the listener sees it: the tables it reads, and what to do when they change
     /// or when the listening connection comes and goes.
     protocol ChangeObserver: AnyObject, Sendable {
-        /// A commit changed a table this query reads (or a reconnect may have hidden one).
+        /// A commit changed a table this query reads (or changes may have been missed): run again.
         func tablesDidChange()
-        /// The listening connection was re-established: re-read, a commit may have been missed.
+        /// The listening connection is back, and the changes committed while it was away have
+        /// been passed on (`tablesDidChange` for the queries they touch): a query still showing
+        /// the loss shows its value again.
         func listenerDidReconnect()
-        /// The listening connection was lost: publish `error` until the listener is back.
+        /// The listening connection has been lost for `ChangeListener.lossGrace`: publish `error`
+        /// until the listener is back.
         func listenerWasLost(_ error: StoreError)
         /// The feed is closing: no more runs, no more retries.
         func stop()
     }
 
-    /// The one listening connection of a `PostgresChangeFeed`, its reconnects, and the observers
-    /// it wakes.
+    /// The one listening connection of a `PostgresChangeFeed`, its reconnects, the change log's
+    /// cursor, and the observers it wakes.
     ///
-    /// One task (`run()`) owns the connection: it connects, sends `LISTEN shelf_changes`, reads
-    /// notifications until the connection fails, then waits (50 ms, doubling to 5 s, reset once
-    /// listening again) and starts over, as long as an observer is registered or waiting. Idle,
-    /// it awaits the next notification: no timer, no query.
+    /// One task (`run()`) owns the connection: it connects, sends `LISTEN shelf_changes`, and
+    /// reads the change log (`ChangeLog.page`, on this connection) whenever woken: by a
+    /// notification (shelf sends one after its own commits, `CommitWake`), by `wake()` (this
+    /// process's commits), and once a second while observers are registered (other programs'
+    /// commits, which send nothing). Wake-ups that arrive during a read fold into one more read.
+    /// What a read brings goes to the observers of the tables it changed. When the connection
+    /// fails, the task waits (50 ms, doubling to 5 s, reset once listening again) and starts
+    /// over, as long as an observer is registered or waiting; the cursor is kept, so the first
+    /// read after the reconnect brings exactly the changes committed meanwhile.
     ///
-    /// **Epochs.** `epoch` grows every time the listening connection is lost. A run reads it when
-    /// it starts and publishes only while the listener is still listening in the same epoch, so a
-    /// value read around a disconnection never hides the failure that says so; the reconnect
-    /// re-runs every query instead.
+    /// **Epochs.** `epoch` grows every time the listening connection is lost.
     final class ChangeListener: Sendable {
         /// The channel the schema's triggers notify (`shelf_notify_change()`), with the changed
         /// table's name as the payload.
@@ -40,8 +45,15 @@
         static let firstReconnectDelay: Duration = .milliseconds(50)
         /// The longest delay between reconnect attempts.
         static let maximumReconnectDelay: Duration = .seconds(5)
+        /// How long the listener may be away before live values show the loss: a reconnect
+        /// within it (a terminated backend, a brief network fault) changes nothing they show,
+        /// since the catch-up brings every change made meanwhile.
+        static let lossGrace: Duration = .seconds(1)
+        /// How often the log is read while observers are registered, for commits of programs
+        /// that send no wake-up (psql): one indexed read of no rows when nothing changed.
+        static let checkInterval: Duration = .seconds(1)
 
-        private enum Phase {
+        enum Phase {
             /// No connection and no task: nothing registered since the last one went.
             case idle
             /// The task is connecting, or waiting to reconnect.
@@ -55,12 +67,12 @@
         /// A registration. Copied under the lock, loaded outside it: loading a weak reference
         /// makes a strong one, and if that became the last one, the observer's deinit (which
         /// unregisters, taking the lock) would run inside the lock.
-        private struct Registration {
+        struct Registration {
             weak var observer: (any ChangeObserver)?
             let tables: Set<String>
         }
 
-        private struct State {
+        struct State {
             var phase = Phase.idle
             var epoch: UInt64 = 0
             var registrations: [UInt64: Registration] = [:]
@@ -71,11 +83,22 @@
             var task: Task<Void, Never>?
             var connection: PostgresConnection?
             var nextConnectionID = 0
+            /// Where this listener stands in the change log; made at the first `LISTEN`, kept
+            /// across reconnects.
+            var cursor: ChangeLogCursor?
+            /// The first read after a reconnect tells every observer the listener is back.
+            var reconnectPending = false
+            /// Wakes the log reader of the current connection.
+            var signal: AsyncStream<Void>.Continuation?
+            /// Tells observers of a loss once `lossGrace` has passed without a reconnect.
+            var grace: Task<Void, Never>?
+            /// How many reads of the log have run (for tests).
+            var reads = 0
         }
 
         private let configuration: PostgresConnection.Configuration
-        private let logger: Logger
-        private let state = Mutex(State())
+        let logger: Logger
+        let state = Mutex(State())
 
         init(configuration: PostgresConnection.Configuration, logger: Logger) {
             var configuration = configuration
@@ -163,16 +186,6 @@
             }
         }
 
-        /// The epoch, when listening now; nil while disconnected or stopped.
-        var listeningEpoch: UInt64? {
-            state.withLock { $0.phase == .listening ? $0.epoch : nil }
-        }
-
-        /// True while listening in `epoch`: nothing was missed since a run that started in it.
-        func isListening(in epoch: UInt64) -> Bool {
-            state.withLock { $0.phase == .listening && $0.epoch == epoch }
-        }
-
         static let closedError = StoreError(
             .database,
             "the PostgreSQL change feed is closed, so live values no longer change; open the store again for "
@@ -185,17 +198,21 @@
         /// Idempotent.
         @discardableResult
         func stop() -> Task<Void, Never>? {
-            let (waiters, registrations, task, connection, wasRunning) = state.withLock { state in
+            let (waiters, registrations, task, connection, grace, wasRunning) = state.withLock { state in
                 let wasRunning = state.phase != .stopped
                 defer {
                     state.phase = .stopped
                     state.waiters = [:]
                     state.connection = nil
+                    state.grace = nil
+                    state.signal?.finish()
+                    state.signal = nil
                 }
-                return (state.waiters, state.registrations, state.task, state.connection, wasRunning)
+                return (state.waiters, state.registrations, state.task, state.connection, state.grace, wasRunning)
             }
             for waiter in waiters.values { waiter.resume(throwing: Self.closedError) }
             for observer in Self.load(registrations) { observer.stop() }
+            grace?.cancel()
             task?.cancel()
             // The task closes the connection it owns when it ends; closing it here too ends a
             // listen that is not cancellation-aware at once.
@@ -225,19 +242,27 @@
                     }
                     let subscribed = SubscribedFlag()
                     defer { if subscribed.isSet { delay = Self.firstReconnectDelay } }
+                    // Wake-ups for the log reader: one pending at most, so a burst folds into
+                    // one more read.
+                    let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                    defer { signal.finish() }
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             try await connection.listen(on: Self.channel) { notifications in
-                                self.didSubscribe()
+                                try await self.didSubscribe(on: connection, signal: signal)
                                 subscribed.set()
-                                for try await notification in notifications {
-                                    self.didReceive(table: notification.payload)
-                                }
+                                for try await _ in notifications { signal.yield() }
                             }
                         }
-                        group.addTask { try await Self.heartbeat(on: connection) }
-                        // The first to end ends both: a listen that ended, or a check that
-                        // found the connection dead (it closed it, which ends the listen).
+                        group.addTask { try await self.readLog(on: connection, signals: signals) }
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: Self.checkInterval)
+                                signal.yield()
+                            }
+                        }
+                        // The first to end ends all: a listen that ended, or a read that found
+                        // the connection dead (it closed it, which ends the listen).
                         try await group.next()
                         group.cancelAll()
                     }
@@ -265,39 +290,17 @@
             try? await connection?.close()
         }
 
-        /// How often the listening connection is checked while idle (`heartbeat`).
-        static let heartbeatInterval: Duration = .seconds(10)
-        /// How long a check may wait for its answer.
-        static let heartbeatLimit: Duration = .seconds(10)
-
-        /// Checks `connection` every `heartbeatInterval` with `SELECT 1` (one round trip of a
-        /// few dozen bytes): a check not answered within `heartbeatLimit` closes it and throws,
-        /// so a network gone silent (which TCP keepalive does not see when something on the way
-        /// still answers for the server, a proxy or a NAT) is noticed within 20 s; the listen
-        /// then ends and the reconnects begin. Runs until cancelled or failed.
-        private static func heartbeat(on connection: PostgresConnection) async throws {
-            while true {
-                try await Task.sleep(for: heartbeatInterval)
-                let answered = try await Deadline.answer(within: heartbeatLimit) {
-                    _ = try await connection.query("SELECT 1", logger: .silent).collect()
-                    return true
-                }
-                if answered == nil {
-                    try? await connection.close()
-                    throw HeartbeatMissed(limit: heartbeatLimit)
-                }
-            }
-        }
-
         /// Decides whether to (re)connect: only while observers are registered or waiting.
         /// Returns the connection's ID, or nil when the task ends (the listener goes idle).
         private func beginAttempt() -> Int? {
             state.withLock { state in
                 guard state.phase != .stopped else { return nil }
                 guard !state.registrations.isEmpty || !state.waiters.isEmpty else {
-                    // Nobody to tell: stop here, without timers. The next `live` starts again.
+                    // Nobody to tell: stop here, without timers. The next `live` starts again,
+                    // from the log's head.
                     state.phase = .idle
                     state.task = nil
+                    state.cursor = nil
                     return nil
                 }
                 state.phase = .connecting
@@ -315,52 +318,87 @@
             }
         }
 
-        /// `LISTEN` was acknowledged: resume the waiters, and re-run every started query (a commit
-        /// may have happened while nobody listened).
-        private func didSubscribe() {
+        /// `LISTEN` was acknowledged: place the cursor at the log's head (first time only),
+        /// resume the waiters, and wake the reader (after a reconnect, it brings what was
+        /// committed meanwhile).
+        private func didSubscribe(on connection: PostgresConnection, signal: AsyncStream<Void>.Continuation)
+            async throws
+        {
+            if state.withLock({ $0.cursor == nil }) {
+                // Before any waiter reads its first value: changes after this point are passed on.
+                let head = try await ChangeLog.head(on: connection)
+                state.withLock { state in
+                    if state.cursor == nil {
+                        state.cursor = ChangeLogCursor(head: head)
+                    }
+                }
+            }
             let subscribed = state.withLock {
-                state -> (UInt64, [UInt64: CheckedContinuation<UInt64, any Error>], [UInt64: Registration])? in
+                state -> (UInt64, [UInt64: CheckedContinuation<UInt64, any Error>], Int, Task<Void, Never>?)? in
                 guard state.phase != .stopped else { return nil }
                 state.phase = .listening
-                defer { state.waiters = [:] }
-                return (state.epoch, state.waiters, state.registrations)
+                state.signal = signal
+                if state.epoch > 0 { state.reconnectPending = true }
+                defer {
+                    state.waiters = [:]
+                    state.grace = nil
+                }
+                return (state.epoch, state.waiters, state.registrations.count, state.grace)
             }
-            guard let (epoch, waiters, registrations) = subscribed else { return }
+            guard let (epoch, waiters, registrations, grace) = subscribed else { return }
+            grace?.cancel()
             logger.debug(
                 "PostgreSQL change feed listening", metadata: ["server": "\(serverDescription)", "epoch": "\(epoch)"])
             if epoch > 0 {
                 logger.debug(
-                    "PostgreSQL change feed reconnected; refreshing live values",
-                    metadata: ["server": "\(serverDescription)", "queries": "\(registrations.count)"])
+                    "PostgreSQL change feed reconnected; catching up from the change log",
+                    metadata: ["server": "\(serverDescription)", "queries": "\(registrations)"])
             }
             for waiter in waiters.values { waiter.resume(returning: epoch) }
-            for observer in Self.load(registrations) { observer.listenerDidReconnect() }
+            signal.yield()
         }
 
-        private func didReceive(table: String) {
-            let registrations = state.withLock { state in
-                state.registrations.filter { $0.value.tables.contains(table) }
-            }
-            logger.trace("PostgreSQL change notification", metadata: ["table": "\(table)"])
-            for observer in Self.load(registrations) { observer.tablesDidChange() }
+        /// Wakes the log reader: a commit of this process (or anything else) may have logged changes.
+        /// Does nothing while not listening (the reconnect reads the log anyway).
+        func wake() {
+            state.withLock { $0.signal }?.yield()
         }
+
+        /// How many times the log has been read (for tests).
+        var logReads: Int { state.withLock { $0.reads } }
 
         /// The listening connection failed, or could not be made. Returns false when the feed
         /// stopped meanwhile (the task ends).
         private func didLose(_ error: any Error) -> Bool {
+            let reason = PostgresChangeFeed.describe(error)
+            let failure = StoreError(
+                .database,
+                "the connection to the PostgreSQL server at \(serverDescription) that watches for changes was "
+                    + "lost (\(reason)); it is being re-established, and this value is read again as soon as it is")
             let lost = state.withLock {
-                state -> (wasListening: Bool, [UInt64: CheckedContinuation<UInt64, any Error>], [UInt64: Registration])?
-                in
+                state -> (wasListening: Bool, [UInt64: CheckedContinuation<UInt64, any Error>])? in
                 guard state.phase != .stopped else { return nil }
                 let wasListening = state.phase == .listening
-                if wasListening { state.epoch += 1 }
+                if wasListening {
+                    state.epoch += 1
+                    let epoch = state.epoch
+                    // Made under the lock, so `stop` and `didSubscribe` always find it recorded.
+                    state.grace = Task { [weak self] in
+                        do {
+                            try await Task.sleep(for: Self.lossGrace)
+                        } catch {
+                            return  // cancelled: listening again, or stopped
+                        }
+                        self?.reportLoss(failure, epoch: epoch)
+                    }
+                }
                 state.phase = .connecting
                 state.connection = nil
+                state.signal = nil
                 defer { state.waiters = [:] }
-                return (wasListening, state.waiters, state.registrations)
+                return (wasListening, state.waiters)
             }
-            guard let (wasListening, waiters, registrations) = lost else { return false }
-            let reason = PostgresChangeFeed.describe(error)
+            guard let (wasListening, waiters) = lost else { return false }
             if !waiters.isEmpty {
                 let failure = StoreError(
                     .database,
@@ -372,11 +410,6 @@
                 logger.debug(
                     "PostgreSQL change feed lost its connection; reconnecting",
                     metadata: ["server": "\(serverDescription)", "reason": "\(reason)"])
-                let failure = StoreError(
-                    .database,
-                    "the connection to the PostgreSQL server at \(serverDescription) that watches for changes was "
-                        + "lost (\(reason)); it is being re-established, and this value is read again as soon as it is")
-                for observer in Self.load(registrations) { observer.listenerWasLost(failure) }
             } else {
                 logger.debug(
                     "PostgreSQL change feed could not connect; retrying",
@@ -385,8 +418,18 @@
             return true
         }
 
+        /// `lossGrace` passed since the loss of `epoch`'s connection: unless listening again,
+        /// every live value shows `failure`.
+        private func reportLoss(_ failure: StoreError, epoch: UInt64) {
+            let registrations = state.withLock { state -> [UInt64: Registration] in
+                guard state.phase != .listening, state.phase != .stopped, state.epoch == epoch else { return [:] }
+                return state.registrations
+            }
+            for observer in Self.load(registrations) { observer.listenerWasLost(failure) }
+        }
+
         /// The observers still alive among `registrations`, loaded outside the lock.
-        private static func load(_ registrations: [UInt64: Registration]) -> [any ChangeObserver] {
+        static func load(_ registrations: [UInt64: Registration]) -> [any ChangeObserver] {
             registrations.sorted { $0.key < $1.key }.compactMap { $0.value.observer }
         }
     }
@@ -403,14 +446,5 @@
         func set() { value.store(true, ordering: .relaxed) }
 
         var isSet: Bool { value.load(ordering: .relaxed) }
-    }
-
-    /// The listening connection did not answer a check in time.
-    struct HeartbeatMissed: Error, CustomStringConvertible {
-        let limit: Duration
-
-        var description: String {
-            "the server did not answer a check within \(limit.components.seconds) s; the network may be down"
-        }
     }
 #endif

@@ -7,32 +7,33 @@
     /// Live values over PostgreSQL: re-reads a value when a commit, from any connection or
     /// machine, changed a table it reads, and publishes it when it differs from the last.
     ///
-    /// **How it knows.** The schema's triggers (`shelf_notify_change()`, one per table, once per
-    /// statement) send `NOTIFY shelf_changes, '<table>'`. PostgreSQL delivers notifications only
-    /// when the transaction commits, and folds identical ones of a transaction into one: a
-    /// rolled-back transaction wakes nothing, and a transaction writing 1,000 rows of a table
-    /// wakes each query that reads it once. The feed holds ONE connection of its own for this
-    /// (`application_name` `shelf-change-feed` unless the configuration sets one), not one from
-    /// a pool, since a pool recycles connections and their `LISTEN`s with them. The fetches are
+    /// **How it knows.** The schema's triggers (migration 0008) log every changed row in
+    /// `shelf_change_log` inside the writing transaction; nothing there notifies. The feed holds
+    /// ONE connection of its own (`application_name` `shelf-change-feed` unless the configuration
+    /// sets one), not one from a pool, since a pool recycles connections and their `LISTEN`s with
+    /// them. On it, it `LISTEN`s to `shelf_changes` (shelf's wake-up after its commits,
+    /// `CommitWake`) and reads the log when woken, when `wake()` is called, and once a second
+    /// while live values exist (for programs that send no wake-up). A live value runs again when
+    /// a change touched a table it reads; a rolled-back transaction logs nothing. The fetches are
     /// the caller's (typically on a `PostgresClient` pool).
     ///
     /// **Connecting.** `init` does not connect; the first `live` call does, and waits for
-    /// `LISTEN` to be acknowledged before it reads the first value, so no commit can fall
-    /// between the read and the subscription. While no live value exists the connection stays
-    /// open but idle; a connection lost then is not re-made until the next `live` call.
+    /// `LISTEN` to be acknowledged and the log's head to be read before it reads the first value,
+    /// so no commit can fall between the read and the subscription.
     ///
     /// **Lost connection.** When the listening connection fails (server restart,
-    /// `pg_terminate_backend`, network), every live value becomes `.failure` with a message
-    /// saying that the connection to the server was lost and is being re-established; the feed
-    /// reconnects after 50 ms, doubling the delay up to 5 s (back to 50 ms once listening
-    /// again), re-`LISTEN`s, then re-reads every live value once, so a commit made while
-    /// disconnected is not missed. The fresh value replaces the failure.
+    /// `pg_terminate_backend`, network), the feed reconnects after 50 ms, doubling the delay up
+    /// to 5 s (back to 50 ms once listening again), and reads the log from where it stood: the
+    /// live values the changes made meanwhile touch run again, the others stay. Only when the
+    /// connection stays away for `ChangeListener.lossGrace` (1 s) does every live value become
+    /// `.failure`, saying that the connection to the server was lost and is being
+    /// re-established; the value replaces the failure when it is back.
     ///
-    /// **Cost when idle.** With no notifications, nothing runs: no query, no timer (retries of a
-    /// failed read excepted, which stop at the first success).
+    /// **Cost when idle.** With no live value, nothing runs. With live values and no commits,
+    /// one read of the log's tail a second, on the listening connection.
     ///
-    /// **Logging.** Lost connections and reconnects at `.info`, failed attempts and state at
-    /// `.debug`, notifications at `.trace`; nothing at `.notice` or above.
+    /// **Logging.** Lost connections, reconnects, failed attempts, state and a log pruned past
+    /// the feed at `.debug`, changes read at `.trace`; nothing at `.notice` or above.
     ///
     /// Call `close()` when done; releasing the feed stops it too, without waiting.
     package final class PostgresChangeFeed: Sendable {
@@ -51,10 +52,10 @@
         /// A live value: `fetch` now, then again whenever a commit changes one of `tables`.
         ///
         /// The first value is read before this returns, after the listening connection has
-        /// acknowledged `LISTEN` (connecting first if needed). Later, a notification naming a
-        /// table in `tables` runs `fetch` again (never two runs at once; notifications during a
-        /// run cause one more run after it), and the result is published when it differs from
-        /// the current value. A failed run publishes `.failure(translate(error))` once and
+        /// acknowledged `LISTEN` (connecting first if needed). Later, a change of the log in a
+        /// table in `tables` runs `fetch` again (never two runs at once; changes during a run
+        /// cause one more run after it), and the result is published when it differs from the
+        /// current value. A failed run publishes `.failure(translate(error))` once and
         /// retries after 100 ms, 300 ms, 1 s, then every 3 s, and on every notification, until a
         /// run succeeds. Values are published on the task that ran `fetch`; use
         /// `observeOnMainActor` for UI code.
@@ -77,7 +78,7 @@
             // Registered first: a notification arriving before the first read ends marks the
             // query for one more run, so nothing between subscription and read is missed.
             let query = PostgresLiveQuery(tables: tables, listener: listener, translate: translate, fetch: fetch)
-            let epoch = try await listener.waitUntilListening()
+            _ = try await listener.waitUntilListening()
             let initial: Value
             do {
                 initial = try await fetch()
@@ -86,7 +87,7 @@
             } catch {
                 throw translate(error)
             }
-            return Property(query.start(initial: initial, epoch: epoch), retaining: query)
+            return Property(query.start(initial: initial), retaining: query)
         }
 
         /// Ends listening, the listening connection, and every live query's runs and retries;
@@ -95,6 +96,15 @@
         package func close() async {
             await listener.stop()?.value
         }
+
+        /// Wakes the feed's reader of the change log: this process committed a change. Returns
+        /// at once; does nothing while the feed is not listening.
+        package func wake() {
+            listener.wake()
+        }
+
+        /// How many times the feed has read the change log (for tests).
+        package var logReads: Int { listener.logReads }
 
         /// How many live queries the feed knows (released ones are removed at once): for tests.
         package var liveQueryCount: Int { listener.registrationCount }

@@ -36,6 +36,14 @@
             /// Failed runs in a row; picks the delay of the next retry.
             var failures = 0
             var retry: Task<Void, Never>?
+            /// The listener's loss is shown (`listenerWasLost`): runs publish nothing until it is
+            /// back, so the failure stays while changes may go unseen.
+            var lost = false
+            /// A run ended while the loss was shown: run again once the listener is back.
+            var runAfterReconnect = false
+            /// The last value published with success: shown again when the listener comes back
+            /// and nothing this query reads changed meanwhile.
+            var lastGood: Value?
         }
 
         private let listener: ChangeListener
@@ -65,18 +73,20 @@
             if let key { listener.unregister(key) }
         }
 
-        /// Starts publishing from `initial`, read after `LISTEN` was acknowledged in `epoch`.
-        /// Returns the property to hand out (it must retain this query).
-        func start(initial: Value, epoch: UInt64) -> MutableProperty<LiveResult<Value>> {
+        /// Starts publishing from `initial`, read after `LISTEN` was acknowledged. Returns the
+        /// property to hand out (it must retain this query).
+        func start(initial: Value) -> MutableProperty<LiveResult<Value>> {
             let mutable = MutableProperty(LiveResult<Value>.success(initial))
             let changed = state.withLock { state in
                 state.mutable = mutable
+                state.lastGood = initial
                 defer { state.changedBeforeStart = false }
                 return state.changedBeforeStart
             }
-            // A change, or a lost connection, between the subscription and now: read again
-            // (while disconnected, the reconnect does it).
-            if changed || !listener.isListening(in: epoch) { tablesDidChange() }
+            // A change between the subscription and now: read again. (The listener passes on
+            // every change logged after its cursor to every registered query, whatever its
+            // connection did meanwhile.)
+            if changed { tablesDidChange() }
             return mutable
         }
 
@@ -103,13 +113,48 @@
             if schedule { Task { await self.runUntilClean() } }
         }
 
+        private enum ReconnectAction {
+            case none
+            case run
+            case restore(MutableProperty<LiveResult<Value>>, Value)
+        }
+
         func listenerDidReconnect() {
-            // A query still reading its first value reads after the subscription: nothing missed.
-            if state.withLock({ $0.mutable != nil }) { tablesDidChange() }
+            let action = state.withLock { state -> ReconnectAction in
+                guard state.lost, !state.stopped, let mutable = state.mutable else { return .none }
+                state.lost = false
+                if state.runAfterReconnect {
+                    state.runAfterReconnect = false
+                    return .run
+                }
+                // A run is on its way (the catch-up touched this query): it publishes.
+                guard state.run == .idle, let good = state.lastGood else { return .none }
+                return .restore(mutable, good)
+            }
+            switch action {
+            case .none:
+                break
+            case .run:
+                tablesDidChange()
+            case .restore(let mutable, let good):
+                // Nothing it reads changed while the listener was away: the value it had is current.
+                let restored = LiveResult<Value>.success(good)
+                mutable.modify { current -> Bool in
+                    guard current != restored else { return false }
+                    current = restored
+                    return true
+                }
+            }
         }
 
         func listenerWasLost(_ error: StoreError) {
-            guard let mutable = state.withLock({ $0.stopped ? nil : $0.mutable }) else { return }
+            guard
+                let mutable = state.withLock({ state -> MutableProperty<LiveResult<Value>>? in
+                    guard !state.stopped, let mutable = state.mutable else { return nil }
+                    state.lost = true
+                    return mutable
+                })
+            else { return }
             mutable.modify { current -> Bool in
                 guard current != .failure(error) else { return false }
                 current = .failure(error)
@@ -140,10 +185,7 @@
                     return true
                 }
                 guard proceed else { return }
-                // Disconnected: skip; the reconnect re-runs every query.
-                if let epoch = listener.listeningEpoch {
-                    await runOnce(epoch: epoch)
-                }
+                await runOnce()
                 let again = state.withLock { state -> Bool in
                     if state.run == .runningDirty, !state.stopped { return true }
                     state.run = .idle
@@ -153,14 +195,14 @@
             }
         }
 
-        private func runOnce(epoch: UInt64) async {
+        private func runOnce() async {
             let outcome: LiveResult<Value>
             do {
                 outcome = .success(try await fetch())
             } catch {
                 outcome = .failure(translate(error))
             }
-            publish(outcome, epoch: epoch)
+            publish(outcome)
             let cancelled = state.withLock { state -> Task<Void, Never>? in
                 switch outcome {
                 case .success:
@@ -189,13 +231,22 @@
         }
 
         /// Publishes `outcome` unless it equals the current value, the feed stopped, or the
-        /// listening connection was lost since the run began (the failure that says so stays,
-        /// and the reconnect runs again).
-        private func publish(_ outcome: LiveResult<Value>, epoch: UInt64) {
-            guard let mutable = state.withLock({ $0.stopped ? nil : $0.mutable }) else { return }
-            let listener = self.listener
+        /// listener's loss is shown (the failure that says so stays, and the query runs again
+        /// when the listener is back).
+        private func publish(_ outcome: LiveResult<Value>) {
+            guard
+                let mutable = state.withLock({ state -> MutableProperty<LiveResult<Value>>? in
+                    guard !state.stopped, let mutable = state.mutable else { return nil }
+                    if state.lost {
+                        state.runAfterReconnect = true
+                        return nil
+                    }
+                    if case .success(let value) = outcome { state.lastGood = value }
+                    return mutable
+                })
+            else { return }
             mutable.modify { current -> Bool in
-                guard current != outcome, listener.isListening(in: epoch) else { return false }
+                guard current != outcome else { return false }
                 current = outcome
                 return true
             }
