@@ -34,9 +34,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between keep-alive comments on an idle live stream.", valueName: "seconds"))
     var keepAlive = 15
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take to send a request's headers (from its opening or its previous "
+                + "response); then it is closed.", valueName: "seconds"))
+    var headerTimeout = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay without reading or writing before it is closed.", valueName: "seconds"))
+    var idleTimeout = 60
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard (1...3_600).contains(keepAlive) else { throw ValidationError("--keep-alive must be 1 to 3600 seconds") }
+        guard (1...3_600).contains(headerTimeout) else {
+            throw ValidationError("--header-timeout must be 1 to 3600 seconds")
+        }
+        guard (1...86_400).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 86400 seconds") }
         if let cors, !(cors.hasPrefix("http://") || cors.hasPrefix("https://")) || cors.hasSuffix("/") {
             throw ValidationError("--cors takes an origin such as https://app.example.com (scheme and host, no path)")
         }
@@ -55,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
             let server = ShelfServer(
                 store: store,
                 configuration: .init(
-                    host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive))),
+                    host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive)),
+                    headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout)),
                 logger: logger)
             do {
                 try await server.run { host, port in
