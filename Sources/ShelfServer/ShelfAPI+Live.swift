@@ -13,7 +13,9 @@
         /// `event: window` of `{"count","items","seq"}` at once and whenever the window or the
         /// count changes, an `event: error` when a re-read fails (the stream stays open and the
         /// store retries), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
-        /// the client goes, the store fails for good, or the application shuts down.
+        /// the client goes, the store fails for good, the application shuts down, or the
+        /// request's token no longer holds (checked every `authorizationRecheck`; then a last
+        /// `event: error` of `{"status": 401, "detail"}`).
         ///
         /// `seq` and the event `id:` are the change-log position the window reflects, from
         /// `Options.windowPosition`: Shelf has no change log yet (issue 23), so `seq` is null,
@@ -26,6 +28,7 @@
             let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
             let property = try await store.liveItems(matching: query, limit: limit)
             let key = "\(limit) \(query.sortField.rawValue) \(query.sortDirection.rawValue) \(query.text)"
+            let authorization = request.headers[.authorization]
             let body = ResponseBody { [self] writer in
                 let mailbox = LiveMailbox<LiveResult<ItemWindow>>()
                 let token = Lifetime.Token()
@@ -41,6 +44,24 @@
                         while true {
                             try await Task.sleep(for: keepAlive)
                             mailbox.keepAlive()
+                        }
+                    }
+                    // The request's authorization, checked again while the stream is open: a
+                    // revoked token (or its user deleted, or a first token made on an open
+                    // server) ends the stream within `authorizationRecheck`.
+                    let recheck = options.authorizationRecheck
+                    group.addTask { [store, rechecks, requireToken = options.requireToken] in
+                        while true {
+                            try await Task.sleep(for: recheck)
+                            // The store failing is no verdict on the token: check again later.
+                            let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
+                                _ = try await TokenMiddleware<Context>.authorize(
+                                    authorization, method: .get, store: store, requireToken: requireToken)
+                            }
+                            if let refusal = refusal ?? nil {
+                                mailbox.revoke(refusal)
+                                return
+                            }
                         }
                     }
                     defer { group.cancelAll() }
@@ -70,6 +91,11 @@
                 case .end: return
                 case .keepAlive:
                     try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                case .unauthorized(let detail):
+                    let data = JSONValue.object(["status": .integer(401), "detail": .string(detail)])
+                    try await writer.write(
+                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                    return
                 case .value(.success(let window), let published):
                     let position = await options.windowPosition(window)
                     let data = JSONValue.object([

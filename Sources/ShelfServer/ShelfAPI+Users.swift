@@ -11,7 +11,10 @@
 
         func addUserRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
             api.get("users") { request, _ in try await self.listUsers(request) }
-            api.get("users/{id}") { _, context in self.userResponse(.ok, try await self.requireUser(context)) }
+            api.get("users/{id}") { request, context in
+                try QueryParameters.none(request)
+                return self.userResponse(.ok, try await self.requireUser(context))
+            }
             api.post("users") { request, _ in try await self.addUser(request) }
             api.patch("users/{id}") { request, context in try await self.changeUser(request, context: context) }
             api.delete("users/{id}") { request, context in try await self.removeUser(request, context: context) }
@@ -54,6 +57,8 @@
         }
 
         private func addUser(_ request: Request) async throws -> Response {
+            try QueryParameters.none(request)
+            try APICaller.requireNoToken("add users")
             var fields = BodyFields(try await Self.body(request))
             let name = try fields.string("name")
             let email = try fields.string("email")
@@ -70,6 +75,7 @@
         }
 
         private func checkTag<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> User {
+            try QueryParameters.none(request)
             let expected = try ETag.required(request)
             let user = try await requireUser(context)
             let stored = Self.userTag(user)
@@ -86,6 +92,7 @@
         {
             var fields = BodyFields(try await Self.body(request))
             var user = try await checkTag(request, context)
+            try APICaller.requireWrite(toUser: user.id, "change another user")
             if let name = try fields.string("name") { user.name = name }
             if let email = try fields.string("email") { user.email = email }
             try fields.finish(known: Self.userFields)
@@ -100,6 +107,7 @@
         private func removeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
             let user = try await checkTag(request, context)
+            try APICaller.requireWrite(toUser: user.id, "delete another user")
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
             try await store.users.delete(id: user.id)
             return JSONResponse.make(
