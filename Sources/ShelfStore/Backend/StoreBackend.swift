@@ -36,6 +36,10 @@ package protocol StoreBackend: Sendable {
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
         LiveResult<ItemWindow>
     >
+    /// See `Store.liveItemSnapshots(matching:after:limit:)`. A backend without a change log
+    /// may leave the default, which publishes `liveItems`' windows with no position.
+    func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+        -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
     /// See `Store.liveItem(id:)`.
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>>
     /// See `Store.liveUsers()`.
@@ -84,6 +88,15 @@ package protocol StoreBackend: Sendable {
 }
 
 extension StoreBackend {
+    /// The windows of `liveItems`, each with no position (for a backend without a change log).
+    package func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
+        -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
+    {
+        try await liveItems(matching: query, after: anchor, limit: limit).map { result in
+            result.map { LiveSnapshot(value: $0, position: nil) }
+        }
+    }
+
     package func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
         try forEachItem(matching: query) { try ExportedItemText.withText(of: $0, body) }
     }

@@ -38,6 +38,19 @@ extension Store {
         try await backend.liveItems(matching: query, after: anchor, limit: limit)
     }
 
+    /// A live window of the items matching `query`, as `liveItems(matching:after:limit:)`,
+    /// with the position in the store's change stream that each window reflects (see
+    /// `LivePosition` for what it means and how a service resumes a client from it).
+    ///
+    /// Positions grow with every publication; equal windows are never published twice. On a
+    /// backend that keeps no change log, `position` is nil.
+    /// - Throws: `StoreError` when the first read fails.
+    public func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor? = nil, limit: Int) async throws
+        -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
+    {
+        try await backend.liveItemSnapshots(matching: query, after: anchor, limit: limit)
+    }
+
     /// The item with `id`, live: nil once it is deleted (or when it does not exist). Failures
     /// as for `liveItems(matching:after:limit:)`.
     /// - Throws: `StoreError` when the first read fails.
