@@ -18,6 +18,13 @@
     ///   instead of a reset), then closes. Hummingbird would read the rest, however long, to
     ///   reach the next request.
     ///
+    /// - A connection whose client takes nothing of what is sent to it for `sendTimeout` (the
+    ///   channel stays unwritable: the socket's buffers and NIO's high-water mark are full) is
+    ///   closed. A live stream waits on the channel's writability before it writes the next
+    ///   window (the newest, others are coalesced away), so a client that does not read holds at
+    ///   most those buffers and one window, and only for `sendTimeout`; other streams never wait
+    ///   on it.
+    ///
     /// Runs on the channel's event loop only, as every channel handler does.
     final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPRequestPart
@@ -26,7 +33,9 @@
         typealias OutboundOut = HTTPResponsePart
 
         private let headerTimeout: TimeAmount
+        private let sendTimeout: TimeAmount
         private var deadline: Scheduled<Void>?
+        private var stalled: Scheduled<Void>?
         /// Requests whose head has arrived and whose response has not ended.
         private var unanswered = 0
         /// True from a request's head to the end of its body.
@@ -42,8 +51,20 @@
         /// The longest a connection stays open after such a response.
         static let lingerTime = TimeAmount.seconds(5)
 
-        init(headerTimeout: Duration) {
+        init(headerTimeout: Duration, sendTimeout: Duration) {
             self.headerTimeout = .nanoseconds(ShelfServer.nanoseconds(headerTimeout))
+            self.sendTimeout = .nanoseconds(ShelfServer.nanoseconds(sendTimeout))
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            if context.channel.isWritable {
+                stalled?.cancel()
+                stalled = nil
+            } else if stalled == nil {
+                let channel = context.channel
+                stalled = context.eventLoop.scheduleTask(in: sendTimeout) { channel.close(promise: nil) }
+            }
+            context.fireChannelWritabilityChanged()
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
@@ -53,6 +74,8 @@
         func handlerRemoved(context: ChannelHandlerContext) {
             deadline?.cancel()
             deadline = nil
+            stalled?.cancel()
+            stalled = nil
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -63,6 +86,8 @@
         func channelInactive(context: ChannelHandlerContext) {
             deadline?.cancel()
             deadline = nil
+            stalled?.cancel()
+            stalled = nil
             context.fireChannelInactive()
         }
 

@@ -30,12 +30,15 @@
             /// How long a connection may stay without reading or writing anything before it is
             /// closed (a live stream writes a keep-alive comment well within it). Default 60 s.
             public var idleTimeout: Duration
+            /// How long a connection may take nothing of what is sent to it (its client not reading)
+            /// before it is closed. Default 30 s.
+            public var sendTimeout: Duration
 
             /// A configuration; each argument left out has its default.
             public init(
                 host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
                 options: ShelfAPI.Options = .init(), headerTimeout: Duration = .seconds(10),
-                idleTimeout: Duration = .seconds(60)
+                idleTimeout: Duration = .seconds(60), sendTimeout: Duration = .seconds(30)
             ) {
                 self.host = host
                 self.port = port
@@ -43,6 +46,7 @@
                 self.options = options
                 self.headerTimeout = headerTimeout
                 self.idleTimeout = idleTimeout
+                self.sendTimeout = sendTimeout
             }
         }
 
@@ -85,9 +89,9 @@
             // Reachable from other machines: a token is needed even once the last is revoked.
             if !Self.isLoopback(host) { options.requireToken = true }
             ShelfAPI(store: store, options: options, logger: logger).addRoutes(to: router)
-            let headerTimeout = configuration.headerTimeout
+            let (headerTimeout, sendTimeout) = (configuration.headerTimeout, configuration.sendTimeout)
             let http = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout)],
+                additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout, sendTimeout: sendTimeout)],
                 idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes,

@@ -83,3 +83,59 @@
         }
     }
 #endif
+
+#if Server
+    import NIOHTTP1
+
+    /// Clients of live streams that do not read (hostile tester: 80 of them grew the server to
+    /// about 1 GB and stalled its writes).
+    @Suite(.serialized) struct SlowClientTests {
+        /// The open live streams `/metrics` counts.
+        static func openStreams(_ served: ServedShelf) async throws -> Int? {
+            let text = try await served.get("/metrics").body
+            return text.split(separator: "\n").first { $0.hasPrefix("shelf_live_streams ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }
+        }
+
+        @Test func clientsThatDoNotReadAreClosedAndHoldLittle() async throws {
+            try await ServedShelf.with(arguments: ["--send-timeout", "2"]) { served in
+                // Windows of about 300 KB each: a few of them fill a connection's buffers.
+                let notes = String(repeating: "moth ", count: 60_000)
+                let added = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "v0", "user": "ann@example.com", "notes": "\#(notes)"}"#)
+                let id = try #require(added.json["id"] as? Int)
+                let base = served.base
+                let slow = try await RawConnection.onThread {
+                    try (0..<20).map { _ in
+                        let connection = try RawConnection(base)
+                        _ = connection.send("GET /api/items/live?limit=10 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        return connection
+                    }
+                }
+                let reader = try await EventStream(served, "/api/items/live?limit=10")
+                _ = try await reader.next()
+                let before = residentBytes(of: served.pid) ?? 0
+                for version in 1...30 {
+                    let changed = try await served.send(
+                        .PATCH, "/api/items/\(id)", json: #"{"title": "v\#(version)"}"#, headers: [("If-Match", "*")])
+                    #expect(changed.status == 200)
+                    // The reading client gets every change while the others do not read.
+                    let seen = try await reader.next {
+                        (($0.json["items"] as? [[String: Any]])?.first?["title"] as? String) == "v\(version)"
+                    }
+                    #expect(seen != nil, "the reading client missed v\(version)")
+                }
+                let grown = (residentBytes(of: served.pid) ?? 0) - before
+                #expect(grown < 256 << 20, "20 clients that do not read grew the server by \(grown) bytes")
+                // Their streams end once they have taken nothing for the send timeout.
+                var open = try await Self.openStreams(served)
+                for _ in 0..<120 where open != 1 {
+                    try await Task.sleep(for: .milliseconds(500))
+                    open = try await Self.openStreams(served)
+                }
+                #expect(open == 1, "open live streams: \(open ?? -1), the reading one alone should be left")
+                withExtendedLifetime(slow) {}
+            }
+        }
+    }
+#endif

@@ -24,6 +24,10 @@ import Foundation
 //           without --backend postgres)
 //   search  search.* at 1,000,000 items (--items N): first page and count of common and rare
 //           words, two words, a phrase, owner filters; the owner order (SearchSuite)
+//   serve   serve.items_page_rps: wrk on GET /api/items?limit=50 of the release `shelf serve`
+//           against a Hummingbird route answering the same bytes from memory; serve.live_p99_ms,
+//           peak RSS and the load generator's CPU for --clients (10,000) live streams of 100
+//           owners while --rate (20) commits/s run for --seconds (60) (ServeSuite; loopback only)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -47,13 +51,13 @@ let suites = arguments.filter {
 
 guard !suites.isEmpty,
     suites.allSatisfy({
-        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search"]
+        ["store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search", "serve"]
             .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|load|serve|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
@@ -69,6 +73,14 @@ for suite in suites {
     case "store": try await StoreSuite(rows: rows, runs: runs, report: report, only: only).run()
     case "live": try await LiveSuite(writes: option("--writes", default: 300, in: arguments), report: report).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
+    case "serve":
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try await ServeSuite(
+            shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
+            seconds: option("--seconds", default: 60, in: arguments), rate: option("--rate", default: 20, in: arguments),
+            report: report
+        ).run()
     case "search":
         try await SearchSuite(
             items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only
