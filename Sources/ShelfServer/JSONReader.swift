@@ -46,7 +46,8 @@
 
         private mutating func expect(_ literal: String, _ value: JSONValue) throws(Failure) -> JSONValue {
             let expected = Array(literal.utf8)
-            guard bytes.count - position >= expected.count, Array(bytes[position..<position + expected.count]) == expected
+            guard bytes.count - position >= expected.count,
+                Array(bytes[position..<position + expected.count]) == expected
             else { throw failure("an unknown word (JSON has true, false and null)") }
             position += expected.count
             return value
@@ -67,7 +68,9 @@
         }
 
         private mutating func readObject(depth: Int, path: String) throws(Failure) -> JSONValue {
-            guard depth <= Self.maximumDepth else { throw failure("objects and arrays nested over \(Self.maximumDepth) deep") }
+            guard depth <= Self.maximumDepth else {
+                throw failure("objects and arrays nested over \(Self.maximumDepth) deep")
+            }
             position += 1
             var fields: [String: JSONValue] = [:]
             skipSpace()
@@ -84,7 +87,9 @@
                 guard fields[key] == nil else {
                     position = start
                     throw Failure(
-                        message: "field '\(Self.printable(name))' is given twice (at byte \(start + 1)); give each field once")
+                        message:
+                            "field '\(Self.printable(name))' is given twice (at byte \(start + 1)); give each field once"
+                    )
                 }
                 skipSpace()
                 guard current == UInt8(ascii: ":") else { throw failure("':' expected after a field name") }
@@ -103,7 +108,9 @@
         }
 
         private mutating func readArray(depth: Int, path: String) throws(Failure) -> JSONValue {
-            guard depth <= Self.maximumDepth else { throw failure("objects and arrays nested over \(Self.maximumDepth) deep") }
+            guard depth <= Self.maximumDepth else {
+                throw failure("objects and arrays nested over \(Self.maximumDepth) deep")
+            }
             position += 1
             var values: [JSONValue] = []
             skipSpace()
@@ -145,7 +152,9 @@
                     scalars.append(try readEscape())
                     run = position
                 case 0..<0x20:
-                    throw failure("a control character (U+00\(Self.hex(byte))) inside a string; escape it as \\u00\(Self.hex(byte))")
+                    throw failure(
+                        "a control character (U+00\(Self.hex(byte))) inside a string; escape it as \\u00\(Self.hex(byte))"
+                    )
                 default: position += 1
                 }
             }
@@ -182,7 +191,8 @@
                 return Unicode.Scalar(UInt32(unit)) ?? "\u{FFFD}"
             default:
                 position -= 1
-                throw failure("an unknown escape '\\\(Self.printable(String(decoding: [byte], as: UTF8.self)))' in a string")
+                throw failure(
+                    "an unknown escape '\\\(Self.printable(String(decoding: [byte], as: UTF8.self)))' in a string")
             }
         }
 

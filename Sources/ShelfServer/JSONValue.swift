@@ -75,7 +75,8 @@
             do {
                 value = try JSONReader.value(from: bytes)
             } catch {
-                throw Problem(.badRequest, "the request body is not valid JSON (\(error.message)); send one JSON object")
+                throw Problem(
+                    .badRequest, "the request body is not valid JSON (\(error.message)); send one JSON object")
             }
             guard case .object(let fields) = value else {
                 throw Problem(

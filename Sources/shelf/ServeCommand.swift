@@ -60,8 +60,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3_600).contains(headerTimeout) else {
             throw ValidationError("--header-timeout must be 1 to 3600 seconds")
         }
-        guard (1...86_400).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 86400 seconds") }
-        guard (1...3_600).contains(sendTimeout) else { throw ValidationError("--send-timeout must be 1 to 3600 seconds") }
+        guard (1...86_400).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be 1 to 86400 seconds")
+        }
+        guard (1...3_600).contains(sendTimeout) else {
+            throw ValidationError("--send-timeout must be 1 to 3600 seconds")
+        }
         if let cors, !(cors.hasPrefix("http://") || cors.hasPrefix("https://")) || cors.hasSuffix("/") {
             throw ValidationError("--cors takes an origin such as https://app.example.com (scheme and host, no path)")
         }

@@ -14,7 +14,8 @@
                 #expect(twice.status == 400)
                 #expect(twice.detail.contains("field 'title' is given twice"), "\(twice.detail)")
                 let nested = try await served.send(
-                    .POST, "/api/items", json: #"{"title": "x", "user": "ann@example.com", "notes": null, "notes": "y"}"#)
+                    .POST, "/api/items",
+                    json: #"{"title": "x", "user": "ann@example.com", "notes": null, "notes": "y"}"#)
                 #expect(nested.status == 400)
                 #expect(nested.detail.contains("'notes'"))
                 #expect(try await served.get("/api/items").json["count"] as? Int == 0, "nothing was stored")
@@ -56,7 +57,8 @@
                 let otherSort = try await served.get("/api/items?sort=priority&order=asc&limit=2&after=\(next)")
                 #expect(otherSort.status == 400)
                 #expect(
-                    otherSort.detail.contains("after is a cursor of sort=title&order=asc, not of this request's sort=priority&order=asc"),
+                    otherSort.detail.contains(
+                        "after is a cursor of sort=title&order=asc, not of this request's sort=priority&order=asc"),
                     "\(otherSort.detail)")
                 let otherOrder = try await served.get("/api/items?sort=title&order=desc&limit=2&after=\(next)")
                 #expect(otherOrder.status == 400)
@@ -76,7 +78,8 @@
                     #expect(reply.detail.contains("cannot be searched"))
                     #expect(try await served.get("/api/items/live?q=\(query)").status == 400)
                 }
-                #expect(try await served.get("/api/items?q=%00").detail.contains("column 1: a control character (U+0000)"))
+                #expect(
+                    try await served.get("/api/items?q=%00").detail.contains("column 1: a control character (U+0000)"))
                 #expect(try await served.get("/api/items?q=moth%09trap").status == 200, "a tab is white space")
                 let cli = try await served.shelf.runAsync(["items", "list", "--query", "a\u{1}b"])
                 #expect(cli.status != 0, "the command line refuses it too")
@@ -88,7 +91,9 @@
         /// parameters it takes.
         @Test func parametersARouteDoesNotTakeAreRefused() async throws {
             try await ServedShelf.with { served in
-                for path in ["/api/views?limit=0", "/api/views?limit=-1", "/api/users/1?limit=99999", "/api/items/1?x=1"] {
+                for path in [
+                    "/api/views?limit=0", "/api/views?limit=-1", "/api/users/1?limit=99999", "/api/items/1?x=1",
+                ] {
                     let reply = try await served.get(path)
                     #expect(reply.status == 400, "\(path)")
                     #expect(reply.detail.contains("this route takes no parameters"), "\(reply.detail)")

@@ -1,6 +1,7 @@
 #if Server
     import Foundation
     import NIOHTTP1
+    import ShelfTestSupport
     import Testing
 
     /// Input no client should send: each gets a clear 4xx, and nothing is stored.

@@ -32,7 +32,8 @@
                 // A removal from a stale read loses too, and the user stays.
                 let read = try await served.get("/api/users/1")
                 let etag = try #require(read["ETag"])
-                _ = try await served.send(.PATCH, "/api/users/1", json: #"{"name": "Ann"}"#, headers: [("If-Match", etag)])
+                _ = try await served.send(
+                    .PATCH, "/api/users/1", json: #"{"name": "Ann"}"#, headers: [("If-Match", etag)])
                 #expect(try await served.send(.DELETE, "/api/users/1", headers: [("If-Match", etag)]).status == 412)
                 #expect(try await served.get("/api/users/1").status == 200)
             }

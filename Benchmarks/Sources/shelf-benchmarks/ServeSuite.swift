@@ -146,8 +146,11 @@ struct ServeSuite {
             Figure(
                 name: "serve.live_p99_ms", unit: "ms", value: samples.isEmpty ? .infinity : percentile(samples, 99),
                 target: "<= 100"))
-        report.print(Figure(name: "serve.live_delivered", unit: "windows", value: Double(samples.count), target: "= \(expected)"))
-        report.print(Figure(name: "serve.peak_rss_mib", unit: "MiB", value: Double(peak) / 1_048_576, target: "<= 1024"))
+        report.print(
+            Figure(name: "serve.live_delivered", unit: "windows", value: Double(samples.count), target: "= \(expected)")
+        )
+        report.print(
+            Figure(name: "serve.peak_rss_mib", unit: "MiB", value: Double(peak) / 1_048_576, target: "<= 1024"))
         report.print(
             Figure(
                 name: "serve.load_generator_cpu_s", unit: "s", value: generatorCPU,
@@ -218,8 +221,9 @@ final class WindowScanner: ChannelInboundHandler, Sendable {
                     }
                     if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "\""), number > state.seen {
                         if let sent = commits.time(of: number) {
-                            latencies.add(Double((now - sent).components.attoseconds) / 1e15
-                                + Double((now - sent).components.seconds) * 1000)
+                            latencies.add(
+                                Double((now - sent).components.attoseconds) / 1e15
+                                    + Double((now - sent).components.seconds) * 1000)
                         }
                         newest = max(newest, number)
                     }
@@ -297,10 +301,13 @@ final class WriterConnection {
 
     func post(_ json: String) throws {
         let body = Array(json.utf8)
-        let request = Array(
-            "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
-                .utf8) + body
-        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        let request =
+            Array(
+                "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                    .utf8) + body
+        guard
+            request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
+                == request.count
         else { throw BenchError("the writer's connection closed") }
         // The answer: headers, then Content-Length bytes.
         var received: [UInt8] = []
@@ -312,7 +319,8 @@ final class WriterConnection {
             let text = String(decoding: received, as: UTF8.self)
             guard let end = text.range(of: "\r\n\r\n") else { continue }
             guard text.hasPrefix("HTTP/1.1 201") else { throw BenchError("a commit failed: \(text.prefix(200))") }
-            let length = text[..<end.lowerBound].split(separator: "\r\n")
+            let length =
+                text[..<end.lowerBound].split(separator: "\r\n")
                 .first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
             if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return }

@@ -78,8 +78,8 @@ for suite in suites {
             .appendingPathComponent("shelf").path
         try await ServeSuite(
             shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
-            seconds: option("--seconds", default: 60, in: arguments), rate: option("--rate", default: 20, in: arguments),
-            report: report
+            seconds: option("--seconds", default: 60, in: arguments),
+            rate: option("--rate", default: 20, in: arguments), report: report
         ).run()
     case "search":
         try await SearchSuite(

@@ -117,9 +117,10 @@
                     ).collect().count
                 }
                 guard found > 0 else {
-                    let exists = try await connection.query(
-                        "SELECT 1 FROM users WHERE id = \(user.id.rawValue)", logger: .silent
-                    ).collect().count > 0
+                    let exists =
+                        try await connection.query(
+                            "SELECT 1 FROM users WHERE id = \(user.id.rawValue)", logger: .silent
+                        ).collect().count > 0
                     return (0, exists)
                 }
                 // After the email: a changed email drops its key (the schema's trigger, for
@@ -165,9 +166,10 @@
                     ).collect().count
                 }
                 guard found == 0 else { return (found, true) }
-                let exists = try await connection.query(
-                    "SELECT 1 FROM users WHERE id = \(id.rawValue)", logger: .silent
-                ).collect().count > 0
+                let exists =
+                    try await connection.query(
+                        "SELECT 1 FROM users WHERE id = \(id.rawValue)", logger: .silent
+                    ).collect().count > 0
                 return (0, exists)
             }
             try Self.refuseMiss(outcome, id: id)
