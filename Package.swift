@@ -186,9 +186,12 @@ let package = Package(
         .testTarget(
             name: "ShelfServerTests",
             dependencies: [
-                "shelf", "ShelfStore", "ShelfTestSupport",
+                "shelf", "ShelfStore", "ShelfTestSupport", "ShelfSQLiteBackend",
                 .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "ShelfPostgresTesting", condition: .when(traits: ["PostgreSQL"])),
+                // The routes mounted in a test's own application (the resume seam).
+                .target(name: "ShelfServer", condition: .when(traits: ["Server"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),
