@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     ],
     targets: [
         // Layers, bottom up; see docs/ARCHITECTURE.md. Imports only point down.
@@ -112,6 +113,7 @@ let package = Package(
                     name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
             ]
         ),
         .executableTarget(
@@ -187,9 +189,12 @@ let package = Package(
         .testTarget(
             name: "ShelfServerTests",
             dependencies: [
-                "shelf", "ShelfStore", "ShelfTestSupport",
+                "shelf", "ShelfStore", "ShelfTestSupport", "ShelfSQLiteBackend",
                 .target(name: "ShelfPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .target(name: "ShelfPostgresTesting", condition: .when(traits: ["PostgreSQL"])),
+                // The routes mounted in a test's own application (the resume seam).
+                .target(name: "ShelfServer", condition: .when(traits: ["Server"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Server"])),

@@ -9,8 +9,12 @@ let package = Package(
     dependencies: [
         // The PostgreSQL trait builds ShelfPostgres (and the shelf binary with postgres:// support);
         // postgres-nio, the root package's version, runs the hand-written PostgreSQL baselines.
-        .package(name: "Shelf", path: "..", traits: ["PostgreSQL"]),
+        // The Server trait builds `shelf serve` for the serve suite.
+        .package(name: "Shelf", path: "..", traits: ["PostgreSQL", "Server"]),
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // The serve suite's floor (a route answering bytes from memory) and its live clients.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "BaselineSQLite", providers: [.apt(["libsqlite3-dev"])]),
@@ -24,6 +28,9 @@ let package = Package(
                 .product(name: "ShelfPresentation", package: "Shelf"),
                 .product(name: "ShelfPostgres", package: "Shelf"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // Built so that `shelf-benchmarks browser` can run the release binary.
                 .product(name: "shelf", package: "Shelf"),
                 "BaselineSQLite",

@@ -1,6 +1,7 @@
 #if Server
     internal import Foundation
     internal import HTTPTypes
+    internal import Hummingbird
     internal import HummingbirdCore
     internal import NIOCore
     internal import ShelfStore
@@ -79,10 +80,14 @@
         func allowOnly(_ known: [String]) throws {
             let unknown = Set(values.keys).subtracting(known).sorted()
             guard let first = unknown.first else { return }
+            let takes = known.isEmpty ? "no parameters" : known.map { "'\($0)'" }.joined(separator: ", ")
             throw Problem(
-                .badRequest,
-                "unknown parameter '\(first.unicodeScalars.prefix(80).map { $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "?" }.joined())'; "
-                    + "this route takes \(known.map { "'\($0)'" }.joined(separator: ", "))")
+                .badRequest, "unknown parameter '\(JSONReader.printable(first))'; this route takes \(takes)")
+        }
+
+        /// Refuses any parameter: for routes that take none (a `limit` there would be ignored).
+        static func none(_ request: Request) throws {
+            try QueryParameters(request.uri.query).allowOnly([])
         }
 
         /// `name` as an integer in `range`, `fallback` when absent.

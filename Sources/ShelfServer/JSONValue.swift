@@ -2,10 +2,9 @@
     internal import Foundation
     internal import HTTPTypes
 
-    /// A JSON value as read from a request body, so that each field's type can be checked and
-    /// named in an error (JSONDecoder's own messages name coding paths, not fields), and
-    /// written without Foundation's escaping of `/`.
-    enum JSONValue: Sendable, Equatable, Decodable {
+    /// A JSON value as read from a request body (by `JSONReader`), so that each field's type can
+    /// be checked and named in an error, and written without Foundation's escaping of `/`.
+    enum JSONValue: Sendable, Equatable {
         case null
         case bool(Bool)
         case integer(Int64)
@@ -13,25 +12,6 @@
         case string(String)
         case array([JSONValue])
         case object([String: JSONValue])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int64.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else if let value = try? container.decode([JSONValue].self) {
-                self = .array(value)
-            } else {
-                self = .object(try container.decode([String: JSONValue].self))
-            }
-        }
 
         /// The value as compact JSON, keys sorted, every control character escaped.
         func encoded() -> [UInt8] {
@@ -85,31 +65,24 @@
             bytes.append(UInt8(ascii: "\""))
         }
 
-        /// Reads `bytes` as one JSON object, or throws a 400 that says what is wrong.
+        /// Reads `bytes` as one JSON object (by `JSONReader`'s strict rules), or throws a 400 that
+        /// says what is wrong.
         static func object(from bytes: [UInt8]) throws -> [String: JSONValue] {
             guard String(validating: bytes, as: UTF8.self) != nil else {
                 throw Problem(.badRequest, "the request body is not valid UTF-8; send JSON in UTF-8")
             }
             let value: JSONValue
             do {
-                value = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+                value = try JSONReader.value(from: bytes)
             } catch {
                 throw Problem(
-                    .badRequest, "the request body is not valid JSON (\(Self.reason(error))); send one JSON object")
+                    .badRequest, "the request body is not valid JSON (\(error.message)); send one JSON object")
             }
             guard case .object(let fields) = value else {
                 throw Problem(
                     .badRequest, "the request body is not a JSON object; send one, such as {\"title\": \"…\"}")
             }
             return fields
-        }
-
-        private static func reason(_ error: any Error) -> String {
-            if case DecodingError.dataCorrupted(let context) = error {
-                return (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-                    ?? context.debugDescription
-            }
-            return "\(error)"
         }
     }
 

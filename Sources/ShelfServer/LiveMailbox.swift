@@ -7,6 +7,9 @@
         case value(Value, published: ContinuousClock.Instant)
         case keepAlive
         case end
+        /// The stream's authorization no longer holds (its token was revoked, its user
+        /// deleted): write this 401 detail as an error event and end.
+        case unauthorized(String)
     }
 
     /// A one-slot mailbox between a live property (which posts on the store's queue) and the
@@ -17,6 +20,7 @@
             var pending: (Value, ContinuousClock.Instant)?
             var keepAlive = false
             var ended = false
+            var unauthorized: String?
             var waiter: CheckedContinuation<LiveNext<Value>, Never>?
         }
 
@@ -67,11 +71,31 @@
             waiter?.resume(returning: .end)
         }
 
+        /// Ends the stream for want of authorization: the writer's next `next()` returns
+        /// `.unauthorized(detail)`, before any value, and `.end` after it.
+        func revoke(_ detail: String) {
+            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
+                guard !state.ended else { return (nil, nil) }
+                state.ended = true
+                let dropped = state.pending?.0
+                state.pending = nil
+                defer { state.waiter = nil }
+                if state.waiter == nil { state.unauthorized = detail }
+                return (state.waiter, dropped)
+            }
+            withExtendedLifetime(dropped) {}
+            waiter?.resume(returning: .unauthorized(detail))
+        }
+
         /// The next thing to write, waiting for one; `.end` once ended or the task is cancelled.
         func next() async -> LiveNext<Value> {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<LiveNext<Value>, Never>) in
                     let ready = state.withLock { state -> LiveNext<Value>? in
+                        if let detail = state.unauthorized {
+                            state.unauthorized = nil
+                            return .unauthorized(detail)
+                        }
                         if state.ended { return .end }
                         if let (value, published) = state.pending {
                             state.pending = nil

@@ -12,7 +12,10 @@
         func addItemRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
             api.get("items") { request, _ in try await self.listItems(request) }
             api.get("items/live") { request, context in try await self.liveItems(request, context: context) }
-            api.get("items/{id}") { request, context in try await self.getItem(request, context: context) }
+            api.get("items/{id}") { request, context in
+                try QueryParameters.none(request)
+                return try await self.getItem(request, context: context)
+            }
             api.post("items") { request, _ in try await self.addItem(request) }
             api.patch("items/{id}") { request, context in try await self.changeItem(request, context: context) }
             api.delete("items/{id}") { request, context in try await self.removeItem(request, context: context) }
@@ -23,14 +26,14 @@
             try parameters.allowOnly(["q", "sort", "order", "limit", "after"])
             let query = try Self.itemQuery(parameters)
             let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
-            let cursor = try parameters["after"].map(Self.decodeCursor)
+            let cursor = try parameters["after"].map { try Self.decodeCursor($0, for: query) }
             var page = try await store.items.items(matching: query, after: cursor, limit: limit + 1)
             let more = page.count > limit
             if more { page.removeLast() }
             let count = try await store.items.count(matching: query)
             var next = JSONValue.null
             if more, let last = page.last {
-                next = .string(try await encodeCursor(last, sort: query.sortField))
+                next = .string(try await encodeCursor(last, for: query))
             }
             return JSONResponse.make(
                 .ok,
@@ -63,27 +66,47 @@
             return query
         }
 
-        private func encodeCursor(_ item: Item, sort: ItemQuery.SortField) async throws -> String {
-            var cursor = ItemCursor(item)
-            if sort == .owner {
-                cursor = ItemCursor(item, ownerName: try await store.users.user(id: item.userID)?.name ?? "")
-            }
-            let data = try JSONEncoder().encode(cursor)
-            return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
-                of: "/", with: "_"
-            )
-            .replacingOccurrences(of: "=", with: "")
+        /// A page's `next`: the last item's position and the ordering it is a position in, so that
+        /// it cannot be used with another (where it would skip or repeat items).
+        struct PageCursor: Codable {
+            let sort: String
+            let order: String
+            let position: ItemCursor
+
+            static func order(of query: ItemQuery) -> String { query.sortDirection == .ascending ? "asc" : "desc" }
         }
 
-        static func decodeCursor(_ text: String) throws -> ItemCursor {
+        private func encodeCursor(_ item: Item, for query: ItemQuery) async throws -> String {
+            var position = ItemCursor(item)
+            if query.sortField == .owner {
+                position = ItemCursor(item, ownerName: try await store.users.user(id: item.userID)?.name ?? "")
+            }
+            let cursor = PageCursor(
+                sort: query.sortField.rawValue, order: PageCursor.order(of: query), position: position)
+            return try JSONEncoder().encode(cursor).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+
+        /// The position `text` (a page's `next`) names; a 400 when it is not one, or was made for
+        /// another sort or order than `query`'s.
+        static func decodeCursor(_ text: String, for query: ItemQuery) throws -> ItemCursor {
             var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
             guard text.utf8.count <= 4_096, let data = Data(base64Encoded: base64),
-                let cursor = try? JSONDecoder().decode(ItemCursor.self, from: data)
+                let cursor = try? JSONDecoder().decode(PageCursor.self, from: data)
             else {
                 throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
             }
-            return cursor
+            let order = PageCursor.order(of: query)
+            guard cursor.sort == query.sortField.rawValue, cursor.order == order else {
+                throw Problem(
+                    .badRequest,
+                    "after is a cursor of sort=\(JSONReader.printable(cursor.sort))&order=\(JSONReader.printable(cursor.order)), "
+                        + "not of this request's sort=\(query.sortField.rawValue)&order=\(order); keep the sort and order "
+                        + "of the page that gave it, or start again without after")
+            }
+            return cursor.position
         }
 
         static func itemID<Context: RequestContext>(_ context: Context) throws -> Item.ID {
@@ -115,16 +138,19 @@
         }
 
         private func addItem(_ request: Request) async throws -> Response {
+            try QueryParameters.none(request)
             var fields = BodyFields(try await Self.body(request))
             guard let title = try fields.string("title") else {
                 throw Problem(.badRequest, "field 'title' is required: the item's title, not empty")
             }
-            let owner = try await owner(&fields, required: true)
+            // With a token, the owner may be left out: the token's user.
+            let owner = try await owner(&fields, required: true) ?? APICaller.current?.token.userID
             let status = try Self.status(&fields) ?? .open
             let priority = try Self.priority(&fields) ?? 0
             let notes = try fields.string("notes")
             try fields.finish(known: Self.itemFields)
             guard let owner else { throw Problem(.badRequest, "give the owner as 'user' (an email) or 'user_id'") }
+            try APICaller.requireWrite(toItemsOf: owner, "add an item for another user")
             let id = try await store.items.insert(
                 NewItem(userID: owner, title: title, notes: notes, status: status, priority: priority))
             return try await itemResponse(.created, try await requireItem(id), location: true)
@@ -132,17 +158,22 @@
 
         private func changeItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
+            try QueryParameters.none(request)
             let id = try Self.itemID(context)
             let expected = try ETag.required(request)
             var fields = BodyFields(try await Self.body(request))
             var item = try await requireItem(id)
+            try APICaller.requireWrite(toItemsOf: item.userID, "change an item of another user")
             try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
             if let title = try fields.string("title") {
                 item.title = title
             } else if fields.has("title") {
                 throw Problem(.badRequest, "field 'title' cannot be null; give a title")
             }
-            if let owner = try await owner(&fields, required: false) { item.userID = owner }
+            if let owner = try await owner(&fields, required: false) {
+                try APICaller.requireWrite(toItemsOf: owner, "give an item to another user")
+                item.userID = owner
+            }
             if let status = try Self.status(&fields) { item.status = status }
             if let priority = try Self.priority(&fields) { item.priority = priority }
             if fields.has("notes") { item.notes = try fields.string("notes") }
@@ -157,9 +188,11 @@
 
         private func removeItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
+            try QueryParameters.none(request)
             let id = try Self.itemID(context)
             let expected = try ETag.required(request)
             let item = try await requireItem(id)
+            try APICaller.requireWrite(toItemsOf: item.userID, "delete an item of another user")
             try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
             try await store.items.delete(id: id)
             return Response(status: .noContent)

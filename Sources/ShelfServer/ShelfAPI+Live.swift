@@ -13,21 +13,29 @@
         /// `event: window` of `{"count","items","seq"}` at once and whenever the window or the
         /// count changes, an `event: error` when a re-read fails (the stream stays open and the
         /// store retries), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
-        /// the client goes, the store fails for good, or the application shuts down.
+        /// the client goes, the store fails for good, the application shuts down, or the
+        /// request's token no longer holds (checked every `authorizationRecheck`; then a last
+        /// `event: error` of `{"status": 401, "detail"}`).
         ///
-        /// `seq` and the event `id:` are the change-log position the window reflects, from
-        /// `Options.windowPosition`: Shelf has no change log yet (issue 23), so `seq` is null,
-        /// no `id:` is written and `Last-Event-ID` is ignored; a reconnecting client gets the
-        /// current window, which is complete but says nothing of what it missed.
+        /// `seq` and the event `id:` are the change-log position the window reflects
+        /// (`Store.liveItemSnapshots`, or `Options.windowPosition` for a store that gives none).
+        /// A client reconnecting with `Last-Event-ID: S` gets its first window only if the
+        /// window changed after `S` (`LivePosition`'s resume contract), so it gets nothing it
+        /// has and misses nothing, and ids only increase. While the store's backend keeps no
+        /// change log (issue 23's backends), positions are nil: `seq` is null, no `id:` is
+        /// written, and a reconnecting client always gets the current window.
         func liveItems<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
             let parameters = try QueryParameters(request.uri.query)
             try parameters.allowOnly(["q", "sort", "order", "limit"])
             let query = try Self.itemQuery(parameters)
             let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
-            let property = try await store.liveItems(matching: query, limit: limit)
+            let property = try await store.liveItemSnapshots(matching: query, limit: limit)
+            // What the client already has: the id of the last event it read, when it resumes.
+            let resumeAfter = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { LivePosition($0) }
             let key = "\(limit) \(query.sortField.rawValue) \(query.sortDirection.rawValue) \(query.text)"
+            let authorization = request.headers[.authorization]
             let body = ResponseBody { [self] writer in
-                let mailbox = LiveMailbox<LiveResult<ItemWindow>>()
+                let mailbox = LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>()
                 let token = Lifetime.Token()
                 property.observe(during: token.lifetime) { mailbox.post($0) }
                 metrics.streamOpened(query: key)
@@ -43,9 +51,27 @@
                             mailbox.keepAlive()
                         }
                     }
+                    // The request's authorization, checked again while the stream is open: a
+                    // revoked token (or its user deleted, or a first token made on an open
+                    // server) ends the stream within `authorizationRecheck`.
+                    let recheck = options.authorizationRecheck
+                    group.addTask { [store, rechecks, requireToken = options.requireToken] in
+                        while true {
+                            try await Task.sleep(for: recheck)
+                            // The store failing is no verdict on the token: check again later.
+                            let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
+                                _ = try await TokenMiddleware<Context>.authorize(
+                                    authorization, method: .get, store: store, requireToken: requireToken)
+                            }
+                            if let refusal = refusal ?? nil {
+                                mailbox.revoke(refusal)
+                                return
+                            }
+                        }
+                    }
                     defer { group.cancelAll() }
                     try await withGracefulShutdownHandler {
-                        try await stream(from: mailbox, to: &writer)
+                        try await stream(from: mailbox, to: &writer, after: resumeAfter)
                     } onGracefulShutdown: {
                         mailbox.end()
                     }
@@ -62,16 +88,29 @@
                 body: body)
         }
 
-        private func stream(from mailbox: LiveMailbox<LiveResult<ItemWindow>>, to writer: inout any ResponseBodyWriter)
-            async throws
-        {
+        private func stream(
+            from mailbox: LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>, to writer: inout any ResponseBodyWriter,
+            after resumed: LivePosition?
+        ) async throws {
+            var sent = resumed
             while true {
                 switch await mailbox.next() {
                 case .end: return
                 case .keepAlive:
                     try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                case .value(.success(let window), let published):
-                    let position = await options.windowPosition(window)
+                case .unauthorized(let detail):
+                    let data = JSONValue.object(["status": .integer(401), "detail": .string(detail)])
+                    try await writer.write(
+                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                    return
+                case .value(.success(let snapshot), let published):
+                    let window = snapshot.value
+                    var position = snapshot.position?.sequence
+                    if position == nil { position = await options.windowPosition(window) }
+                    // The client has this window already (it resumed after a position at or
+                    // past it): send nothing, so ids only increase.
+                    if let position, let last = sent?.sequence, position <= last { continue }
+                    if let position { sent = LivePosition(sequence: position) }
                     let data = JSONValue.object([
                         "count": .integer(Int64(window.totalCount)),
                         "items": .array(try await JSONShapes.items(window.items, store: store)),

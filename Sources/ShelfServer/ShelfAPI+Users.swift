@@ -11,7 +11,10 @@
 
         func addUserRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
             api.get("users") { request, _ in try await self.listUsers(request) }
-            api.get("users/{id}") { _, context in self.userResponse(.ok, try await self.requireUser(context)) }
+            api.get("users/{id}") { request, context in
+                try QueryParameters.none(request)
+                return self.userResponse(.ok, try await self.requireUser(context))
+            }
             api.post("users") { request, _ in try await self.addUser(request) }
             api.patch("users/{id}") { request, context in try await self.changeUser(request, context: context) }
             api.delete("users/{id}") { request, context in try await self.removeUser(request, context: context) }
@@ -44,7 +47,8 @@
             return user
         }
 
-        /// A user's ETag: users have no version column, so it is a hash of the stored fields.
+        /// A user's ETag: users have no version column, so it is a hash of the stored fields; a
+        /// change or removal compares those fields in its UPDATE or DELETE (compare-and-set).
         static func userTag(_ user: User) -> String { ETag.hash("\(user.id.rawValue)\n\(user.name)\n\(user.email)") }
 
         private func userResponse(_ status: HTTPResponse.Status, _ user: User, location: Bool = false) -> Response {
@@ -54,6 +58,8 @@
         }
 
         private func addUser(_ request: Request) async throws -> Response {
+            try QueryParameters.none(request)
+            try APICaller.requireNoToken("add users")
             var fields = BodyFields(try await Self.body(request))
             let name = try fields.string("name")
             let email = try fields.string("email")
@@ -70,6 +76,7 @@
         }
 
         private func checkTag<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> User {
+            try QueryParameters.none(request)
             let expected = try ETag.required(request)
             let user = try await requireUser(context)
             let stored = Self.userTag(user)
@@ -85,11 +92,18 @@
         private func changeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
             var fields = BodyFields(try await Self.body(request))
-            var user = try await checkTag(request, context)
+            let read = try await checkTag(request, context)
+            try APICaller.requireWrite(toUser: read.id, "change another user")
+            var user = read
             if let name = try fields.string("name") { user.name = name }
             if let email = try fields.string("email") { user.email = email }
             try fields.finish(known: Self.userFields)
-            try await store.users.update(user)
+            // Compare-and-set: the row must still be what If-Match was checked against.
+            do {
+                try await store.users.update(user, expecting: read)
+            } catch let error as StoreError where error.code == .conflict {
+                throw Problem(.preconditionFailed, "user \(user.id.rawValue) changed since it was read; GET it again")
+            }
             guard let stored = try await store.users.user(id: user.id) else {
                 throw Problem(
                     .notFound, "user \(user.id.rawValue) was removed meanwhile; list them with GET /api/users")
@@ -100,8 +114,13 @@
         private func removeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
             let user = try await checkTag(request, context)
+            try APICaller.requireWrite(toUser: user.id, "delete another user")
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
-            try await store.users.delete(id: user.id)
+            do {
+                try await store.users.delete(id: user.id, expecting: user)
+            } catch let error as StoreError where error.code == .conflict {
+                throw Problem(.preconditionFailed, "user \(user.id.rawValue) changed since it was read; GET it again")
+            }
             return JSONResponse.make(
                 .ok,
                 .object([

@@ -35,16 +35,20 @@
             /// closes it instead of opening it to anyone. Default false (open while no token
             /// exists, as on loopback).
             public var requireToken: Bool
+            /// How often an open live stream checks its request's token again; a stream whose
+            /// token was revoked (or whose user was deleted) ends within this time. Default 5 s.
+            public var authorizationRecheck: Duration
 
             /// Options; each left out has its default.
             public init(
                 keepAlive: Duration = .seconds(15),
                 windowPosition: @escaping @Sendable (ItemWindow) async -> Int64? = { _ in nil },
-                requireToken: Bool = false
+                requireToken: Bool = false, authorizationRecheck: Duration = .seconds(5)
             ) {
                 self.keepAlive = keepAlive
                 self.windowPosition = windowPosition
                 self.requireToken = requireToken
+                self.authorizationRecheck = authorizationRecheck
             }
         }
 
@@ -62,6 +66,7 @@
         /// The service's metrics, as `/metrics` shows them.
         public let metrics: ServerMetrics
         let logger: Logger
+        let rechecks = AuthorizationRechecks()
 
         /// Routes over `store`.
         public init(store: Store, options: Options = Options(), logger: Logger = Logger(label: "shelf.http")) {
@@ -84,7 +89,10 @@
                 middleware: TokenMiddleware<Context>(store: store, requireToken: options.requireToken))
             addItemRoutes(to: api)
             addUserRoutes(to: api)
-            api.get("views") { _, _ in try await self.views() }
+            api.get("views") { request, _ in
+                try QueryParameters.none(request)
+                return try await self.views()
+            }
         }
 
         private func health() async throws -> Response {

@@ -22,16 +22,31 @@
             public var corsOrigin: String?
             /// The routes' options.
             public var options: ShelfAPI.Options
+            /// How long a connection may take to send a request's head, counted from its opening
+            /// or from the end of its previous response; then it is closed. This bounds what a
+            /// client that never finishes its headers, or opens connections and sends nothing,
+            /// holds. Default 10 s.
+            public var headerTimeout: Duration
+            /// How long a connection may stay without reading or writing anything before it is
+            /// closed (a live stream writes a keep-alive comment well within it). Default 60 s.
+            public var idleTimeout: Duration
+            /// How long a connection may take nothing of what is sent to it (its client not reading)
+            /// before it is closed. Default 30 s.
+            public var sendTimeout: Duration
 
             /// A configuration; each argument left out has its default.
             public init(
                 host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
-                options: ShelfAPI.Options = .init()
+                options: ShelfAPI.Options = .init(), headerTimeout: Duration = .seconds(10),
+                idleTimeout: Duration = .seconds(60), sendTimeout: Duration = .seconds(30)
             ) {
                 self.host = host
                 self.port = port
                 self.corsOrigin = corsOrigin
                 self.options = options
+                self.headerTimeout = headerTimeout
+                self.idleTimeout = idleTimeout
+                self.sendTimeout = sendTimeout
             }
         }
 
@@ -74,9 +89,16 @@
             // Reachable from other machines: a token is needed even once the last is revoked.
             if !Self.isLoopback(host) { options.requireToken = true }
             ShelfAPI(store: store, options: options, logger: logger).addRoutes(to: router)
+            let (headerTimeout, sendTimeout) = (configuration.headerTimeout, configuration.sendTimeout)
+            let http = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout, sendTimeout: sendTimeout)],
+                idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes,
+                    maxHeaderFieldCount: Self.maximumHeaderFields))
             let app = Application(
                 router: router,
-                server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+                server: .http1(configuration: http),
                 configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
                 onServerRunning: { channel in
                     await onListening(host, channel.localAddress?.port ?? 0)
@@ -108,6 +130,17 @@
                 }
                 return response
             }
+        }
+
+        /// The most bytes a request's head (request line and header fields) may have; a longer
+        /// one is a 400 and the connection closes.
+        public static let maximumHeaderBytes = 64 << 10
+        /// The most header fields a request may have.
+        public static let maximumHeaderFields = 100
+
+        static func nanoseconds(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
 
         /// True when `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).

@@ -41,11 +41,54 @@
         }
     }
 
+    /// Who is calling: the token a request presented, for the write rules (a token writes only
+    /// its own user's items and user row) and for the rechecks of an open live stream. Nil for
+    /// a request without a token on a server that needs none (loopback, no token stored).
+    struct APICaller: Sendable {
+        /// The token as stored.
+        let token: APIToken
+        /// Its hash, to look it up again.
+        let hash: String
+
+        /// The caller of the request being handled (set by `TokenMiddleware` around the route).
+        @TaskLocal static var current: APICaller?
+
+        /// A 403 unless the caller may write items owned by `owner` (its own user's), or the
+        /// server takes requests without tokens and none was given; `action` says what was
+        /// refused ("change an item of another user").
+        static func requireWrite(toItemsOf owner: User.ID, _ action: String) throws {
+            guard let caller = current, caller.token.userID != owner else { return }
+            throw Problem(
+                .forbidden,
+                "token '\(caller.token.name)' acts for \(caller.token.email) and may not \(action); "
+                    + "a token writes only its own user's items (use a token of that user)")
+        }
+
+        /// A 403 unless the caller may change user `id` (only its own row); `action` as above.
+        static func requireWrite(toUser id: User.ID, _ action: String) throws {
+            guard let caller = current, caller.token.userID != id else { return }
+            throw Problem(
+                .forbidden,
+                "token '\(caller.token.name)' acts for \(caller.token.email) and may not \(action); "
+                    + "a token changes only its own user (use `shelf users` on the command line)")
+        }
+
+        /// A 403 when a token was given: users are added on the command line (`shelf users add`).
+        static func requireNoToken(_ action: String) throws {
+            guard let caller = current else { return }
+            throw Problem(
+                .forbidden,
+                "token '\(caller.token.name)' may not \(action): a token acts for one user; "
+                    + "use `shelf users add --name NAME --email EMAIL` on the command line")
+        }
+    }
+
     /// When the database holds API tokens, or `requireToken` is set (a server other machines can
     /// reach), refuses every request without a valid `Authorization: Bearer TOKEN` (401, also
     /// for a revoked token) and every write with a read-only token (403). Otherwise, with no
     /// token stored, every request passes (`shelf serve` listens only on loopback then). Looked
-    /// up per request, so a token made or revoked by any process counts at once.
+    /// up per request, so a token made or revoked by any process counts at once. The route runs
+    /// with `APICaller.current` set to the token given.
     struct TokenMiddleware<Context: RequestContext>: RouterMiddleware {
         let store: Store
         let requireToken: Bool
@@ -54,11 +97,21 @@
             async throws
             -> Response
         {
+            let caller = try await Self.authorize(
+                request.headers[.authorization], method: request.method, store: store, requireToken: requireToken)
+            return try await APICaller.$current.withValue(caller) { try await next(request, context) }
+        }
+
+        /// The caller an `Authorization` header names, or nil when none is needed; a 401 or 403
+        /// `Problem` when the request may not pass.
+        static func authorize(
+            _ header: String?, method: HTTPRequest.Method, store: Store, requireToken: Bool
+        ) async throws -> APICaller? {
             let tokens = try store.tokens
             let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"shelf\""]
-            guard let header = request.headers[.authorization] else {
+            guard let header else {
                 let closed = try await requireToken ? true : tokens.hasTokens()
-                guard closed else { return try await next(request, context) }
+                guard closed else { return nil }
                 throw Problem(
                     .unauthorized,
                     "this server needs a token: send Authorization: Bearer TOKEN (`shelf tokens create` makes one)",
@@ -68,21 +121,53 @@
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw Problem(.unauthorized, "Authorization must be 'Bearer TOKEN'", headers: challenge)
             }
-            guard
-                let token = try await tokens.token(
-                    hash: APITokens.hash(String(parts[1]).trimmingCharacters(in: .whitespaces)))
-            else {
+            let hash = APITokens.hash(String(parts[1]).trimmingCharacters(in: .whitespaces))
+            guard let token = try await tokens.token(hash: hash) else {
                 throw Problem(
                     .unauthorized,
                     "the token is not known here (revoked, or never made); `shelf tokens list` shows the tokens",
                     headers: challenge)
             }
             let reads: Set<HTTPRequest.Method> = [.get, .head, .options]
-            if token.readOnly, !reads.contains(request.method) {
+            if token.readOnly, !reads.contains(method) {
                 throw Problem(
                     .forbidden, "token '\(token.name)' may only read; make one without --read-only to change data")
             }
-            return try await next(request, context)
+            return APICaller(token: token, hash: hash)
+        }
+    }
+#endif
+
+#if Server
+    internal import Synchronization
+
+    /// The verdicts of the live streams' authorization rechecks, shared by the streams of one
+    /// `ShelfAPI` for `lifetime`: ten thousand streams on a hundred tokens cost a hundred
+    /// look-ups per recheck, not ten thousand.
+    final class AuthorizationRechecks: Sendable {
+        private let verdicts = Mutex<[String: (at: ContinuousClock.Instant, refusal: String?)]>([:])
+
+        /// The 401/403 detail for `header` now (nil when it still holds), from a verdict younger
+        /// than `lifetime` or from `check`, which throws a `Problem` to refuse. Other errors
+        /// (the store failing) are thrown, and remembered by no one.
+        func refusal(
+            for header: String?, lifetime: Duration, check: () async throws -> Void
+        ) async throws -> String? {
+            let key = header ?? ""
+            let now = ContinuousClock.now
+            if let verdict = verdicts.withLock({ $0[key] }), now - verdict.at < lifetime { return verdict.refusal }
+            var refusal: String?
+            do {
+                try await check()
+            } catch let problem as Problem {
+                refusal = problem.detail
+            }
+            verdicts.withLock { verdicts in
+                // Forget verdicts past their lifetime, so the table holds only live tokens' verdicts.
+                if verdicts.count > 1_000 { verdicts = verdicts.filter { now - $0.value.at < lifetime } }
+                verdicts[key] = (now, refusal)
+            }
+            return refusal
         }
     }
 #endif

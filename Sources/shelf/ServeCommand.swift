@@ -15,6 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Prints `listening on http://HOST:PORT` on standard output once ready. SIGTERM or Ctrl-C \
             stops accepting, ends open streams and exits 0. Each request is logged on standard error. \
+            Once a token exists (`shelf tokens create`), every /api request needs one; a token acts \
+            for its user: it reads everything, and writes only that user's items and user row \
+            (anything else is a 403). \
             Only in a shelf built with the Server trait (`swift build --traits Server`).
             """)
 
@@ -34,9 +37,35 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between keep-alive comments on an idle live stream.", valueName: "seconds"))
     var keepAlive = 15
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take to send a request's headers (from its opening or its previous "
+                + "response); then it is closed.", valueName: "seconds"))
+    var headerTimeout = 10
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay without reading or writing before it is closed.", valueName: "seconds"))
+    var idleTimeout = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take nothing of what is sent to it (a client not reading) before it is closed.",
+            valueName: "seconds"))
+    var sendTimeout = 30
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard (1...3_600).contains(keepAlive) else { throw ValidationError("--keep-alive must be 1 to 3600 seconds") }
+        guard (1...3_600).contains(headerTimeout) else {
+            throw ValidationError("--header-timeout must be 1 to 3600 seconds")
+        }
+        guard (1...86_400).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be 1 to 86400 seconds")
+        }
+        guard (1...3_600).contains(sendTimeout) else {
+            throw ValidationError("--send-timeout must be 1 to 3600 seconds")
+        }
         if let cors, !(cors.hasPrefix("http://") || cors.hasPrefix("https://")) || cors.hasSuffix("/") {
             throw ValidationError("--cors takes an origin such as https://app.example.com (scheme and host, no path)")
         }
@@ -55,7 +84,9 @@ struct ServeCommand: AsyncParsableCommand {
             let server = ShelfServer(
                 store: store,
                 configuration: .init(
-                    host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive))),
+                    host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive)),
+                    headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+                    sendTimeout: .seconds(sendTimeout)),
                 logger: logger)
             do {
                 try await server.run { host, port in

@@ -10,7 +10,10 @@ import ShelfStore
 struct TokensCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tokens", abstract: "Manage the API tokens of `shelf serve`.",
-        discussion: "Once a token exists, every /api request needs Authorization: Bearer TOKEN.",
+        discussion: """
+            Once a token exists, every /api request needs Authorization: Bearer TOKEN. A token acts for \
+            its user: it reads everything, and writes only that user's items and user row.
+            """,
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {

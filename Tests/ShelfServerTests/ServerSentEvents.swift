@@ -88,10 +88,14 @@
         let status: Int
         let contentType: String?
 
-        init(_ served: ServedShelf, _ path: String, headers: [(String, String)] = []) async throws {
-            var request = HTTPClientRequest(url: served.base + path)
+        convenience init(_ served: ServedShelf, _ path: String, headers: [(String, String)] = []) async throws {
+            try await self.init(client: served.client, url: served.base + path, headers: headers)
+        }
+
+        init(client: HTTPClient, url: String, headers: [(String, String)] = []) async throws {
+            var request = HTTPClientRequest(url: url)
             for (name, value) in headers { request.headers.add(name: name, value: value) }
-            let response = try await served.client.execute(request, timeout: .seconds(600))
+            let response = try await client.execute(request, timeout: .seconds(600))
             status = Int(response.status.code)
             contentType = response.headers.first(name: "Content-Type")
             iterator = response.body.makeAsyncIterator()

@@ -33,6 +33,10 @@ import Foundation
 //           for --seconds (10) a round, --rounds (3) with the change log's trigger and as many without,
 //           while a live window listens; needs pgbench and --postgres URL of a server of your own
 //           (PgwriteSuite)
+//   serve   serve.items_page_rps: wrk on GET /api/items?limit=50 of the release `shelf serve`
+//           against a Hummingbird route answering the same bytes from memory; serve.live_p99_ms,
+//           peak RSS and the load generator's CPU for --clients (10,000) live streams of 100
+//           owners while --rate (20) commits/s run for --seconds (60) (ServeSuite; loopback only)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -62,13 +66,14 @@ guard !suites.isEmpty,
             "store", "live", "terminal", "presentation", "browser", "transfer", "importlock", "load", "search",
             "fanout",
             "pgwrite",
+            "serve",
         ]
         .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|fanout|pgwrite|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|fanout|pgwrite|serve|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
@@ -100,6 +105,14 @@ for suite in suites {
             noWait: arguments.contains("--no-wait"), report: report
         ).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
+    case "serve":
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try await ServeSuite(
+            shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
+            seconds: option("--seconds", default: 60, in: arguments),
+            rate: option("--rate", default: 20, in: arguments), report: report
+        ).run()
     case "search":
         try await SearchSuite(
             items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only

@@ -87,35 +87,92 @@
         }
 
         package func update(_ user: User) async throws {
+            try await update(user, expected: nil)
+        }
+
+        package func update(_ user: User, expecting expected: User) async throws {
+            try await update(user, expected: expected)
+        }
+
+        private func update(_ user: User, expected: User?) async throws {
             try TextLimits.check(name: user.name)
             let email = try Email.normalized(user.email)
             let key = Email.key(email)
-            let found = try await pool.transaction { connection in
+            let outcome = try await pool.transaction { connection -> (found: Int, exists: Bool) in
                 try await Self.refuseKeylessTwins(of: [key], except: user.id, on: connection)
-                let found = try await connection.query(
-                    "UPDATE users SET name = \(user.name), email = \(email) WHERE id = \(user.id.rawValue) RETURNING id",
-                    logger: .silent
-                ).collect().count
+                let found: Int
+                if let expected {
+                    found = try await connection.query(
+                        """
+                        UPDATE users SET name = \(user.name), email = \(email)
+                        WHERE id = \(user.id.rawValue) AND name = \(expected.name) AND email = \(expected.email)
+                        RETURNING id
+                        """,
+                        logger: .silent
+                    ).collect().count
+                } else {
+                    found = try await connection.query(
+                        "UPDATE users SET name = \(user.name), email = \(email) WHERE id = \(user.id.rawValue) RETURNING id",
+                        logger: .silent
+                    ).collect().count
+                }
+                guard found > 0 else {
+                    let exists =
+                        try await connection.query(
+                            "SELECT 1 FROM users WHERE id = \(user.id.rawValue)", logger: .silent
+                        ).collect().count > 0
+                    return (0, exists)
+                }
                 // After the email: a changed email drops its key (the schema's trigger, for
                 // writers that do not know it); this sets the new one, or refuses a taken one.
                 try await connection.query(
                     "UPDATE users SET email_key = \(key) WHERE id = \(user.id.rawValue)", logger: .silent)
-                return found
+                return (found, true)
             }
-            if found == 0 {
-                throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
+            try Self.refuseMiss(outcome, id: user.id)
+        }
+
+        /// `.conflict` when a compare-and-set found the user changed, `.notFound` when it is gone.
+        private static func refuseMiss(_ outcome: (found: Int, exists: Bool), id: User.ID) throws {
+            guard outcome.found == 0 else { return }
+            if outcome.exists {
+                throw StoreError(.conflict, "user \(id) changed since it was read; read it again")
             }
+            throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
         }
 
         package func delete(id: User.ID) async throws {
-            let found = try await pool.write { connection in
-                try await connection.query(
-                    "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
-                ).collect().count
+            try await delete(id: id, expected: nil)
+        }
+
+        package func delete(id: User.ID, expecting expected: User) async throws {
+            try await delete(id: id, expected: expected)
+        }
+
+        private func delete(id: User.ID, expected: User?) async throws {
+            let outcome = try await pool.write { connection -> (found: Int, exists: Bool) in
+                let found: Int
+                if let expected {
+                    found = try await connection.query(
+                        """
+                        DELETE FROM users
+                        WHERE id = \(id.rawValue) AND name = \(expected.name) AND email = \(expected.email) RETURNING id
+                        """,
+                        logger: .silent
+                    ).collect().count
+                } else {
+                    found = try await connection.query(
+                        "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
+                    ).collect().count
+                }
+                guard found == 0 else { return (found, true) }
+                let exists =
+                    try await connection.query(
+                        "SELECT 1 FROM users WHERE id = \(id.rawValue)", logger: .silent
+                    ).collect().count > 0
+                return (0, exists)
             }
-            if found == 0 {
-                throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
-            }
+            try Self.refuseMiss(outcome, id: id)
         }
 
         package func user(id: User.ID) async throws -> User? {

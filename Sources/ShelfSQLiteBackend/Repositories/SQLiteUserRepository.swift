@@ -53,15 +53,28 @@ final class SQLiteUserRepository: UserRepository {
     /// last update wins.
     /// - Throws: `StoreError` `.notFound`, `.duplicateEmail`, `.invalidValue`.
     public func update(_ user: User) async throws {
+        try await update(user, expected: nil)
+    }
+
+    /// See `UserRepository.update(_:expecting:)`.
+    public func update(_ user: User, expecting expected: User) async throws {
+        try await update(user, expected: expected)
+    }
+
+    private func update(_ user: User, expected: User?) async throws {
         try TextLimits.check(name: user.name)
         let email = try Email.normalized(user.email)
         try await database.storeWrite { connection in
             try Self.refuseKeylessTwins(of: [Email.key(email)], except: user.id, on: connection)
             try StoreError.translating {
-                try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, email, user.id)
-                if connection.changes == 0 {
-                    throw StoreError(.notFound, "user \(user.id) does not exist; reload the list of users")
+                if let expected {
+                    try connection.run(
+                        "UPDATE users SET name = ?, email = ? WHERE id = ? AND name = ? AND email = ?", user.name,
+                        email, user.id, expected.name, expected.email)
+                } else {
+                    try connection.run("UPDATE users SET name = ?, email = ? WHERE id = ?", user.name, email, user.id)
                 }
+                if connection.changes == 0 { try Self.missOrConflict(user.id, on: connection) }
                 // After the email: a changed email drops its key (the schema's trigger, for
                 // writers that do not know it); this sets the new one, or refuses a taken one.
                 try connection.run("UPDATE users SET email_key = ? WHERE id = ?", Email.key(email), user.id)
@@ -69,15 +82,37 @@ final class SQLiteUserRepository: UserRepository {
         }
     }
 
+    /// Why a compare-and-set changed no row: `.conflict` when the user exists (it changed
+    /// since it was read), `.notFound` when it does not.
+    private static func missOrConflict(_ id: User.ID, on connection: Connection) throws -> Never {
+        let exists = try connection.fetchOne("SELECT 1 FROM users WHERE id = ?", id, row: { _ in true }) ?? false
+        if exists {
+            throw StoreError(.conflict, "user \(id) changed since it was read; read it again")
+        }
+        throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
+    }
+
     /// Deletes the user with `id` and, with it, all their items, in one write transaction.
     /// - Throws: `StoreError` `.notFound` when no such user exists.
     public func delete(id: User.ID) async throws {
+        try await delete(id: id, expected: nil)
+    }
+
+    /// See `UserRepository.delete(id:expecting:)`.
+    public func delete(id: User.ID, expecting expected: User) async throws {
+        try await delete(id: id, expected: expected)
+    }
+
+    private func delete(id: User.ID, expected: User?) async throws {
         try await database.storeWrite { connection in
             try StoreError.translating {
-                try connection.run("DELETE FROM users WHERE id = ?", id)
-                if connection.changes == 0 {
-                    throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
+                if let expected {
+                    try connection.run(
+                        "DELETE FROM users WHERE id = ? AND name = ? AND email = ?", id, expected.name, expected.email)
+                } else {
+                    try connection.run("DELETE FROM users WHERE id = ?", id)
                 }
+                if connection.changes == 0 { try Self.missOrConflict(id, on: connection) }
             }
         }
     }

@@ -26,6 +26,7 @@ struct QueryParser {
     }
 
     mutating func parse() {
+        refuseControlCharacters()
         var index = text.startIndex
         while index < text.endIndex {
             if text[index].isWhitespace {
@@ -40,8 +41,34 @@ struct QueryParser {
                 // searches the words before this point and shows this problem.
                 "the query has \(wordCount) words; at most \(ItemQueryText.maximumWords) can be searched: shorten it",
                 firstLeftOut..<text.endIndex)
-            // Problems are in text order; this one was found last.
-            problems.sort { $0.range.lowerBound < $1.range.lowerBound }
+        }
+        // Problems are in text order; control characters and the word limit were found apart.
+        problems.sort { $0.range.lowerBound < $1.range.lowerBound }
+    }
+
+    /// A problem for each control character other than tab and line breaks (which are white
+    /// space): C0, DEL and C1. They separate words as punctuation does, so a text of them alone
+    /// (`%00` in a URL) would select every item without a word of warning; a problem makes the
+    /// CLI and the HTTP API refuse it, and a browser show it.
+    private mutating func refuseControlCharacters() {
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            if let scalar = text[index].unicodeScalars.first(where: Self.isRefusedControl) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                problem("a control character (\(code)) cannot be searched: remove it", index..<next)
+            }
+            index = next
+        }
+        columnMark = nil
+    }
+
+    private static func isRefusedControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: false
+        case 0x00...0x1F, 0x7F...0x9F: true
+        default: false
         }
     }
 

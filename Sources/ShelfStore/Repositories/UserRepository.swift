@@ -27,6 +27,19 @@ public protocol UserRepository: Sendable {
     /// - Throws: `.notFound` when no such user exists.
     func delete(id: User.ID) async throws
 
+    /// Saves `user`'s name and email as `update(_:)` does, only if the stored row still has the
+    /// name and email of `expected` (a read of it): the check is part of the UPDATE, so of two
+    /// writers that read the same row, one wins and the other gets `.conflict`. Users have no
+    /// version column; their name and email are what a client sees of them.
+    /// - Throws: `.conflict` when the row changed since `expected`, `.notFound`,
+    ///   `.duplicateEmail`, `.invalidValue`.
+    func update(_ user: User, expecting expected: User) async throws
+
+    /// Deletes the user as `delete(id:)` does, only if the stored row still has the name and
+    /// email of `expected` (compare-and-set in the DELETE).
+    /// - Throws: `.conflict` when the row changed since `expected`, `.notFound`.
+    func delete(id: User.ID, expecting expected: User) async throws
+
     /// The user with `id`, or nil.
     func user(id: User.ID) async throws -> User?
 

@@ -1,0 +1,141 @@
+#if Server
+    import Foundation
+    import ShelfTestSupport
+    import Testing
+
+    /// What a connection may hold: headers that never end, connections that send nothing, a body
+    /// over the limit (hostile tester: each kept a connection, or the server reading, forever).
+    @Suite(.serialized) struct ConnectionLimitTests {
+        /// A client that sends header lines slowly and never ends them is closed after the
+        /// header timeout (it was kept as long as it sent something: the idle timeout never came).
+        @Test func headersThatNeverEndAreCutOff() async throws {
+            try await ServedShelf.with(arguments: ["--header-timeout", "1"]) { served in
+                let base = served.base
+                let (closed, lines) = try await RawConnection.onThread { () -> (Bool, Int) in
+                    let connection = try RawConnection(base)
+                    guard connection.send("GET /api/items HTTP/1.1\r\nHost: localhost\r\n") else { return (true, 0) }
+                    // One short line every 250 ms for at most 20 s: fewer lines than the decoder's
+                    // field limit, never idle long enough for the idle timeout.
+                    for line in 0..<80 {
+                        usleep(250_000)
+                        if connection.isClosedByServer || !connection.send("X-Slow-\(line): a\r\n") {
+                            return (true, line)
+                        }
+                    }
+                    return (false, 80)
+                }
+                #expect(closed, "the connection was still open after 20 s of headers")
+                #expect(lines < 40, "closed only after \(lines) lines")
+                #expect(try await served.get("/healthz").status == 200)
+            }
+        }
+
+        /// Connections that never send a request are closed after the header timeout, and
+        /// while they are open the server answers and its memory stays bounded.
+        @Test func connectionsThatSendNothingAreClosed() async throws {
+            try await ServedShelf.with(arguments: ["--header-timeout", "2"]) { served in
+                let base = served.base
+                let before = residentBytes(of: served.pid) ?? 0
+                let connections = try await RawConnection.onThread {
+                    try (0..<300).map { _ in try RawConnection(base) }
+                }
+                #expect(try await served.get("/api/items").status == 200, "the server answers beside them")
+                let during = residentBytes(of: served.pid) ?? 0
+                #expect(during - before < 64 << 20, "300 idle connections cost \(during - before) bytes")
+                let allClosed = await ServedShelf.poll { connections.allSatisfy(\.isClosedByServer) ? true : nil }
+                #expect(allClosed == true, "idle connections were still open after 60 s")
+                #expect(try await served.get("/healthz").status == 200)
+            }
+        }
+
+        /// A chunked body that goes on past the limit gets its 413 and the connection closes:
+        /// the server does not read the rest (it read all of it, to reach a next request).
+        @Test func aBodyOverTheLimitIsNotReadToItsEnd() async throws {
+            try await ServedShelf.with { served in
+                let base = served.base
+                let (sent, reply) = try await RawConnection.onThread { () -> (Int, String) in
+                    let connection = try RawConnection(base)
+                    var reply: [UInt8] = []
+                    guard
+                        connection.send(
+                            "POST /api/items HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                + "Transfer-Encoding: chunked\r\n\r\n")
+                    else { return (0, "") }
+                    let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 0x20, count: 0x10000) + Array("\r\n".utf8)
+                    var sent = 0
+                    // At most 256 MiB: far more than socket buffers hold.
+                    while sent < 256 << 20 {
+                        guard connection.send(chunk) else { break }
+                        sent += 0x10000
+                        guard let more = connection.receiveAvailable() else { break }
+                        reply += more
+                    }
+                    while let more = connection.receiveAvailable(), !more.isEmpty { reply += more }
+                    return (sent, String(decoding: reply, as: UTF8.self))
+                }
+                #expect(sent < 64 << 20, "the server read \(sent) bytes of a body it refused")
+                if !reply.isEmpty {
+                    #expect(reply.hasPrefix("HTTP/1.1 413"), "\(reply.prefix(200))")
+                    #expect(reply.lowercased().contains("connection: close"))
+                }
+                #expect(try await served.get("/api/items").json["count"] as? Int == 0)
+            }
+        }
+    }
+#endif
+
+#if Server
+    import NIOHTTP1
+
+    /// Clients of live streams that do not read (hostile tester: 80 of them grew the server to
+    /// about 1 GB and stalled its writes).
+    @Suite(.serialized) struct SlowClientTests {
+        /// The open live streams `/metrics` counts.
+        static func openStreams(_ served: ServedShelf) async throws -> Int? {
+            let text = try await served.get("/metrics").body
+            return text.split(separator: "\n").first { $0.hasPrefix("shelf_live_streams ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }
+        }
+
+        @Test func clientsThatDoNotReadAreClosedAndHoldLittle() async throws {
+            try await ServedShelf.with(arguments: ["--send-timeout", "2"]) { served in
+                // Windows of about 300 KB each: a few of them fill a connection's buffers.
+                let notes = String(repeating: "moth ", count: 60_000)
+                let added = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "v0", "user": "ann@example.com", "notes": "\#(notes)"}"#)
+                let id = try #require(added.json["id"] as? Int)
+                let base = served.base
+                let slow = try await RawConnection.onThread {
+                    try (0..<10).map { _ in
+                        let connection = try RawConnection(base)
+                        _ = connection.send("GET /api/items/live?limit=10 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        return connection
+                    }
+                }
+                let reader = try await EventStream(served, "/api/items/live?limit=10")
+                _ = try await reader.next()
+                let before = residentBytes(of: served.pid) ?? 0
+                for version in 1...15 {
+                    let changed = try await served.send(
+                        .PATCH, "/api/items/\(id)", json: #"{"title": "v\#(version)"}"#, headers: [("If-Match", "*")])
+                    #expect(changed.status == 200)
+                    // The reading client gets every change while the others do not read.
+                    let seen = try await reader.next {
+                        (($0.json["items"] as? [[String: Any]])?.first?["title"] as? String) == "v\(version)"
+                    }
+                    #expect(seen != nil, "the reading client missed v\(version)")
+                }
+                let grown = (residentBytes(of: served.pid) ?? 0) - before
+                #expect(grown < 256 << 20, "10 clients that do not read grew the server by \(grown) bytes")
+                // Their streams end once they have taken nothing for the send timeout.
+                var open = try await Self.openStreams(served)
+                for _ in 0..<120 where open != 1 {
+                    try await Task.sleep(for: .milliseconds(500))
+                    open = try await Self.openStreams(served)
+                }
+                #expect(open == 1, "open live streams: \(open ?? -1), the reading one alone should be left")
+                withExtendedLifetime(slow) {}
+            }
+        }
+    }
+#endif
