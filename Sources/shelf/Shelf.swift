@@ -98,7 +98,8 @@ struct Shelf: AsyncParsableCommand {
             }
         }
         // An exit code alone (a signal that ended the browser) has no message.
-        var message = fullMessage(for: error)
+        // Suggested commands reach the database this run used (issue 21: they left out --db).
+        var message = SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: fullMessage(for: error))
         if let hint = (error as? StoreError)?.hint { message += " " + hint.rendered }
         if !message.isEmpty { printError(message) }
         return code == .validationFailure ? 2 : code.rawValue

@@ -81,9 +81,22 @@ struct UsersCommand: AsyncParsableCommand {
             let store = try await database.openStore()
             let user = try await store.users.requireUser(email: email)
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
+            // A view of this user's items outlives the user (its owner is cleared): it then shows
+            // everyone's items. Say so, naming the views, rather than let them widen unseen.
+            let views = try await store.views.views().filter { $0.owner == user.id }.map(\.name)
             try await store.users.delete(id: user.id)
             if TextTable.isTerminal {
                 try printLine("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
+            }
+            if !views.isEmpty {
+                let names = views.map { "“\(Sanitized($0))”" }
+                let (noun, verb) = views.count == 1 ? ("view", "shows") : ("views", "show")
+                let note =
+                    "Note: the saved \(noun) \(StoreCopier.listed(names)) showed only \(Sanitized(user.email))'s "
+                    + "items and now \(verb) everyone's (\(views.count == 1 ? "its" : "their") owner was removed); "
+                    + "give \(views.count == 1 ? "it" : "them") another owner (`shelf views save NAME --query TEXT "
+                    + "--user EMAIL`) or delete \(views.count == 1 ? "it" : "them") (`shelf views delete NAME`)"
+                printError(SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: note))
             }
         }
     }

@@ -27,11 +27,17 @@ extension Store {
     /// `kill -9` leaves nothing half-restored (at worst a hidden `.NAME.restore-…` file,
     /// removed by the next restore). Processes that open `path` afterwards see the restored
     /// data.
+    ///
+    /// When `path` is a symbolic link (or a chain of them), the store it points to is
+    /// restored, in its own folder, and the link is left as it is.
     /// - Throws: `StoreError`: `.invalidValue` when `backup` is not a shelf backup, is damaged,
     ///   or is `path` itself; `.newerDatabase` when a newer shelf made it; `.busy` when a
     ///   process has `path` open; `.database` when a file cannot be written. `path` is then
     ///   as it was.
     public static func restore(backup: String, toFile path: String) throws -> RestoreOutcome {
+        // Renaming over a link would replace the link itself with a file and leave the store
+        // it points to behind: the user's setup broken, the old store still in use elsewhere.
+        let path = try linkTarget(of: path)
         let folder =
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
@@ -133,26 +139,47 @@ extension Store {
         }
         let notABackup = "\(backup) is not a shelf backup"
         let integrity: [String]
+        let orphans: [(table: String, rows: Int)]
         do {
-            integrity = try StoreError.translating {
+            (integrity, orphans) = try StoreError.translating {
                 let connection = try Connection(path: temporary, readOnly: true)
                 defer { connection.close() }
                 let isShelf = try connection.fetchOne(
                     "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
                 ) { _ in true }
                 guard isShelf ?? false else {
-                    throw StoreError(.invalidValue, "\(notABackup) (it has no shelf_migrations table)")
+                    throw StoreError(
+                        .invalidValue,
+                        "\(notABackup): it is a SQLite database of another program (it has no shelf_migrations "
+                            + "table). Give the file shelf backup wrote; nothing was changed")
                 }
-                return try connection.fetch("PRAGMA integrity_check") { try $0.string(0) }
+                let integrity = try connection.fetch("PRAGMA integrity_check") { try $0.string(0) }
+                // Rows whose owner is gone (deleted by a program with foreign keys off): export
+                // would drop them without a word and a copy would fail on them.
+                let orphans = try connection.fetch(
+                    "SELECT \"table\", count(*) FROM pragma_foreign_key_check GROUP BY \"table\" ORDER BY \"table\""
+                ) { (table: try $0.string(0), rows: Int(try $0.int64(1))) }
+                return (integrity, orphans)
             }
+        } catch let error as StoreError where error.code == .corrupt && isSQLiteFile(temporary) {
+            throw damaged(backup, "SQLite cannot read it (the database disk image is malformed)")
         } catch let error as StoreError where error.code != .invalidValue {
-            throw StoreError(.invalidValue, "\(notABackup) (\(error.message)); give the file shelf backup wrote")
-        }
-        guard integrity == ["ok"] else {
             throw StoreError(
                 .invalidValue,
-                "\(backup) is damaged (integrity_check: \(integrity.prefix(3).joined(separator: "; "))); "
-                    + "restore from another backup")
+                "\(notABackup): SQLite cannot open it as a database (\(error.message)). Give the file shelf backup "
+                    + "wrote (shelf backup --db STORE FILE makes one); nothing was changed")
+        }
+        guard integrity == ["ok"] else {
+            throw damaged(backup, "SQLite's integrity_check reports \(integrity.prefix(3).joined(separator: "; "))")
+        }
+        guard orphans.isEmpty else {
+            let counted = orphans.map { "\($0.rows) \($0.table) row\($0.rows == 1 ? "" : "s")" }
+            throw StoreError(
+                .invalidValue,
+                "\(backup) holds \(FileUsers.listed(counted)) whose user is gone (PRAGMA foreign_key_check lists "
+                    + "them): restoring it would lose them without a word. Restore from another backup, or delete "
+                    + "those rows or point them at an existing user in a copy of \(backup) with sqlite3, then restore "
+                    + "that copy; nothing was changed")
         }
         let side = try checkOpened(temporary, backup: backup)
         // The checked copy must be one whole file before it moves into place.
@@ -171,15 +198,93 @@ extension Store {
         do {
             store = try Store(path: temporary)
         } catch let error as StoreError {
-            throw StoreError(error.code, error.message.replacingOccurrences(of: temporary, with: backup))
+            throw openFailure(error, temporary: temporary, backup: backup)
         }
         let backend = store.backend
         do {
             try backend.checkIntegrity()
         } catch let error as StoreError {
-            throw StoreError(.invalidValue, "\(backup) is damaged (\(error.message)); restore from another backup")
+            throw damaged(backup, error.message)
         }
         return try backend.withCopySnapshot { snapshot in try StoreCopier.side(of: snapshot) }
+    }
+
+    /// The file `path` names once every symbolic link on the way is followed (relative
+    /// links from the folder that holds them); `path` itself when it is not a link or does
+    /// not exist. The target need not exist yet (a dangling link names where the store goes).
+    static func linkTarget(of path: String) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length >= 0 else {
+                throw StoreError(
+                    .database, "cannot read the link \(current): \(errnoText()); nothing was changed")
+            }
+            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else {
+                let folder = (current as NSString).deletingLastPathComponent
+                current = folder.isEmpty ? target : folder + "/" + target
+            }
+        }
+        throw StoreError(
+            .invalidValue,
+            "\(path) is a loop of symbolic links; point it at the store file (ls -l shows where it leads), then "
+                + "restore again")
+    }
+
+    /// True when the file at `path` starts as every SQLite database does ("SQLite format 3"):
+    /// one that then fails to open is damaged, not another kind of file.
+    private static func isSQLiteFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3\0".utf8)
+    }
+
+    /// The error for a backup whose data is damaged (`what` says how it shows), with what can
+    /// still be done.
+    private static func damaged(_ backup: String, _ what: String) -> StoreError {
+        StoreError(
+            .invalidValue,
+            "\(backup) is damaged: \(what). It cannot be restored; choose another backup (an older one), or "
+                + "recover what it holds into a new file (sqlite3 \(ShellQuoting.quoted(backup)) .recover | sqlite3 "
+                + "NEW.sqlite) and restore that. Nothing was changed")
+    }
+
+    /// Why the checked copy of `backup` did not open as a store, said of the backup (not
+    /// of its temporary copy) with what a person restoring it can do.
+    private static func openFailure(_ error: StoreError, temporary: String, backup: String) -> StoreError {
+        let cause = error.message.replacingOccurrences(of: temporary, with: backup)
+        switch error.code {
+        case .migrationFailed:
+            // The migrator's own advice ("fix the SQL") is for whoever writes migrations.
+            let what = cause.components(separatedBy: ". Earlier migrations").first ?? cause
+            return StoreError(
+                .migrationFailed,
+                "\(backup) was written by an older shelf, and bringing it up to this one failed (\(what)): its data "
+                    + "does not fit a rule this shelf adds. Open a copy of it with this shelf (shelf migrate --db "
+                    + "COPY) to see which rows, correct them with sqlite3, then restore that copy; or restore another "
+                    + "backup. Nothing was changed")
+        case .modifiedMigration:
+            return StoreError(
+                .modifiedMigration,
+                "\(backup) was written by a shelf whose schema differs from this one's (\(cause.components(separatedBy: " (recorded").first ?? cause)): "
+                    + "restore it with the shelf that wrote it, or restore another backup. Nothing was changed")
+        case .newerDatabase:
+            return StoreError(
+                .newerDatabase,
+                "\(backup) was written by a newer shelf than this one: upgrade shelf, then restore it; or restore "
+                    + "a backup this shelf wrote. Nothing was changed")
+        case .corrupt:
+            return damaged(backup, cause)
+        default:
+            return StoreError(error.code, "cannot check \(backup): \(cause); nothing was changed")
+        }
     }
 
     /// `NAME.before-restore-YYYYMMDDTHHMMSSZ`, with `-2`, `-3`… when taken.

@@ -44,6 +44,19 @@ package enum CopyTable: String, CaseIterable, Sendable {
         }
     }
 
+    /// The column that refers to a user by ID, with its position in `columns`; nil for a
+    /// table that refers to none. (Every reference of the schema points at `users`.)
+    package var userReference: (column: String, index: Int)? {
+        let name: String
+        switch self {
+        case .users: return nil
+        case .items, .apiTokens: name = "user_id"
+        case .savedViews: name = "owner_id"
+        }
+        guard let index = columns.firstIndex(where: { $0.name == name }) else { return nil }
+        return (name, index)
+    }
+
     /// The column names, comma-separated, for SQL.
     package var columnList: String { columns.map(\.name).joined(separator: ", ") }
 

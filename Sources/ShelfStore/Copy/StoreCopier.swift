@@ -59,6 +59,7 @@ package struct StoreCopier {
             var fingerprint = CopyFingerprint()
             var counts: [CopyReport.TableCount] = []
             var copied = 0
+            var owners = OwnerCheck()
             for table in CopyTable.allCases {
                 fingerprint.begin(table)
                 var rows = 0
@@ -67,6 +68,9 @@ package struct StoreCopier {
                     if isCancelled() { throw CancellationError() }
                     let page = try snapshot.rows(table, after: after, limit: Self.pageSize)
                     guard let last = page.last?.first?.integer else { break }
+                    owners.check(page, of: table)
+                    // Before the insert, whose failure would only say "foreign key constraint".
+                    if let orphans = owners.orphans(of: table) { throw orphaned(orphans, of: table) }
                     try transaction.insert(page, into: table)
                     for row in page { fingerprint.add(row) }
                     rows += page.count
@@ -88,6 +92,19 @@ package struct StoreCopier {
             if isCancelled() { throw CancellationError() }
             return report
         }
+    }
+
+    /// The error for rows of `table` whose user is gone.
+    private func orphaned(_ orphans: OwnerCheck.Orphans, of table: CopyTable) -> StoreError {
+        let column = table.userReference?.column ?? "user_id"
+        let examples = orphans.examples.map { "row \($0.row) names user \($0.owner)" }
+        return StoreError(
+            .invalidValue,
+            "\(source.location) holds \(table.name) rows whose user is gone (\(column) names no row of users): "
+                + Self.listed(examples) + (orphans.more ? " and more" : "")
+                + "; another program deleted users with foreign keys off (PRAGMA foreign_key_check lists every such "
+                + "row). Delete those rows or point them at an existing user in \(source.location), then copy again; "
+                + "nothing was written to \(target.location)")
     }
 
     /// Refuses a target that holds rows (unless replacing, then deletes them), and raises
@@ -140,4 +157,40 @@ package struct StoreCopier {
         guard parts.count > 1 else { return parts.first ?? "" }
         return parts.dropLast().joined(separator: ", ") + " and " + (parts.last ?? "")
     }
+}
+
+/// Rows whose user reference names no user of the source: the users' IDs are gathered as
+/// users are copied (they come first), and every later row is checked against them.
+struct OwnerCheck {
+    /// The first rows found whose user is gone.
+    struct Orphans {
+        var examples: [(row: Int64, owner: Int64)] = []
+        var more = false
+    }
+
+    private var users = Set<Int64>()
+    private var found: [CopyTable: Orphans] = [:]
+
+    /// Notes the users of a page of `users`, or checks a page of a table that refers to them.
+    mutating func check(_ page: [CopyRow], of table: CopyTable) {
+        if table == .users {
+            for row in page { if let id = row.first?.integer { users.insert(id) } }
+            return
+        }
+        guard let reference = table.userReference else { return }
+        for row in page {
+            guard reference.index < row.count, let owner = row[reference.index].integer, !users.contains(owner)
+            else { continue }
+            var orphans = found[table] ?? Orphans()
+            if orphans.examples.count < 3 {
+                orphans.examples.append((row.first?.integer ?? 0, owner))
+            } else {
+                orphans.more = true
+            }
+            found[table] = orphans
+        }
+    }
+
+    /// The rows of `table` found so far whose user is gone; nil when none.
+    func orphans(of table: CopyTable) -> Orphans? { found[table] }
 }

@@ -107,11 +107,17 @@ final class ByteOutput {
         case .newFile(let path), .replaceFile(let path, _, _, _):
             let folder = (path as NSString).deletingLastPathComponent
             let base = (path as NSString).lastPathComponent
+            // What an export killed before it renamed its file left (see `WorkFile`).
+            WorkFile.removeAbandoned(in: folder, prefix: ".\(base).partial-")
             var template = Array(((folder.isEmpty ? "." : folder) + "/.\(base).partial-XXXXXX").utf8CString)
             let opened = template.withUnsafeMutableBufferPointer { buffer in
                 buffer.baseAddress.map { mkstemp($0) } ?? -1
             }
-            if opened >= 0 { _ = fcntl(opened, F_SETFD, FD_CLOEXEC) }
+            if opened >= 0 {
+                _ = fcntl(opened, F_SETFD, FD_CLOEXEC)
+                // Ours until this process closes it, or ends.
+                WorkFile.claim(opened)
+            }
             guard opened >= 0 else {
                 throw TransferError(
                     "cannot create \(path): \(Self.errorText()); check that its folder exists and is writable")

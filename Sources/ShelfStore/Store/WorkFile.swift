@@ -1,0 +1,69 @@
+internal import Foundation
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// The hidden files a command writes beside its target before renaming them into place (an
+/// export's `.NAME.partial-…`, a backup's `.NAME.backup-…`), and their cleanup after a
+/// `kill -9` left some behind.
+///
+/// **Why a lock proves a file abandoned.** The process that makes such a file holds an
+/// exclusive `flock` on it (on a descriptor of its own) from the moment it exists until it
+/// is renamed or removed. The kernel drops that lock when the process ends, however it ends.
+/// So a file whose lock can be taken belongs to no live process, and may go; a file whose
+/// lock is held is in use, and stays. (`flock` locks are apart from the POSIX locks SQLite
+/// uses: taking one never touches SQLite's.) A file made a moment ago may not be locked
+/// yet; files younger than `minimumAge` are left for that reason.
+package enum WorkFile {
+    /// How old a file must be before it may be removed as abandoned.
+    package static let minimumAge: Double = 5
+
+    /// Claims the work file open on `descriptor` for this process (an exclusive `flock`,
+    /// held until the descriptor is closed). Returns false when another process holds it.
+    @discardableResult
+    package static func claim(_ descriptor: Int32) -> Bool {
+        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// Creates the work file at `path` (it must not exist) and claims it. Returns the
+    /// descriptor that holds the claim, or nil when the file cannot be created. The caller
+    /// closes it once the file is renamed or removed, and after SQLite has closed the file
+    /// when SQLite writes it: closing any descriptor of a file drops this process's POSIX
+    /// locks on it, which would be SQLite's.
+    package static func create(_ path: String) -> Int32? {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        claim(descriptor)
+        return descriptor
+    }
+
+    /// Removes the files in `folder` whose names start with `prefix` that no live process
+    /// claims (see above) and that are at least `minimumAge` old, with their SQLite
+    /// companions (`-wal`, `-shm`, `-journal`). Returns the names removed. Errors are
+    /// ignored: a file that cannot be checked or removed stays.
+    @discardableResult
+    package static func removeAbandoned(in folder: String, prefix: String) -> [String] {
+        let folder = folder.isEmpty ? "." : folder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var removed: [String] = []
+        let now = Date().timeIntervalSince1970
+        for name in names where name.hasPrefix(prefix) {
+            guard !["-wal", "-shm", "-journal"].contains(where: { name.hasSuffix($0) }) else { continue }
+            let path = folder + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                now - TimeInterval(status.st_mtim.tv_sec) >= minimumAge
+            else { continue }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { continue }
+            // Held while removing, so that nobody claims it meanwhile.
+            if claim(descriptor) {
+                for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
+                if unlink(path) == 0 { removed.append(name) }
+            }
+            close(descriptor)
+        }
+        return removed
+    }
+}

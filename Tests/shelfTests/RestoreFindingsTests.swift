@@ -1,0 +1,146 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// What a hostile tester found in `shelf restore` (issue 25), end to end through the binary.
+@Suite("shelf restore: the hostile tester's findings (end to end)")
+struct RestoreFindingsTests {
+    /// The store's path is a symbolic link: the store it points to is restored (and the old
+    /// one kept beside it), the link stays a link.
+    @Test func aRestoreThroughASymbolicLinkRestoresTheStoreItPointsTo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let data = shelf.folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let real = data.appendingPathComponent("real.sqlite").path
+        try CopyFixture.make(real, shelf: shelf)
+        let link = shelf.folder.appendingPathComponent("link.sqlite").path
+        // Relative, as `ln -s data/real.sqlite link.sqlite` makes it.
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "data/real.sqlite")
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try shelf.run(["backup", "--db", link, backup]).status == 0)
+        let backedUp = try CopyFixture.dump(real)
+        #expect(try shelf.run(["users", "add", "--db", link, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        let later = try CopyFixture.dump(real)
+        #expect(later != backedUp)
+
+        let restored = try shelf.run(["restore", "--db", link, backup])
+        #expect(restored.status == 0, "\(restored.error)")
+        let kind = try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType
+        #expect(kind == .typeSymbolicLink, "the link was replaced by a \(String(describing: kind))")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "data/real.sqlite")
+        #expect(try CopyFixture.dump(real) == backedUp)
+        #expect(try CopyFixture.dump(link) == backedUp)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: data.path)
+            .filter { $0.hasPrefix("real.sqlite.before-restore-") }
+        #expect(kept.count == 1, "\(kept)")
+        #expect(try CopyFixture.dump(data.appendingPathComponent(try #require(kept.first)).path) == later)
+    }
+
+    /// A backup holding items whose user is gone (deleted with foreign keys off) is refused,
+    /// naming the table and how many rows; the store is unchanged.
+    @Test func aBackupWithItemsWhoseUserIsGoneIsRefusedNamingThem() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        // sqlite3 leaves foreign keys off: Ann goes, her 3 items stay.
+        #expect(try ChildProcess.sqlite3(backup, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        #expect(try ChildProcess.sqlite3(db, "DELETE FROM items WHERE id = 2;") == 0)
+        let before = try CopyFixture.dump(db)
+
+        let refused = try shelf.run(["restore", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("3 items rows whose user is gone"), "\(refused.error)")
+        #expect(refused.error.contains("nothing was changed"), "\(refused.error)")
+        #expect(try CopyFixture.dump(db) == before)
+    }
+
+    /// `shelf copy` from a store holding such rows says what is wrong with which rows,
+    /// instead of a bare foreign-key failure.
+    @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        let target = shelf.folder.appendingPathComponent("copy.sqlite").path
+        let refused = try shelf.run(["copy", db, target])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("holds items rows whose user is gone"), "\(refused.error)")
+        #expect(refused.error.contains("row 1 names user 1"), "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    /// A backup whose data breaks a migration of this shelf: the message says what happened
+    /// to which file and what a person restoring can do, not how to fix the migration's SQL.
+    @Test func aBackupWhoseMigrationFailsSaysWhatToDo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("old.sqlite").path
+        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        // Pretend the backup predates the last migration, with a table that makes it fail.
+        let last = try lastMigration(backup)
+        #expect(
+            try ChildProcess.sqlite3(
+                backup, "DELETE FROM shelf_migrations WHERE name = '\(last.name)'; \(last.blocker)") == 0)
+        let refused = try shelf.run(["restore", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("old.sqlite was written by an older shelf"), "\(refused.error)")
+        #expect(!refused.error.contains("fix the SQL"), "\(refused.error)")
+        #expect(refused.error.contains("Nothing was changed"), "\(refused.error)")
+    }
+
+    /// A damaged backup: what is damaged, and a way out that is not "restore a backup".
+    @Test func aDamagedBackupSaysWhatToDo() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("damaged.sqlite").path
+        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        try damage(backup)
+        let refused = try shelf.run(["restore", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("damaged.sqlite is damaged"), "\(refused.error)")
+        #expect(refused.error.contains(".recover"), "\(refused.error)")
+        #expect(!refused.error.contains("restore from another backup"), "\(refused.error)")
+    }
+
+    /// The name of this shelf's last SQLite migration, and SQL that makes it fail again.
+    private func lastMigration(_ path: String) throws -> (name: String, blocker: String) {
+        let out = NSTemporaryDirectory() + "migration-\(UUID().uuidString)"
+        defer { unlink(out) }
+        _ = try ChildProcess(
+            "/usr/bin/sqlite3", [path, "SELECT name FROM shelf_migrations ORDER BY name DESC LIMIT 1;"],
+            environment: [:], stdout: out
+        ).wait()
+        let name = try String(contentsOfFile: out, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Every migration creates or remakes something; a view of that name in the way makes
+        // its CREATE fail. Make it fail on the first name it creates.
+        let sqlFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Migrations/\(name).sql")
+        let sql = try String(contentsOf: sqlFile, encoding: .utf8)
+        let created = try #require(
+            sql.firstMatch(of: /CREATE (?:TABLE|INDEX|TRIGGER|VIEW)(?: IF NOT EXISTS)? (\w+)/)?.1)
+        let dropped =
+            "DROP TABLE IF EXISTS \(created); DROP INDEX IF EXISTS \(created); DROP TRIGGER IF EXISTS \(created);"
+        return (name, dropped + " CREATE VIEW \(created) AS SELECT 1;")
+    }
+
+    /// Overwrites a page in the middle of `path` with garbage (a copy of its first page's
+    /// tail), so integrity_check fails but the file still opens.
+    private func damage(_ path: String) throws {
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        let pageSize: UInt64 = 4096
+        #expect(size >= pageSize * 4, "the backup is \(size) bytes")
+        try handle.seek(toOffset: (size / pageSize - 2) * pageSize + 100)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 2000))
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// A saved view of one user's items outlives the user (its owner is cleared, and it shows
+/// everyone's items): removing the user says so (issue 21: it happened silently).
+@Suite("Saved views whose owner goes (end to end)")
+struct SavedViewOwnerTests {
+    @Test func removingAUserNamesTheViewsThatLoseTheirOwner() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        for (name, email) in [("Ann", "ann@example.com"), ("Bob", "bob@example.com")] {
+            #expect(try await shelf.run(["users", "add", "--db", db, "--name", name, "--email", email]).status == 0)
+        }
+        for (view, user) in [("Ann's", "ann@example.com"), ("Bob's", "bob@example.com")] {
+            let saved = try await shelf.run(["views", "save", "--db", db, view, "--query", "x", "--user", user])
+            #expect(saved.status == 0, "\(saved.error)")
+        }
+        let removed = try await shelf.run(["users", "remove", "--db", db, "ann@example.com"])
+        #expect(removed.status == 0, "\(removed.error)")
+        #expect(
+            removed.error.contains(
+                "the saved view “Ann's” showed only ann@example.com's items and now shows everyone's"),
+            "\(removed.error)")
+        #expect(!removed.error.contains("Bob's"))
+        #expect(removed.error.contains("`shelf views delete --db \(db) NAME`"), "\(removed.error)")
+
+        // A user who owns no view: nothing to say.
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        let quiet = try await shelf.run(["users", "remove", "--db", db, "cy@example.com"])
+        #expect(quiet.status == 0)
+        #expect(quiet.error.isEmpty, "\(quiet.error)")
+    }
+}
