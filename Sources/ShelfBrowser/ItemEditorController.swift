@@ -15,7 +15,7 @@ public import ShelfTerminal
 /// suggestions, else goes back to the list without saving. When the owner's email belongs to
 /// nobody, saving asks for their name: Enter adds the user and saves the item, Esc goes back
 /// to the form. In a conflict, r reloads their version and o overwrites it.
-public final class ItemEditorController: Controller {
+public final class ItemEditorController: Controller, KeyModeReporting {
     private let viewModel: ItemEditorViewModel
 
     private let titleField = TextField(prompt: "Title     ", placeholder: "what needs doing")
@@ -155,6 +155,15 @@ public final class ItemEditorController: Controller {
     }
 
     // MARK: - Keys
+
+    /// The conflict's keys after a save lost to another; the prompt's while naming a new
+    /// owner; else the editor's, with the text keys in a text field or the notes.
+    var keyModes: [KeyMode] {
+        let content = viewModel.state.value
+        if case .conflict = content.phase { return [.conflict] }
+        if content.newOwner != nil { return [.text, .prompt] }
+        return focusedField == .status ? [.editor] : [.text, .editor]
+    }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         let content = viewModel.state.value

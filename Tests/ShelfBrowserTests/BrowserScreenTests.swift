@@ -172,27 +172,37 @@ struct BrowserScreenTests {
         let screen = browser(store, width: 110, height: 30)
         #expect(await screen.waitUntil { $0.contains("Item 1") })
         screen.send(.character("?"))
-        let text = screen.text
+        #expect(screen.text.contains("┌─ Keys"))
         for binding in KeyBindings.table {
+            screen.type(binding.summary)
+            let text = screen.text
             #expect(text.contains(binding.summary), "\(binding.action)")
             #expect(text.contains(binding.keys.map(\.description).joined(separator: " ")), "\(binding.action)")
+            screen.send(KeyEvent(.escape))  // clears the filter
+            #expect(text.contains("┌─ Keys"), "typing filters; it does not close the help")
         }
-        #expect(text.contains("┌─ Keys"))
-        screen.send(.character("x"))
+        screen.send(KeyEvent(.escape))
         #expect(!screen.text.contains("┌─ Keys"))
     }
 
-    @Test func helpTallerThanTheScreenScrollsAndAnyOtherKeyCloses() async throws {
+    @Test func helpFiltersAsYouTypeScrollsAndFits80Columns() async throws {
         let (store, _) = try await makeStore(items: 1)
         let screen = browser(store, width: 80, height: 24)
         #expect(await screen.waitUntil { $0.contains("Item 1") })
         screen.send(.character("?"))
         #expect(screen.text.contains("┌─ Keys"))
-        #expect(!screen.text.contains("any other key closes this help"), "the footer is below the box")
-        for _ in 0..<10 { screen.send(.character("j")) }
-        #expect(screen.text.contains("any other key closes this help"))
+        #expect(screen.lines.allSatisfy { DisplayWidth.of($0) <= 80 })
+        #expect(!screen.text.contains("Items of the editor"), "the editor's part is below the box")
+        for _ in 0..<30 { screen.send(KeyEvent(.pageDown)) }
         #expect(screen.text.contains("┌─ Keys"), "scrolling keeps the help open")
-        screen.send(.character("x"))
+        #expect(screen.text.contains("Help (?)"), "the last part scrolled into view:\n\(screen.text)")
+        screen.type("ctrl-s")
+        #expect(screen.text.contains("Ctrl-S"), "\(screen.text)")
+        #expect(screen.text.contains("Item editor (n, e)"))
+        #expect(!screen.text.contains("next item"))
+        screen.send(KeyEvent(.escape))
+        #expect(screen.text.contains("next item"))
+        screen.send(KeyEvent(.escape))
         #expect(!screen.text.contains("┌─ Keys"))
     }
 
