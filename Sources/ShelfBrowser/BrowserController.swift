@@ -45,7 +45,7 @@ public final class BrowserController: Controller {
         listController = ItemListController(viewModel: viewModel.list, columns: configuration.columns)
         if let first = configuration.problems.first {
             let more = configuration.problems.count - 1
-            configurationNotice = first.description + (more > 0 ? " (and \(more) more, shown after quitting)" : "")
+            configurationNotice = first.description + (more > 0 ? " (+\(more) more after quitting)" : "")
         }
         super.init()
     }

@@ -40,6 +40,6 @@ struct ConfigCommand: ParsableCommand {
     /// The problem with the file's whole path in front of its line.
     static func located(_ problem: ConfigurationProblem, path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? problem.description : directory + "/" + problem.description
+        return directory.isEmpty ? problem.fullDescription : directory + "/" + problem.fullDescription
     }
 }

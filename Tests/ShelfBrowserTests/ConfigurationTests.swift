@@ -87,7 +87,7 @@ struct ConfigurationTests {
         let problems = configuration.problems.map(\.description)
         #expect(problems.count == 6, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:3: unknown action “jump” in [keys.list]") }, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("config.toml:4: unknown key “kwit” for quit") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:4: unknown key “kwit” for quit; left out") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:5: ") && $0.hasSuffix("line ignored") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:8: unknown mode “nowhere”") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:13: owner: unknown style word “sparkly”") }, "\(problems)")
@@ -106,9 +106,10 @@ struct ConfigurationTests {
             [list]
             columns = ["title", "when"]
             """)
-        #expect(configuration.problems.map(\.description) == [
-            "config.toml:2: unknown column “when” (known: done, priority, title, owner, updated); ignored"
-        ])
+        #expect(
+            configuration.problems.map(\.fullDescription) == [
+                "config.toml:2: unknown column “when”; left out (known: done, priority, title, owner, updated)"
+            ])
         #expect(configuration.columns == [ItemColumn(.title, width: 12)])
     }
 

@@ -40,8 +40,8 @@ private struct Reader {
     let locator: LineLocator
     var problems: [ConfigurationProblem] = []
 
-    mutating func problem(_ message: String, at path: [String]) {
-        problems.append(ConfigurationProblem(file: file, line: locator.line(of: path), message: message))
+    mutating func problem(_ message: String, at path: [String], hint: String? = nil) {
+        problems.append(ConfigurationProblem(file: file, line: locator.line(of: path), message: message, hint: hint))
     }
 
     mutating func read(_ root: TOMLTable, into configuration: inout BrowserConfiguration) {
@@ -50,7 +50,7 @@ private struct Reader {
             case "keys": readKeys(value, into: &configuration)
             case "colors", "colours": readColors(value, section: key, into: &configuration)
             case "list": readList(value, into: &configuration)
-            default: problem("unknown section “\(key)” (known: keys, colors, list); ignored", at: [key])
+            default: problem("unknown section “\(key)”; ignored", at: [key], hint: "known: keys, colors, list")
             }
         }
     }
@@ -61,7 +61,7 @@ private struct Reader {
         for (modeName, actionsValue) in modes {
             guard let mode = KeyMode(rawValue: modeName) else {
                 let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
-                problem("unknown mode “\(modeName)” in [keys] (known: \(known)); ignored", at: ["keys", modeName])
+                problem("unknown mode “\(modeName)” in [keys]; ignored", at: ["keys", modeName], hint: "known: \(known)")
                 continue
             }
             guard let actions = actionsValue.table else {
@@ -72,7 +72,8 @@ private struct Reader {
                 let path = ["keys", modeName, actionName]
                 guard let action = KeyAction.all.first(where: { $0.mode == mode && $0.name == actionName }) else {
                     let known = KeyAction.all.filter { $0.mode == mode }.map(\.name).joined(separator: ", ")
-                    problem("unknown action “\(actionName)” in [keys.\(modeName)] (known: \(known)); ignored", at: path)
+                    problem(
+                        "unknown action “\(actionName)” in [keys.\(modeName)]; ignored", at: path, hint: "known: \(known)")
                     continue
                 }
                 let names: [String]
@@ -89,7 +90,9 @@ private struct Reader {
                     if let key = KeyName.key(named: name) {
                         keys.append(key)
                     } else {
-                        problem("unknown key “\(name)” for \(actionName) (keys are \(KeyName.knownNames))", at: path)
+                        problem(
+                            "unknown key “\(name)” for \(actionName); left out", at: path,
+                            hint: "a key is \(KeyName.knownNames)")
                     }
                 }
                 bindings[action] = keys
@@ -121,7 +124,7 @@ private struct Reader {
             let path = [section, role]
             guard let entry = Palette.roles.first(where: { $0.name == role }) else {
                 let known = Palette.roles.map(\.name).joined(separator: ", ")
-                problem("unknown colour role “\(role)” (known: \(known)); ignored", at: path)
+                problem("unknown colour role “\(role)”; ignored", at: path, hint: "known: \(known)")
                 continue
             }
             guard let words = styleValue.string else {
@@ -130,7 +133,7 @@ private struct Reader {
             }
             switch StyleName.style(named: words) {
             case .success(let style): configuration.palette[keyPath: entry.path] = style
-            case .failure(let error): problem("\(role): \(error.message); ignored", at: path)
+            case .failure(let error): problem("\(role): \(error.message); ignored", at: path, hint: error.hint)
             }
         }
     }
@@ -143,7 +146,7 @@ private struct Reader {
                 for (name, widthValue) in table {
                     let path = ["list", "widths", name]
                     guard let field = ItemColumn.Field(rawValue: name) else {
-                        problem(unknownColumn(name), at: path)
+                        problem("unknown column “\(name)”; ignored", at: path, hint: knownColumns)
                         continue
                     }
                     guard let width = widthValue.int, ItemColumn.widths.contains(width) else {
@@ -164,7 +167,7 @@ private struct Reader {
                 var chosen: [ItemColumn.Field] = []
                 for name in array.compactMap(\.string) {
                     guard let field = ItemColumn.Field(rawValue: name) else {
-                        problem(unknownColumn(name), at: ["list", "columns"])
+                        problem("unknown column “\(name)”; left out", at: ["list", "columns"], hint: knownColumns)
                         continue
                     }
                     guard !chosen.contains(field) else {
@@ -179,15 +182,16 @@ private struct Reader {
             }
         }
         for key in list.keys where key != "columns" && key != "widths" {
-            problem("unknown setting “\(key)” in [list] (known: columns, widths); ignored", at: ["list", key])
+            problem(
+                "unknown setting “\(key)” in [list]; ignored", at: ["list", key], hint: "known: columns, widths")
         }
         configuration.columns = fields.map { field in
             ItemColumn(field, width: widths[field] ?? ItemColumn.defaults.first { $0.field == field }?.width ?? 10)
         }
     }
 
-    private func unknownColumn(_ name: String) -> String {
-        "unknown column “\(name)” (known: \(ItemColumn.Field.allCases.map(\.rawValue).joined(separator: ", "))); ignored"
+    private var knownColumns: String {
+        "known: " + ItemColumn.Field.allCases.map(\.rawValue).joined(separator: ", ")
     }
 }
 

@@ -66,9 +66,16 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
     public let line: Int?
     /// What is wrong and what was done instead.
     public let message: String
+    /// What would be right (the known names), for the full description.
+    public var hint: String? = nil
 
-    /// `config.toml:12: unknown action "jump" in [keys.list]`.
+    /// `config.toml:12: unknown action “jump” in [keys.list]; ignored`: short, for a status bar.
     public var description: String {
         line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+    }
+
+    /// The description with the hint: `… ; ignored (known: moveDown, …)`.
+    public var fullDescription: String {
+        hint.map { description + " (\($0))" } ?? description
     }
 }

@@ -79,8 +79,9 @@ public enum StyleName {
 
     private static func unknown(_ word: String) -> StyleNameError {
         StyleNameError(
-            "unknown style word “\(word)” (use bold, dim, italic, underline, reverse, a colour such as red, "
-                + "bright-blue, #ff8800 or 0–255, and “on COLOUR” for the background)")
+            "unknown style word “\(word)”",
+            hint: "use bold, dim, italic, underline, reverse, a colour such as red, bright-blue, #ff8800 or 0–255, "
+                + "and “on COLOUR” for the background")
     }
 }
 
@@ -88,5 +89,10 @@ public enum StyleName {
 public struct StyleNameError: Error, Hashable, Sendable {
     /// The message, without the file and line.
     public let message: String
-    init(_ message: String) { self.message = message }
+    /// What would be right.
+    public let hint: String?
+    init(_ message: String, hint: String? = nil) {
+        self.message = message
+        self.hint = hint
+    }
 }
