@@ -132,7 +132,9 @@ public final class ItemListController: Controller, KeyModeReporting {
         let text = viewModel.query.text
         if !searchField.isFocused, searchField.text != text { searchField.setText(text) }
         let problem = viewModel.queryProblem
-        problemLabel.text = problem.map { "  " + $0 } ?? ""
+        let lines = problem?.split(separator: "\n").map { "  " + $0 } ?? []
+        problemLabel.text = lines.joined(separator: "\n")
+        problemLabel.length = .fixed(max(1, lines.count))
         problemLabel.isHidden = problem == nil
     }
 
