@@ -99,7 +99,10 @@ public final class Application {
         guard let application = running, let terminal = application.terminal, terminal.isActive else {
             return try body()
         }
-        terminal.restore()
+        // The modes the shell left, but Ctrl-C and Ctrl-Z stay plain bytes until a program
+        // run in the foreground takes the terminal (`ForegroundProcess` turns them on for it):
+        // typed in between, they would signal this application and end it.
+        terminal.restore(signalKeys: false)
         defer { application.resume() }
         return try body()
     }
