@@ -66,6 +66,26 @@ public final class BrowserController: Controller {
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
+        refreshTimes()
+    }
+
+    /// How often the list's relative times ("26m ago") are formatted again.
+    var timeRefreshInterval: Duration = .seconds(5)
+    /// Formats the relative times again every `timeRefreshInterval` while the browser lives.
+    private var timeRefresh: Task<Void, Never>?
+
+    private func refreshTimes() {
+        timeRefresh = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let interval = self?.timeRefreshInterval else { return }
+                try? await Task.sleep(for: interval)
+                self?.viewModel.list.refreshRelativeTimes()
+            }
+        }
+    }
+
+    public override func viewDidDisappear() {
+        timeRefresh?.cancel()
     }
 
     // MARK: - Rendering

@@ -426,6 +426,17 @@ public final class ItemListViewModel {
 
     // MARK: - State
 
+    /// Formats the rows' times again as time passes ("26m ago" becomes "27m ago"), and
+    /// publishes a new state only when a row's text changed: a screen whose times read the same
+    /// is not drawn again. Call it every few seconds.
+    public func refreshRelativeTimes() {
+        guard window.hasWindow, let formattedRows, formattedRows.items == window.items else { return }
+        let rows = formatter.rows(for: formattedRows.items, owners: owners)
+        guard rows != formattedRows.rows else { return }
+        self.formattedRows = (formattedRows.items, rows)
+        publish()
+    }
+
     private func publish() {
         guard window.hasWindow else { return }
         let rows: [ItemRowViewModel]
