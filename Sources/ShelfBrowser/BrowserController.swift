@@ -178,7 +178,7 @@ public final class BrowserController: Controller {
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             let actions = viewModel.actions
-            actions.enqueue { await actions.editorSaved(id: id) }
+            if let write = editor.lastWrite { actions.enqueue { await actions.editorSaved(write) } }
             dismissModal()
             viewModel.list.select(id: id)
         }
