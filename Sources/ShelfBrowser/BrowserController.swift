@@ -12,12 +12,12 @@ public import ShelfTerminal
 public final class BrowserController: Controller {
     let viewModel: BrowserViewModel
 
-    private let listController: ItemListController
+    let listController: ItemListController
     private let detailContainer = View()
     private let placeholder = Label("No item selected.", style: Theme.hint)
     private let statusBar = StatusBar(style: Theme.status)
     private let listContainer = View()
-    private lazy var split = SplitView(listContainer, detailContainer)
+    lazy var split = SplitView(listContainer, detailContainer)
     private let root = View()
 
     private var detailController: ItemDetailController?
@@ -31,9 +31,22 @@ public final class BrowserController: Controller {
     /// How long the selection must rest before the detail pane follows it.
     static let detailDelay: Duration = .milliseconds(80)
 
-    public init(viewModel: BrowserViewModel) {
+    /// The keys, colours and columns in force, and what was wrong in their file.
+    let configuration: BrowserConfiguration
+    /// The first problem of the configuration file, in the status bar until the first key.
+    var configurationNotice: String?
+
+    /// A browser of `viewModel` with `configuration`'s keys, colours and columns (the colours
+    /// become the styles of every browser made afterwards in this process).
+    public init(viewModel: BrowserViewModel, configuration: BrowserConfiguration = BrowserConfiguration()) {
         self.viewModel = viewModel
-        listController = ItemListController(viewModel: viewModel.list)
+        self.configuration = configuration
+        Theme.palette = configuration.palette
+        listController = ItemListController(viewModel: viewModel.list, columns: configuration.columns)
+        if let first = configuration.problems.first {
+            let more = configuration.problems.count - 1
+            configurationNotice = first.description + (more > 0 ? " (+\(more) more after quitting)" : "")
+        }
         super.init()
     }
 
@@ -53,13 +66,33 @@ public final class BrowserController: Controller {
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
+        refreshTimes()
+    }
+
+    /// How often the list's relative times ("26m ago") are formatted again.
+    var timeRefreshInterval: Duration = .seconds(5)
+    /// Formats the relative times again every `timeRefreshInterval` while the browser lives.
+    private var timeRefresh: Task<Void, Never>?
+
+    private func refreshTimes() {
+        timeRefresh = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let interval = self?.timeRefreshInterval else { return }
+                try? await Task.sleep(for: interval)
+                self?.viewModel.list.refreshRelativeTimes()
+            }
+        }
+    }
+
+    public override func viewDidDisappear() {
+        timeRefresh?.cancel()
     }
 
     // MARK: - Rendering
 
     func render(_ state: ViewState<ItemListContent>) {
-        statusBar.left = viewModel.statusText
-        statusBar.right = BrowserViewModel.statusHints
+        statusBar.left = configurationNotice.map { $0 + " · " + viewModel.statusText } ?? viewModel.statusText
+        statusBar.right = statusHints
         followSelection(state.value?.selectedID)
     }
 
@@ -130,7 +163,9 @@ public final class BrowserController: Controller {
     func replayTypedAhead() {
         let keys = typedAhead ?? []
         typedAhead = nil
-        for key in keys {
+        for typed in keys {
+            // Typed for the editor or prompt: its keys apply, not the list's.
+            guard let key = translate(typed, for: firstResponder) else { continue }
             var responder: Controller? = firstResponder
             while let current = responder, !current.handle(key) {
                 responder = current === self ? nil : current.parent
@@ -143,7 +178,7 @@ public final class BrowserController: Controller {
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             let actions = viewModel.actions
-            actions.enqueue { await actions.editorSaved(id: id) }
+            if let write = editor.lastWrite { actions.enqueue { await actions.editorSaved(write) } }
             dismissModal()
             viewModel.list.select(id: id)
         }
@@ -161,6 +196,11 @@ public final class BrowserController: Controller {
 
     // MARK: - Keys
 
+    /// Every key passes here first (see `translateKey(_:for:)`).
+    public override func translate(_ event: KeyEvent, for responder: Controller) -> KeyEvent? {
+        translateKey(event, for: responder)
+    }
+
     public override func handle(_ event: KeyEvent) -> Bool {
         // Typed while an editor opens: the keys are the editor's, not the list's.
         if typedAhead != nil {
@@ -168,8 +208,8 @@ public final class BrowserController: Controller {
             return true
         }
         if modal != nil {
-            // Keys the dialog passed on: Esc, q and Ctrl-C close it; help closes on any key.
-            if modal is HelpController || event == KeyEvent(.escape) || event == .control("c") {
+            // Keys the dialog passed on: Esc and Ctrl-C close it.
+            if event == KeyEvent(.escape) || event == .control("c") {
                 dismissModal()
                 return true
             }
@@ -214,7 +254,7 @@ public final class BrowserController: Controller {
                 replayTypedAhead()
             }
         case .help:
-            present(HelpController(viewModel: HelpViewModel()))
+            present(HelpController(viewModel: HelpViewModel(keys: configuration.keys)))
         case .users:
             presentUsers()
         case .savedViews:

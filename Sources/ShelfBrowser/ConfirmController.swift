@@ -3,7 +3,7 @@ internal import ShelfReactive
 public import ShelfTerminal
 
 /// Asks a yes-or-no question in a dialog: y or Enter confirms, n or Esc cancels.
-public final class ConfirmController: Controller {
+public final class ConfirmController: Controller, KeyModeReporting {
     private let viewModel: ConfirmViewModel
 
     public init(viewModel: ConfirmViewModel) {
@@ -21,6 +21,8 @@ public final class ConfirmController: Controller {
             title: viewModel.title, content: StackView(axis: .vertical, [message, choices]),
             preferredSize: Size(width: width, height: 6))
     }
+
+    var keyModes: [KeyMode] { [.confirm] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         switch event {

@@ -2,9 +2,23 @@ internal import ShelfPresentation
 internal import ShelfReactive
 public import ShelfTerminal
 
-/// Shows the key table in a dialog; any key closes it.
-public final class HelpController: Controller {
+/// Shows every mode's keys in a dialog that fits 80 columns; typing filters them (as lazygit's
+/// does), ↓/↑ and PgDn/PgUp scroll, Esc clears the filter and then closes.
+public final class HelpController: Controller, KeyModeReporting {
     private let viewModel: HelpViewModel
+    private let filterField = TextField(prompt: "Filter: ", placeholder: "type to find a key or an action")
+    private let text = Label("")
+    private let footer = Label("")
+    private var lines: [String] = []
+    /// The first line shown, when the help is taller than its box.
+    private var offset = 0
+
+    /// The width of the keys' column.
+    private static let keyWidth = 15
+    /// The widest the dialog gets: it fits an 80-column terminal with a cell to spare each side.
+    static let maximumWidth = 78
+
+    var keyModes: [KeyMode] { [.help] }
 
     public init(viewModel: HelpViewModel) {
         self.viewModel = viewModel
@@ -12,60 +26,71 @@ public final class HelpController: Controller {
     }
 
     public override func loadView() {
-        let blocks = viewModel.sections.map { section in
-            [section.title] + section.lines.map { "  " + TextLayout.pad($0.keys, to: Self.keyWidth) + $0.summary }
-        }
-        // Two columns of whole sections, split where the taller column is shortest.
-        var split = blocks.count
-        var best = Int.max
-        for candidate in 0...blocks.count {
-            let height = max(Self.height(of: blocks[..<candidate]), Self.height(of: blocks[candidate...]))
-            if height < best {
-                best = height
-                split = candidate
+        filterField.isFocused = true
+        text.length = .flexible()
+        footer.style = Theme.hint
+        let body = StackView(axis: .vertical, [filterField, text, footer])
+        // As tall as the whole help, so the dialog keeps its size while the filter narrows it.
+        let height = Self.render(viewModel.sections).count + 4
+        view = Dialog(title: "Keys", content: body, preferredSize: Size(width: Self.maximumWidth, height: height))
+        refilter()
+    }
+
+    /// The help's lines for `sections`: a heading, then one line per key.
+    private static func render(_ sections: [HelpViewModel.Section]) -> [String] {
+        var lines: [String] = []
+        for section in sections {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(section.title)
+            for line in section.lines {
+                let keys = DisplayWidth.of(line.keys) < keyWidth ? TextLayout.pad(line.keys, to: keyWidth) : line.keys + "  "
+                lines.append("  " + keys + line.summary)
             }
         }
-        let left = Array(blocks[..<split].joined(separator: [""]))
-        let right = Array(blocks[split...].joined(separator: [""]))
-        let leftWidth = left.map(DisplayWidth.of).max() ?? 0
-        for index in 0..<max(left.count, right.count) {
-            let first = index < left.count ? left[index] : ""
-            let second = index < right.count ? right[index] : ""
-            lines.append(second.isEmpty ? first : TextLayout.pad(first, to: leftWidth + 3) + second)
-        }
-        lines.append("")
-        lines.append("j/k ↓/↑ scroll when it does not fit; any other key closes this help.")
-        let width = (lines.map(DisplayWidth.of).max() ?? 40) + 4
-        text.text = lines.joined(separator: "\n")
-        text.length = .flexible()
-        view = Dialog(title: "Keys", content: text, preferredSize: Size(width: width, height: lines.count + 2))
+        return lines
     }
 
-    private let text = Label("")
-    private var lines: [String] = []
-    /// The first line shown, when the help is taller than the screen.
-    private var offset = 0
-
-    private static func height(of blocks: ArraySlice<[String]>) -> Int {
-        blocks.reduce(0) { $0 + $1.count } + max(0, blocks.count - 1)
+    private func refilter() {
+        lines = Self.render(viewModel.sections(matching: filterField.text))
+        if lines.isEmpty { lines = ["No key matches “\(filterField.text)”."] }
+        offset = 0
+        show()
     }
 
-    private static let keyWidth = 13
+    private func show() {
+        let visible = max(1, text.frame.size.height)
+        offset = max(0, min(offset, lines.count - visible))
+        text.text = lines[offset...].joined(separator: "\n")
+        footer.text = "↓/↑ PgDn/PgUp scroll · " + (filterField.text.isEmpty ? "Esc closes" : "Esc clears the filter")
+        view.setNeedsDisplay()
+    }
 
     public override func handle(_ event: KeyEvent) -> Bool {
-        // Scroll keys scroll while the help is taller than its box; every other key goes to
-        // the browser, which closes the help.
         let visible = max(1, text.frame.size.height)
-        let last = max(0, lines.count - visible)
-        guard last > 0 else { return false }
         switch event {
-        case .character("j"), KeyEvent(.down): offset = min(last, offset + 1)
-        case .character("k"), KeyEvent(.up): offset = max(0, offset - 1)
-        case KeyEvent(.pageDown), .character(" "): offset = min(last, offset + visible)
-        case KeyEvent(.pageUp): offset = max(0, offset - visible)
-        default: return false
+        case KeyEvent(.down): offset += 1
+        case KeyEvent(.up): offset -= 1
+        case KeyEvent(.pageDown): offset += visible
+        case KeyEvent(.pageUp): offset -= visible
+        case KeyEvent(.escape):
+            guard !filterField.text.isEmpty else { return false }  // the browser closes the help
+            filterField.setText("")
+            refilter()
+            return true
+        case .control("c"): return false
+        default:
+            let before = filterField.text
+            _ = filterField.handle(event)
+            if filterField.text != before { refilter() }
+            return true
         }
-        text.text = lines[offset...].joined(separator: "\n")
+        show()
+        return true
+    }
+
+    public override func handlePaste(_ text: String) -> Bool {
+        filterField.paste(text)
+        refilter()
         return true
     }
 }

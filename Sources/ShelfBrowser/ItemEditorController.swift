@@ -15,7 +15,7 @@ public import ShelfTerminal
 /// suggestions, else goes back to the list without saving. When the owner's email belongs to
 /// nobody, saving asks for their name: Enter adds the user and saves the item, Esc goes back
 /// to the form. In a conflict, r reloads their version and o overwrites it.
-public final class ItemEditorController: Controller {
+public final class ItemEditorController: Controller, KeyModeReporting {
     private let viewModel: ItemEditorViewModel
 
     private let titleField = TextField(prompt: "Title     ", placeholder: "what needs doing")
@@ -88,10 +88,46 @@ public final class ItemEditorController: Controller {
             }
         }
         notesArea.setText(content[.notes])
-        notesArea.onChange = { [viewModel] text in viewModel.update(.notes, to: text) }
+        notesInModel = content[.notes]
+        notesArea.onEdit = { [weak self] in self?.notesEdited() }
         statusField.note = "Space or ←/→ to switch"
         focus(0)
         viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
+    }
+
+    // MARK: - Notes
+
+    /// The notes as the model last had them from this editor (or gave them).
+    private var notesInModel = ""
+    /// Gives the notes to the model once typing pauses: making the whole text and checking it
+    /// costs in proportion to the notes, so it is not done for every key of a long text.
+    private var pendingNotes: Task<Void, Never>?
+    /// How long typing in the notes pauses before the model gets them.
+    static let notesDelay: Duration = .milliseconds(150)
+
+    /// Keys that act on the whole item from the notes: save, edit outside, close, leave.
+    private static let wholeItemKeys: Set<KeyEvent> = [
+        .control("s"), .control("o"), .control("c"), KeyEvent(.escape), KeyEvent(.tab),
+        KeyEvent(.tab, modifiers: .shift),
+    ]
+
+    private func notesEdited() {
+        pendingNotes?.cancel()
+        pendingNotes = Task { [weak self] in
+            try? await Task.sleep(for: Self.notesDelay)
+            guard !Task.isCancelled else { return }
+            self?.flushNotes()
+        }
+    }
+
+    /// Gives the notes typed so far to the model now (before a save, or leaving the notes).
+    private func flushNotes() {
+        guard let pending = pendingNotes else { return }
+        pending.cancel()
+        pendingNotes = nil
+        let text = notesArea.text
+        notesInModel = text
+        viewModel.update(.notes, to: text)
     }
 
     // MARK: - Rendering
@@ -114,7 +150,15 @@ public final class ItemEditorController: Controller {
         where content[field] != input.text {
             input.setText(content[field])
         }
-        if content[.notes] != notesArea.text { notesArea.setText(content[.notes]) }
+        // The notes the model has, compared with what this editor last gave it (the same
+        // string, so comparing is quick however long they are): changed by the model (a reload,
+        // an edit outside), they replace what is in the area.
+        if content[.notes] != notesInModel {
+            pendingNotes?.cancel()
+            pendingNotes = nil
+            notesInModel = content[.notes]
+            notesArea.setText(content[.notes])
+        }
         statusField.value = content[.status].isEmpty ? Item.Status.open.rawValue : content[.status]
 
         let suggestions = suggestionsShown
@@ -149,6 +193,7 @@ public final class ItemEditorController: Controller {
     }
 
     private func focus(_ index: Int) {
+        flushNotes()
         focusIndex = (index + Self.order.count) % Self.order.count
         suggestionsDismissed = false
         render(viewModel.state.value)
@@ -156,7 +201,18 @@ public final class ItemEditorController: Controller {
 
     // MARK: - Keys
 
+    /// The conflict's keys after a save lost to another; the prompt's while naming a new
+    /// owner; else the editor's, with the text keys in a text field or the notes.
+    var keyModes: [KeyMode] {
+        let content = viewModel.state.value
+        if case .conflict = content.phase { return [.conflict] }
+        if content.newOwner != nil { return [.text, .prompt] }
+        return focusedField == .status ? [.editor] : [.text, .editor]
+    }
+
     public override func handle(_ event: KeyEvent) -> Bool {
+        // Whatever this key does to the whole item (save, overwrite, close) sees the notes typed.
+        if focusedField != .notes || Self.wholeItemKeys.contains(event) { flushNotes() }
         let content = viewModel.state.value
         if case .conflict = content.phase {
             switch event {
@@ -244,9 +300,11 @@ public final class ItemEditorController: Controller {
 
     /// Ctrl-O: the notes in the person's editor, the screen left meanwhile and restored after.
     private func editNotesOutside() {
+        flushNotes()
         switch ExternalEditor.edit(notesArea.text) {
         case .edited(let text):
             notesArea.setText(text)
+            notesInModel = text
             viewModel.notesEdited(outside: text)
         case .unchanged(let reason):
             viewModel.notesNotEdited(reason)

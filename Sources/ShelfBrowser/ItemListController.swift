@@ -11,7 +11,7 @@ public import ShelfTerminal
 /// other key goes up to the browser. The list shows the rows the view model places on screen
 /// (the selected row keeps its line), the sort in the header (▲ ascending, ▼ descending), and
 /// "↑ N new" at the end of the search line when items arrived above the first row shown.
-public final class ItemListController: Controller {
+public final class ItemListController: Controller, KeyModeReporting {
     private let viewModel: ItemListViewModel
 
     private let searchField = TextField(prompt: "/", placeholder: "search (press /)")
@@ -30,22 +30,18 @@ public final class ItemListController: Controller {
     private var showsMarks = false
 
     private static let statuses: [Item.Status?] = [nil, .open, .done]
-    /// The columns: title, width, and the sort field a click on the header orders by.
-    private static let columns: [(column: ListColumn, sort: ItemQuery.SortField?)] = [
-        (ListColumn("", width: .fixed(1), priority: 8), nil),
-        (ListColumn("Pri", width: .fixed(3), priority: 6), .priority),
-        (ListColumn("Title", width: .minimum(12), priority: 10), .title),
-        (ListColumn("Owner", width: .fixed(16), priority: 4), .owner),
-        (ListColumn("Updated", width: .fixed(11), alignment: .trailing, priority: 2), .updated),
-    ]
+    /// The columns, in order (the configuration's), without the mark column.
+    private let columns: [ItemColumn]
 
-    public init(viewModel: ItemListViewModel) {
+    /// A list of `viewModel`'s items showing `columns` (the configuration's), in order.
+    public init(viewModel: ItemListViewModel, columns: [ItemColumn] = ItemColumn.defaults) {
         self.viewModel = viewModel
+        self.columns = columns
         super.init()
     }
 
     public override func loadView() {
-        listView.columns = Self.columns.map(\.column)
+        listView.columns = columns.map(\.listColumn)
         messageLabel.wraps = true
         messageLabel.length = .flexible()
         hintLabel.wraps = true
@@ -117,7 +113,7 @@ public final class ItemListController: Controller {
         snapshot.append(content.rows.map(\.id))
         let rows = content.rows.map {
             ItemRowCell.Line(
-                row: $0, isMarked: isMarked($0.id), showsMarks: showsMarks, highlights: viewModel.highlightTerms)
+                row: $0, isMarked: isMarked($0.id), fields: shownFields, highlights: viewModel.highlightTerms)
         }
         dataSource.apply(snapshot, rows: Dictionary(rows.map { ($0.row.id, $0) }, uniquingKeysWith: { a, _ in a }))
         if let id = content.selectedID { dataSource.select(id) }
@@ -136,8 +132,15 @@ public final class ItemListController: Controller {
         let text = viewModel.query.text
         if !searchField.isFocused, searchField.text != text { searchField.setText(text) }
         let problem = viewModel.queryProblem
-        problemLabel.text = problem.map { "  " + $0 } ?? ""
+        let lines = problem?.split(separator: "\n").map { "  " + $0 } ?? []
+        problemLabel.text = lines.joined(separator: "\n")
+        problemLabel.length = .fixed(max(1, lines.count))
         problemLabel.isHidden = problem == nil
+    }
+
+    /// What each column shows, in order: nil for the mark column, first while anything is marked.
+    private var shownFields: [ItemColumn.Field?] {
+        (showsMarks ? [nil] : []) + columns.map(\.field)
     }
 
     /// The mark column, first while anything is marked.
@@ -147,8 +150,8 @@ public final class ItemListController: Controller {
     private func showSort() {
         let query = viewModel.query
         let arrow = ItemListSorting.arrow(query.sortDirection)
-        var columns = Self.columns.map(\.column)
-        if let index = Self.columns.firstIndex(where: { $0.sort == query.sortField }) {
+        var columns = self.columns.map(\.listColumn)
+        if let index = self.columns.firstIndex(where: { $0.sort == query.sortField }) {
             let title = columns[index].title
             if case .fixed(let width) = columns[index].width, title.count + 2 > width {
                 columns[index].title = String(title.prefix(max(0, width - 1))) + arrow
@@ -161,6 +164,9 @@ public final class ItemListController: Controller {
     }
 
     // MARK: - Keys
+
+    /// The search field's keys while it is focused, else the list's.
+    var keyModes: [KeyMode] { searchField.isFocused ? [.text, .search] : [.list] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         if searchField.isFocused { return handleSearchKey(event) }
@@ -231,7 +237,7 @@ public final class ItemListController: Controller {
             if let column = listView.headerColumn(at: event.position) {
                 // A header orders by its column; again, the other way.
                 let index = showsMarks ? column - 1 : column
-                if Self.columns.indices.contains(index), let field = Self.columns[index].sort {
+                if columns.indices.contains(index), let field = columns[index].sort {
                     viewModel.sortByColumn(field)
                 }
                 return true

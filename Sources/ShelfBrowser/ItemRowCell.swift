@@ -9,8 +9,8 @@ final class ItemRowCell: ListCell {
     struct Line: Hashable, Sendable {
         let row: ItemRowViewModel
         let isMarked: Bool
-        /// True when the first column is the mark column.
-        let showsMarks: Bool
+        /// What each column shows, in order; nil for the mark column.
+        let fields: [ItemColumn.Field?]
         /// The words a search looks for, highlighted in the title.
         var highlights: [String] = []
     }
@@ -27,13 +27,14 @@ final class ItemRowCell: ListCell {
         let titleStyle = row.isDone ? Theme.done : Style.plain
         for column in columns {
             let point = Point(x: column.x, y: frame.y)
-            switch line.showsMarks ? column.index : column.index + 1 {
-            case 0: canvas.draw(line.isMarked ? "*" : " ", at: point, style: Theme.mark, width: column.width)
-            case 1: canvas.draw(row.doneMark, at: point, style: Theme.done, width: column.width)
-            case 2: canvas.draw(row.priorityMark, at: point, style: Theme.priority, width: column.width)
-            case 3: drawTitle(row.title, at: point, style: titleStyle, width: column.width, in: &canvas)
-            case 4: canvas.draw(row.owner, at: point, style: Theme.owner, width: column.width)
-            default:
+            guard line.fields.indices.contains(column.index) else { continue }
+            switch line.fields[column.index] {
+            case nil: canvas.draw(line.isMarked ? "*" : " ", at: point, style: Theme.mark, width: column.width)
+            case .done: canvas.draw(row.doneMark, at: point, style: Theme.done, width: column.width)
+            case .priority: canvas.draw(row.priorityMark, at: point, style: Theme.priority, width: column.width)
+            case .title: drawTitle(row.title, at: point, style: titleStyle, width: column.width, in: &canvas)
+            case .owner: canvas.draw(row.owner, at: point, style: Theme.owner, width: column.width)
+            case .updated:
                 canvas.draw(
                     TextLayout.pad(row.updated, to: column.width, alignment: .trailing), at: point, style: Theme.date,
                     width: column.width)

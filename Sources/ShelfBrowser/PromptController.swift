@@ -4,7 +4,7 @@ public import ShelfTerminal
 
 /// Asks for one line of text in a dialog: Enter submits, Esc cancels; a refused answer shows
 /// why under the field and the dialog stays.
-public final class PromptController: Controller {
+public final class PromptController: Controller, KeyModeReporting {
     private let viewModel: PromptViewModel
     private let field = TextField()
     private let errorLabel = Label("", style: Theme.error)
@@ -33,6 +33,8 @@ public final class PromptController: Controller {
             self?.view.setNeedsDisplay()
         }
     }
+
+    var keyModes: [KeyMode] { [.text, .prompt] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         switch event.key {

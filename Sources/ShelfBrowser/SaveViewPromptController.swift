@@ -8,7 +8,7 @@ public import ShelfTerminal
 /// goes back to the name).
 ///
 /// The browser closes it on Esc, and once the view is saved.
-public final class SaveViewPromptController: Controller {
+public final class SaveViewPromptController: Controller, KeyModeReporting {
     private let viewModel: SaveViewPromptViewModel
 
     private let nameField = TextField(prompt: "Name  ", placeholder: "a name for this search and sort")
@@ -42,6 +42,12 @@ public final class SaveViewPromptController: Controller {
         phaseLabel.text = content.phaseText
         hintLabel.text = content.hint
         view.setNeedsDisplay()
+    }
+
+    /// The question's keys while it asks whether to replace a view, else the prompt's.
+    var keyModes: [KeyMode] {
+        if case .confirmingReplace = viewModel.state.value.phase { return [.confirm] }
+        return [.text, .prompt]
     }
 
     public override func handle(_ event: KeyEvent) -> Bool {

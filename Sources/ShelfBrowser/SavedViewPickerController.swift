@@ -7,7 +7,7 @@ public import ShelfTerminal
 /// d deletes it (after asking: y or Enter deletes, n or Esc keeps it), Esc closes.
 ///
 /// Opening is the browser's business: it sets `onOpen`, and closes the picker on Esc.
-public final class SavedViewPickerController: Controller {
+public final class SavedViewPickerController: Controller, KeyModeReporting {
     private let viewModel: SavedViewListViewModel
 
     private let listView = ListView()
@@ -84,6 +84,9 @@ public final class SavedViewPickerController: Controller {
         if let deleting { hintLabel.text = SavedViewListViewModel.deleteQuestion(deleting) }
         view.setNeedsDisplay()
     }
+
+    /// The question's keys while it asks whether to delete a view, else the list's.
+    var keyModes: [KeyMode] { deleting == nil ? [.views] : [.confirm] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         if let deleting {

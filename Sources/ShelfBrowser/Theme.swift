@@ -1,20 +1,23 @@
 internal import ShelfTerminal
 
-/// The browser's look, readable in 16 colours; selection is reverse video, so it shows
-/// with `NO_COLOR` too.
+/// The styles in force, by role: the palette of the configuration file, set once before the
+/// browser's first controller is made (`BrowserController.init(viewModel:configuration:)`);
+/// read by the controllers as they build their views.
+@MainActor
 enum Theme {
-    static let header = Style(attributes: [.bold, .underline])
-    static let done = Style(foreground: .brightBlack)
-    static let priority = Style(foreground: .red, attributes: .bold)
-    static let owner = Style(foreground: .cyan)
-    static let date = Style(foreground: .brightBlack)
-    static let status = Style(attributes: .reverse)
-    static let error = Style(foreground: .red, attributes: .bold)
-    static let hint = Style(attributes: .dim)
-    static let title = Style(attributes: .bold)
-    static let label = Style(foreground: .yellow)
-    static let badge = Style(foreground: .yellow, attributes: [.bold, .reverse])
-    static let mark = Style(foreground: .magenta, attributes: .bold)
+    static var palette = Palette()
+
+    static var done: Style { palette.done }
+    static var priority: Style { palette.priority }
+    static var owner: Style { palette.owner }
+    static var date: Style { palette.date }
+    static var status: Style { palette.status }
+    static var error: Style { palette.error }
+    static var hint: Style { palette.hint }
+    static var title: Style { palette.title }
+    static var label: Style { palette.label }
+    static var badge: Style { palette.badge }
+    static var mark: Style { palette.mark }
     /// The words a search matched, in the titles.
-    static let match = Style(foreground: .yellow, attributes: [.bold, .underline])
+    static var match: Style { palette.match }
 }

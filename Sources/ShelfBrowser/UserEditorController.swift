@@ -7,7 +7,7 @@ public import ShelfTerminal
 ///
 /// Tab, Shift-Tab, ↑ and ↓ move between the fields; Enter or Ctrl-S saves; Esc goes back
 /// without saving (the users view closes the form).
-public final class UserEditorController: Controller {
+public final class UserEditorController: Controller, KeyModeReporting {
     private let viewModel: UserEditorViewModel
     private let nameField = TextField(prompt: "Name   ", placeholder: "Ada Lovelace")
     private let emailField = TextField(prompt: "Email  ", placeholder: "ada@example.com")
@@ -54,6 +54,8 @@ public final class UserEditorController: Controller {
         nameField.isFocused = focusIndex == 0
         emailField.isFocused = focusIndex == 1
     }
+
+    var keyModes: [KeyMode] { [.text, .userForm] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         switch event {

@@ -8,7 +8,7 @@ public import ShelfTerminal
 /// Keys: j/k or ↓/↑ move; a adds a user; e (or r) edits the selected user's name and
 /// email; d or Delete removes them after a question naming how many items go with them;
 /// Enter shows their items (the browser filters the list by owner); Esc or q goes back.
-public final class UserListController: Controller {
+public final class UserListController: Controller, KeyModeReporting {
     private let viewModel: UserListViewModel
     /// Called with the user whose items to show (Enter).
     public var onShowItems: (@MainActor (User.ID) -> Void)?
@@ -112,6 +112,8 @@ public final class UserListController: Controller {
     }
 
     // MARK: - Keys
+
+    var keyModes: [KeyMode] { [.users] }
 
     public override func handle(_ event: KeyEvent) -> Bool {
         if form != nil {

@@ -1,8 +1,15 @@
 internal import ShelfReactive
 
 extension BrowserViewModel {
-    /// The status bar's right end: the keys to start with.
-    public nonisolated static let statusHints = "? help  n new  q quit "
+    /// The status bar's right end: the keys to start with, as bound by default.
+    public nonisolated static let statusHints = statusHints(help: "?", new: "n", quit: "q")
+
+    /// The status bar's right end for the keys in force: "? help  n new  q quit ", leaving
+    /// out what has no key.
+    public nonisolated static func statusHints(help: String?, new: String?, quit: String?) -> String {
+        [(help, "help"), (new, "new"), (quit, "quit")].compactMap { key, word in key.map { "\($0) \(word)" } }
+            .joined(separator: "  ") + " "
+    }
 
     /// The status bar's text now, from the list's state, the open saved view, the marks and
     /// the last action's message (see `statusText(list:openViewName:openViewNote:markCount:actionMessage:)`).

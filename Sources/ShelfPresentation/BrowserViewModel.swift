@@ -78,16 +78,15 @@ public final class BrowserViewModel {
             }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
     }
 
-    /// Makes an editor for the item with `id` (see `makeEditor(id:)`), remembers the item as
-    /// it is for undo (`ItemActions.beginEdit(id:)`), and hands the editor to `open`; nil when
-    /// the item is gone or could not be read (the status bar says why).
+    /// Makes an editor for the item with `id` (see `makeEditor(id:)`) and hands it to `open`;
+    /// nil when the item is gone or could not be read (the status bar says why). Its save is
+    /// recorded for undo from what it wrote (`ItemActions.editorSaved(_:)`).
     @discardableResult
     public func openEditor(id: Item.ID, _ open: @escaping @MainActor (ItemEditorViewModel?) -> Void) -> Intent {
         tasks.start(
             { [weak self] in
                 guard let self else { return }
                 guard let editor = await makeEditor(id: id) else { return open(nil) }
-                await actions.beginEdit(id: id)
                 open(editor)
             }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
     }

@@ -34,7 +34,6 @@ public final class ItemActions {
     /// Runs the intents queued with `enqueue(_:)`, one after the other.
     private let tasks = IntentTracker()
     /// The item as the editor opened it, to record the edit once it is saved.
-    private var editBase: Item?
 
     /// Actions on `store`.
     public init(store: Store) {
@@ -225,34 +224,24 @@ public final class ItemActions {
 
     // MARK: - Edits made in the editor
 
-    /// Remembers the stored item an editor was opened on, to record its save. When it cannot
-    /// be read, the edit will not be undoable, and `message` says so.
-    public func beginEdit(id: Item.ID) async {
-        do {
-            editBase = try await store.items.item(id: id)
-        } catch {
-            editBase = nil
-            mutableMessage.value = "Could not read item \(id.rawValue) as it was (\(error)); u will not undo this edit"
+    /// The editor saved: records what it wrote, so `u` undoes it. An insert is undone by
+    /// deleting the new item (as it was saved: not when changed since), an update by writing
+    /// back the item it replaced — after a conflict, their version it was saved over. When the
+    /// new item cannot be read, the insert is not recorded and `message` says so.
+    public func editorSaved(_ write: ItemEditorViewModel.Write) async {
+        switch write {
+        case .inserted(let id):
+            do {
+                guard let item = try await store.items.item(id: id) else { return }
+                history.record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
+            } catch {
+                mutableMessage.value = "Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it"
+            }
+        case .updated(let previous, let saved):
+            history.record(
+                HistoryEntry(
+                    name: "edit item \(saved.id.rawValue)", change: .updated(previous: [previous], stored: [saved])))
         }
-    }
-
-    /// The editor saved the item with `id`: records the edit when the stored item is the
-    /// very next version of the one the editor opened (else someone else's save is mixed in,
-    /// and undoing it would undo theirs: it is not recorded). When the saved item cannot be
-    /// read, the edit is not recorded and `message` says so.
-    public func editorSaved(id: Item.ID) async {
-        guard let base = editBase, base.id == id else { return }
-        editBase = nil
-        let stored: Item?
-        do {
-            stored = try await store.items.item(id: id)
-        } catch {
-            mutableMessage.value = "Could not read item \(id.rawValue) as saved (\(error)); u will not undo this edit"
-            return
-        }
-        guard let saved = stored, saved.version == base.version + 1 else { return }
-        history.record(
-            HistoryEntry(name: "edit item \(id.rawValue)", change: .updated(previous: [base], stored: [saved])))
     }
 
     // MARK: - Undo and redo

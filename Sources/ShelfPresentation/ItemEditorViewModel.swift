@@ -24,6 +24,19 @@ public final class ItemEditorViewModel {
     private let mutableState: MutableProperty<ItemEditorContent>
     /// The stored item the edit is based on (nil when creating).
     private var base: Item?
+
+    /// What a save wrote, for undo: the item it inserted, or the stored item it was written
+    /// over (the editor's, or theirs after a conflict) and the item as saved.
+    public enum Write: Hashable, Sendable {
+        /// A new item was inserted with this ID.
+        case inserted(Item.ID)
+        /// `previous` was stored, and the save replaced it with `saved` (version checked, so
+        /// nothing came between).
+        case updated(previous: Item, saved: Item)
+    }
+
+    /// The last save's write, once the phase is `.saved`; nil before.
+    public private(set) var lastWrite: Write?
     /// True once saving was attempted: from then on every field shows its errors.
     private var showsAllErrors = false
     /// Every user, for the owner's completion.
@@ -245,12 +258,14 @@ public final class ItemEditorViewModel {
                 item.status = fields.status
                 item.userID = owner.id
                 let saved = try await store.items.update(item)
+                if let previous = base { lastWrite = .updated(previous: previous, saved: saved) }
                 self.saved(saved.id, values: values)
             } else {
                 let id = try await store.items.insert(
                     NewItem(
                         userID: owner.id, title: fields.title, notes: fields.notes, status: fields.status,
                         priority: fields.priority))
+                lastWrite = .inserted(id)
                 saved(id, values: values)
             }
         } catch let error as StoreError where error.code == .conflict {

@@ -35,12 +35,15 @@ extension ItemListViewModel {
         }
     }
 
-    /// The line under the search field for the problems of a query text: the first, how many
-    /// more, and that the rest still filters; nil when there are none.
-    public nonisolated static func problemLine(_ problems: [String]) -> String? {
-        guard let first = problems.first else { return nil }
-        let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
-        return "⚠ \(first)\(more); the rest still filters"
+    /// The lines under the search field for the problems of a query text, one per problem
+    /// (at most `shown`, the last of them then saying how many more), the last ending in
+    /// "the rest still filters"; nil when there are none.
+    public nonisolated static func problemLine(_ problems: [String], shown: Int = 3) -> String? {
+        guard !problems.isEmpty else { return nil }
+        var lines = problems.prefix(problems.count > shown ? shown - 1 : shown).map { "⚠ \($0)" }
+        if problems.count > lines.count { lines.append("⚠ … and \(problems.count - lines.count) more") }
+        lines[lines.count - 1] += "; the rest still filters"
+        return lines.joined(separator: "\n")
     }
 }
 

@@ -25,11 +25,11 @@ public final class ItemListViewModel {
     /// What the list shows.
     public let state: Property<ViewState<ItemListContent>>
 
-    private let store: Store
+    let store: Store
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)
     private let token = Lifetime.Token()
-    private let tasks = IntentTracker()
-    private var window: ItemListWindow
+    let tasks = IntentTracker()
+    var window: ItemListWindow
 
     private var owners: [User.ID: User] = [:] {
         didSet {
@@ -303,28 +303,7 @@ public final class ItemListViewModel {
     }
 
     /// The request a position read was made for, so that it is made once.
-    private var positionReadFor: Int?
-
-    /// When the settled window does not know where it starts (it was read around the
-    /// selection), asks the store how many items come before it, so "n/N" shows again.
-    private func readPositionIfUnknown() {
-        guard window.hasWindow, window.offset == nil, !window.isRefreshing, let first = window.items.first,
-            positionReadFor != window.requestNumber
-        else { return }
-        let (store, query, number) = (self.store, window.query, window.requestNumber)
-        positionReadFor = number
-        tasks.start(
-            { try await store.items.count(matching: query, before: ItemCursor(first)) },
-            then: { [weak self] count in self?.setPosition(count, first: first.id, number: number) },
-            onFailure: { [weak self] error in
-                self?.report("Could not count the items before these (the position shows as unknown)", error, number)
-            })
-    }
-
-    private func setPosition(_ count: Int, first: Item.ID, number: Int) {
-        window.receive(countBefore: count, first: first, for: number)
-        publish()
-    }
+    var positionReadFor: Int?
 
     nonisolated private static func perform(
         _ request: ItemListRequest, store: Store, beforeCounting: (@Sendable () async -> Void)?
@@ -377,9 +356,12 @@ public final class ItemListViewModel {
                 guard value != shown || liveFailed else { return }
                 liveFailed = false
                 if value.totalCount == 0, unfilteredCount == nil, hasFilters { readUnfilteredCount(number) }
+                let countChanged = value.totalCount != shown.totalCount
                 run(window.receive(live: value, for: number))
                 if let lost = window.lostSelection { followLostSelection(lost, number: number) }
                 readPositionIfUnknown()
+                // The count moved: items may have come or gone above the rows held.
+                if countChanged { recountBeforeWindow(number) }
             case .failure(let error):
                 // The query retries by itself; the next success replaces this state.
                 liveFailed = true
@@ -426,7 +408,18 @@ public final class ItemListViewModel {
 
     // MARK: - State
 
-    private func publish() {
+    /// Formats the rows' times again as time passes ("26m ago" becomes "27m ago"), and
+    /// publishes a new state only when a row's text changed: a screen whose times read the same
+    /// is not drawn again. Call it every few seconds.
+    public func refreshRelativeTimes() {
+        guard window.hasWindow, let formattedRows, formattedRows.items == window.items else { return }
+        let rows = formatter.rows(for: formattedRows.items, owners: owners)
+        guard rows != formattedRows.rows else { return }
+        self.formattedRows = (formattedRows.items, rows)
+        publish()
+    }
+
+    func publish() {
         guard window.hasWindow else { return }
         let rows: [ItemRowViewModel]
         if let formattedRows, formattedRows.items == window.items {
@@ -450,7 +443,7 @@ public final class ItemListViewModel {
 
     /// Shows that a secondary read for request `number` (not the rows themselves) failed,
     /// while that request is still the newest.
-    private func report(_ what: String, _ error: any Error, _ number: Int) {
+    func report(_ what: String, _ error: any Error, _ number: Int) {
         guard number == window.requestNumber else { return }
         message = "\(what): \(error)"
         publish()

@@ -96,7 +96,7 @@ struct ItemListWindow {
     private(set) var totalCount: Int?
     /// The position of `items[0]` in the whole result; nil when unknown (a window read around
     /// the selection in a new order starts at an unknown position until the list's start is read).
-    private(set) var offset: Int?
+    var offset: Int?
     /// The live window's items come after this cursor (from the first when nil).
     private(set) var anchor: ItemCursor?
     /// True when the window holds the last item of the result.
@@ -115,14 +115,9 @@ struct ItemListWindow {
     private(set) var newAbove: Set<Item.ID> = []
     /// An item to select as soon as a window holds it.
     private var awaitedID: Item.ID?
-    /// The position of the window's first row, counted by the store after a read that could
-    /// not know it (around the selection, after a query change): kept only while the window
-    /// still starts with `first` and no newer request was made.
-    mutating func receive(countBefore count: Int, first: Item.ID, for number: Int) {
-        guard number == requestNumber, offset == nil, items.first?.id == first else { return }
-        offset = count
-        updateReachesEnd()
-    }
+    /// Items that arrived before the window's first row (above every row held), counted by
+    /// how much the number of items before it grew since the viewport left the top.
+    var newBeforeWindow = 0
 
     /// The item that was selected until a live change took it out of the window (it was
     /// changed or deleted, maybe by another process); its neighbour is selected meanwhile.
@@ -154,7 +149,7 @@ struct ItemListWindow {
     }
 
     /// How many items arrived above the first shown row, for "↑ N new".
-    var newAboveCount: Int { newAbove.count }
+    var newAboveCount: Int { newAbove.count + newBeforeWindow }
 
     /// The selected item.
     var selectedItem: Item? { selectedIndex.map { items[$0] } }
@@ -180,6 +175,7 @@ struct ItemListWindow {
         pendingTarget = nil
         movesAfterJump = nil
         newAbove.removeAll()
+        newBeforeWindow = 0
         guard let item = selectedItem, let selectedIndex else {
             return page(Placement(anchor: nil, offset: 0, selection: .item(nil, fallback: 0)))
         }
@@ -394,7 +390,7 @@ struct ItemListWindow {
     /// A window shorter than a full one ends the list; so does one whose position and count
     /// say it holds the last item.
     /// A window that ends the list also tells its position, once the count is known.
-    private mutating func updateReachesEnd() {
+    mutating func updateReachesEnd() {
         if items.count < size {
             reachesEnd = true
             if offset == nil, let totalCount { offset = max(0, totalCount - items.count) }
@@ -450,6 +446,7 @@ struct ItemListWindow {
         guard let selected = selectedIndex else {
             topIndex = 0
             newAbove.removeAll()
+            newBeforeWindow = 0
             return
         }
         let lastTop = max(0, items.count - viewportRows)
@@ -457,6 +454,7 @@ struct ItemListWindow {
         selectedLine = selected - topIndex
         guard topIndex > 0 || anchor != nil else {
             newAbove.removeAll()  // the viewport is at the top of the list: nothing is unseen
+            newBeforeWindow = 0
             return
         }
         let above = Set(items[..<topIndex].lazy.map(\.id))

@@ -47,7 +47,18 @@ struct BrowseCommand: AsyncParsableCommand {
         try Task.checkCancellation()
         var environment = ProcessInfo.processInfo.environment
         if noColor { environment["NO_COLOR"] = "1" }
-        let ending = try await browse(store, view: opened?.view, environment: environment)
+        // Read before the terminal is taken: its problems show in the status bar, and again
+        // on standard error after quitting.
+        let configPath = BrowserConfiguration.location(environment: environment)
+        let configuration = try await runBlocking { _ in
+            configPath.map(BrowserConfiguration.load(path:)) ?? BrowserConfiguration()
+        }
+        let ending = try await browse(store, view: opened?.view, environment: environment, configuration: configuration)
+        if let configPath {
+            for problem in configuration.problems {
+                FileHandle.standardError.write(Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
+            }
+        }
         if LogSetup.withheld {
             FileHandle.standardError.write(
                 Data(
@@ -58,10 +69,11 @@ struct BrowseCommand: AsyncParsableCommand {
     }
 
     @MainActor
-    private func browse(_ store: Store, view: SavedView?, environment: [String: String]) async throws
-        -> Application.Ending
-    {
-        let controller = BrowserController(viewModel: BrowserViewModel(store: store, initialView: view))
+    private func browse(
+        _ store: Store, view: SavedView?, environment: [String: String], configuration: BrowserConfiguration
+    ) async throws -> Application.Ending {
+        let controller = BrowserController(
+            viewModel: BrowserViewModel(store: store, initialView: view), configuration: configuration)
         do {
             // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
             // resets them to their default actions): the relay takes them back afterwards.

@@ -15,7 +15,7 @@ struct Shelf: AsyncParsableCommand {
         subcommands: [
             BrowseCommand.self, DemoCommand.self, MigrateCommand.self, UsersCommand.self, ItemsCommand.self,
             ImportCommand.self, ExportCommand.self, BackupCommand.self, CopyCommand.self, RestoreCommand.self,
-            WatchCommand.self, ViewsCommand.self, ServeCommand.self, TokensCommand.self,
+            WatchCommand.self, ViewsCommand.self, ServeCommand.self, TokensCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: BrowseCommand.self
     )

@@ -28,6 +28,23 @@ struct QueryScreenTests {
         #expect(await screen.waitUntil { !$0.contains("⚠") && $0.contains("4 items") })
     }
 
+    /// Each part that cannot be understood is named, not only the first (issue 21's leftover:
+    /// "(and 2 more)" hid which).
+    @Test func everyPartThatCannotBeUnderstoodIsNamed() async throws {
+        let (store, _) = try await makeStore(items: 12)
+        let screen = browser(store, width: 100, height: 14)
+        #expect(await screen.waitUntil { $0.contains("12 items") })
+        screen.send(.character("/"))
+        screen.type("prio:9 item when:soon \"unclosed")
+        #expect(await screen.waitUntil { $0.contains("unclosed") && $0.contains("⚠") })
+        let lines = screen.lines
+        #expect(lines[1].contains("⚠ column 1: prio:"), "\(screen.text)")
+        #expect(lines[2].contains("⚠ column 13: unknown filter when:"), "\(screen.text)")
+        #expect(lines[3].contains("⚠ column 23:"), "\(screen.text)")
+        #expect(lines[3].trimmingCharacters(in: .whitespaces).hasSuffix("the rest still filters"), "\(screen.text)")
+        #expect(!screen.text.contains("more)"))
+    }
+
     @Test func theWordsFoundAreHighlightedInTheTitles() async throws {
         let (store, users) = try await makeStore(items: 0)
         try await store.items.insert(NewItem(userID: users[0].id, title: "Moth and motors"))

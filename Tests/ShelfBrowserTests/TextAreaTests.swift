@@ -105,4 +105,54 @@ struct TextAreaTests {
         screen.send(.paste("one\r\ntwo\rthree"))
         #expect(area.text == "one\ntwo\nthree")
     }
+
+    /// A key in a long text lays out its own line again, not the whole text (issue 21: a key
+    /// took 8 s in the notes of 5 MB), and the rows it keeps are those a full layout gives.
+    @Test func editingLaysOutOnlyTheLinesItTouches() {
+        let line = String(repeating: "lorem ipsum dolor sit amet ", count: 4)  // 108 characters
+        let text = Array(repeating: line, count: 5_000).joined(separator: "\n")  // 545 KB
+        let (screen, area) = screen(text, width: 40, height: 6)
+        _ = screen.text  // drawn: laid out once
+        let once = area.laidOutCharacters
+        #expect(once >= text.count)
+        // To the middle of the text, then every kind of edit.
+        for _ in 0..<2_500 { _ = area.handle(KeyEvent(.up)) }
+        let keys: [KeyEvent] = [
+            .character("x"), .character("y"), KeyEvent(.enter), KeyEvent(.backspace), KeyEvent(.backspace),
+            .control("k"), .control("w"), .control("u"), KeyEvent(.delete), .control("d"), .character("é"),
+        ]
+        for key in keys {
+            _ = area.handle(key)
+            _ = screen.text
+        }
+        area.paste("two\nlines")
+        _ = screen.text
+        let perKey = (area.laidOutCharacters - once) / (keys.count + 1)
+        #expect(perKey < 2 * line.count, "laid out \(perKey) characters per key")
+        #expect(area.layoutRows == TextArea.rows(of: area.text, width: 40 - DisplayWidth.of(area.prompt)))
+    }
+
+    /// Edits at the ends of lines and of the text (joining, splitting, emptying) keep the rows a
+    /// full layout gives.
+    @Test func incrementalRowsMatchAFullLayout() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["ab ", "cdef", "\n", " ", "wide字", "\n\n", "é", "0123456789"]
+        let (screen, area) = screen(pieces.joined(), width: 8, height: 5)
+        _ = screen.text
+        let keys: [KeyEvent] = [
+            .character("q"), .character(" "), KeyEvent(.enter), KeyEvent(.backspace), KeyEvent(.delete),
+            .control("k"), .control("w"), .control("u"), KeyEvent(.left), KeyEvent(.right), KeyEvent(.up),
+            KeyEvent(.down), KeyEvent(.home), KeyEvent(.end), KeyEvent(.end, modifiers: .control),
+            KeyEvent(.home, modifiers: .control),
+        ]
+        for step in 0..<600 {
+            let key = keys[Int.random(in: 0..<keys.count, using: &generator)]
+            _ = area.handle(key)
+            if step % 50 == 0 { area.paste(pieces[step / 50 % pieces.count]) }
+            _ = screen.text
+            let full = TextArea.rows(of: area.text, width: 8 - DisplayWidth.of(area.prompt))
+            #expect(area.layoutRows == full, "after \(key) at step \(step): \(area.text.debugDescription)")
+            if area.layoutRows != full { return }
+        }
+    }
 }

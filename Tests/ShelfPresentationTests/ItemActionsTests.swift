@@ -131,12 +131,11 @@ struct ItemActionsTests {
         let (store, _) = try await makeStore(items: 1)
         let actions = ItemActions(store: store)
         let item = try #require(try await items(store).first)
-        await actions.beginEdit(id: item.id)
         var edited = item
         edited.title = "Edited"
         edited.notes = "new notes"
-        _ = try await store.items.update(edited)
-        await actions.editorSaved(id: item.id)
+        let saved = try await store.items.update(edited)
+        await actions.editorSaved(.updated(previous: item, saved: saved))
         await actions.undo()
         #expect(actions.message.value == "undid: edit item \(item.id.rawValue)")
         let back = try #require(try await store.items.item(id: item.id))
@@ -174,7 +173,8 @@ struct BrowserEditTests {
         editor.update(.title, to: "Edited")
         await editor.save().finished()
         #expect(editor.state.value.phase == .saved(item.id))
-        await browser.actions.enqueue { await browser.actions.editorSaved(id: item.id) }.finished()
+        let write = try #require(editor.lastWrite)
+        await browser.actions.enqueue { await browser.actions.editorSaved(write) }.finished()
         await browser.actions.enqueue { await browser.actions.undo() }.finished()
         #expect(browser.actions.message.value == "undid: edit item \(item.id.rawValue)")
         #expect(try await store.items.item(id: item.id)?.title == item.title)
@@ -187,5 +187,56 @@ struct BrowserEditTests {
         var fresh: ItemEditorViewModel?
         await browser.openNewItemEditor { fresh = $0 }.finished()
         #expect(fresh?.state.value.mode == .create)
+    }
+
+    /// Adding an item is undone (the item goes) and redone (it comes back), one step each.
+    @Test func anAddedItemIsUndoneAndRedone() async throws {
+        let (store, users) = try await makeStore(items: 1)
+        let browser = BrowserViewModel(store: store)
+        var opened: ItemEditorViewModel?
+        await browser.openNewItemEditor { opened = $0 }.finished()
+        let editor = try #require(opened)
+        editor.update(.title, to: "Brand new")
+        editor.update(.owner, to: users[0].email)
+        await editor.save().finished()
+        guard case .saved(let id) = editor.state.value.phase else {
+            Issue.record("not saved: \(editor.state.value.phase)")
+            return
+        }
+        let write = try #require(editor.lastWrite)
+        await browser.actions.enqueue { await browser.actions.editorSaved(write) }.finished()
+        await browser.actions.enqueue { await browser.actions.undo() }.finished()
+        #expect(browser.actions.message.value == "undid: add item \(id.rawValue)")
+        #expect(try await store.items.item(id: id) == nil)
+        await browser.actions.enqueue { await browser.actions.redo() }.finished()
+        #expect(browser.actions.message.value == "redid: add item \(id.rawValue)")
+        #expect(try await store.items.item(id: id)?.title == "Brand new")
+    }
+
+    /// Saving over someone else's version after a conflict is undone back to their version.
+    @Test func anOverwriteAfterAConflictIsUndoneToTheirVersion() async throws {
+        let (store, _) = try await makeStore(items: 1)
+        let browser = BrowserViewModel(store: store)
+        let item = try #require(try await store.items.items(matching: ItemQuery()).first)
+        var opened: ItemEditorViewModel?
+        await browser.openEditor(id: item.id) { opened = $0 }.finished()
+        let editor = try #require(opened)
+        var theirs = item
+        theirs.title = "Theirs"
+        _ = try await store.items.update(theirs)
+        editor.update(.title, to: "Mine")
+        await editor.save().finished()
+        guard case .conflict = editor.state.value.phase else {
+            Issue.record("no conflict: \(editor.state.value.phase)")
+            return
+        }
+        await editor.overwrite().finished()
+        #expect(editor.state.value.phase == .saved(item.id))
+        let write = try #require(editor.lastWrite)
+        await browser.actions.enqueue { await browser.actions.editorSaved(write) }.finished()
+        #expect(try await store.items.item(id: item.id)?.title == "Mine")
+        await browser.actions.enqueue { await browser.actions.undo() }.finished()
+        #expect(browser.actions.message.value == "undid: edit item \(item.id.rawValue)")
+        #expect(try await store.items.item(id: item.id)?.title == "Theirs")
     }
 }

@@ -79,7 +79,9 @@ struct ScreenTextTests {
         #expect(list.highlightTerms == ItemQueryText("moth colour:red").highlightTerms)
         #expect(list.highlightTerms.contains("moth"))
         #expect(
-            ItemListViewModel.problemLine(["a", "b", "c"]) == "⚠ a (and 2 more); the rest still filters")
+            ItemListViewModel.problemLine(["a", "b", "c"]) == "⚠ a\n⚠ b\n⚠ c; the rest still filters")
+        #expect(
+            ItemListViewModel.problemLine(["a", "b", "c", "d"]) == "⚠ a\n⚠ b\n⚠ … and 2 more; the rest still filters")
         #expect(ItemListViewModel.problemLine([]) == nil)
     }
 

@@ -59,4 +59,37 @@ struct BrowseListPlaceTests {
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }
+
+    /// Items that arrive above the rows the browser holds (far above the screen, at the end of
+    /// a long list) count too, and the position moves with them (issue 26).
+    @Test func arrivalsFarAboveTheRowsHeldShowAsNew() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        #expect(
+            try await shelf.run([
+                "users", "add", "--db", shelf.databasePath, "--name", "Ada Lovelace", "--email", "ada@example.com",
+            ]).status == 0)
+        let csv = shelf.folder.appendingPathComponent("tasks.csv")
+        try Data((["title"] + (1...2_000).map { "Task \($0)" }).joined(separator: "\n").utf8).write(to: csv)
+        #expect(
+            try await shelf.run([
+                "import", "items", csv.path, "--db", shelf.databasePath, "--user", "ada@example.com", "--quiet",
+            ]).status == 0)
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: 100,
+            height: 20, environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("1/2,000 · 2,000 items")
+        try tmux.type("G")
+        try await tmux.waitFor("2,000/2,000 · 2,000 items")
+        // Newest first: these land at the very top, two thousand rows above the screen.
+        try await add(["Arrival 1", "Arrival 2", "Arrival 3"], to: shelf)
+        let screen = try await tmux.waitFor { $0.contains(line: "↑ 3 new · g") && $0.contains(line: "2,003 items") }
+        #expect(screen.contains(line: "↑ 3 new · g"), "\(screen.joined(separator: "\n"))")
+        #expect(screen.contains(line: "2,003/2,003 · 2,003 items"))
+        try tmux.type("g")
+        let top = try await tmux.waitFor { $0.contains(line: "1/2,003") && $0.contains(line: "Arrival 3") }
+        #expect(!top.contains(line: "new · g"))
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
 }

@@ -88,6 +88,14 @@ open class Controller {
 
     /// Handles a key; return true when handled, false to pass it to the parent.
     open func handle(_ event: KeyEvent) -> Bool { false }
+
+    /// The key the responder chain is offered instead of `event`, or nil to drop it. The window
+    /// asks the root controller once per key, before the first responder sees it, with the
+    /// controller that will be offered the key first; a root that lets users rebind keys
+    /// translates here, so every controller keeps matching the keys it knows. The default
+    /// returns `event` unchanged.
+    open func translate(_ event: KeyEvent, for responder: Controller) -> KeyEvent? { event }
+
     /// Handles a bracketed paste; return true when handled.
     open func handlePaste(_ text: String) -> Bool { false }
     /// Handles a mouse event; return true when handled.

@@ -69,6 +69,11 @@ public final class Window {
     @discardableResult
     public func send(_ event: InputEvent) -> Bool {
         var responder: Controller? = rootController.firstResponder
+        var event = event
+        if case .key(let key) = event, let first = responder {
+            guard let translated = rootController.translate(key, for: first) else { return true }
+            event = .key(translated)
+        }
         while let current = responder {
             let handled =
                 switch event {

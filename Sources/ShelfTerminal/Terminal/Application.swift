@@ -99,7 +99,10 @@ public final class Application {
         guard let application = running, let terminal = application.terminal, terminal.isActive else {
             return try body()
         }
-        terminal.restore()
+        // The modes the shell left, but Ctrl-C and Ctrl-Z stay plain bytes until a program
+        // run in the foreground takes the terminal (`ForegroundProcess` turns them on for it):
+        // typed in between, they would signal this application and end it.
+        terminal.restore(signalKeys: false)
         defer { application.resume() }
         return try body()
     }
@@ -183,8 +186,20 @@ public final class Application {
         guard let terminal else { return }
         terminal.restore()
         signal(SIGTSTP, SIG_DFL)
-        kill(getpid(), SIGTSTP)
+        // The stop must happen before SIGTSTP is ignored again. The main actor may run on a
+        // thread that blocks SIGTSTP (a dispatch worker serving the main queue): kill() to the
+        // process then hands the signal to another thread and returns at once, and the stop
+        // came after the line below had ignored it (a Ctrl-Z typed after answering a question
+        // was lost). Unblocked in this thread and raised at it, the signal stops the process
+        // before raise() returns.
+        var stop = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &stop, &previous)
+        raise(SIGTSTP)
         // Execution continues here after SIGCONT.
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
         signal(SIGTSTP, SIG_IGN)
         resume()
     }

@@ -64,11 +64,25 @@ public enum ForegroundProcess {
                 description:
                     "cannot start \(program) (\(String(cString: strerror(spawned)))); check the command and PATH")
         }
+        let isTerminal = isatty(terminal) == 1
         if jobControl { _ = tcsetpgrp(terminal, pid) }
+        // Ctrl-C and Ctrl-Z make signals again, now that they reach the program (with job
+        // control, its group only).
+        if isTerminal {
+            // Changing the modes from the background raises SIGTTOU unless ignored.
+            let previous = signal(SIGTTOU, SIG_IGN)
+            setSignalKeys(on: true, terminal: terminal)
+            signal(SIGTTOU, previous)
+        }
         defer {
+            if isTerminal, !jobControl { setSignalKeys(on: false, terminal: terminal) }
             if jobControl {
-                // Taking the terminal back from the background raises SIGTTOU unless ignored.
+                // Until the application has the terminal in raw mode again, a Ctrl-C typed would
+                // signal the application: the keys stay plain bytes (discarded when raw mode
+                // starts).
                 let previous = signal(SIGTTOU, SIG_IGN)
+                setSignalKeys(on: false, terminal: terminal)
+                // Taking the terminal back from the background raises SIGTTOU unless ignored.
                 _ = tcsetpgrp(terminal, getpgrp())
                 signal(SIGTTOU, previous)
             }
@@ -89,5 +103,19 @@ public enum ForegroundProcess {
             break
         }
         return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+    }
+
+    /// Turns the terminal's signal keys (Ctrl-C, Ctrl-Z, Ctrl-\: `ISIG`) on or off.
+    static func setSignalKeys(on: Bool, terminal: Int32) {
+        var modes = termios()
+        guard tcgetattr(terminal, &modes) == 0 else { return }
+        if on {
+            modes.c_lflag |= tcflag_t(ISIG)
+        } else {
+            modes.c_lflag &= ~tcflag_t(ISIG)
+        }
+        // Turned on, what was typed before the program had the terminal is dropped: a Ctrl-C
+        // typed then was meant as neither text nor signal for the program.
+        _ = tcsetattr(terminal, on ? TCSAFLUSH : TCSANOW, &modes)
     }
 }

@@ -84,13 +84,16 @@ final class Terminal {
         write(Array(enterSequence.utf8))
     }
 
-    /// Leaves raw mode and the alternate screen; idempotent.
-    func restore() {
+    /// Leaves raw mode and the alternate screen; idempotent. With `signalKeys` false, the
+    /// modes are the saved ones but for `ISIG`: Ctrl-C and Ctrl-Z make no signal.
+    func restore(signalKeys: Bool = true) {
         guard isActive else { return }
         isActive = false
         CrashRestore.uninstall()
         write(Array(Self.restoreSequence.utf8))
-        _ = tcsetattr(input, TCSAFLUSH, &saved)
+        var modes = saved
+        if !signalKeys { modes.c_lflag &= ~tcflag_t(ISIG) }
+        _ = tcsetattr(input, TCSAFLUSH, &modes)
     }
 
     /// Writes all of `bytes`, retrying short writes and interrupted calls.

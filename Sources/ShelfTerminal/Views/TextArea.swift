@@ -15,7 +15,24 @@
 @MainActor
 public final class TextArea: View {
     /// The text being edited; "\n" separates lines. Change it with `setText(_:)` or by keys.
-    public private(set) var text: String = ""
+    /// Made from the characters when asked (O(n) once per edit, not per key when not asked).
+    public var text: String {
+        if let cachedText { return cachedText }
+        let text = String(characters)
+        cachedText = text
+        return text
+    }
+    /// The text's characters: what keys edit, in place.
+    private var characters: [Character] = []
+    /// `text`, once made since the last edit.
+    private var cachedText: String? = ""
+    /// The rows at the width they were laid out for; an edit lays out again only the lines it
+    /// touched, so a key costs in proportion to its line, not to the whole text.
+    private var layout: (width: Int, rows: [Row])?
+    /// How many characters were laid out into rows, in all (for tests of editing cost).
+    package private(set) var laidOutCharacters = 0
+    /// The rows as laid out now, nil before the first draw (for tests).
+    package var layoutRows: [Row]? { layout?.rows }
     /// The cursor, as a count of characters (graphemes) before it.
     public private(set) var cursor = 0
     /// Text shown in `placeholderStyle` while `text` is empty. Setting it redraws.
@@ -31,8 +48,12 @@ public final class TextArea: View {
     public var isFocused = false { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
     /// Longest text accepted, in characters.
     public var maximumLength = 100_000
-    /// Called after every edit made by a key or paste (not by `setText`).
+    /// Called after every edit made by a key or paste (not by `setText`), with the text: this
+    /// makes the whole text each time; prefer `onEdit` for long texts.
     public var onChange: (@MainActor (String) -> Void)?
+    /// Called after every edit made by a key or paste (not by `setText`), without the text:
+    /// read `text` when it is needed.
+    public var onEdit: (@MainActor () -> Void)?
     /// The first displayed row shown (scrolling).
     public private(set) var scroll = 0
     /// The column a run of ↑/↓ keeps to, so passing a short row does not lose it.
@@ -47,8 +68,11 @@ public final class TextArea: View {
 
     /// Replaces the text (CR LF and CR become LF) and puts the cursor at its end.
     public func setText(_ newText: String) {
-        text = Self.normalizedLineBreaks(newText)
-        cursor = text.count
+        let text = Self.normalizedLineBreaks(newText)
+        characters = Array(text)
+        cachedText = text
+        layout = nil
+        cursor = characters.count
         goalColumn = nil
         setNeedsDisplay()
     }
@@ -71,17 +95,24 @@ public final class TextArea: View {
     /// the cursor be found in it; a cursor at a row's `end` belongs to the next row unless the
     /// row ends the text or a line.
     public static func rows(of text: String, width: Int) -> [Row] {
-        let characters = Array(normalizedLineBreaks(text))
+        layOut(Array(normalizedLineBreaks(text)), from: 0, through: .max, width: width)
+    }
+
+    /// The rows of the lines from `start` (a line's first character) to the end of the line
+    /// holding `limit` (or of the text).
+    static func layOut(_ characters: [Character], from start: Int, through limit: Int, width: Int) -> [Row] {
         let width = max(1, width)
         var rows: [Row] = []
-        var start = 0
+        var start = start
         while true {
             var index = start
             var columns = 0
             var lastSpace: Int?
             while index < characters.count, characters[index] != "\n" {
                 let character = characters[index]
-                let columnsOf = DisplayWidth.of(Sanitizer.sanitize(String(character)))
+                let columnsOf = character.isASCII && character != "\t" && character.asciiValue ?? 0 >= 0x20
+                    && character.asciiValue ?? 0 < 0x7F
+                    ? 1 : DisplayWidth.of(Sanitizer.sanitize(String(character)))
                 if columns + columnsOf > width { break }
                 if character == " " { lastSpace = index }
                 columns += columnsOf
@@ -98,6 +129,7 @@ public final class TextArea: View {
             if characters[index] == "\n" {
                 rows.append(row(characters, start, index + 1, drawnEnd: index))
                 start = index + 1
+                if index >= limit { return rows }
                 continue
             }
             // The row is full: break after the last space, else split the word.
@@ -118,17 +150,20 @@ public final class TextArea: View {
 
     /// The row and column (in display columns) of the cursor in `rows`.
     static func position(of cursor: Int, in rows: [Row], text characters: [Character]) -> (row: Int, column: Int) {
-        for (index, row) in rows.enumerated() {
-            let isLast = index == rows.count - 1
-            // A cursor at the end of a wrapped row is drawn at the start of the next one; at
-            // the end of a line (before its line break) it stays on the line.
-            let endsLine = row.end > row.start && characters[row.end - 1] == "\n"
-            if cursor < row.end || isLast || (endsLine && cursor == row.end - 1) {
-                let before = String(characters[row.start..<min(max(cursor, row.start), row.end)])
-                return (index, DisplayWidth.of(Sanitizer.sanitize(before.replacingLineBreaks())))
-            }
+        guard !rows.isEmpty else { return (0, 0) }
+        // Rows follow each other (each starts where the one before ends): the cursor's row is
+        // the last that starts at or before it. A cursor at the end of a wrapped row is drawn
+        // at the start of the next one; at the end of a line (before its line break) it stays
+        // on the line, which holds it.
+        var low = 0
+        var high = rows.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if rows[middle].start <= cursor { low = middle } else { high = middle - 1 }
         }
-        return (0, 0)
+        let row = rows[low]
+        let before = String(characters[row.start..<min(max(cursor, row.start), row.end)])
+        return (low, DisplayWidth.of(Sanitizer.sanitize(before.replacingLineBreaks())))
     }
 
     /// The character index in `row` nearest to display column `column`, never past the
@@ -153,15 +188,14 @@ public final class TextArea: View {
     /// Applies an editing key; false when the key is not one (and for ↑ on the first row
     /// and ↓ on the last, so the form can move focus).
     public func handle(_ event: KeyEvent) -> Bool {
-        var characters = Array(text)
         cursor = min(cursor, characters.count)
         let control = event.modifiers.contains(.control)
         let alt = event.modifiers.contains(.alt)
         if event.key == .up || event.key == .down {
-            return moveVertically(down: event.key == .down, characters: characters)
+            return moveVertically(down: event.key == .down)
         }
         goalColumn = nil
-        let rows = Self.rows(of: text, width: fieldWidth)
+        let rows = currentRows
         let current = Self.position(of: cursor, in: rows, text: characters).row
         switch event.key {
         case .character(let c) where control:
@@ -171,41 +205,35 @@ public final class TextArea: View {
                 cursor = Self.index(
                     atColumn: .max, in: rows[current], text: characters, isLast: current == rows.count - 1)
             case "u":
-                let start = lineStart(before: cursor, in: characters)
-                characters.removeSubrange(start..<cursor)
-                cursor = start
+                let start = lineStart(before: cursor)
+                replace(start..<cursor, with: [], cursor: start)
             case "k":
                 let end = characters[cursor...].firstIndex(of: "\n") ?? characters.count
                 // At a line's end, Ctrl-K joins the next line.
-                characters.removeSubrange(cursor..<(end == cursor ? min(end + 1, characters.count) : end))
+                replace(cursor..<(end == cursor ? min(end + 1, characters.count) : end), with: [], cursor: cursor)
             case "w":
                 let start = Self.wordStart(before: cursor, in: characters)
-                characters.removeSubrange(start..<cursor)
-                cursor = start
+                replace(start..<cursor, with: [], cursor: start)
             case "d":
                 guard cursor < characters.count else { return true }
-                characters.remove(at: cursor)
+                replace(cursor..<cursor + 1, with: [], cursor: cursor)
             default: return false
             }
         case .character(let c) where !alt:
             guard characters.count < maximumLength else { return true }
-            characters.insert(c, at: cursor)
-            cursor += 1
+            insert([c])
         case .enter:
             guard characters.count < maximumLength else { return true }
-            characters.insert("\n", at: cursor)
-            cursor += 1
+            insert(["\n"])
         case .backspace:
             if alt || control {
                 let start = Self.wordStart(before: cursor, in: characters)
-                characters.removeSubrange(start..<cursor)
-                cursor = start
+                replace(start..<cursor, with: [], cursor: start)
             } else if cursor > 0 {
-                characters.remove(at: cursor - 1)
-                cursor -= 1
+                replace(cursor - 1..<cursor, with: [], cursor: cursor - 1)
             }
         case .delete:
-            if cursor < characters.count { characters.remove(at: cursor) }
+            if cursor < characters.count { replace(cursor..<cursor + 1, with: [], cursor: cursor) }
         case .left: cursor = max(0, cursor - 1)
         case .right: cursor = min(characters.count, cursor + 1)
         case .home: cursor = control ? 0 : rows[current].start
@@ -216,12 +244,12 @@ public final class TextArea: View {
                 : Self.index(atColumn: .max, in: rows[current], text: characters, isLast: current == rows.count - 1)
         default: return false
         }
-        commit(characters)
+        setNeedsDisplay()
         return true
     }
 
-    private func moveVertically(down: Bool, characters: [Character]) -> Bool {
-        let rows = Self.rows(of: text, width: fieldWidth)
+    private func moveVertically(down: Bool) -> Bool {
+        let rows = currentRows
         let position = Self.position(of: cursor, in: rows, text: characters)
         let target = position.row + (down ? 1 : -1)
         guard target >= 0, target < rows.count else { return false }
@@ -232,29 +260,78 @@ public final class TextArea: View {
         return true
     }
 
+    /// The rows at the current width, laid out now if the width changed or nothing was.
+    private var currentRows: [Row] { rows(width: fieldWidth) }
+
+    private func rows(width: Int) -> [Row] {
+        if let layout, layout.width == width { return layout.rows }
+        let rows = Self.layOut(characters, from: 0, through: .max, width: width)
+        laidOutCharacters += characters.count
+        layout = (width, rows)
+        return rows
+    }
+
+    /// Inserts `inserted` at the cursor and moves the cursor after it. Characters typed one by
+    /// one may join (a combining mark joins the character before it): they are kept as the
+    /// text would count them.
+    private func insert(_ inserted: [Character]) {
+        if cursor > 0, let first = inserted.first {
+            let joined = String(characters[cursor - 1]) + String(first)
+            if joined.count == 1, let character = joined.first {
+                replace(cursor - 1..<cursor, with: [character] + inserted.dropFirst(), cursor: cursor - 1 + inserted.count)
+                return
+            }
+        }
+        replace(cursor..<cursor, with: inserted, cursor: cursor + inserted.count)
+    }
+
+    /// Replaces the characters in `range` with `replacement`, puts the cursor at `newCursor`,
+    /// and lays out again only the lines the change touched.
+    private func replace(_ range: Range<Int>, with replacement: [Character], cursor newCursor: Int) {
+        guard !(range.isEmpty && replacement.isEmpty) else {
+            cursor = newCursor
+            return
+        }
+        characters.replaceSubrange(range, with: replacement)
+        cursor = min(newCursor, characters.count)
+        cachedText = nil
+        if let layout {
+            let delta = replacement.count - range.count
+            let start = lineStart(before: range.lowerBound)
+            // The end of the (last) line the change touched, now and before it.
+            let editedEnd = range.lowerBound + replacement.count
+            let end = characters[editedEnd...].firstIndex(of: "\n") ?? characters.count
+            let oldEnd = end - delta
+            var rows = layout.rows
+            let first = rows.firstIndex { $0.start >= start } ?? rows.count
+            var after = first
+            // The old rows of those lines: from the first line's start to the old end (at the
+            // text's end, every row left, the empty one after a full last row included).
+            while after < rows.count, rows[after].start <= oldEnd { after += 1 }
+            let fresh = Self.layOut(characters, from: start, through: end, width: layout.width)
+            laidOutCharacters += (fresh.last?.end ?? start) - start
+            if delta != 0 {
+                for index in after..<rows.count {
+                    rows[index] = Row(start: rows[index].start + delta, end: rows[index].end + delta, text: rows[index].text)
+                }
+            }
+            rows.replaceSubrange(first..<after, with: fresh)
+            self.layout = (layout.width, rows)
+        }
+        setNeedsDisplay()
+        onEdit?()
+        if let onChange { onChange(text) }
+    }
+
     /// Inserts pasted text at the cursor, line breaks kept.
     public func paste(_ pasted: String) {
-        var characters = Array(text)
         let insert = Array(Self.normalizedLineBreaks(pasted)).prefix(max(0, maximumLength - characters.count))
         cursor = min(cursor, characters.count)
-        characters.insert(contentsOf: insert, at: cursor)
-        cursor += insert.count
         goalColumn = nil
-        commit(characters)
+        self.insert(Array(insert))
     }
 
-    /// Makes `characters` the text; characters typed one by one may join (a combining mark
-    /// joins the character before it), so the cursor is counted again in the joined text.
-    private func commit(_ characters: [Character]) {
-        let newText = String(characters)
-        cursor = min(String(characters.prefix(cursor)).count, newText.count)
-        let changed = newText != text
-        text = newText
-        setNeedsDisplay()
-        if changed { onChange?(newText) }
-    }
-
-    private func lineStart(before index: Int, in characters: [Character]) -> Int {
+    private func lineStart(before index: Int) -> Int {
         var i = index
         while i > 0, characters[i - 1] != "\n" { i -= 1 }
         return i
@@ -283,11 +360,11 @@ public final class TextArea: View {
         let width = frame.width - promptWidth
         canvas.fill(Rect(x: fieldX, y: frame.y, width: width, height: frame.height), style: style)
         guard width > 0 else { return }
-        if text.isEmpty, !placeholder.isEmpty {
+        if characters.isEmpty, !placeholder.isEmpty {
             canvas.draw(placeholder, at: Point(x: fieldX, y: frame.y), style: placeholderStyle, width: width)
         }
-        let rows = Self.rows(of: text, width: width)
-        let position = Self.position(of: cursor, in: rows, text: Array(text))
+        let rows = rows(width: width)
+        let position = Self.position(of: cursor, in: rows, text: characters)
         if position.row < scroll { scroll = position.row }
         if position.row >= scroll + frame.height { scroll = position.row - frame.height + 1 }
         scroll = max(0, min(scroll, rows.count - 1))

@@ -1,0 +1,234 @@
+internal import Foundation
+internal import ShelfTerminal
+internal import TOMLKit
+
+extension BrowserConfiguration {
+    /// The configuration `text` describes, with a problem for each part that is wrong (named
+    /// `file` in messages). A line TOML cannot read is left out and the rest read again, so one
+    /// typo costs that line only.
+    public static func parse(_ text: String, file: String = "config.toml") -> BrowserConfiguration {
+        var configuration = BrowserConfiguration()
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var problems: [ConfigurationProblem] = []
+        var table: TOMLTable?
+        // Each round leaves out one more line TOML cannot read; a file with more bad lines than
+        // this is not worth reading further.
+        for _ in 0..<20 {
+            do {
+                table = try TOMLTable(string: lines.joined(separator: "\n"))
+                break
+            } catch let error as TOMLParseError {
+                let line = error.source.begin.line
+                problems.append(ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
+                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
+                lines[line - 1] = ""
+            } catch {
+                problems.append(ConfigurationProblem(file: file, line: nil, message: "\(error); the defaults apply"))
+                break
+            }
+        }
+        var reader = Reader(file: file, locator: LineLocator(lines: lines))
+        if let table { reader.read(table, into: &configuration) }
+        configuration.problems = (problems + reader.problems).sorted { ($0.line ?? 0) < ($1.line ?? 0) }
+        return configuration
+    }
+}
+
+/// Reads the parsed tables into a configuration, collecting problems with their lines.
+private struct Reader {
+    let file: String
+    let locator: LineLocator
+    var problems: [ConfigurationProblem] = []
+
+    mutating func problem(_ message: String, at path: [String], hint: String? = nil) {
+        problems.append(ConfigurationProblem(file: file, line: locator.line(of: path), message: message, hint: hint))
+    }
+
+    mutating func read(_ root: TOMLTable, into configuration: inout BrowserConfiguration) {
+        for (key, value) in root {
+            switch key {
+            case "keys": readKeys(value, into: &configuration)
+            case "colors", "colours": readColors(value, section: key, into: &configuration)
+            case "list": readList(value, into: &configuration)
+            default: problem("unknown section “\(key)”; ignored", at: [key], hint: "known: keys, colors, list")
+            }
+        }
+    }
+
+    private mutating func readKeys(_ value: any TOMLValueConvertible, into configuration: inout BrowserConfiguration) {
+        guard let modes = value.table else { return problem("keys must be a table ([keys.list] …)", at: ["keys"]) }
+        var bindings: [KeyAction: [KeyEvent]] = [:]
+        for (modeName, actionsValue) in modes {
+            guard let mode = KeyMode(rawValue: modeName) else {
+                let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
+                problem("unknown mode “\(modeName)” in [keys]; ignored", at: ["keys", modeName], hint: "known: \(known)")
+                continue
+            }
+            guard let actions = actionsValue.table else {
+                problem("[keys.\(modeName)] must be a table of action = [\"key\", …]", at: ["keys", modeName])
+                continue
+            }
+            for (actionName, keysValue) in actions {
+                let path = ["keys", modeName, actionName]
+                guard let action = KeyAction.all.first(where: { $0.mode == mode && $0.name == actionName }) else {
+                    let known = KeyAction.all.filter { $0.mode == mode }.map(\.name).joined(separator: ", ")
+                    problem(
+                        "unknown action “\(actionName)” in [keys.\(modeName)]; ignored", at: path, hint: "known: \(known)")
+                    continue
+                }
+                let names: [String]
+                if let single = keysValue.string {
+                    names = [single]
+                } else if let array = keysValue.array, array.allSatisfy({ $0.string != nil }) {
+                    names = array.compactMap(\.string)
+                } else {
+                    problem("\(actionName) wants a list of key names, such as [\"j\", \"down\"]; ignored", at: path)
+                    continue
+                }
+                var keys: [KeyEvent] = []
+                for name in names {
+                    if let key = KeyName.key(named: name) {
+                        keys.append(key)
+                    } else {
+                        problem(
+                            "unknown key “\(name)” for \(actionName); left out", at: path,
+                            hint: "a key is \(KeyName.knownNames)")
+                    }
+                }
+                bindings[action] = keys
+            }
+        }
+        configuration.keys = KeyMap(bindings: bindings)
+        reportClashes(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names a key bound to two actions of one mode (the first in the help keeps it).
+    private mutating func reportClashes(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        for (action, keys) in bound {
+            for key in keys {
+                if let holder = map.action(for: key, in: action.mode), holder != action {
+                    problem(
+                        "\(KeyName.name(of: key)) is bound to both \(holder.name) and \(action.name) in "
+                            + "[keys.\(action.mode.rawValue)]; \(holder.name) keeps it",
+                        at: ["keys", action.mode.rawValue, action.name])
+                }
+            }
+        }
+    }
+
+    private mutating func readColors(
+        _ value: any TOMLValueConvertible, section: String, into configuration: inout BrowserConfiguration
+    ) {
+        guard let roles = value.table else { return problem("\(section) must be a table", at: [section]) }
+        for (role, styleValue) in roles {
+            let path = [section, role]
+            guard let entry = Palette.roles.first(where: { $0.name == role }) else {
+                let known = Palette.roles.map(\.name).joined(separator: ", ")
+                problem("unknown colour role “\(role)”; ignored", at: path, hint: "known: \(known)")
+                continue
+            }
+            guard let words = styleValue.string else {
+                problem("\(role) wants a style in quotes, such as \"bold red\"; ignored", at: path)
+                continue
+            }
+            switch StyleName.style(named: words) {
+            case .success(let style): configuration.palette[keyPath: entry.path] = style
+            case .failure(let error): problem("\(role): \(error.message); ignored", at: path, hint: error.hint)
+            }
+        }
+    }
+
+    private mutating func readList(_ value: any TOMLValueConvertible, into configuration: inout BrowserConfiguration) {
+        guard let list = value.table else { return problem("list must be a table", at: ["list"]) }
+        var widths: [ItemColumn.Field: Int] = [:]
+        if let widthsValue = list["widths"] {
+            if let table = widthsValue.table {
+                for (name, widthValue) in table {
+                    let path = ["list", "widths", name]
+                    guard let field = ItemColumn.Field(rawValue: name) else {
+                        problem("unknown column “\(name)”; ignored", at: path, hint: knownColumns)
+                        continue
+                    }
+                    guard let width = widthValue.int, ItemColumn.widths.contains(width) else {
+                        problem(
+                            "the width of \(name) must be a whole number from \(ItemColumn.widths.lowerBound) to "
+                                + "\(ItemColumn.widths.upperBound); ignored", at: path)
+                        continue
+                    }
+                    widths[field] = width
+                }
+            } else {
+                problem("list.widths must be a table of column = width", at: ["list", "widths"])
+            }
+        }
+        var fields = ItemColumn.defaults.map(\.field)
+        if let columnsValue = list["columns"] {
+            if let array = columnsValue.array, array.allSatisfy({ $0.string != nil }) {
+                var chosen: [ItemColumn.Field] = []
+                for name in array.compactMap(\.string) {
+                    guard let field = ItemColumn.Field(rawValue: name) else {
+                        problem("unknown column “\(name)”; left out", at: ["list", "columns"], hint: knownColumns)
+                        continue
+                    }
+                    guard !chosen.contains(field) else {
+                        problem("column \(name) is named twice; shown once", at: ["list", "columns"])
+                        continue
+                    }
+                    chosen.append(field)
+                }
+                fields = chosen
+            } else {
+                problem("list.columns must be a list of column names, such as [\"title\", \"owner\"]", at: ["list", "columns"])
+            }
+        }
+        for key in list.keys where key != "columns" && key != "widths" {
+            problem(
+                "unknown setting “\(key)” in [list]; ignored", at: ["list", key], hint: "known: columns, widths")
+        }
+        configuration.columns = fields.map { field in
+            ItemColumn(field, width: widths[field] ?? ItemColumn.defaults.first { $0.field == field }?.width ?? 10)
+        }
+    }
+
+    private var knownColumns: String {
+        "known: " + ItemColumn.Field.allCases.map(\.rawValue).joined(separator: ", ")
+    }
+}
+
+/// Finds the line of a key in TOML text by reading table headers and `key =` lines: enough
+/// for a configuration file, which TOMLKit parses without telling where each value was.
+struct LineLocator {
+    private var lines: [[String]: Int] = [:]
+
+    init(lines text: [String]) {
+        var table: [String] = []
+        for (index, raw) in text.enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") {
+                let inner = line.drop { $0 == "[" }.prefix { $0 != "]" }
+                table = Self.path(String(inner))
+                if lines[table] == nil { lines[table] = index + 1 }
+            } else if !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
+                let key = table + Self.path(String(line[..<equals]))
+                if lines[key] == nil { lines[key] = index + 1 }
+            }
+        }
+    }
+
+    /// A dotted key as its parts, quotes and spaces removed.
+    private static func path(_ text: String) -> [String] {
+        text.split(separator: ".").map {
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+        }
+    }
+
+    /// The line of `path`, or of the nearest table around it.
+    func line(of path: [String]) -> Int? {
+        var path = path
+        while !path.isEmpty {
+            if let line = lines[path] { return line }
+            path.removeLast()
+        }
+        return nil
+    }
+}

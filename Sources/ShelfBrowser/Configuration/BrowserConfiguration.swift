@@ -1,0 +1,81 @@
+internal import Foundation
+
+/// What the browser's configuration file sets: the keys of every mode, the colours and the
+/// list's columns; and what in the file was wrong.
+///
+/// The file is `$XDG_CONFIG_HOME/shelf/config.toml`, or `~/.config/shelf/config.toml` without
+/// that variable (`location(environment:)`). A missing file is the defaults. A wrong part of a
+/// file (a line TOML cannot read, an unknown action, key, colour or column) is named in
+/// `problems` and left out; everything else in the file still applies.
+public struct BrowserConfiguration: Sendable {
+    /// The keys in force.
+    public var keys: KeyMap = .defaults
+    /// The styles in force (`NO_COLOR` still drops every colour).
+    public var palette = Palette()
+    /// The item list's columns, in order.
+    public var columns: [ItemColumn] = ItemColumn.defaults
+    /// What was wrong in the file, in the order of its lines.
+    public var problems: [ConfigurationProblem] = []
+
+    /// The browser's defaults.
+    public init() {}
+
+    /// Where the file is for `environment`: `$XDG_CONFIG_HOME/shelf/config.toml` when that is
+    /// set to an absolute path, else `$HOME/.config/shelf/config.toml`; nil without either.
+    public static func location(environment: [String: String]) -> String? {
+        if let base = environment["XDG_CONFIG_HOME"], base.hasPrefix("/") {
+            return base + "/shelf/config.toml"
+        }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/shelf/config.toml" }
+        return nil
+    }
+
+    /// Reads the file at `path`: the defaults when there is no file, and a problem (with the
+    /// defaults) when it exists but cannot be read. Blocks while it reads: call it before the
+    /// browser starts, or off the cooperative pool.
+    public static func load(path: String) -> BrowserConfiguration {
+        guard FileManager.default.fileExists(atPath: path) else { return BrowserConfiguration() }
+        let name = (path as NSString).lastPathComponent
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard let text = String(data: data, encoding: .utf8) else {
+                var configuration = BrowserConfiguration()
+                configuration.problems = [
+                    ConfigurationProblem(file: name, line: nil, message: "not UTF-8 text; save it as UTF-8")
+                ]
+                return configuration
+            }
+            return parse(text, file: name)
+        } catch {
+            var configuration = BrowserConfiguration()
+            configuration.problems = [
+                ConfigurationProblem(
+                    file: name, line: nil,
+                    message: "could not be read (\(error.localizedDescription)); the defaults apply")
+            ]
+            return configuration
+        }
+    }
+}
+
+/// One thing wrong in the configuration file: where, and what.
+public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The file's name (`config.toml`).
+    public let file: String
+    /// The line, counted from 1, when known.
+    public let line: Int?
+    /// What is wrong and what was done instead.
+    public let message: String
+    /// What would be right (the known names), for the full description.
+    public var hint: String? = nil
+
+    /// `config.toml:12: unknown action “jump” in [keys.list]; ignored`: short, for a status bar.
+    public var description: String {
+        line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+    }
+
+    /// The description with the hint: `… ; ignored (known: moveDown, …)`.
+    public var fullDescription: String {
+        hint.map { description + " (\($0))" } ?? description
+    }
+}

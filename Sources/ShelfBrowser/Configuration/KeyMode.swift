@@ -1,0 +1,55 @@
+/// Where a key is typed: each mode has its own actions and keys, and a key may mean one thing
+/// in one mode and another elsewhere (`d` deletes an item in the list and a user in the users
+/// view). The configuration file binds keys per mode (`[keys.list]`, `[keys.editor]`, …).
+public enum KeyMode: String, CaseIterable, Hashable, Sendable {
+    /// The item list.
+    case list
+    /// An item opened full-screen (Enter); the list's keys work there too.
+    case detail
+    /// The search field above the list.
+    case search
+    /// Editing text in any field: the search, the editor's fields and notes, prompts.
+    case text
+    /// The item editor (`n`, `e`).
+    case editor
+    /// The editor after someone else saved the item first.
+    case conflict
+    /// The users view (`U`).
+    case users
+    /// The form that adds or edits a user.
+    case userForm = "user-form"
+    /// The saved views (`v`).
+    case views
+    /// A yes-or-no question (delete, replace).
+    case confirm
+    /// A one-line prompt (owner, priority, a view's name).
+    case prompt
+    /// This help.
+    case help
+
+    /// The heading of the mode's part of the help.
+    public var title: String {
+        switch self {
+        case .list: "List"
+        case .detail: "Item opened (Enter)"
+        case .search: "Search field (/)"
+        case .text: "Editing text (any field)"
+        case .editor: "Item editor (n, e)"
+        case .conflict: "Editor: saved elsewhere first"
+        case .users: "Users (U)"
+        case .userForm: "User form"
+        case .views: "Saved views (v)"
+        case .confirm: "Questions (delete, replace)"
+        case .prompt: "Prompts (owner, priority, name)"
+        case .help: "Help (?)"
+        }
+    }
+}
+
+/// A controller that knows which modes its keys belong to, first the one asked first.
+@MainActor
+protocol KeyModeReporting: AnyObject {
+    /// The modes whose bindings apply now, most specific first (a text field inside the editor:
+    /// `[.text, .editor]`).
+    var keyModes: [KeyMode] { get }
+}

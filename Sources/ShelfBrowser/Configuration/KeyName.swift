@@ -1,0 +1,69 @@
+public import ShelfTerminal
+
+/// Key names as the configuration file writes them: `j`, `G`, `?`, `space`, `enter`, `esc`,
+/// `pgdn`, `f1`, `ctrl-r`, `alt-left`, `shift-tab`.
+///
+/// A single character stands for itself (case matters: `g` and `G` are two keys); a name is
+/// read without regard to case, and so are the modifiers `ctrl-`, `alt-` and `shift-` in front
+/// of it (also written with `+`). The names help shows (`Ctrl-R`, `PgDn`, `↓`) read too.
+public enum KeyName {
+    /// The named keys, first the name `name(of:)` writes, then other spellings.
+    static let named: [(names: [String], key: KeyEvent.Key)] = [
+        (["space"], .character(" ")), (["enter", "return"], .enter), (["tab"], .tab),
+        (["backspace", "bs"], .backspace), (["esc", "escape"], .escape),
+        (["up", "↑"], .up), (["down", "↓"], .down), (["left", "←"], .left), (["right", "→"], .right),
+        (["home"], .home), (["end"], .end), (["pgup", "pageup"], .pageUp), (["pgdn", "pagedown"], .pageDown),
+        (["ins", "insert"], .insert), (["del", "delete"], .delete),
+    ] + (1...12).map { (["f\($0)"], KeyEvent.Key.function($0)) }
+
+    /// Every name `key(named:)` reads besides single characters, for messages.
+    public static let knownNames =
+        "a single character, " + named.prefix(15).map(\.names[0]).joined(separator: ", ")
+        + " or f1 to f12, each after ctrl-, alt- or shift- when held"
+
+    /// The key `text` names, or nil when it names none.
+    public static func key(named text: String) -> KeyEvent? {
+        var rest = Substring(text)
+        var modifiers: KeyEvent.Modifiers = []
+        while rest.count > 1 {
+            let lower = rest.lowercased()
+            let prefix: (String, KeyEvent.Modifiers)? = [
+                ("ctrl", .control), ("control", .control), ("alt", .alt), ("meta", .alt), ("shift", .shift),
+            ].first { lower.hasPrefix($0.0 + "-") || lower.hasPrefix($0.0 + "+") }
+            guard let prefix else { break }
+            modifiers.insert(prefix.1)
+            rest = rest.dropFirst(prefix.0.count + 1)
+        }
+        guard !rest.isEmpty else { return nil }
+        if let key = named.first(where: { $0.names.contains(rest.lowercased()) })?.key {
+            return KeyEvent(key, modifiers: modifiers)
+        }
+        if rest.count == 1, let character = rest.first {
+            if modifiers.contains(.control) {
+                // Ctrl-letters arrive as the lower-case letter with the control flag.
+                let lower = Character(character.lowercased())
+                guard lower.isASCII, lower.isLetter else { return nil }
+                return KeyEvent(.character(lower), modifiers: modifiers)
+            }
+            guard !character.isWhitespace, character.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
+                return nil
+            }
+            return KeyEvent(.character(character), modifiers: modifiers)
+        }
+        return nil
+    }
+
+    /// The name the configuration file uses for `event`: `ctrl-r`, `shift-tab`, `pgdn`, `G`.
+    public static func name(of event: KeyEvent) -> String {
+        var parts: [String] = []
+        if event.modifiers.contains(.control) { parts.append("ctrl") }
+        if event.modifiers.contains(.alt) { parts.append("alt") }
+        if event.modifiers.contains(.shift) { parts.append("shift") }
+        if case .character(let character) = event.key, character != " " {
+            parts.append(String(character))
+        } else {
+            parts.append(named.first { $0.key == event.key }?.names[0] ?? event.description.lowercased())
+        }
+        return parts.joined(separator: "-")
+    }
+}

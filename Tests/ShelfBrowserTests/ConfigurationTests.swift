@@ -1,0 +1,165 @@
+import ShelfTerminal
+import Testing
+
+@testable import ShelfBrowser
+
+@Suite("Configuration file")
+struct ConfigurationTests {
+    private func action(_ mode: KeyMode, _ name: String) throws -> KeyAction {
+        try #require(KeyAction.all.first { $0.mode == mode && $0.name == name })
+    }
+
+    @Test func theDefaultsFileReadBackChangesNothing() throws {
+        let text = BrowserConfiguration.defaultFileText
+        let configuration = BrowserConfiguration.parse(text)
+        #expect(configuration.problems == [])
+        #expect(configuration.keys.isDefault)
+        for action in KeyAction.all {
+            #expect(configuration.keys.keys(for: action) == action.defaultKeys, "\(action.mode).\(action.name)")
+            #expect(text.contains("\n\(action.name) = ["), "\(action.name) is in the file")
+        }
+        #expect(configuration.palette == Palette())
+        #expect(configuration.columns == ItemColumn.defaults)
+        // Every line is a comment, a table, a setting or blank: nothing is left to guess.
+        for line in text.split(separator: "\n") {
+            #expect(line.hasPrefix("#") || line.hasPrefix("[") || line.contains(" = "), "\(line)")
+        }
+    }
+
+    @Test func everyDefaultKeyNameReadsBackAsItsKey() {
+        for action in KeyAction.all {
+            for key in action.defaultKeys {
+                #expect(KeyName.key(named: KeyName.name(of: key)) == key, "\(KeyName.name(of: key))")
+                #expect(KeyName.key(named: key.description) == key, "help's name \(key.description)")
+            }
+        }
+        #expect(KeyName.key(named: "Ctrl-N") == .control("n"))
+        #expect(KeyName.key(named: "shift-tab") == KeyEvent(.tab, modifiers: .shift))
+        #expect(KeyName.key(named: "jump") == nil)
+        #expect(KeyName.key(named: "ctrl-1") == nil)
+    }
+
+    @Test func boundKeysReplaceTheDefaultsAndFreeThem() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            moveDown = ["ctrl-n"]
+            moveUp = ["j"]
+            """)
+        #expect(configuration.problems == [])
+        let keys = configuration.keys
+        #expect(keys.keys(for: try action(.list, "moveDown")) == [.control("n")])
+        // Controllers see the action's first default key.
+        #expect(keys.translate(.control("n"), modes: [.list]) == .character("j"))
+        #expect(keys.translate(.character("j"), modes: [.list]) == .character("k"))
+        // k is moveUp's default no longer: it does nothing; ↓ was moveDown's.
+        #expect(keys.translate(.character("k"), modes: [.list]) == nil)
+        #expect(keys.translate(KeyEvent(.down), modes: [.list]) == nil)
+        // Other modes keep their keys; typed text stays text.
+        #expect(keys.translate(.character("k"), modes: [.users]) == .character("k"))
+        #expect(keys.translate(.character("k"), modes: [.text, .search]) == .character("k"))
+        #expect(keys.translate(.character("x"), modes: [.list]) == .character("x"))
+    }
+
+    @Test func eachWrongPartIsNamedWithItsLineAndTheRestApplies() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            moveDown = ["ctrl-n"]
+            jump = ["J"]
+            quit = ["kwit"]
+            this line is not TOML
+            help = ["h"]
+
+            [keys.nowhere]
+            x = ["x"]
+
+            [colors]
+            priority = "bold green"
+            owner = "sparkly"
+
+            [list]
+            columns = ["title", "when", "owner"]
+
+            [list.widths]
+            owner = 30
+            """, file: "config.toml")
+        let problems = configuration.problems.map(\.description)
+        #expect(problems.count == 6, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:3: unknown action “jump” in [keys.list]") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:4: unknown key “kwit” for quit; left out") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:5: ") && $0.hasSuffix("line ignored") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:8: unknown mode “nowhere”") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:13: owner: unknown style word “sparkly”") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:16: unknown column “when”") }, "\(problems)")
+        // What was right applies: the bindings around the bad lines, the colour, the columns.
+        #expect(configuration.keys.keys(for: try action(.list, "moveDown")) == [.control("n")])
+        #expect(configuration.keys.keys(for: try action(.list, "help")) == [.character("h")])
+        #expect(configuration.palette.priority == Style(foreground: .green, attributes: .bold))
+        #expect(configuration.palette.owner == Palette().owner)
+        #expect(configuration.columns == [ItemColumn(.title, width: 12), ItemColumn(.owner, width: 30)])
+    }
+
+    @Test func anUnknownColumnIsNamed() {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [list]
+            columns = ["title", "when"]
+            """)
+        #expect(
+            configuration.problems.map(\.fullDescription) == [
+                "config.toml:2: unknown column “when”; left out (known: done, priority, title, owner, updated)"
+            ])
+        #expect(configuration.columns == [ItemColumn(.title, width: 12)])
+    }
+
+    @Test func aKeyBoundTwiceInOneModeIsNamed() {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            new = ["x"]
+            edit = ["x"]
+            """)
+        #expect(configuration.problems.count == 1)
+        #expect(configuration.problems.first?.description.contains("x is bound to both") == true)
+    }
+
+    @Test func stylesReadBackAsWritten() {
+        for words in ["bold red", "reverse", "underline #ff8800 on 236", "plain", "dim bright-blue on black"] {
+            guard case .success(let style) = StyleName.style(named: words) else {
+                Issue.record("\(words) did not read")
+                continue
+            }
+            guard case .success(let again) = StyleName.style(named: StyleName.name(of: style)) else {
+                Issue.record("\(StyleName.name(of: style)) did not read back")
+                continue
+            }
+            #expect(again == style, "\(words)")
+        }
+    }
+
+    @Test func theLocationFollowsXDG() {
+        #expect(
+            BrowserConfiguration.location(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])
+                == "/x/shelf/config.toml")
+        #expect(BrowserConfiguration.location(environment: ["HOME": "/h"]) == "/h/.config/shelf/config.toml")
+        #expect(
+            BrowserConfiguration.location(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"])
+                == "/h/.config/shelf/config.toml")
+    }
+
+    @Test func helpShowsTheKeysInForce() throws {
+        let configuration = BrowserConfiguration.parse("[keys.list]\nnew = [\"a\", \"ctrl-n\"]\n")
+        let help = HelpViewModel(keys: configuration.keys)
+        let lines = help.sections.flatMap(\.lines)
+        #expect(lines.contains(HelpViewModel.Line(keys: "a Ctrl-N", summary: "new item")))
+        #expect(!lines.contains(HelpViewModel.Line(keys: "n", summary: "new item")))
+        // Every mode has a part, and the filter keeps the lines that match.
+        for mode in KeyMode.allCases {
+            #expect(help.sections.contains { $0.title.hasPrefix(mode.title) }, "\(mode)")
+        }
+        let found = help.sections(matching: "ctrl-n").flatMap(\.lines)
+        #expect(found.contains(HelpViewModel.Line(keys: "a Ctrl-N", summary: "new item")))
+        #expect(found.allSatisfy { $0.keys.lowercased().contains("ctrl-n") || $0.summary.lowercased().contains("ctrl-n") })
+    }
+}

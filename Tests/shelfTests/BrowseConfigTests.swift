@@ -1,0 +1,122 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// The browser's configuration file through the real binary in tmux.
+@Suite("shelf browse with a config.toml", .serialized)
+struct BrowseConfigTests {
+    /// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
+    private func prepare(_ shelf: ShelfProcess, config text: String) throws -> [String: String] {
+        let db = shelf.databasePath
+        #expect(
+            try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+                == 0)
+        for title in ["First task", "Second task", "Third task"] {
+            #expect(
+                try shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status == 0)
+        }
+        let configHome = shelf.folder.appendingPathComponent("config")
+        let folder = configHome.appendingPathComponent("shelf")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: folder.appendingPathComponent("config.toml"))
+        return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
+    }
+
+    private func browse(_ shelf: ShelfProcess, environment: [String: String], width: Int = 100) throws -> TmuxSession {
+        try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: width,
+            height: 20, environment: environment)
+    }
+
+    @Test func keysColumnsAndColoursApplyAndEachProblemIsNamedOnce() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try prepare(
+            shelf,
+            config: """
+                [keys.list]
+                moveDown = ["ctrl-n"]
+                jump = ["J"]
+                this is not TOML
+                new = ["a"]
+
+                [list]
+                columns = ["title", "owner"]
+
+                [colors]
+                owner = "bold green"
+                """)
+        let path = environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"
+        let tmux = try browse(shelf, environment: environment, width: 130)
+        // The first problem in the status bar, with its line; the columns as configured.
+        var screen = try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
+        #expect(screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
+            "\(screen.joined(separator: "\n"))")
+        #expect(screen.contains(line: "(+1 more after quitting)"))
+        let header = try #require(screen.first { $0.contains("Title") })
+        #expect(header.contains("Owner") && !header.contains("Pri") && !header.contains("Updated"), "\(header)")
+        // The owner column in bold green (SGR 1 and 32) around the name.
+        let styled = try tmux.captureStyled()
+        #expect(styled.contains("\u{1B}[1;32mAda Lovelace") || styled.contains("\u{1B}[32;1mAda Lovelace")
+            || styled.contains("\u{1B}[1m\u{1B}[32mAda Lovelace"), "\(styled.debugDescription)")
+
+        // Ctrl-N moves down; j, freed, does nothing; the first key cleared the notice.
+        try tmux.send("C-n")
+        screen = try await tmux.waitFor("2/3 ·")
+        #expect(!screen.contains(line: "config.toml:"), "said once")
+        try tmux.type("j")
+        try tmux.type("?")
+        try await tmux.waitFor("┌─ Keys")
+        screen = try tmux.capture()
+        #expect(!screen.contains(line: "3/3 ·"))
+        // The help shows the keys in force: a for new, Ctrl-N for next.
+        try tmux.type("new item")
+        screen = try await tmux.waitFor { $0.contains { $0.contains("  a ") && $0.contains("new item") } }
+        #expect(screen.contains { $0.contains("  a ") && $0.contains("new item") }, "\(screen.joined(separator: "\n"))")
+        try tmux.send("Escape")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "┌─ Keys") }
+        // a opens the new-item editor; Esc closes it.
+        try tmux.type("a")
+        try await tmux.waitFor("New item")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "New item") }
+
+        // After quitting, every problem on standard error, with the file's path.
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit 0]")
+        let text = screen.joined(separator: "")
+        #expect(text.contains("shelf: \(path):3: unknown action “jump”"), "\(screen.joined(separator: "\n"))")
+        #expect(text.contains("shelf: \(path):4: "), "\(screen.joined(separator: "\n"))")
+    }
+
+    @Test func theDefaultsFileReadsCleanlyAndNoColorStillWins() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let defaults = try await shelf.run(["config", "--defaults"])
+        #expect(defaults.status == 0)
+        #expect(defaults.output.contains("[keys.editor]") && defaults.output.contains("[colors]"))
+        let environment = try prepare(shelf, config: defaults.output + "\n[colors]\n")
+        // Reads cleanly… except the second [colors] table, which TOML refuses: named, the rest applies.
+        let check = try await shelf.run(["config"], environment: environment)
+        #expect(check.status == 1)
+        #expect(check.output.contains("config.toml:"), "\(check.output)")
+        try Data((defaults.output + "[list]\n").utf8).write(
+            to: URL(fileURLWithPath: environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"))
+        let clean = try await shelf.run(["config"], environment: environment)
+        #expect(clean.status == 1, "[list] twice is refused too")
+        try Data(defaults.output.utf8).write(
+            to: URL(fileURLWithPath: environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"))
+        let good = try await shelf.run(["config"], environment: environment)
+        #expect(good.status == 0 && good.output.contains("It reads cleanly."), "\(good.output) \(good.error)")
+
+        var colourless = environment
+        colourless["NO_COLOR"] = "1"
+        let tmux = try browse(shelf, environment: colourless)
+        try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Ada Lovelace") }
+        let styled = try tmux.captureStyled()
+        #expect(!styled.contains("[36m") && !styled.contains(";36m"), "no colour: \(styled.debugDescription)")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
+}
