@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelfBrowser
 import ShelfPresentation
+import ShelfReactive
 import ShelfStore
 import ShelfTerminal
 
@@ -50,7 +51,7 @@ struct BrowseCommand: AsyncParsableCommand {
         // Read before the terminal is taken: its problems show in the status bar, and again
         // on standard error after quitting.
         let configPath = BrowserConfiguration.location(environment: environment)
-        let configuration = try await runBlocking { _ in
+        let configuration = try await BlockingWork.run { _ in
             configPath.map(BrowserConfiguration.load(path:)) ?? BrowserConfiguration()
         }
         let ending = try await browse(store, view: opened?.view, environment: environment, configuration: configuration)
