@@ -54,7 +54,9 @@ struct FanoutSuite {
             if count == 0 {
                 baselineP99 = result.writeP99
                 report.print(Figure(name: "fanout.0.write_p99", unit: "ms", value: result.writeP99 * 1000, target: ""))
-                report.print(Figure(name: "fanout.0.commits_per_second", unit: "1/s", value: result.commitsPerSecond, target: ""))
+                report.print(
+                    Figure(name: "fanout.0.commits_per_second", unit: "1/s", value: result.commitsPerSecond, target: "")
+                )
                 continue
             }
             let prefix = "fanout\(noWait ? ".nowait" : "").\(count)"
@@ -262,8 +264,10 @@ struct FanoutSuite {
             let batch = (start..<min(items, start + 10_000)).map { index in
                 NewItem(
                     userID: User.ID(Int64.random(in: 1...Int64(Self.owners), using: &random)),
-                    title: "\(Self.words.randomElement(using: &random)!) \(Self.words.randomElement(using: &random)!) \(index)",
-                    status: Bool.random(using: &random) ? .open : .done, priority: Int.random(in: 0...3, using: &random),
+                    title:
+                        "\(Self.words.randomElement(using: &random)!) \(Self.words.randomElement(using: &random)!) \(index)",
+                    status: Bool.random(using: &random) ? .open : .done,
+                    priority: Int.random(in: 0...3, using: &random),
                     createdAt: base.addingTimeInterval(Double(index)))
             }
             _ = try await store.items.insert(contentsOf: batch)

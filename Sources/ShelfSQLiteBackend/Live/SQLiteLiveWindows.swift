@@ -16,9 +16,10 @@ internal import Synchronization
 /// (`SQLiteChangeLog.batch`), then, for each window, `LiveWindowJudge` on the changes after its
 /// own position, asking the database only about changed rows (whether a row matches the
 /// query's words, the row itself), and re-counting in that snapshot when only the count is
-/// unknown. Windows that must be read again are read after the transaction, spread over up to
-/// as many threads as the store has readers (and the machine has cores), each at the log
-/// position of its own read. A window publishes only when it differs.
+/// unknown. Windows that must be read again are read after the transaction, off the queue,
+/// spread over up to as many threads as the store has readers (and the machine has cores), each
+/// at the log position of its own read; the next pass leaves them alone until they are done. A
+/// window publishes only when it differs.
 ///
 /// **Failures.** A pass that fails publishes the failure once to every window, and passes are
 /// retried after 100 ms, 300 ms, 1 s, then every 3 s until one succeeds (a failing window is
@@ -34,12 +35,16 @@ final class SQLiteLiveWindows: TableObserver {
         /// `PRAGMA schema_version` at the last pass: a schema change (a table dropped or
         /// rebuilt by another program) logs no rows but can change or break every window.
         var schemaVersion: Int64?
+        /// Entries being read again off the queue: passes leave them alone until then.
+        var rereading: Set<ObjectIdentifier> = []
     }
 
     private let database: Database
     let registry = LiveWindowRegistry()
     private let queue = DispatchQueue(label: "shelf.live-windows")
     private let state = Mutex(State())
+    /// Re-reads under way (for `settle`).
+    private let inFlight = DispatchGroup()
     /// Reads of a whole window or of a count (first reads included), for tests and benchmarks.
     let runs: RunCounter
     /// Questions about one changed row (`matches`, the row itself), for benchmarks.
@@ -147,6 +152,13 @@ final class SQLiteLiveWindows: TableObserver {
         await withCheckedContinuation { continuation in
             database.changeTracker.enqueue { continuation.resume() }
         }
+        // A pass, the re-reads it started, and the pass they may schedule.
+        for _ in 0..<2 {
+            await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+            await withCheckedContinuation { continuation in
+                inFlight.notify(queue: .global()) { continuation.resume() }
+            }
+        }
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     }
 
@@ -172,8 +184,11 @@ final class SQLiteLiveWindows: TableObserver {
     }
 
     private func pass() {
-        state.withLock { $0.scheduled = false }
-        let entries = registry.liveEntries()
+        let busy = state.withLock { state -> Set<ObjectIdentifier> in
+            state.scheduled = false
+            return state.rereading
+        }
+        let entries = registry.liveEntries().filter { !busy.contains(ObjectIdentifier($0)) }
         guard let from = entries.lazy.map(\.position).min() else { return }
         var outcomes: [Outcome] = []
         var through = from
@@ -200,15 +215,19 @@ final class SQLiteLiveWindows: TableObserver {
             case .reread(let entry): rereads.append(entry)
             }
         }
-        let failed = reread(rereads)
         state.withLock { state in
             state.lastThrough = max(state.lastThrough, through)
-            if failed == nil { state.failures = 0 }
+            state.failures = 0
         }
-        if let failed {
-            fail([], failed)
-        } else if registry.liveEntries().contains(where: { $0.position < through }) {
-            // An entry opened during the pass, at an older position.
+        startRereads(rereads)
+        scheduleIfBehind()
+    }
+
+    /// Schedules a pass when an entry that is not being read again is behind the last pass
+    /// (opened during it, at an older position, or read again at one).
+    private func scheduleIfBehind() {
+        let (through, busy) = state.withLock { ($0.lastThrough, $0.rereading) }
+        if registry.liveEntries().contains(where: { $0.position < through && !busy.contains(ObjectIdentifier($0)) }) {
             schedulePass()
         }
     }
@@ -270,29 +289,54 @@ final class SQLiteLiveWindows: TableObserver {
         return outcomes
     }
 
-    /// Reads `entries` again, in parallel over the readers; returns the first failure.
-    private func reread(_ entries: [LiveWindowEntry]) -> (any Error)? {
-        guard !entries.isEmpty else { return nil }
+    /// Reads `entries` again off the queue, in parallel over the readers (up to one thread per
+    /// reader and core), so that the next pass need not wait for them: passes leave an entry
+    /// alone while it is read, and look at it again once it is done (at the position of its
+    /// read). A failure publishes on the entry and schedules a retry.
+    private func startRereads(_ entries: [LiveWindowEntry]) {
+        guard !entries.isEmpty else { return }
+        state.withLock { state in
+            for entry in entries { state.rereading.insert(ObjectIdentifier(entry)) }
+        }
         let workers = max(1, min(entries.count, database.readerCount, ProcessInfo.processInfo.activeProcessorCount))
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = FirstFailure()
         let runs = runs
         let database = database
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: entries.count, by: workers) {
-                let entry = entries[index]
-                do {
-                    let (window, position) = try database.read { connection in
-                        runs.increment()
-                        return (try Self.window(entry.key, connection), try SQLiteChangeLog.lastSequence(connection))
+        let group = DispatchGroup()
+        for worker in 0..<workers {
+            group.enter()
+            inFlight.enter()
+            DispatchQueue.global().async { [self] in
+                defer {
+                    group.leave()
+                    inFlight.leave()
+                }
+                for index in stride(from: worker, to: entries.count, by: workers) {
+                    let entry = entries[index]
+                    do {
+                        let (window, position) = try database.read { connection in
+                            runs.increment()
+                            return (
+                                try Self.window(entry.key, connection), try SQLiteChangeLog.lastSequence(connection)
+                            )
+                        }
+                        entry.update(window, position: position)
+                    } catch {
+                        entry.fail(StoreError.translatingAny(error))
+                        failure.record(error)
                     }
-                    entry.update(window, position: position)
-                } catch {
-                    entry.fail(StoreError.translatingAny(error))
-                    failure.withLock { if $0 == nil { $0 = error } }
+                    _ = state.withLock { $0.rereading.remove(ObjectIdentifier(entry)) }
                 }
             }
         }
-        return failure.withLock { $0 }
+        group.notify(queue: queue) { [weak self] in
+            guard let self else { return }
+            if let error = failure.error {
+                fail([], error)
+            } else {
+                scheduleIfBehind()
+            }
+        }
     }
 
     /// Publishes `error` to `entries` and schedules a retry, unless the file is gone for good.
@@ -314,5 +358,16 @@ final class SQLiteLiveWindows: TableObserver {
             state.withLock { $0.retryScheduled = false }
             schedulePass()
         }
+    }
+}
+
+/// The first error of several threads' work.
+private final class FirstFailure: Sendable {
+    private let storage = Mutex<(any Error)?>(nil)
+
+    var error: (any Error)? { storage.withLock { $0 } }
+
+    func record(_ error: any Error) {
+        storage.withLock { if $0 == nil { $0 = error } }
     }
 }
