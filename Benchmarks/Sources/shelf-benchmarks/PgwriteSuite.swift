@@ -83,24 +83,48 @@ struct PgwriteSuite {
 
     /// pgbench's "tps = …" (without the initial connection time) for one round.
     private func pgbenchTPS(_ pgbench: String, script: String, url: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: pgbench)
-        process.arguments = [
-            "-n", "-c", "\(clients)", "-j", "2", "-T", "\(seconds)", "-f", script, url,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0,
+        let output = FileManager.default.temporaryDirectory.appending(path: "shelf-pgwrite-\(UUID().uuidString).out")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let arguments = [pgbench, "-n", "-c", "\(clients)", "-j", "2", "-T", "\(seconds)", "-f", script, url]
+        let status = try Self.spawnAndWait(arguments, stdout: output)
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0,
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
             let value = Double(line.dropFirst("tps = ".count).prefix { $0.isNumber || $0 == "." })
         else {
-            throw BenchError("pgbench failed (status \(process.terminationStatus)): \(text)")
+            throw BenchError("pgbench failed (status \(status)): \(text)")
         }
         return value
+    }
+
+    /// Runs `arguments` with stdout to the file `stdout` and waits. The child starts with no
+    /// signal blocked: it would inherit this process's mask (its threads block signals), and
+    /// pgbench's `-T` ends its run with SIGALRM, so it would never end (Foundation's `Process`
+    /// does not reset the mask).
+    static func spawnAndWait(_ arguments: [String], stdout: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
+        guard spawned == 0 else { throw BenchError("could not start \(arguments[0]) (error \(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
     }
 }
