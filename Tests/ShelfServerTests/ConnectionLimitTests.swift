@@ -33,7 +33,8 @@
         /// Connections that never send a request are closed after the header timeout, and
         /// while they are open the server answers and its memory stays bounded.
         @Test func connectionsThatSendNothingAreClosed() async throws {
-            try await ServedShelf.with(arguments: ["--header-timeout", "2"]) { served in
+            // The idle timeout far away: only the header timeout may close them within the poll.
+            try await ServedShelf.with(arguments: ["--header-timeout", "2", "--idle-timeout", "600"]) { served in
                 let base = served.base
                 let before = residentBytes(of: served.pid) ?? 0
                 let connections = try await RawConnection.onThread {
