@@ -68,7 +68,9 @@ let package = Package(
             name: "ShelfBrowser", dependencies: ["ShelfPresentation", "ShelfTerminal", "ShelfStore", "ShelfReactive"]),
         // The neutral core: models, the query language, the repository and backend protocols,
         // the `Store` face. It knows no database engine.
-        .target(name: "ShelfStore", dependencies: ["ShelfReactive"]),
+        .target(name: "ShelfStore", dependencies: ["ShelfReactive", "CSHA256"]),
+        // SHA-256 in C, for the copy's fingerprint (fast in a debug build too).
+        .target(name: "CSHA256"),
         // The two backends, side by side. A PostgreSQL store's backup is a SQLite shelf file,
         // so ShelfPostgres writes it through ShelfSQLiteBackend.
         .target(
