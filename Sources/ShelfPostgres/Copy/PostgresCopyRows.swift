@@ -124,70 +124,38 @@
 
         func insert(_ rows: [CopyRow], into table: CopyTable) throws {
             guard !rows.isEmpty else { return }
-            // COPY FROM STDIN: the rows go as one stream of text the server parses once,
-            // instead of an INSERT with a parameter per value (which cost the server several
-            // times more, and the copy most of its time).
-            var payload = ByteBuffer()
-            payload.reserveCapacity(rows.count * 128)
             let columns = table.columns
+            var bindings = PostgresBindings(capacity: rows.count * columns.count)
+            var tuples: [String] = []
+            tuples.reserveCapacity(rows.count)
             for row in rows {
-                for (index, (column, value)) in zip(columns, row).enumerated() {
-                    if index > 0 { payload.writeInteger(UInt8(ascii: "\t")) }
+                var marks: [String] = []
+                for (column, value) in zip(columns, row) {
                     switch (column.kind, value) {
-                    case (_, .null):
-                        payload.writeStaticString("\\N")
-                    case (.boolean, .integer(let number)):
-                        payload.writeInteger(UInt8(ascii: number != 0 ? "t" : "f"))
-                    case (_, .integer(let number)):
-                        payload.writeString(String(number))
-                    case (_, .text(let bytes)):
-                        guard String(validating: bytes, as: UTF8.self) != nil, !bytes.contains(0) else {
+                    case (.integer, .integer(let number)): bindings.append(number)
+                    case (.integer, _): bindings.append(Int64?.none)
+                    case (.boolean, .integer(let number)): bindings.append(number != 0)
+                    case (.boolean, _): bindings.append(Bool?.none)
+                    case (.text, .text(let bytes)):
+                        guard let text = String(validating: bytes, as: UTF8.self) else {
                             throw StoreError(
                                 .invalidValue,
                                 "\(table.name) row \(row.first?.integer.map(String.init) ?? "?") holds bytes in "
-                                    + "\(column.name) that are not UTF-8 text (or a NUL), which PostgreSQL cannot "
-                                    + "store; correct that row in the source, then copy again")
+                                    + "\(column.name) that are not UTF-8 text, which PostgreSQL cannot store; "
+                                    + "correct that row in the source, then copy again")
                         }
-                        Self.writeEscaped(bytes, to: &payload)
+                        bindings.append(text)
+                    case (.text, _): bindings.append(String?.none)
                     }
+                    marks.append("$\(bindings.count)")
                 }
-                payload.writeInteger(UInt8(ascii: "\n"))
+                tuples.append("(" + marks.joined(separator: ", ") + ")")
             }
-            let connection = self.connection
-            if connection.isClosed {
-                throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
-            }
-            let names = columns.map(\.name)
-            let data = payload
-            do {
-                try runBlocking {
-                    try await connection.copyFrom(table: table.name, columns: names, logger: .silent) { writer in
-                        try await writer.write(data)
-                    }
-                }
-            } catch {
-                throw StoreError(postgres: error, at: place)
-            }
-        }
-
-        /// `bytes` as a value of COPY's text format: backslash, tab, newline and carriage
-        /// return escaped; everything else as it is.
-        private static func writeEscaped(_ bytes: [UInt8], to buffer: inout ByteBuffer) {
-            var start = 0
-            for (index, byte) in bytes.enumerated() {
-                let escaped: StaticString
-                switch byte {
-                case UInt8(ascii: "\\"): escaped = "\\\\"
-                case UInt8(ascii: "\t"): escaped = "\\t"
-                case UInt8(ascii: "\n"): escaped = "\\n"
-                case UInt8(ascii: "\r"): escaped = "\\r"
-                default: continue
-                }
-                buffer.writeBytes(bytes[start..<index])
-                buffer.writeStaticString(escaped)
-                start = index + 1
-            }
-            buffer.writeBytes(bytes[start...])
+            _ = try query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table.name) (\(table.columnList)) VALUES "
+                        + tuples.joined(separator: ", "),
+                    binds: bindings))
         }
 
         func advanceSequence(of table: CopyTable, past id: Int64) throws {
