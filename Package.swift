@@ -78,7 +78,9 @@ let package = Package(
         // the `Store` face. It knows no database engine.
         .target(
             name: "ShelfStore",
-            dependencies: ["ShelfReactive", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["ShelfReactive", "CSHA256", .product(name: "Logging", package: "swift-log")]),
+        // SHA-256 in C, for the copy's fingerprint (fast in a debug build too).
+        .target(name: "CSHA256"),
         // The two backends, side by side. A PostgreSQL store's backup is a SQLite shelf file,
         // so ShelfPostgres writes it through ShelfSQLiteBackend.
         .target(

@@ -37,6 +37,11 @@ import Foundation
 //           against a Hummingbird route answering the same bytes from memory; serve.live_p99_ms,
 //           peak RSS and the load generator's CPU for --clients (10,000) live streams of 100
 //           owners while --rate (20) commits/s run for --seconds (60) (ServeSuite; loopback only)
+//   copy    copy.sqlite_to_sqlite (against sqlite3 .backup), and with --postgres URL (or
+//           $SHELF_BENCH_POSTGRES) copy.sqlite_to_postgres (sqlite3 -csv | psql COPY),
+//           copy.postgres_to_sqlite (psql COPY | sqlite3 .import), copy.postgres_to_postgres
+//           (pg_dump | psql): rows/s of the release `shelf copy`, and its peak RSS, on 1,000,000
+//           items (--items N) of 1,000 users (--users N) (CopySuite)
 //   terminal  terminal.scroll_bytes against a full redraw, frame time; terminal.snapshot_shuffle
 //           against the standard library's difference(from:)
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -67,13 +72,14 @@ guard !suites.isEmpty,
             "fanout",
             "pgwrite",
             "serve",
+            "copy",
         ]
         .contains($0)
     })
 else {
     FileHandle.standardError.write(
         Data(
-            "usage: shelf-benchmarks store|live|fanout|pgwrite|serve|load|terminal|presentation|browser|transfer|importlock|search [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
+            "usage: shelf-benchmarks store|live|fanout|pgwrite|serve|load|terminal|presentation|browser|transfer|importlock|search|copy [--json] [--runs N] [--rows N] [--only BENCHMARK] [--backend sqlite|postgres] [--postgres URL]\n"
                 .utf8))
     exit(2)
 }
@@ -132,6 +138,15 @@ for suite in suites {
             users: option("--users", default: 1_000, in: arguments),
             userRows: option("--user-rows", default: 1_000_000, in: arguments),
             runs: runs, report: report, shelfPath: shelf, beforePath: before, only: only
+        ).run()
+    case "copy":
+        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("shelf").path
+        try CopySuite(
+            items: option("--items", default: 1_000_000, in: arguments),
+            users: option("--users", default: 1_000, in: arguments), runs: option("--runs", default: 3, in: arguments),
+            report: report, shelfPath: shelf,
+            postgres: postgresURL ?? ProcessInfo.processInfo.environment["SHELF_BENCH_POSTGRES"]
         ).run()
     case "importlock":
         let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
