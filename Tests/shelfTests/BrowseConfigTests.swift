@@ -50,15 +50,17 @@ struct BrowseConfigTests {
         let tmux = try browse(shelf, environment: environment, width: 130)
         // The first problem in the status bar, with its line; the columns as configured.
         var screen = try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
-        #expect(screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
+        #expect(
+            screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
             "\(screen.joined(separator: "\n"))")
         #expect(screen.contains(line: "(+1 more after quitting)"))
         let header = try #require(screen.first { $0.contains("Title") })
         #expect(header.contains("Owner") && !header.contains("Pri") && !header.contains("Updated"), "\(header)")
         // The owner column in bold green (SGR 1 and 32) around the name.
         let styled = try tmux.captureStyled()
-        #expect(styled.contains("\u{1B}[1;32mAda Lovelace") || styled.contains("\u{1B}[32;1mAda Lovelace")
-            || styled.contains("\u{1B}[1m\u{1B}[32mAda Lovelace"), "\(styled.debugDescription)")
+        #expect(
+            styled.contains("\u{1B}[1;32mAda Lovelace") || styled.contains("\u{1B}[32;1mAda Lovelace")
+                || styled.contains("\u{1B}[1m\u{1B}[32mAda Lovelace"), "\(styled.debugDescription)")
 
         // Ctrl-N moves down; j, freed, does nothing; the first key cleared the notice.
         try tmux.send("C-n")
