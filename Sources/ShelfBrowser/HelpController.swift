@@ -43,7 +43,8 @@ public final class HelpController: Controller, KeyModeReporting {
             if !lines.isEmpty { lines.append("") }
             lines.append(section.title)
             for line in section.lines {
-                let keys = DisplayWidth.of(line.keys) < keyWidth ? TextLayout.pad(line.keys, to: keyWidth) : line.keys + "  "
+                let keys =
+                    DisplayWidth.of(line.keys) < keyWidth ? TextLayout.pad(line.keys, to: keyWidth) : line.keys + "  "
                 lines.append("  " + keys + line.summary)
             }
         }

@@ -235,7 +235,8 @@ public final class ItemActions {
                 guard let item = try await store.items.item(id: id) else { return }
                 history.record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
             } catch {
-                mutableMessage.value = "Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it"
+                mutableMessage.value =
+                    "Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it"
             }
         case .updated(let previous, let saved):
             history.record(

@@ -57,7 +57,8 @@ struct BrowseCommand: AsyncParsableCommand {
         let ending = try await browse(store, view: opened?.view, environment: environment, configuration: configuration)
         if let configPath {
             for problem in configuration.problems {
-                FileHandle.standardError.write(Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
             }
         }
         if LogSetup.withheld {

@@ -24,7 +24,9 @@ struct ConfigCommand: ParsableCommand {
             throw CommandError("no configuration file: neither XDG_CONFIG_HOME nor HOME is set")
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            print("\(path) does not exist: the browser uses its defaults (shelf config --defaults > \(path) to start one)")
+            print(
+                "\(path) does not exist: the browser uses its defaults (shelf config --defaults > \(path) to start one)"
+            )
             return
         }
         let configuration = BrowserConfiguration.load(path: path)

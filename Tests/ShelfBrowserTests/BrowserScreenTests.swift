@@ -55,31 +55,31 @@ struct BrowserScreenTests {
         // order under load: wait for the whole screen, not its first part (the detail's title
         // showed while the owners or the count were still on their way).
         let expected = """
-                /search (press /)
-                  Pri Title                    Owner                Updated
-                ✓ !   Item 5                   Alan Turing           1d ago
-                      Item 4                   Grace Hopper          1d ago
-                  !!! Item 3                   Ada Lovelace          1d ago
-                  !!  Item 2                   Alan Turing           1d ago
-                  !   Item 1                   Grace Hopper          1d ago
+            /search (press /)
+              Pri Title                    Owner                Updated
+            ✓ !   Item 5                   Alan Turing           1d ago
+                  Item 4                   Grace Hopper          1d ago
+              !!! Item 3                   Ada Lovelace          1d ago
+              !!  Item 2                   Alan Turing           1d ago
+              !   Item 1                   Grace Hopper          1d ago
 
 
 
 
 
 
-                ┌─ Item #5 ────────────────────────────────────────────────┐
-                │Item 5                                                    │
-                │                                                          │
-                │Status    done                                            │
-                │Priority  low (1)                                         │
-                │Owner     Alan Turing <alan@example.com>                  │
-                │Created   2026-01-01 05:00 UTC                            │
-                │Updated   2026-01-01 05:00 UTC                            │
-                │                                                          │
-                └──────────────────────────────────────────────────────────┘
-                 1/5 · 5 items · newest first         ? help  n new  q quit
-                """
+            ┌─ Item #5 ────────────────────────────────────────────────┐
+            │Item 5                                                    │
+            │                                                          │
+            │Status    done                                            │
+            │Priority  low (1)                                         │
+            │Owner     Alan Turing <alan@example.com>                  │
+            │Created   2026-01-01 05:00 UTC                            │
+            │Updated   2026-01-01 05:00 UTC                            │
+            │                                                          │
+            └──────────────────────────────────────────────────────────┘
+             1/5 · 5 items · newest first         ? help  n new  q quit
+            """
         #expect(await screen.waitUntil { $0 == expected })
         #expect(screen.text == expected)
     }
@@ -145,17 +145,17 @@ struct BrowserScreenTests {
         // The detail follows the selection after a pause and reads the item; the count and the
         // owners' names come apart: wait for the whole screen.
         let expected = """
-                /search (press /)                                                       ┌─ Item #1 ────────────────────────────────────┐
-                  Pri Title                                Owner                Updated │Item 1                                        │
-                  !!  Item 2                               Alan Turing           1d ago │                                              │
-                  !   Item 1                               Grace Hopper          1d ago │Status    open                                │
-                                                                                        │Priority  low (1)                             │
-                                                                                        │Owner     Grace Hopper <grace@example.com>    │
-                                                                                        │Created   2026-01-01 01:00 UTC                │
-                                                                                        │Updated   2026-01-01 01:00 UTC                │
-                                                                                        └──────────────────────────────────────────────┘
-                 2/2 · 2 items · newest first                                                                     ? help  n new  q quit
-                """
+            /search (press /)                                                       ┌─ Item #1 ────────────────────────────────────┐
+              Pri Title                                Owner                Updated │Item 1                                        │
+              !!  Item 2                               Alan Turing           1d ago │                                              │
+              !   Item 1                               Grace Hopper          1d ago │Status    open                                │
+                                                                                    │Priority  low (1)                             │
+                                                                                    │Owner     Grace Hopper <grace@example.com>    │
+                                                                                    │Created   2026-01-01 01:00 UTC                │
+                                                                                    │Updated   2026-01-01 01:00 UTC                │
+                                                                                    └──────────────────────────────────────────────┘
+             2/2 · 2 items · newest first                                                                     ? help  n new  q quit
+            """
         #expect(await screen.waitUntil { $0 == expected })
         #expect(screen.text == expected)
     }

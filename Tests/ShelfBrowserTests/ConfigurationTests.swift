@@ -86,11 +86,14 @@ struct ConfigurationTests {
             """, file: "config.toml")
         let problems = configuration.problems.map(\.description)
         #expect(problems.count == 6, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("config.toml:3: unknown action “jump” in [keys.list]") }, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("config.toml:4: unknown key “kwit” for quit; left out") }, "\(problems)")
+        #expect(
+            problems.contains { $0.hasPrefix("config.toml:3: unknown action “jump” in [keys.list]") }, "\(problems)")
+        #expect(
+            problems.contains { $0.hasPrefix("config.toml:4: unknown key “kwit” for quit; left out") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:5: ") && $0.hasSuffix("line ignored") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:8: unknown mode “nowhere”") }, "\(problems)")
-        #expect(problems.contains { $0.hasPrefix("config.toml:13: owner: unknown style word “sparkly”") }, "\(problems)")
+        #expect(
+            problems.contains { $0.hasPrefix("config.toml:13: owner: unknown style word “sparkly”") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("config.toml:16: unknown column “when”") }, "\(problems)")
         // What was right applies: the bindings around the bad lines, the colour, the columns.
         #expect(configuration.keys.keys(for: try action(.list, "moveDown")) == [.control("n")])
@@ -160,6 +163,7 @@ struct ConfigurationTests {
         }
         let found = help.sections(matching: "ctrl-n").flatMap(\.lines)
         #expect(found.contains(HelpViewModel.Line(keys: "a Ctrl-N", summary: "new item")))
-        #expect(found.allSatisfy { $0.keys.lowercased().contains("ctrl-n") || $0.summary.lowercased().contains("ctrl-n") })
+        #expect(
+            found.allSatisfy { $0.keys.lowercased().contains("ctrl-n") || $0.summary.lowercased().contains("ctrl-n") })
     }
 }

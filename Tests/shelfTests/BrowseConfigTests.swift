@@ -6,14 +6,16 @@ import Testing
 @Suite("shelf browse with a config.toml", .serialized)
 struct BrowseConfigTests {
     /// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
-    private func prepare(_ shelf: ShelfProcess, config text: String) throws -> [String: String] {
+    private func prepare(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
         let db = shelf.databasePath
         #expect(
-            try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+                .status
                 == 0)
         for title in ["First task", "Second task", "Third task"] {
             #expect(
-                try shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status == 0)
+                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
+                    == 0)
         }
         let configHome = shelf.folder.appendingPathComponent("config")
         let folder = configHome.appendingPathComponent("shelf")
@@ -31,7 +33,7 @@ struct BrowseConfigTests {
     @Test func keysColumnsAndColoursApplyAndEachProblemIsNamedOnce() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let environment = try prepare(
+        let environment = try await prepare(
             shelf,
             config: """
                 [keys.list]
@@ -50,15 +52,17 @@ struct BrowseConfigTests {
         let tmux = try browse(shelf, environment: environment, width: 130)
         // The first problem in the status bar, with its line; the columns as configured.
         var screen = try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
-        #expect(screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
+        #expect(
+            screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
             "\(screen.joined(separator: "\n"))")
         #expect(screen.contains(line: "(+1 more after quitting)"))
         let header = try #require(screen.first { $0.contains("Title") })
         #expect(header.contains("Owner") && !header.contains("Pri") && !header.contains("Updated"), "\(header)")
         // The owner column in bold green (SGR 1 and 32) around the name.
         let styled = try tmux.captureStyled()
-        #expect(styled.contains("\u{1B}[1;32mAda Lovelace") || styled.contains("\u{1B}[32;1mAda Lovelace")
-            || styled.contains("\u{1B}[1m\u{1B}[32mAda Lovelace"), "\(styled.debugDescription)")
+        #expect(
+            styled.contains("\u{1B}[1;32mAda Lovelace") || styled.contains("\u{1B}[32;1mAda Lovelace")
+                || styled.contains("\u{1B}[1m\u{1B}[32mAda Lovelace"), "\(styled.debugDescription)")
 
         // Ctrl-N moves down; j, freed, does nothing; the first key cleared the notice.
         try tmux.send("C-n")
@@ -96,7 +100,7 @@ struct BrowseConfigTests {
         let defaults = try await shelf.run(["config", "--defaults"])
         #expect(defaults.status == 0)
         #expect(defaults.output.contains("[keys.editor]") && defaults.output.contains("[colors]"))
-        let environment = try prepare(shelf, config: defaults.output + "\n[colors]\n")
+        let environment = try await prepare(shelf, config: defaults.output + "\n[colors]\n")
         // Reads cleanly… except the second [colors] table, which TOML refuses: named, the rest applies.
         let check = try await shelf.run(["config"], environment: environment)
         #expect(check.status == 1)

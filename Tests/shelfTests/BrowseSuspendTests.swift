@@ -30,7 +30,8 @@ struct BrowseSuspendTests {
             let screen = try await tmux.waitFor { screen in
                 screen.contains(line: "Stopped") && screen.last { !$0.isEmpty }?.hasPrefix("bash") == true
             }
-            #expect(screen.contains(line: "Stopped"), "round \(round): Ctrl-Z was lost:\n\(screen.joined(separator: "\n"))")
+            #expect(
+                screen.contains(line: "Stopped"), "round \(round): Ctrl-Z was lost:\n\(screen.joined(separator: "\n"))")
             guard screen.contains(line: "Stopped") else { return }
             try tmux.type("clear; fg\n")
         }

@@ -9,7 +9,9 @@ struct BrowseTimeTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
+        )
         // Updated 50 seconds ago: "just now" for ten seconds more, then "1m ago".
         let updated = Int64((Date().timeIntervalSince1970 - 50) * 1000)
         try ChildProcess.sqlite3(
@@ -22,7 +24,9 @@ struct BrowseTimeTests {
         let first = try await tmux.waitFor("Aging")
         #expect(first.contains { $0.contains("Aging") && $0.contains("just now") }, "\(first)")
         // No key is pressed: the time moves on by itself.
-        let later = try await tmux.waitFor(timeout: .seconds(30)) { $0.contains { $0.contains("Aging") && $0.contains("1m ago") } }
+        let later = try await tmux.waitFor(timeout: .seconds(30)) {
+            $0.contains { $0.contains("Aging") && $0.contains("1m ago") }
+        }
         #expect(later.contains { $0.contains("Aging") && $0.contains("1m ago") }, "\(later.joined(separator: "\n"))")
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")

@@ -9,8 +9,12 @@ struct BrowseUndoTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0)
-        #expect(try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", "Kept"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
+        )
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", "Kept"]).status
+                == 0)
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 100, height: 12,
             environment: ["HOME": shelf.folder.path])

@@ -74,16 +74,31 @@ final class TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition`; returns the last screen either way.
+    ///
+    /// Polls on a thread of its own: each look runs the tmux client and waits for it, which
+    /// on the cooperative pool (two threads on a two-core machine) would starve every other
+    /// test's tasks while a tmux test waits (the browser screen tests saw their detail pane
+    /// stay "Loading…" for 40 s in a full run).
     @discardableResult
-    func waitFor(timeout: Duration = .seconds(10), _ condition: ([String]) -> Bool) async throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        var screen = try capture()
-        while ContinuousClock.now < deadline {
-            if condition(screen) { return screen }
-            try await Task.sleep(for: .milliseconds(20))
-            screen = try capture()
+    func waitFor(timeout: Duration = .seconds(10), _ condition: @escaping @Sendable ([String]) -> Bool) async throws
+        -> [String]
+    {
+        let socket = self.socket
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let deadline = ContinuousClock.now + timeout
+                        var screen = try Self.capture(socket: socket)
+                        while ContinuousClock.now < deadline {
+                            if condition(screen) { return screen }
+                            Thread.sleep(forTimeInterval: 0.02)
+                            screen = try Self.capture(socket: socket)
+                        }
+                        return screen
+                    })
+            }
         }
-        return screen
     }
 
     /// Waits until `text` appears anywhere on the screen.
@@ -92,10 +107,20 @@ final class TmuxSession {
         try await waitFor(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
+    private static func capture(socket: String) throws -> [String] {
+        try tmux(socket: socket, ["capture-pane", "-p", "-t", "0"]).components(separatedBy: "\n")
+    }
+
     /// Runs tmux and returns what it printed. Nothing else of this process reaches tmux: the
     /// server it starts outlives the call and would keep open whatever it inherited.
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
+        try Self.tmux(socket: socket, arguments)
+    }
+
+    /// Runs tmux on the server at `socket` and returns what it printed.
+    @discardableResult
+    private static func tmux(socket: String, _ arguments: [String]) throws -> String {
         let outputPath = NSTemporaryDirectory() + "\(socket)-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         try ChildProcess(

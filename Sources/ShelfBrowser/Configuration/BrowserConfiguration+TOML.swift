@@ -19,7 +19,8 @@ extension BrowserConfiguration {
                 break
             } catch let error as TOMLParseError {
                 let line = error.source.begin.line
-                problems.append(ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
+                problems.append(
+                    ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
                 guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
                 lines[line - 1] = ""
             } catch {
@@ -61,7 +62,8 @@ private struct Reader {
         for (modeName, actionsValue) in modes {
             guard let mode = KeyMode(rawValue: modeName) else {
                 let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
-                problem("unknown mode “\(modeName)” in [keys]; ignored", at: ["keys", modeName], hint: "known: \(known)")
+                problem(
+                    "unknown mode “\(modeName)” in [keys]; ignored", at: ["keys", modeName], hint: "known: \(known)")
                 continue
             }
             guard let actions = actionsValue.table else {
@@ -73,7 +75,8 @@ private struct Reader {
                 guard let action = KeyAction.all.first(where: { $0.mode == mode && $0.name == actionName }) else {
                     let known = KeyAction.all.filter { $0.mode == mode }.map(\.name).joined(separator: ", ")
                     problem(
-                        "unknown action “\(actionName)” in [keys.\(modeName)]; ignored", at: path, hint: "known: \(known)")
+                        "unknown action “\(actionName)” in [keys.\(modeName)]; ignored", at: path,
+                        hint: "known: \(known)")
                     continue
                 }
                 let names: [String]
@@ -178,7 +181,9 @@ private struct Reader {
                 }
                 fields = chosen
             } else {
-                problem("list.columns must be a list of column names, such as [\"title\", \"owner\"]", at: ["list", "columns"])
+                problem(
+                    "list.columns must be a list of column names, such as [\"title\", \"owner\"]",
+                    at: ["list", "columns"])
             }
         }
         for key in list.keys where key != "columns" && key != "widths" {

@@ -25,7 +25,9 @@ public struct KeyMap: Sendable {
         // Configured keys first, so they win over a default of another action.
         for action in KeyAction.all {
             guard let keys = bindings[action] else { continue }
-            for key in keys where actionByKey[action.mode]?[key] == nil { actionByKey[action.mode, default: [:]][key] = action }
+            for key in keys where actionByKey[action.mode]?[key] == nil {
+                actionByKey[action.mode, default: [:]][key] = action
+            }
         }
         for action in KeyAction.all where bindings[action] == nil {
             for key in action.defaultKeys where actionByKey[action.mode]?[key] == nil {

@@ -8,13 +8,14 @@ public import ShelfTerminal
 /// of it (also written with `+`). The names help shows (`Ctrl-R`, `PgDn`, `↓`) read too.
 public enum KeyName {
     /// The named keys, first the name `name(of:)` writes, then other spellings.
-    static let named: [(names: [String], key: KeyEvent.Key)] = [
-        (["space"], .character(" ")), (["enter", "return"], .enter), (["tab"], .tab),
-        (["backspace", "bs"], .backspace), (["esc", "escape"], .escape),
-        (["up", "↑"], .up), (["down", "↓"], .down), (["left", "←"], .left), (["right", "→"], .right),
-        (["home"], .home), (["end"], .end), (["pgup", "pageup"], .pageUp), (["pgdn", "pagedown"], .pageDown),
-        (["ins", "insert"], .insert), (["del", "delete"], .delete),
-    ] + (1...12).map { (["f\($0)"], KeyEvent.Key.function($0)) }
+    static let named: [(names: [String], key: KeyEvent.Key)] =
+        [
+            (["space"], .character(" ")), (["enter", "return"], .enter), (["tab"], .tab),
+            (["backspace", "bs"], .backspace), (["esc", "escape"], .escape),
+            (["up", "↑"], .up), (["down", "↓"], .down), (["left", "←"], .left), (["right", "→"], .right),
+            (["home"], .home), (["end"], .end), (["pgup", "pageup"], .pageUp), (["pgdn", "pagedown"], .pageDown),
+            (["ins", "insert"], .insert), (["del", "delete"], .delete),
+        ] + (1...12).map { (["f\($0)"], KeyEvent.Key.function($0)) }
 
     /// Every name `key(named:)` reads besides single characters, for messages.
     public static let knownNames =

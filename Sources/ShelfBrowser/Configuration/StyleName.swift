@@ -32,7 +32,9 @@ public enum StyleName {
             if let attribute = attributes.first(where: { $0.name == word })?.attribute {
                 style.attributes.insert(attribute)
             } else if word == "on" {
-                guard let next = words.popFirst() else { return .failure(StyleNameError("“on” needs a colour after it")) }
+                guard let next = words.popFirst() else {
+                    return .failure(StyleNameError("“on” needs a colour after it"))
+                }
                 guard let color = color(named: next) else { return .failure(unknown(next)) }
                 style.background = color
             } else if let color = color(named: word) {

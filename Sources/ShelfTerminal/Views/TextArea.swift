@@ -110,8 +110,9 @@ public final class TextArea: View {
             var lastSpace: Int?
             while index < characters.count, characters[index] != "\n" {
                 let character = characters[index]
-                let columnsOf = character.isASCII && character != "\t" && character.asciiValue ?? 0 >= 0x20
-                    && character.asciiValue ?? 0 < 0x7F
+                let columnsOf =
+                    character.isASCII && character != "\t" && character.asciiValue ?? 0 >= 0x20
+                        && character.asciiValue ?? 0 < 0x7F
                     ? 1 : DisplayWidth.of(Sanitizer.sanitize(String(character)))
                 if columns + columnsOf > width { break }
                 if character == " " { lastSpace = index }
@@ -278,7 +279,8 @@ public final class TextArea: View {
         if cursor > 0, let first = inserted.first {
             let joined = String(characters[cursor - 1]) + String(first)
             if joined.count == 1, let character = joined.first {
-                replace(cursor - 1..<cursor, with: [character] + inserted.dropFirst(), cursor: cursor - 1 + inserted.count)
+                replace(
+                    cursor - 1..<cursor, with: [character] + inserted.dropFirst(), cursor: cursor - 1 + inserted.count)
                 return
             }
         }
@@ -312,7 +314,8 @@ public final class TextArea: View {
             laidOutCharacters += (fresh.last?.end ?? start) - start
             if delta != 0 {
                 for index in after..<rows.count {
-                    rows[index] = Row(start: rows[index].start + delta, end: rows[index].end + delta, text: rows[index].text)
+                    rows[index] = Row(
+                        start: rows[index].start + delta, end: rows[index].end + delta, text: rows[index].text)
                 }
             }
             rows.replaceSubrange(first..<after, with: fresh)
