@@ -23,6 +23,13 @@
 
 ALTER TABLE items DROP COLUMN search;
 
+-- The letters below can be written only on a server whose encoding is UTF8; a server made
+-- with another (SQL_ASCII, initdb's choice under the C locale) keeps the fold of 0001 and
+-- stores text as bytes, so its search cannot fold non-ASCII letters either way.
+DO $shelf_fold$
+BEGIN
+    IF current_setting('server_encoding') = 'UTF8' THEN
+        EXECUTE $shelf_fold_sql$
 CREATE OR REPLACE FUNCTION shelf_search_fold(value text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN CASE WHEN value ~ '^[[:ascii:]]*$' THEN lower(value) ELSE translate(lower(value),
@@ -112,7 +119,11 @@ CREATE OR REPLACE FUNCTION shelf_search_fold(value text) RETURNS text
         || U&'\+016E5C\+016E5D\+016E5E\+016E5F\+01E900\+01E901\+01E902\+01E903\+01E904\+01E905\+01E906\+01E907'
         || U&'\+01E908\+01E909\+01E90A\+01E90B\+01E90C\+01E90D\+01E90E\+01E90F\+01E910\+01E911\+01E912\+01E913'
         || U&'\+01E914\+01E915\+01E916\+01E917\+01E918\+01E919\+01E91A\+01E91B\+01E91C\+01E91D\+01E91E\+01E91F'
-        || U&'\+01E920\+01E921') END;
+        || U&'\+01E920\+01E921') END
+$shelf_fold_sql$;
+    END IF;
+END
+$shelf_fold$;
 
 ALTER TABLE items ADD COLUMN search tsvector GENERATED ALWAYS AS (
     to_tsvector('simple',

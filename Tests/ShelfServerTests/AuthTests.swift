@@ -82,7 +82,8 @@
             let refused = try await cli.runAsync(["serve", "--host", "0.0.0.0", "--port", "0"])
             #expect(refused.status == 1)
             #expect(refused.error.contains("refusing to listen on 0.0.0.0 with no API token"))
-            #expect(refused.error.contains("shelf tokens create --user EMAIL"))
+            #expect(refused.error.contains("shelf tokens create --db "), "\(refused.error)")
+            #expect(refused.error.contains(" --user EMAIL"))
             #expect(refused.output.isEmpty)
         }
     }

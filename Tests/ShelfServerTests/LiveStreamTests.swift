@@ -12,9 +12,10 @@
                 #expect(stream.contentType == "text/event-stream")
                 let first = try #require(try await stream.next())
                 #expect(first.event == "window")
-                #expect(first.id == nil, "no change log yet: no event id")
+                // Every event carries its change-log position as its id, and the same as "seq".
+                let firstID = try #require(first.id.flatMap { Int64($0) }, "an event id: \(String(describing: first.id))")
                 #expect(first.json["count"] as? Int == 0)
-                #expect(first.json["seq"] is NSNull)
+                #expect((first.json["seq"] as? NSNumber)?.int64Value == firstID)
 
                 let added = try await served.shelf.runAsync([
                     "items", "add", "--user", "ann@example.com", "--title", "Catch the moth",
@@ -22,6 +23,8 @@
                 #expect(added.status == 0)
                 let second = try await stream.next { ($0.json["count"] as? Int) == 1 }
                 let items = try #require(second?.json["items"] as? [[String: Any]])
+                let secondID = try #require(second?.id.flatMap { Int64($0) })
+                #expect(secondID > firstID, "ids only increase")
                 #expect(items.first?["title"] as? String == "Catch the moth")
                 #expect(items.first?["user"] as? String == "ann@example.com")
 
@@ -34,6 +37,7 @@
                 let third = try await stream.next { ($0.json["count"] as? Int) == 2 }
                 let titles = (third?.json["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
                 #expect(Set(titles ?? []) == ["Catch the moth", "Moth trap"])
+                #expect((third?.id.flatMap { Int64($0) } ?? 0) > secondID, "ids only increase")
 
                 // A write that does not touch the window sends nothing: the next event is the
                 // one after a matching write.

@@ -156,9 +156,9 @@ struct FullDiskWALTests {
         let small = shelf.folder.appendingPathComponent("small").path
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
         let mounted = try ChildProcess(
-            "/bin/mount", ["-t", "tmpfs", "-o", "size=472k", "tmpfs", small], environment: [:]
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=632k", "tmpfs", small], environment: [:]
         ).wait()
-        try #require(mounted == 0, "mount a 472 KiB tmpfs (room for the schema in the WAL, not for both)")
+        try #require(mounted == 0, "mount a 632 KiB tmpfs (room for the schema in the WAL, not for both)")
         defer { _ = try? ChildProcess("/bin/umount", [small], environment: [:]).wait() }
         let db = small + "/db.sqlite"
         let result = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])

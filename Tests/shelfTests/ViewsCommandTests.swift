@@ -102,7 +102,11 @@ struct ViewsCommandTests {
         var result = try await shelf.run(["browse", "--view", "Moths", "--db", db])
         #expect(result.status == 1)
         #expect(result.error.contains("no saved view is named “Moths”"), "\(result.error)")
-        #expect(result.error.contains("there are no saved views; save one with `shelf views save NAME --query TEXT`"))
+        // The suggested command carries the --db the failed command was given.
+        #expect(
+            result.error.contains("there are no saved views; save one with `shelf views save --db "),
+            "\(result.error)")
+        #expect(result.error.contains(" NAME --query TEXT`"))
 
         for name in ["Moths", "Plants"] {
             _ = try await shelf.run(["views", "save", name, "--query", name.lowercased(), "--db", db])

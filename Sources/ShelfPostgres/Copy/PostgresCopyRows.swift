@@ -59,8 +59,11 @@
 
         // MARK: Reading
 
-        /// Migration records and the generated search column.
-        var derivedColumns: Set<String> { ["shelf_migrations", "items.search"] }
+        /// Migration records, the generated search column, and the change log (migration 0008),
+        /// which the target's own triggers write as rows arrive.
+        var derivedColumns: Set<String> {
+            ["shelf_migrations", "items.search", "shelf_change_log", "shelf_change_log_horizon"]
+        }
 
         func schemaColumns() throws -> [String: [String]] {
             let rows = try query(

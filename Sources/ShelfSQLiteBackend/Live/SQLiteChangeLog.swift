@@ -21,9 +21,14 @@ enum SQLiteChangeLog {
     /// Moves the log's sequence on by one without an entry: every live query then reads in
     /// full once. For writes that change rows without their triggers (bulk imports).
     static func skipSequence(on connection: Connection) throws {
+        // `sqlite_sequence` has no unique key on `name`: INSERT OR REPLACE would add a second
+        // row for the log (seen: two rows, 44 and 45), and SQLite could then hand out a number
+        // twice. Move the one row; make it only when the log has none yet.
         try connection.execute(
-            "INSERT OR REPLACE INTO main.sqlite_sequence (name, seq) VALUES ('shelf_change_log', "
-                + "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = 'shelf_change_log'), 0) + 1)")
+            "UPDATE main.sqlite_sequence SET seq = seq + 1 WHERE name = 'shelf_change_log'")
+        try connection.execute(
+            "INSERT INTO main.sqlite_sequence (name, seq) SELECT 'shelf_change_log', 1 "
+                + "WHERE NOT EXISTS (SELECT 1 FROM main.sqlite_sequence WHERE name = 'shelf_change_log')")
     }
 
     /// The most entries `batch` reads: past them, every live query reads in full instead (a
