@@ -98,6 +98,12 @@
             else {
                 throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
             }
+            // Every time the store keeps is a whole number of milliseconds in Int64's range; a
+            // forged cursor with a time beyond it (1e300) was never given by this server.
+            let times = [cursor.position.createdAt, cursor.position.updatedAt]
+            guard times.allSatisfy({ Self.isStorable($0) }) else {
+                throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
+            }
             let order = PageCursor.order(of: query)
             guard cursor.sort == query.sortField.rawValue, cursor.order == order else {
                 throw Problem(
@@ -107,6 +113,13 @@
                         + "of the page that gave it, or start again without after")
             }
             return cursor.position
+        }
+
+        /// True when `date` is a finite time whose milliseconds since 1970 fit in Int64, as every
+        /// time the store keeps does.
+        static func isStorable(_ date: Date) -> Bool {
+            let milliseconds = date.timeIntervalSince1970 * 1000
+            return milliseconds.isFinite && milliseconds > -0x1p63 && milliseconds < 0x1p63
         }
 
         static func itemID<Context: RequestContext>(_ context: Context) throws -> Item.ID {
