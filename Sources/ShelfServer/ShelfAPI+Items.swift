@@ -253,8 +253,19 @@
             return Int(value)
         }
 
-        /// The request's body as a JSON object, at most `maximumBodyBytes`.
+        /// The request's body as a JSON object, at most `maximumBodyBytes`; a 415 unless its
+        /// `Content-Type` is `application/json`. A browser sends `text/plain` (or a form) from
+        /// any page without asking the server first; only JSON needs a CORS preflight, so
+        /// taking only JSON keeps other sites' pages from writing.
         static func body(_ request: Request) async throws -> [String: JSONValue] {
+            let mediaType = request.headers[.contentType]?.split(separator: ";").first
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard mediaType == "application/json" else {
+                throw Problem(
+                    .unsupportedMediaType,
+                    "the body must be JSON sent with Content-Type: application/json, not "
+                        + (request.headers[.contentType].map { "'\(JSONReader.printable($0))'" } ?? "no Content-Type"))
+            }
             let buffer = try await request.body.collect(upTo: maximumBodyBytes)
             return try JSONValue.object(from: Array(buffer.readableBytesView))
         }

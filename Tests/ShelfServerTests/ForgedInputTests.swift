@@ -2,6 +2,7 @@
     import Foundation
     import NIOHTTP1
     import ShelfTestSupport
+    import Synchronization
     import Testing
 
     /// Requests a hostile tester forged to crash or mislead the server: each is a 4xx that says
@@ -31,6 +32,56 @@
                     #expect(served.isRunning, "the server survived \(times)")
                 }
                 #expect(try await served.get("/healthz").status == 200)
+            }
+        }
+        /// A page on another site POSTed `text/plain` (no CORS preflight) and the item was
+        /// stored (201); a page whose name was rebound to 127.0.0.1 could read the store.
+        @Test func otherSitesPagesCannotWriteOrRebindToRead() async throws {
+            try await ServedShelf.with { served in
+                let body = #"{"title": "x", "user": "ann@example.com"}"#
+                let plain = try await served.send(
+                    .POST, "/api/items", body: Array(body.utf8),
+                    headers: [("Content-Type", "text/plain")])
+                #expect(plain.status == 415)
+                #expect(plain.detail.contains("Content-Type: application/json, not 'text/plain'"), "\(plain.detail)")
+                let plainForeign = try await served.send(
+                    .POST, "/api/items", body: Array(body.utf8),
+                    headers: [("Content-Type", "text/plain"), ("Origin", "http://evil.example")])
+                #expect(plainForeign.status == 403)
+                let noType = try await served.send(.POST, "/api/items", body: Array(body.utf8))
+                #expect(noType.status == 415)
+                let foreign = try await served.send(
+                    .POST, "/api/items", json: body, headers: [("Origin", "http://evil.example")])
+                #expect(foreign.status == 403)
+                #expect(foreign.detail.contains("Origin 'http://evil.example' may not change this store"))
+                let delete = try await served.send(.DELETE, "/api/items/1", headers: [("Origin", "null")])
+                #expect(delete.status == 403)
+                #expect(try await served.get("/api/items").json["count"] as? Int == 0, "nothing was stored")
+                let host = String(served.base.dropFirst("http://".count))
+                let own = try await served.send(
+                    .POST, "/api/items", json: body, headers: [("Origin", "http://" + host)])
+                #expect(own.status == 201, "\(own.body)")
+                let port = host.split(separator: ":").last.map(String.init) ?? ""
+                let rebound = try await served.curl("/api/items", ["-H", "Host: evil.example:\(port)"])
+                #expect(rebound.status == 403)
+                #expect(rebound.body.contains("is not this server's address"), "\(rebound.body)")
+                #expect(try await served.curl("/api/items", ["-H", "Host: localhost:\(port)"]).status == 200)
+            }
+        }
+
+        /// With a token stored, the token protects the store and any `Host` may be used (a proxy).
+        @Test func aTokenProtectedServerTakesAnyHost() async throws {
+            let made = Mutex("")
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
+                let result = try cli.run(["tokens", "create", "--user", "ann@example.com"])
+                made.withLock { $0 = result.output.trimmingCharacters(in: .newlines) }
+            }
+            try await ServedShelf.with(prepare: prepare) { (served: ServedShelf) async throws in
+                let token = made.withLock { $0 }
+                let port = served.base.split(separator: ":").last.map(String.init) ?? ""
+                let reply = try await served.curl(
+                    "/api/items", ["-H", "Host: shelf.example:\(port)", "-H", "Authorization: Bearer \(token)"])
+                #expect(reply.status == 200, "\(reply.body)")
             }
         }
     }
