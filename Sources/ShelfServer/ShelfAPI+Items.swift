@@ -175,7 +175,10 @@
             let id = try Self.itemID(context)
             let expected = try ETag.required(request)
             var fields = BodyFields(try await Self.body(request))
-            var item = try await requireItem(id)
+            try fields.requireSome(known: Self.itemFields)
+            try fields.refuseNull(["user", "user_id", "status", "priority"])
+            let stored = try await requireItem(id)
+            var item = stored
             try APICaller.requireWrite(toItemsOf: item.userID, "change an item of another user")
             try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
             if let title = try fields.string("title") {
@@ -191,6 +194,8 @@
             if let priority = try Self.priority(&fields) { item.priority = priority }
             if fields.has("notes") { item.notes = try fields.string("notes") }
             try fields.finish(known: Self.itemFields)
+            // Values the item has already: nothing changes, not even its version or updated_at.
+            if item == stored { return try await itemResponse(.ok, stored) }
             do {
                 return try await itemResponse(.ok, try await store.items.update(item))
             } catch let error as StoreError where error.code == .conflict {

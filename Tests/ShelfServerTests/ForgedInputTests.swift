@@ -84,5 +84,33 @@
                 #expect(reply.status == 200, "\(reply.body)")
             }
         }
+        /// `{}`, `{"priority":null}` and `{"user":null}` were 200s that bumped the version and
+        /// updated_at; now a PATCH naming nothing, or null for a field that always has a value,
+        /// is a 400, and one that repeats the item's values changes nothing.
+        @Test func aPatchThatChangesNothingBumpsNothing() async throws {
+            try await ServedShelf.with { served in
+                let made = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "a", "user": "ann@example.com", "priority": 2}"#)
+                let tag = try #require(made["ETag"])
+                for body in ["{}", #"{"priority": null}"#, #"{"user": null}"#, #"{"status": null}"#] {
+                    let reply = try await served.send(.PATCH, "/api/items/1", json: body, headers: [("If-Match", tag)])
+                    #expect(reply.status == 400, "\(body)")
+                    #expect(reply.detail.contains(body == "{}" ? "names no field" : "cannot be null"), "\(reply.detail)")
+                }
+                let same = try await served.send(
+                    .PATCH, "/api/items/1", json: #"{"title": "a", "priority": 2}"#, headers: [("If-Match", tag)])
+                #expect(same.status == 200)
+                #expect(same["ETag"] == tag)
+                #expect(same.json["version"] as? Int == 1)
+                #expect(same.json["updated_at"] as? String == made.json["updated_at"] as? String)
+                let changed = try await served.send(
+                    .PATCH, "/api/items/1", json: #"{"priority": 3}"#, headers: [("If-Match", tag)])
+                #expect(changed.json["version"] as? Int == 2)
+                let user = try await served.get("/api/users/1")
+                let empty = try await served.send(
+                    .PATCH, "/api/users/1", json: "{}", headers: [("If-Match", try #require(user["ETag"]))])
+                #expect(empty.status == 400)
+            }
+        }
     }
 #endif
