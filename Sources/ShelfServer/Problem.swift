@@ -80,6 +80,15 @@
             } catch let error as StoreError {
                 return Problem(error).body()
             } catch let error as any HTTPResponseError {
+                // The router has no "method not allowed": a route's path with another method
+                // is a 404 to it. A 405 with Allow tells the client the path is right.
+                if error.status == .notFound, let allowed = ShelfAPI.methods(allowedOn: request.uri.path) {
+                    let list = allowed.map(\.rawValue).joined(separator: ", ")
+                    return Problem(
+                        .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); it takes \(list)",
+                        headers: [.allow: list]
+                    ).body()
+                }
                 return Problem(error.status, Self.detail(for: error.status, request: request)).body()
             } catch {
                 context.logger.error("request failed", metadata: ["error": "\(error)"])

@@ -263,6 +263,13 @@
         /// any page without asking the server first; only JSON needs a CORS preflight, so
         /// taking only JSON keeps other sites' pages from writing.
         static func body(_ request: Request) async throws -> [String: JSONValue] {
+            // Refused from the declared length at once, before waiting for bytes that may never come.
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maximumBodyBytes {
+                throw Problem(
+                    .contentTooLarge,
+                    "the request body is larger than the server takes (\(maximumBodyBytes) bytes): "
+                        + "Content-Length is \(declared); send less")
+            }
             let mediaType = request.headers[.contentType]?.split(separator: ";").first
                 .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard mediaType == "application/json" else {
@@ -291,6 +298,18 @@
             }
             let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if tags.contains("*") { return nil }
+            // An unquoted tag (`If-Match: 1`) names no ETag; a 412 would say "changed since"
+            // about an item that did not change.
+            let quoted = tags.allSatisfy { tag in
+                let opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+                return opaque.count >= 2 && opaque.hasPrefix("\"") && opaque.hasSuffix("\"")
+            }
+            guard quoted, !tags.isEmpty else {
+                throw Problem(
+                    .badRequest,
+                    "If-Match must name ETags in double quotes, as the ETag header gives them: "
+                        + "If-Match: \"1\", not If-Match: \(JSONReader.printable(header))")
+            }
             return tags.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
         }
 
