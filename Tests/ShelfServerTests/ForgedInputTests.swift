@@ -95,7 +95,8 @@
                 for body in ["{}", #"{"priority": null}"#, #"{"user": null}"#, #"{"status": null}"#] {
                     let reply = try await served.send(.PATCH, "/api/items/1", json: body, headers: [("If-Match", tag)])
                     #expect(reply.status == 400, "\(body)")
-                    #expect(reply.detail.contains(body == "{}" ? "names no field" : "cannot be null"), "\(reply.detail)")
+                    #expect(
+                        reply.detail.contains(body == "{}" ? "names no field" : "cannot be null"), "\(reply.detail)")
                 }
                 let same = try await served.send(
                     .PATCH, "/api/items/1", json: #"{"title": "a", "priority": 2}"#, headers: [("If-Match", tag)])
