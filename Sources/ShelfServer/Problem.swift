@@ -37,7 +37,9 @@
                 case .conflict: .preconditionFailed
                 case .duplicateEmail: .conflict
                 case .unknownUser, .invalidValue: .badRequest
-                case .busy: .serviceUnavailable
+                // The store's file is gone (or another one): nothing here can be served until the
+                // server is restarted on it, which is what the message says to do.
+                case .busy, .fileReplaced: .serviceUnavailable
                 default: .internalServerError
                 }
             self.init(status, error.message)

@@ -70,5 +70,22 @@
                 #expect(answer.contains("Content-Length is 2000000"))
             }
         }
+        /// A store whose file was deleted answered 500 to every request; now a 503 naming the
+        /// file and what to do, and /healthz fails.
+        @Test func aDeletedStoreIsA503SayingWhatToDo() async throws {
+            try await ServedShelf.with { served in
+                #expect(try await served.get("/api/items").status == 200)
+                for suffix in ["", "-wal", "-shm"] { unlink(served.databasePath + suffix) }
+                // A write is where the store notices the file is gone.
+                let write = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "a", "user": "ann@example.com"}"#)
+                #expect(write.status == 503, "\(write.body)")
+                let reply = try await served.get("/api/items")
+                #expect(reply.status == 503, "\(reply.body)")
+                #expect(reply.detail.contains("was deleted or moved away"), "\(reply.detail)")
+                #expect(reply.detail.contains("start again"))
+                #expect(try await served.get("/healthz").status == 503)
+            }
+        }
     }
 #endif
