@@ -115,6 +115,20 @@
             }
         }
 
+        /// A 400 when the body names no field: a change of nothing is a client's mistake, and
+        /// must not pass for a change (a new version, a new `updated_at`).
+        func requireSome(known: String) throws {
+            guard fields.isEmpty else { return }
+            throw Problem(.badRequest, "the body names no field to change; the fields are \(known)")
+        }
+
+        /// A 400 when one of `names` is given as null: these fields always have a value, and a
+        /// null would otherwise be read as "leave it", a change that silently changes nothing.
+        func refuseNull(_ names: [String]) throws {
+            guard let name = names.first(where: { fields[$0] == .null }) else { return }
+            throw Problem(.badRequest, "field '\(name)' cannot be null; give a value, or leave the field out")
+        }
+
         /// Refuses the fields nobody read.
         func finish(known: String) throws {
             let unknown = Set(fields.keys).subtracting(read).sorted()

@@ -37,7 +37,9 @@
                 case .conflict: .preconditionFailed
                 case .duplicateEmail: .conflict
                 case .unknownUser, .invalidValue: .badRequest
-                case .busy: .serviceUnavailable
+                // The store's file is gone (or another one): nothing here can be served until the
+                // server is restarted on it, which is what the message says to do.
+                case .busy, .fileReplaced: .serviceUnavailable
                 default: .internalServerError
                 }
             self.init(status, error.message)
@@ -80,6 +82,15 @@
             } catch let error as StoreError {
                 return Problem(error).body()
             } catch let error as any HTTPResponseError {
+                // The router has no "method not allowed": a route's path with another method
+                // is a 404 to it. A 405 with Allow tells the client the path is right.
+                if error.status == .notFound, let allowed = ShelfAPI.methods(allowedOn: request.uri.path) {
+                    let list = allowed.map(\.rawValue).joined(separator: ", ")
+                    return Problem(
+                        .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); it takes \(list)",
+                        headers: [.allow: list]
+                    ).body()
+                }
                 return Problem(error.status, Self.detail(for: error.status, request: request)).body()
             } catch {
                 context.logger.error("request failed", metadata: ["error": "\(error)"])

@@ -98,6 +98,12 @@
             else {
                 throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
             }
+            // Every time the store keeps is a whole number of milliseconds in Int64's range; a
+            // forged cursor with a time beyond it (1e300) was never given by this server.
+            let times = [cursor.position.createdAt, cursor.position.updatedAt]
+            guard times.allSatisfy({ Self.isStorable($0) }) else {
+                throw Problem(.badRequest, "after is not a cursor this server gave; pass a page's 'next' as it is")
+            }
             let order = PageCursor.order(of: query)
             guard cursor.sort == query.sortField.rawValue, cursor.order == order else {
                 throw Problem(
@@ -107,6 +113,13 @@
                         + "of the page that gave it, or start again without after")
             }
             return cursor.position
+        }
+
+        /// True when `date` is a finite time whose milliseconds since 1970 fit in Int64, as every
+        /// time the store keeps does.
+        static func isStorable(_ date: Date) -> Bool {
+            let milliseconds = date.timeIntervalSince1970 * 1000
+            return milliseconds.isFinite && milliseconds > -0x1p63 && milliseconds < 0x1p63
         }
 
         static func itemID<Context: RequestContext>(_ context: Context) throws -> Item.ID {
@@ -162,7 +175,10 @@
             let id = try Self.itemID(context)
             let expected = try ETag.required(request)
             var fields = BodyFields(try await Self.body(request))
-            var item = try await requireItem(id)
+            try fields.requireSome(known: Self.itemFields)
+            try fields.refuseNull(["user", "user_id", "status", "priority"])
+            let stored = try await requireItem(id)
+            var item = stored
             try APICaller.requireWrite(toItemsOf: item.userID, "change an item of another user")
             try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
             if let title = try fields.string("title") {
@@ -178,6 +194,8 @@
             if let priority = try Self.priority(&fields) { item.priority = priority }
             if fields.has("notes") { item.notes = try fields.string("notes") }
             try fields.finish(known: Self.itemFields)
+            // Values the item has already: nothing changes, not even its version or updated_at.
+            if item == stored { return try await itemResponse(.ok, stored) }
             do {
                 return try await itemResponse(.ok, try await store.items.update(item))
             } catch let error as StoreError where error.code == .conflict {
@@ -240,8 +258,26 @@
             return Int(value)
         }
 
-        /// The request's body as a JSON object, at most `maximumBodyBytes`.
+        /// The request's body as a JSON object, at most `maximumBodyBytes`; a 415 unless its
+        /// `Content-Type` is `application/json`. A browser sends `text/plain` (or a form) from
+        /// any page without asking the server first; only JSON needs a CORS preflight, so
+        /// taking only JSON keeps other sites' pages from writing.
         static func body(_ request: Request) async throws -> [String: JSONValue] {
+            // Refused from the declared length at once, before waiting for bytes that may never come.
+            if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maximumBodyBytes {
+                throw Problem(
+                    .contentTooLarge,
+                    "the request body is larger than the server takes (\(maximumBodyBytes) bytes): "
+                        + "Content-Length is \(declared); send less")
+            }
+            let mediaType = request.headers[.contentType]?.split(separator: ";").first
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard mediaType == "application/json" else {
+                throw Problem(
+                    .unsupportedMediaType,
+                    "the body must be JSON sent with Content-Type: application/json, not "
+                        + (request.headers[.contentType].map { "'\(JSONReader.printable($0))'" } ?? "no Content-Type"))
+            }
             let buffer = try await request.body.collect(upTo: maximumBodyBytes)
             return try JSONValue.object(from: Array(buffer.readableBytesView))
         }
@@ -262,6 +298,18 @@
             }
             let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if tags.contains("*") { return nil }
+            // An unquoted tag (`If-Match: 1`) names no ETag; a 412 would say "changed since"
+            // about an item that did not change.
+            let quoted = tags.allSatisfy { tag in
+                let opaque = tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag)
+                return opaque.count >= 2 && opaque.hasPrefix("\"") && opaque.hasSuffix("\"")
+            }
+            guard quoted, !tags.isEmpty else {
+                throw Problem(
+                    .badRequest,
+                    "If-Match must name ETags in double quotes, as the ETag header gives them: "
+                        + "If-Match: \"1\", not If-Match: \(JSONReader.printable(header))")
+            }
             return tags.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
         }
 

@@ -92,12 +92,15 @@
         private func changeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
         {
             var fields = BodyFields(try await Self.body(request))
+            try fields.requireSome(known: Self.userFields)
+            try fields.refuseNull(["name", "email"])
             let read = try await checkTag(request, context)
             try APICaller.requireWrite(toUser: read.id, "change another user")
             var user = read
             if let name = try fields.string("name") { user.name = name }
             if let email = try fields.string("email") { user.email = email }
             try fields.finish(known: Self.userFields)
+            if user == read { return userResponse(.ok, read) }
             // Compare-and-set: the row must still be what If-Match was checked against.
             do {
                 try await store.users.update(user, expecting: read)

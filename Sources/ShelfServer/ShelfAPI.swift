@@ -95,6 +95,19 @@
             }
         }
 
+        /// The methods of the route whose path is `path`, or nil when no route has it.
+        static func methods(allowedOn path: String) -> [HTTPRequest.Method]? {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            let isID: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+            switch Array(parts) {
+            case ["healthz"], ["metrics"], ["api", "views"], ["api", "items", "live"]: return [.get]
+            case ["api", "items"], ["api", "users"]: return [.get, .post]
+            case let p where p.count == 3 && p[0] == "api" && (p[1] == "items" || p[1] == "users") && isID(p[2]):
+                return [.get, .patch, .delete]
+            default: return nil
+            }
+        }
+
         private func health() async throws -> Response {
             do {
                 _ = try await store.users.user(id: User.ID(0))

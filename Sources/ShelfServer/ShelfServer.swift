@@ -71,6 +71,9 @@
         public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void) async throws {
             let router = Router()
             router.add(middleware: ProblemMiddleware())
+            router.add(
+                middleware: RequestOriginGuard(
+                    store: store, loopback: Self.isLoopback(configuration.host), corsOrigin: configuration.corsOrigin))
             if let origin = configuration.corsOrigin {
                 router.add(
                     middleware: CORSMiddleware(

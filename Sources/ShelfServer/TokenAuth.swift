@@ -97,6 +97,10 @@
             async throws
             -> Response
         {
+            // Two tokens: which one acts is a guess a proxy and this server could make differently.
+            if request.headers[values: .authorization].count > 1 {
+                throw Problem(.badRequest, "the request has Authorization twice; send one Authorization: Bearer TOKEN")
+            }
             let caller = try await Self.authorize(
                 request.headers[.authorization], method: request.method, store: store, requireToken: requireToken)
             return try await APICaller.$current.withValue(caller) { try await next(request, context) }

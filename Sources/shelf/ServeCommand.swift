@@ -18,6 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
             Once a token exists (`shelf tokens create`), every /api request needs one; a token acts \
             for its user: it reads everything, and writes only that user's items and user row \
             (anything else is a 403). \
+            Bodies must be sent as Content-Type: application/json (else 415); a write whose Origin \
+            is neither this server's nor the --cors origin is a 403; without a token, a loopback \
+            server answers only to a loopback Host (localhost, 127.0.0.1, [::1]), against DNS rebinding. \
             Only in a shelf built with the Server trait (`swift build --traits Server`).
             """)
 

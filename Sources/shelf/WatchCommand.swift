@@ -56,6 +56,8 @@ struct WatchCommand: AsyncParsableCommand {
             let stop = StopLatch()
             StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
             let token = Lifetime.Token()
+            let writer = NewestLineWriter { stop.stop(throwing: $0) }
+            defer { writer.close() }
             let printed = LastLine()
             lines.observe(during: token.lifetime) { result in
                 let line: WindowLine
@@ -75,7 +77,8 @@ struct WatchCommand: AsyncParsableCommand {
                 guard printed.withLock({ $0 }) != line else { return }
                 printed.withLock { $0 = line }
                 do {
-                    try StandardOutput.write(JSONEncoder.escapingInvisibles(try encoder.encode(line)) + [0x0A])
+                    // Never blocks: a stalled reader keeps only the newest line waiting.
+                    writer.post(JSONEncoder.escapingInvisibles(try encoder.encode(line)) + [0x0A])
                 } catch {
                     stop.stop(throwing: error)
                 }

@@ -157,7 +157,9 @@
 
     extension Date {
         /// Milliseconds since 1970, rounded: how the store keeps times (as the SQLite store).
-        package var postgresMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+        /// Dates beyond Int64's range of milliseconds, or not finite, are clamped rather than
+        /// trapping (a date can come from a request's page cursor).
+        package var postgresMilliseconds: Int64 { TimeFormat.milliseconds(since1970: self) }
 
         package init(postgresMilliseconds: Int64) {
             self.init(timeIntervalSince1970: Double(postgresMilliseconds) / 1000)

@@ -139,7 +139,17 @@ extension Data: SQLValue {
 /// and readable in the `sqlite3` shell with `datetime(col / 1000, 'unixepoch')`.
 /// Precision below one millisecond is rounded away; see `Date.sqlMillisecondPrecision`.
 extension Date: SQLValue {
-    package var sqlMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Whole milliseconds since 1970, rounded. Dates beyond Int64's range of milliseconds
+    /// (about ±292 million years), or not finite, are clamped to it rather than trapping: a
+    /// date can come from a request (a page cursor), and a conversion must not kill the process.
+    package var sqlMilliseconds: Int64 {
+        let value = (timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return value > 0 ? .max : .min }
+        // 2^63 is exactly representable; Int64 holds up to 2^63 - 1 and down to -2^63.
+        if value >= 0x1p63 { return .max }
+        if value < -0x1p63 { return .min }
+        return Int64(value)
+    }
 
     package init(sqlMilliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(sqlMilliseconds) / 1000)

@@ -390,7 +390,7 @@ struct QueryParser {
         formatter.formatOptions = [.withInternetDateTime]
         let hasZone = text.hasSuffix("Z") || text.hasSuffix("z") || text.dropFirst(10).contains { "+-".contains($0) }
         guard let date = formatter.date(from: hasZone ? text : text + "Z") else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        return TimeFormat.milliseconds(since1970: date)
     }
 
     /// The last problem's start and column: problems come in text order, so each column is
