@@ -47,7 +47,8 @@
                                     case (.priority, nil): indexes = ["items_by_status_priority"]
                                     case (_, nil): indexes = ["items_by_status_priority_\(Self.name(field))"]
                                     // With one row in the table either index gives the order.
-                                    case (.priority, _): indexes = ["items_by_user_priority", "items_by_status_priority"]
+                                    case (.priority, _):
+                                        indexes = ["items_by_user_priority", "items_by_status_priority"]
                                     case (_, _): indexes = ["items_by_user_\(Self.name(field))"]
                                     }
                                     #expect(text.contains("Index Scan"), "\(text)")

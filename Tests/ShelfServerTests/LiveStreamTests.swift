@@ -13,7 +13,8 @@
                 let first = try #require(try await stream.next())
                 #expect(first.event == "window")
                 // Every event carries its change-log position as its id, and the same as "seq".
-                let firstID = try #require(first.id.flatMap { Int64($0) }, "an event id: \(String(describing: first.id))")
+                let firstID = try #require(
+                    first.id.flatMap { Int64($0) }, "an event id: \(String(describing: first.id))")
                 #expect(first.json["count"] as? Int == 0)
                 #expect((first.json["seq"] as? NSNumber)?.int64Value == firstID)
 
