@@ -61,7 +61,7 @@ public final class HeadlessScreen {
     /// timeout is generous: it is reached only when something is wrong, or when a loaded
     /// machine runs a whole parallel test suite.
     @discardableResult
-    public func waitUntil(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {

@@ -144,7 +144,7 @@
                 // --verbose told of the lost connection and the reconnect, without the password.
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
                 #expect(text.contains("lost its connection; reconnecting"), "\(text)")
-                #expect(text.contains("reconnected; refreshing live values"))
+                #expect(text.contains("reconnected; catching up from the change log"))
                 let password = try #require(try PostgresLocation(url: url).password)
                 #expect(!text.contains(password))
             }
