@@ -1,4 +1,5 @@
 import Foundation
+import ShelfReactive
 import ShelfTestSupport
 import Testing
 
@@ -15,7 +16,9 @@ struct AbandonedWorkFileTests {
         #expect(
             try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
         )
-        #expect(try ChildProcess.sqlite3(db, CopyFixture.manyItems(200_000)) == 0)
+        // 200,000 rows through sqlite3 take a while: on a thread of its own, not one of the
+        // few the whole test run shares (two of these at once starved it for minutes).
+        #expect(try await BlockingWork.run { _ in try ChildProcess.sqlite3(db, CopyFixture.manyItems(200_000)) } == 0)
         let target = shelf.folder.appendingPathComponent(command == "export" ? "out.csv" : "out.sqlite").path
         let prefix = command == "export" ? ".out.csv.partial-" : ".out.sqlite.backup-"
         let arguments =

@@ -32,9 +32,21 @@ package enum WorkFile {
     /// when SQLite writes it: closing any descriptor of a file drops this process's POSIX
     /// locks on it, which would be SQLite's.
     package static func create(_ path: String) -> Int32? {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // Made under a name no cleaner looks at, claimed, and only then linked to its own
+        // name (`link` fails when that exists, as O_EXCL would): a run that sees the work
+        // file always finds it claimed. Made at its name directly, a process stopped between
+        // creating and claiming it lost its file to another run (AbandonedWorkFileTests).
+        let folder = (path as NSString).deletingLastPathComponent
+        let staging = (folder.isEmpty ? "." : folder) + "/.shelf-claiming-\(UUID().uuidString)"
+        let descriptor = open(staging, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return nil }
         claim(descriptor)
+        let linked = link(staging, path) == 0
+        unlink(staging)
+        guard linked else {
+            close(descriptor)
+            return nil
+        }
         return descriptor
     }
 
