@@ -137,9 +137,12 @@
         }
 
         /// A feed on this database that logs to `logger` (by default nothing), closed when the
-        /// test ends.
-        func makeFeed(logger: Logger = LiveTestDatabase.logger) -> PostgresChangeFeed {
-            let feed = PostgresChangeFeed(configuration: configuration, logger: logger)
+        /// test ends. `lossGrace`: the feed's (a test of a reconnect that must fit in it gives a
+        /// long one, so that a loaded machine cannot make the reconnect late).
+        func makeFeed(
+            logger: Logger = LiveTestDatabase.logger, lossGrace: Duration = .seconds(1)
+        ) -> PostgresChangeFeed {
+            let feed = PostgresChangeFeed(configuration: configuration, logger: logger, lossGrace: lossGrace)
             opened.feeds.withLock { $0.append(feed) }
             return feed
         }

@@ -9,6 +9,9 @@ package import Foundation
 package final class ChildProcess {
     package let pid: pid_t
     private var exitStatus: Int32?
+    /// What was started, for the message of a wait that gave up.
+    private let executable: String
+    private let arguments: [String]
 
     /// Starts `executable` with `arguments` and exactly `environment`. No other descriptor of
     /// this process reaches the child: one that outlives the test (a tmux server) would keep
@@ -66,8 +69,16 @@ package final class ChildProcess {
         case .closed: posix_spawn_file_actions_addclose(&actions, 1)
         }
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        for descriptor in Self.openDescriptors() where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
+        if let closeFrom = Self.addCloseFrom {
+            // Closed in the child, whatever they are: a list of this process's descriptors taken
+            // before the spawn misses a pipe another test's thread opens between the listing
+            // and the spawn, and a child that outlives its test (a tmux server) then holds that
+            // pipe open, so its reader never sees the end and waits forever.
+            _ = closeFrom(&actions, 3)
+        } else {
+            for descriptor in Self.openDescriptors() where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
         }
         var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
         var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -97,6 +108,8 @@ package final class ChildProcess {
                 .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable): \(status)"])
         }
         self.pid = pid
+        self.executable = executable
+        self.arguments = arguments
     }
 
     deinit {
@@ -106,21 +119,50 @@ package final class ChildProcess {
         }
     }
 
-    /// Waits for the end; the exit status, or 128 + the signal that ended it.
+    /// Waits for the end; the exit status, or 128 + the signal that ended it. A child still
+    /// running after `limit` is killed (SIGKILL, status 137) and said so on stderr: no test
+    /// waits for ever on a child that hangs, and the run's log names it.
     @discardableResult
-    package func wait() -> Int32 {
+    package func wait(limit: Duration = .seconds(300)) -> Int32 {
         if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let decoded = Self.decode(status)
-        exitStatus = decoded
-        return decoded
+        let deadline = ContinuousClock.now + limit
+        var pause: UInt32 = 1_000
+        while isRunning {
+            if ContinuousClock.now >= deadline {
+                let line = "ChildProcess: \(executable) \(arguments.joined(separator: " ")) (pid \(pid)) still "
+                    + "running after \(limit); killed\n"
+                FileHandle.standardError.write(Data(line.utf8))
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                let decoded = Self.decode(status)
+                exitStatus = decoded
+                return decoded
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        return exitStatus ?? 0
+    }
+
+    /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), which Swift's Glibc
+    /// module does not declare; nil where the C library lacks it.
+    private static var addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }
 
     package var isRunning: Bool {
         guard exitStatus == nil else { return false }
         var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == -1, errno == ECHILD {
+            exitStatus = 0  // reaped elsewhere: ended, status unknown (as a blocking waitpid gave)
+            return false
+        }
+        guard reaped == pid else { return true }
         exitStatus = Self.decode(status)
         return false
     }

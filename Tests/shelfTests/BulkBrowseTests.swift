@@ -48,12 +48,15 @@ struct BulkBrowseTests {
         try tmux.type("d")
         try await tmux.waitFor("Delete 3 items, all marked? u undoes it.")
         try tmux.type("y")
-        screen = try await tmux.waitFor("deleted 3 items")
-        #expect(!screen.contains(line: "First task"))
+        // The status line says so at the commit; the list follows when its live window has read
+        // again (under load, a moment later): wait for both.
+        screen = try await tmux.waitFor { $0.contains(line: "deleted 3 items") && !$0.contains(line: "First task") }
         #expect(try await export(shelf) == "[]\n")
         try tmux.type("u")
-        screen = try await tmux.waitFor { $0.contains(line: "undid: delete 3 items") && $0.contains(line: "3 items ·") }
-        #expect(screen.contains(line: "First task") && screen.contains(line: "Third task"))
+        screen = try await tmux.waitFor {
+            $0.contains(line: "undid: delete 3 items") && $0.contains(line: "3 items ·")
+                && $0.contains(line: "First task") && $0.contains(line: "Third task")
+        }
         #expect(try await export(shelf) == before, "the same IDs, notes, times")
         try tmux.type("q")
         screen = try await tmux.waitFor("[exit")

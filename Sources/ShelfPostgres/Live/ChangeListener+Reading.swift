@@ -80,9 +80,16 @@
                     metadata: ["changes": "\(outcome.changes.count)", "tables": "\(tables.sorted())"])
             }
             let touched = registrations.filter { outcome.missed || !$0.value.tables.isDisjoint(with: tables) }
-            for observer in Self.load(touched) { observer.tablesDidChange() }
-            if reconnected {
-                for observer in Self.load(registrations) { observer.listenerDidReconnect() }
+            guard reconnected else {
+                for observer in Self.load(touched) { observer.tablesDidChange() }
+                return
+            }
+            // Each observer learns it is back and, when the catch-up touched it, runs, in one
+            // step: a run started before the observer learned would find the loss still shown,
+            // hold its value back, and leave a second run for the reconnect.
+            for (key, registration) in registrations.sorted(by: { $0.key < $1.key }) {
+                guard let observer = registration.observer else { continue }
+                observer.listenerDidReconnect(changed: touched[key] != nil)
             }
         }
     }

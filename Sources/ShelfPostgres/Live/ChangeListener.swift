@@ -9,11 +9,11 @@
     protocol ChangeObserver: AnyObject, Sendable {
         /// A commit changed a table this query reads (or changes may have been missed): run again.
         func tablesDidChange()
-        /// The listening connection is back, and the changes committed while it was away have
-        /// been passed on (`tablesDidChange` for the queries they touch): a query still showing
-        /// the loss shows its value again.
-        func listenerDidReconnect()
-        /// The listening connection has been lost for `ChangeListener.lossGrace`: publish `error`
+        /// The listening connection is back. `changed`: the changes committed while it was away
+        /// touched this query (or may have been missed), so it runs again; otherwise a query still
+        /// showing the loss shows the value it had.
+        func listenerDidReconnect(changed: Bool)
+        /// The listening connection has been lost for its loss grace: publish `error`
         /// until the listener is back.
         func listenerWasLost(_ error: StoreError)
         /// The feed is closing: no more runs, no more retries.
@@ -45,10 +45,6 @@
         static let firstReconnectDelay: Duration = .milliseconds(50)
         /// The longest delay between reconnect attempts.
         static let maximumReconnectDelay: Duration = .seconds(5)
-        /// How long the listener may be away before live values show the loss: a reconnect
-        /// within it (a terminated backend, a brief network fault) changes nothing they show,
-        /// since the catch-up brings every change made meanwhile.
-        static let lossGrace: Duration = .seconds(1)
         /// How often the log is read while observers are registered, for commits of programs
         /// that send no wake-up (psql): one indexed read of no rows when nothing changed.
         static let checkInterval: Duration = .seconds(1)
@@ -90,7 +86,7 @@
             var reconnectPending = false
             /// Wakes the log reader of the current connection.
             var signal: AsyncStream<Void>.Continuation?
-            /// Tells observers of a loss once `lossGrace` has passed without a reconnect.
+            /// Tells observers of a loss once the loss grace has passed without a reconnect.
             var grace: Task<Void, Never>?
             /// How many reads of the log have run (for tests).
             var reads = 0
@@ -100,7 +96,11 @@
         let logger: Logger
         let state = Mutex(State())
 
-        init(configuration: PostgresConnection.Configuration, logger: Logger) {
+        /// How long the listening connection may be away before live values show the loss.
+        let lossGrace: Duration
+
+        init(configuration: PostgresConnection.Configuration, logger: Logger, lossGrace: Duration) {
+            self.lossGrace = lossGrace
             var configuration = configuration
             if !configuration.options.additionalStartupParameters.contains(where: { $0.0 == "application_name" }) {
                 configuration.options.additionalStartupParameters.append(("application_name", Self.applicationName))
@@ -383,9 +383,10 @@
                     state.epoch += 1
                     let epoch = state.epoch
                     // Made under the lock, so `stop` and `didSubscribe` always find it recorded.
+                    let lossGrace = self.lossGrace
                     state.grace = Task { [weak self] in
                         do {
-                            try await Task.sleep(for: Self.lossGrace)
+                            try await Task.sleep(for: lossGrace)
                         } catch {
                             return  // cancelled: listening again, or stopped
                         }
@@ -418,7 +419,7 @@
             return true
         }
 
-        /// `lossGrace` passed since the loss of `epoch`'s connection: unless listening again,
+        /// The loss grace passed since the loss of `epoch`'s connection: unless listening again,
         /// every live value shows `failure`.
         private func reportLoss(_ failure: StoreError, epoch: UInt64) {
             let registrations = state.withLock { state -> [UInt64: Registration] in

@@ -25,7 +25,7 @@
     /// `pg_terminate_backend`, network), the feed reconnects after 50 ms, doubling the delay up
     /// to 5 s (back to 50 ms once listening again), and reads the log from where it stood: the
     /// live values the changes made meanwhile touch run again, the others stay. Only when the
-    /// connection stays away for `ChangeListener.lossGrace` (1 s) does every live value become
+    /// connection stays away for the loss grace (1 s) does every live value become
     /// `.failure`, saying that the connection to the server was lost and is being
     /// re-established; the value replaces the failure when it is back.
     ///
@@ -40,9 +40,14 @@
         private let listener: ChangeListener
 
         /// A feed that will listen on a connection made with `configuration`; connects on the
-        /// first `live` call, not now.
-        package init(configuration: PostgresConnection.Configuration, logger: Logger) {
-            listener = ChangeListener(configuration: configuration, logger: logger)
+        /// first `live` call, not now. `lossGrace`: how long the listening connection may be away
+        /// before live values show the loss (1 s unless a test needs a reconnect under load to
+        /// fit in it).
+        package init(
+            configuration: PostgresConnection.Configuration, logger: Logger,
+            lossGrace: Duration = .seconds(1)
+        ) {
+            listener = ChangeListener(configuration: configuration, logger: logger, lossGrace: lossGrace)
         }
 
         deinit {

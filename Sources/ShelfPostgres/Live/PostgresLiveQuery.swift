@@ -119,11 +119,13 @@
             case restore(MutableProperty<LiveResult<Value>>, Value)
         }
 
-        func listenerDidReconnect() {
+        func listenerDidReconnect(changed: Bool) {
             let action = state.withLock { state -> ReconnectAction in
-                guard state.lost, !state.stopped, let mutable = state.mutable else { return .none }
+                guard state.lost, !state.stopped, let mutable = state.mutable else {
+                    return changed ? .run : .none
+                }
                 state.lost = false
-                if state.runAfterReconnect {
+                if changed || state.runAfterReconnect {
                     state.runAfterReconnect = false
                     return .run
                 }
