@@ -189,10 +189,12 @@
                 let feed = database.makeFeed()
                 let reader = try await database.connect()
                 let fetches = Counter()
-                _ = try await feed.live(reading: ["items"]) {
+                // Kept: a live value released ends its query, and with none the feed reads nothing.
+                let live = try await feed.live(reading: ["items"]) {
                     fetches.increment()
                     return try await reader.integer("SELECT count(*) FROM items")
                 }
+                defer { withExtendedLifetime(live) {} }
                 let readsBefore = feed.logReads
                 let start = ContinuousClock.now
                 // Longer than any retry delay would be; nothing is committed meanwhile.
