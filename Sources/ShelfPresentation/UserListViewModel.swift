@@ -147,14 +147,18 @@ public final class UserListViewModel {
     }
 
     /// Removes the user with `id` and all their items. A failure (the user was already
-    /// removed elsewhere, the store is read-only) shows in `message`; success clears it.
+    /// removed elsewhere, the store is read-only) shows in `message`; success clears it, or
+    /// names the saved views that showed only this user's items and now show everyone's (the
+    /// store clears the owner of a removed user's views).
     @discardableResult
     public func remove(id: User.ID) -> Intent {
         let store = self.store
+        let email = summaries.first { $0.id == id }?.user.email
         return tasks.start(
             { [weak self] in
+                let owned = try await store.views.views().filter { $0.owner == id }.map(\.name)
                 try await store.users.delete(id: id)
-                self?.show(message: nil)
+                self?.show(message: Self.widenedViewsNote(owned, email: email))
             },
             onFailure: { [weak self] error in
                 if let error = error as? StoreError, error.code == .notFound {
@@ -208,6 +212,18 @@ public final class UserListViewModel {
         summaries.isEmpty
             ? .empty("No users yet.")
             : .loaded(summaries.map(UserRowViewModel.init))
+    }
+
+    /// "The saved view “Ada's” showed only ada@x.io's items and now shows everyone's (its owner
+    /// was removed)." for the views of a removed user; nil for none.
+    public nonisolated static func widenedViewsNote(_ views: [String], email: String?) -> String? {
+        guard !views.isEmpty else { return nil }
+        let one = views.count == 1
+        let names = views.map { "“\($0)”" }
+        let listed = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        let whose = email.map { "\($0)'s" } ?? "that user's"
+        return "The saved \(one ? "view" : "views") \(listed) showed only \(whose) items and now "
+            + "\(one ? "shows" : "show") everyone's (\(one ? "its owner was" : "their owners were") removed)."
     }
 
     /// "Remove Ada (ada@x.io) and their 12 items? This cannot be undone." — or, for a user

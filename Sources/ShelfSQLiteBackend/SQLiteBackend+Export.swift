@@ -4,6 +4,43 @@ internal import ShelfStore
 extension SQLiteBackend {
     /// The SELECT of an items export: the columns of `ExportedItem`, in order, by ID.
     static func exportSQL(matching query: ItemQuery) -> (String, [any SQLBindable]) {
+        let (filter, arguments) = exportFilter(matching: query)
+        let sql = """
+            SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+            FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
+            """
+        return (sql, arguments)
+    }
+
+    /// Refuses, before anything is written, an export whose selection holds an item whose user
+    /// is gone (another program deleted users with foreign keys off): the export's join would
+    /// leave it out without a word, and kept without an owner it could not be imported. Run in
+    /// the export's read, so it sees the rows the export reads.
+    func refuseOrphans(matching query: ItemQuery, on connection: Connection) throws {
+        let (filter, arguments) = Self.exportFilter(matching: query)
+        let condition = filter.isEmpty ? " WHERE " : filter + " AND "
+        let statement = try StoreError.translating {
+            try connection.makeStatement(
+                "SELECT i.id, i.user_id, (SELECT count(*) FROM items i\(condition)i.user_id NOT IN (SELECT id FROM users)) "
+                    + "FROM items i\(condition)i.user_id NOT IN (SELECT id FROM users) ORDER BY i.id LIMIT 1")
+        }
+        var found: (id: Int64, owner: Int64, count: Int64)?
+        try StoreError.translating {
+            try statement.bind(arguments: arguments + arguments)
+            try statement.forEachRow { row in found = (try row.int64(0), try row.int64(1), try row.int64(2)) }
+        }
+        guard let found else { return }
+        let others = found.count > 1 ? " and \(found.count - 1) more" : ""
+        throw StoreError(
+            .invalidValue,
+            "item \(found.id)\(others) in \(location) name a user who no longer exists (item \(found.id) names user "
+                + "\(found.owner); another program deleted users with foreign keys off); nothing was exported. "
+                + "`sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` lists every such item: "
+                + "delete them or point them at an existing user, then export again")
+    }
+
+    /// The WHERE clause (with its leading space, or empty) and arguments of an items export.
+    private static func exportFilter(matching query: ItemQuery) -> (String, [any SQLBindable]) {
         // Every term of the query language, as the list's pages read it (but by ID).
         var parsed = query.sqliteFilter(alias: "i.", forPage: false)
         if let match = parsed.match {
@@ -11,11 +48,7 @@ extension SQLiteBackend {
             parsed.arguments.append(match)
         }
         let filter = parsed.clauses.isEmpty ? "" : " WHERE " + parsed.clauses.joined(separator: " AND ")
-        let sql = """
-            SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
-            FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
-            """
-        return (sql, parsed.arguments)
+        return (filter, parsed.arguments)
     }
 
     /// Calls `body` with every user, by ID (or by name, as `users()` orders them, when
@@ -44,6 +77,7 @@ extension SQLiteBackend {
     func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws {
         let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
+            try refuseOrphans(matching: query, on: connection)
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {
                 try statement.bind(arguments: arguments)
@@ -65,6 +99,7 @@ extension SQLiteBackend {
     func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
         let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
+            try refuseOrphans(matching: query, on: connection)
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {
                 try statement.bind(arguments: arguments)

@@ -175,6 +175,9 @@ struct ImportCommand: AsyncParsableCommand {
         options.confirmDeletions = { deletions in
             try Self.confirm(deletions, table: table, yes: yes, dataFromStandardInput: fromStandardInput)
         }
+        // A replace of users removes the users the file lacks; views of their items widen.
+        let ownedViews =
+            table == .users && mode == .replace && !dryRun ? try await WidenedViews.owned(in: store) : []
         let source: ImportSource = file == "-" ? .standardInput : .file(file)
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
         let importer = Importer(store: store)
@@ -216,6 +219,9 @@ struct ImportCommand: AsyncParsableCommand {
                     + "might mean any of them. Fix that row and import again to delete the rows the file lacks.")
         }
         if !quiet { printError(summaryLine(summary, created: created?.path)) }
+        if let note = try await WidenedViews.note(before: ownedViews, store: store) {
+            printError(SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: note))
+        }
         if summary.dryRun, summary.skipped > 0 { throw ExitCode.failure }
     }
 

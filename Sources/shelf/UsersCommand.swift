@@ -83,19 +83,12 @@ struct UsersCommand: AsyncParsableCommand {
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
             // A view of this user's items outlives the user (its owner is cleared): it then shows
             // everyone's items. Say so, naming the views, rather than let them widen unseen.
-            let views = try await store.views.views().filter { $0.owner == user.id }.map(\.name)
+            let views = try await WidenedViews.owned(in: store).filter { $0.owner == user.email }
             try await store.users.delete(id: user.id)
             if TextTable.isTerminal {
                 try printLine("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
             }
-            if !views.isEmpty {
-                let names = views.map { "“\(Sanitized($0))”" }
-                let (noun, verb) = views.count == 1 ? ("view", "shows") : ("views", "show")
-                let note =
-                    "Note: the saved \(noun) \(StoreCopier.listed(names)) showed only \(Sanitized(user.email))'s "
-                    + "items and now \(verb) everyone's (\(views.count == 1 ? "its" : "their") owner was removed); "
-                    + "give \(views.count == 1 ? "it" : "them") another owner (`shelf views save NAME --query TEXT "
-                    + "--user EMAIL`) or delete \(views.count == 1 ? "it" : "them") (`shelf views delete NAME`)"
+            if let note = try await WidenedViews.note(before: views, store: store) {
                 printError(SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: note))
             }
         }

@@ -53,6 +53,30 @@ struct UserViewModelTests {
             empty.message == "Remove Barbara Liskov (barbara@example.com)? They own no items. This cannot be undone.")
     }
 
+    /// A removed user's saved views lose their owner and show everyone's items: the list says
+    /// so, naming them (issue 21: it happened without a word).
+    @Test func removingAUserNamesTheSavedViewsThatNowShowEveryone() async throws {
+        let (store, users) = try await makeStore(users: 2, items: 4)
+        try await store.views.save(NewSavedView(name: "Ada's open", queryText: "status:open", owner: users[0].id))
+        try await store.views.save(NewSavedView(name: "Ada's all", queryText: "", owner: users[0].id))
+        try await store.views.save(NewSavedView(name: "Grace's", queryText: "", owner: users[1].id))
+        let list = UserListViewModel(store: store)
+        let states = Recorder(list.state)
+        await list.load().finished()
+        _ = await states.latest { $0.value?.count == 2 }
+        await list.remove(id: users[0].id).finished()
+        #expect(
+            list.message.value
+                == "The saved views “Ada's all” and “Ada's open” showed only \(users[0].email)'s items and now show "
+                + "everyone's (their owners were removed).")
+        #expect(try await store.views.views().first { $0.name == "Grace's" }?.owner == users[1].id)
+        await list.remove(id: users[1].id).finished()
+        #expect(
+            list.message.value
+                == "The saved view “Grace's” showed only \(users[1].email)'s items and now shows everyone's (its owner "
+                + "was removed).")
+    }
+
     @Test func aDuplicateEmailIsAFieldErrorAndKeepsWhatWasTyped() async throws {
         let (store, users) = try await makeStore(users: 2)
         let editor = UserEditorViewModel(store: store)

@@ -74,6 +74,31 @@ struct RestoreFindingsTests {
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    /// `shelf export items` of a store holding items whose user is gone: refused before a
+    /// byte is written, naming an item, its missing user and how to list the rest (it used to
+    /// leave them out without a word). Another owner's selection exports as before.
+    @Test func anExportOfItemsWhoseUserIsGoneSaysSoAndWritesNothing() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        let target = shelf.folder.appendingPathComponent("items.csv").path
+        for destination in [["-o", target], []] {
+            let refused = try shelf.run(["export", "items", "--db", db, "--format", "csv"] + destination)
+            #expect(refused.status == 1, "\(refused.error)")
+            #expect(refused.error.contains("item 1 and 2 more"), "\(refused.error)")
+            #expect(refused.error.contains("names user 1"), "\(refused.error)")
+            #expect(refused.error.contains("nothing was exported"), "\(refused.error)")
+            #expect(refused.error.contains("PRAGMA foreign_key_check(items)"), "\(refused.error)")
+            #expect(refused.output.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let bobs = try shelf.run(["export", "items", "--db", db, "--format", "csv", "--query", "owner:bob@example.com"])
+        #expect(bobs.status == 0, "\(bobs.error)")
+        #expect(!bobs.output.isEmpty)
+    }
+
     /// A backup whose data breaks a migration of this shelf: the message says what happened
     /// to which file and what a person restoring can do, not how to fix the migration's SQL.
     @Test func aBackupWhoseMigrationFailsSaysWhatToDo() throws {

@@ -33,4 +33,35 @@ struct SavedViewOwnerTests {
         #expect(quiet.status == 0)
         #expect(quiet.error.isEmpty, "\(quiet.error)")
     }
+
+    /// A users import with `--mode replace` removes the users the file lacks: the views of
+    /// their items are named, each with its owner (issue 21: they widened without a word).
+    @Test func aReplaceOfUsersNamesTheViewsThatLoseTheirOwner() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        for (name, email) in [("Ann", "ann@example.com"), ("Bob", "bob@example.com"), ("Cy", "cy@example.com")] {
+            #expect(try await shelf.run(["users", "add", "--db", db, "--name", name, "--email", email]).status == 0)
+        }
+        for (view, user) in [("Ann's", "ann@example.com"), ("Bob's", "bob@example.com"), ("Cy's", "cy@example.com")] {
+            let saved = try await shelf.run(["views", "save", "--db", db, view, "--query", "x", "--user", user])
+            #expect(saved.status == 0, "\(saved.error)")
+        }
+        let keepCy = "name,email\nCy,cy@example.com\n"
+        let replaced = try await shelf.run(
+            ["import", "users", "-", "--db", db, "--format", "csv", "--mode", "replace", "--yes"], input: keepCy)
+        #expect(replaced.status == 0, "\(replaced.error)")
+        #expect(
+            replaced.error.contains(
+                "the saved views “Ann's” (ann@example.com's items) and “Bob's” (bob@example.com's items) showed only "
+                    + "one user's items and now show everyone's (their owners were removed)"),
+            "\(replaced.error)")
+        #expect(!replaced.error.contains("Cy's"))
+
+        // A dry run removes nobody: nothing to say.
+        let dry = try await shelf.run(
+            ["import", "users", "-", "--db", db, "--format", "csv", "--mode", "replace", "--yes", "--dry-run"],
+            input: "name,email\n")
+        #expect(!dry.error.contains("saved view"), "\(dry.error)")
+    }
 }
