@@ -81,13 +81,7 @@ struct CopyCommand: AsyncParsableCommand {
         let progress = ProgressLine(total: 0, label: "Copying")
         let report: CopyReport
         do {
-            report = try await source.copy(to: target, options: CopyOptions(replace: replace)) { step in
-                if step.checking {
-                    progress.checking(rows: step.totalRows)
-                } else {
-                    progress.update(step.copiedRows, of: step.totalRows)
-                }
-            }
+            report = try await source.copy(to: target, options: CopyOptions(replace: replace)) { progress.show($0) }
             progress.finish()
         } catch let error where error is CancellationError || Task.isCancelled {
             progress.finish()

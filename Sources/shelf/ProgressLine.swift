@@ -1,4 +1,5 @@
 import Foundation
+import ShelfStore
 import Synchronization
 
 /// A progress bar on stderr, redrawn in place, shown only when stderr is a terminal.
@@ -45,6 +46,15 @@ final class ProgressLine: Sendable {
     /// Says the rows are written and being read back to check them, with how many.
     func checking(rows: Int) {
         draw(fraction: nil, detail: "checking \(counted(rows, "row")) (reading them back)…", force: true)
+    }
+
+    /// Shows how far a copy (or a restore, which is one) has come.
+    func show(_ step: CopyProgress) {
+        if step.checking {
+            checking(rows: step.totalRows)
+        } else {
+            update(step.copiedRows, of: step.totalRows)
+        }
     }
 
     /// Shows `rows` read, the rate, and the share of `bytes` of `totalBytes` with the time

@@ -37,13 +37,7 @@ struct RestoreCommand: AsyncParsableCommand {
             let progress = ProgressLine(total: 0, label: "Restoring")
             let report: CopyReport
             do {
-                report = try await store.restore(from: backup) { step in
-                    if step.checking {
-                        progress.checking(rows: step.totalRows)
-                    } else {
-                        progress.update(step.copiedRows, of: step.totalRows)
-                    }
-                }
+                report = try await store.restore(from: backup) { progress.show($0) }
                 progress.finish()
             } catch let error where error is CancellationError || Task.isCancelled {
                 progress.finish()

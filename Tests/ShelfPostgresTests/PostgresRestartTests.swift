@@ -28,6 +28,9 @@
             // And it listens on.
             _ = try await store.users.insert(NewUser(name: "Cy", email: "cy@example.com"))
             try await waitUntil("Cy is seen", limit: .seconds(30)) { seen() == ["Ann", "Bob", "Cy"] }
+            // What the live value shows is what the restarted server holds, read afresh.
+            #expect(try await store.users.users().map(\.name) == ["Ann", "Bob", "Cy"])
+            #expect(seen() == ["Ann", "Bob", "Cy"])
             await store.close()
         }
     }

@@ -31,20 +31,11 @@
                 throw StoreError(
                     .database, "cannot write the backup \(path): the folder \(folder) does not exist; create it first")
             }
-            let prefix = ".\((path as NSString).lastPathComponent).backup-"
-            // What a backup killed before it renamed its copy left (see `WorkFile`).
-            WorkFile.removeAbandoned(in: folder, prefix: prefix)
-            let temporary = (folder.isEmpty ? "." : folder) + "/" + prefix + UUID().uuidString
             // Claimed before SQLite opens it (an empty file becomes a new store), so that
             // another backup's cleanup never takes it for abandoned. The claim ends after the
             // store is closed: closing a descriptor of the file earlier would drop SQLite's
             // locks on it.
-            guard let claim = WorkFile.create(temporary) else {
-                throw StoreError(
-                    .database,
-                    "cannot write the backup \(path): \(String(cString: strerror(errno))); check that its folder is writable and "
-                        + "has room")
-            }
+            let (temporary, claim) = try WorkFile.claimBackup(of: path)
             do {
                 defer {
                     for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }

@@ -15,6 +15,9 @@
     final class PostgresCopyRows: CopyTransaction {
         let place: PostgresLocation
         private let connection: PostgresConnection
+        /// Ends a query the connection's close left waiting (see `CallGuard`): a copy whose
+        /// connection the server ended between two statements waited forever.
+        private let calls = CallGuard()
 
         init(place: PostgresLocation) throws {
             self.place = place
@@ -43,7 +46,10 @@
                 throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
             }
             do {
-                return try runBlocking { try await connection.query(sql, logger: .silent).collect() }
+                let (calls, place) = (self.calls, self.place)
+                return try runBlocking {
+                    try await calls.run(on: connection, at: place) { try await $0.query(sql, logger: .silent).collect() }
+                }
             } catch {
                 throw StoreError(postgres: error, at: place)
             }

@@ -23,8 +23,7 @@
         let connection: PostgresConnection
         /// Ends a query the connection's close left waiting (see `CallGuard`).
         private let calls = CallGuard()
-        private var pending: [Pending] = []
-        private var nextSeq: Int64 = 0
+        private var queue = ImportStagingQueue(batchSize: PostgresImportSession.batchSize)
         private var closed = false
         /// The most items a `replace` may delete (`limitItemDeletions`).
         var itemLimit: Int?
@@ -34,12 +33,6 @@
 
         /// Rows kept in memory before they go to the TEMP tables in one INSERT.
         static let batchSize = 2048
-
-        private enum Pending {
-            case user(Int64, ImportedUser, Data)
-            case item(Int64, ImportedItem, Data)
-            case reject(Int64, ImportReject, ImportRowKey)
-        }
 
         /// Opens the session's connection and its TEMP tables.
         package init(place: PostgresLocation, table: ImportTable) throws {
@@ -98,7 +91,7 @@
         package func close() {
             guard !closed else { return }
             closed = true
-            pending = []
+            queue.discard()
             let connection = self.connection
             // Closing the connection drops its TEMP tables.
             _ = try? runBlocking { try await connection.close() }
@@ -107,29 +100,20 @@
         // MARK: Staging
 
         package func stage(_ user: ImportedUser, record: Data) throws {
-            nextSeq += 1
-            pending.append(.user(nextSeq, user, record))
-            if pending.count >= Self.batchSize { try flush() }
+            if queue.append(user, record: record) { try flush() }
         }
 
         package func stage(_ item: ImportedItem, record: Data) throws {
-            nextSeq += 1
-            pending.append(.item(nextSeq, item, record))
-            if pending.count >= Self.batchSize { try flush() }
+            if queue.append(item, record: record) { try flush() }
         }
 
         package func reject(
             record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String,
             key: ImportRowKey
         ) throws {
-            nextSeq += 1
-            pending.append(
-                .reject(
-                    nextSeq,
-                    ImportReject(
-                        seq: nextSeq, record: record, placed: true, line: line, column: column, field: field,
-                        value: value, reason: reason), key))
-            if pending.count >= Self.batchSize { try flush() }
+            let full = queue.appendReject(
+                record: record, line: line, column: column, field: field, value: value, reason: reason, key: key)
+            if full { try flush() }
         }
 
         /// The ID of the user with `email`, found as `PostgresUserRepository.user(email:)` finds
@@ -152,9 +136,8 @@
         /// in the middle (it leaks its continuation), so an import would hang; a plain query
         /// fails with the connection.
         func flush() throws {
-            guard !pending.isEmpty else { return }
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
+            let batch = queue.take()
+            guard !batch.isEmpty else { return }
             var users: [StagedUser] = []
             var items: [StagedItem] = []
             var rejects: [StagedReject] = []

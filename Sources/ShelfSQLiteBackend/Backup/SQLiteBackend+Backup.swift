@@ -14,18 +14,9 @@ extension SQLiteBackend {
         try StoreError.translating { try database.checkOpen() }
         try Store.checkBackupDestination(path, source: source)
         let folder = (path as NSString).deletingLastPathComponent
-        let prefix = ".\((path as NSString).lastPathComponent).backup-"
-        // What a backup killed before it renamed its copy left (see `WorkFile`).
-        WorkFile.removeAbandoned(in: folder, prefix: prefix)
-        let temporary = (folder.isEmpty ? "." : folder) + "/" + prefix + UUID().uuidString
         // Made empty and claimed first (VACUUM INTO fills an empty file), so that another
         // backup's cleanup never takes it for abandoned; the claim ends after the rename.
-        guard let claim = WorkFile.create(temporary) else {
-            throw StoreError(
-                .database,
-                "cannot write the backup \(path): \(Store.errnoText()); check that its folder exists, is writable "
-                    + "and has room")
-        }
+        let (temporary, claim) = try WorkFile.claimBackup(of: path)
         defer { Glibc.close(claim) }
         do {
             try await database.withReader { connection in

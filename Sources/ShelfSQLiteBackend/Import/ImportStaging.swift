@@ -33,10 +33,9 @@ final class ImportStaging: ImportSession {
     private let schema: String?
     let rows: String
     let rejects: String
-    private var pending: [Pending] = []
+    private var queue = ImportStagingQueue(batchSize: ImportStaging.batchSize)
     /// Writes the batches while the next rows are read.
     private let pipe = StagingPipe()
-    private var nextSeq: Int64 = 0
     /// The writer connection while `apply` holds it, so reading rejects from inside `apply`
     /// does not wait for the lock it holds itself.
     private var applying: Connection?
@@ -51,12 +50,6 @@ final class ImportStaging: ImportSession {
     /// import's peak memory from about 32 MB to 29 MB (static build).
     private static let batchSize = 512
     private static let names = Atomic<Int>(0)
-
-    private enum Pending: Sendable {
-        case user(Int64, ImportedUser, Data)
-        case item(Int64, ImportedItem, Data)
-        case reject(Int64, ImportReject, ImportRowKey)
-    }
 
     /// The fewest staged rows that take the bulk path (`ImportRebuild`).
     private let bulkMinimumRows: Int64
@@ -124,7 +117,7 @@ final class ImportStaging: ImportSession {
     func close() {
         guard !closed else { return }
         closed = true
-        pending = []
+        queue.discard()
         try? pipe.drain()
         _ = try? database.withWriter { connection in
             if let schema {
@@ -140,30 +133,21 @@ final class ImportStaging: ImportSession {
     /// Stages a user read from the input; `record` is the input's record, for messages and
     /// rejects.
     func stage(_ user: ImportedUser, record: Data) throws {
-        nextSeq += 1
-        pending.append(.user(nextSeq, user, record))
-        if pending.count >= Self.batchSize { try flush() }
+        if queue.append(user, record: record) { try flush() }
     }
 
     /// Stages an item read from the input.
     func stage(_ item: ImportedItem, record: Data) throws {
-        nextSeq += 1
-        pending.append(.item(nextSeq, item, record))
-        if pending.count >= Self.batchSize { try flush() }
+        if queue.append(item, record: record) { try flush() }
     }
 
     /// Records a row refused while it was read, in its place among the staged rows.
     func reject(
         record: Data, line: Int?, column: Int?, field: String?, value: String?, reason: String, key: ImportRowKey
     ) throws {
-        nextSeq += 1
-        pending.append(
-            .reject(
-                nextSeq,
-                ImportReject(
-                    seq: nextSeq, record: record, placed: true, line: line, column: column, field: field,
-                    value: value, reason: reason), key))
-        if pending.count >= Self.batchSize { try flush() }
+        let full = queue.appendReject(
+            record: record, line: line, column: column, field: field, value: value, reason: reason, key: key)
+        if full { try flush() }
     }
 
     /// The ID of the user with `email` (letter case ignored in every script, by `Email.key`)
@@ -177,9 +161,8 @@ final class ImportStaging: ImportSession {
     /// Writes the pending rows to the staging tables in one transaction of the staging database.
     /// The batch goes to `pipe`, which writes it on its own thread; `drain()` waits for it.
     private func flush() throws {
-        guard !pending.isEmpty else { return }
-        let batch = pending
-        pending.removeAll(keepingCapacity: true)
+        let batch = queue.take()
+        guard !batch.isEmpty else { return }
         let (database, table, rows, rejects) = (database, table, rows, rejects)
         try pipe.submit {
             try StoreError.translating {
@@ -210,7 +193,7 @@ final class ImportStaging: ImportSession {
     }
 
     private static func insert(
-        _ batch: [Pending], table: ImportTable, rows: String, rejects: String, on connection: Connection
+        _ batch: [ImportStagingQueue.Row], table: ImportTable, rows: String, rejects: String, on connection: Connection
     ) throws {
         let row =
             switch table {
@@ -278,7 +261,7 @@ final class ImportStaging: ImportSession {
         beforeEnd: (any ImportSession) throws -> Void
     ) throws -> ImportCounts {
         try drain()
-        Diagnostics.debug("import: \(nextSeq) rows read and staged in \(ContinuousClock.now - created)")
+        Diagnostics.debug("import: \(queue.lastSeq) rows read and staged in \(ContinuousClock.now - created)")
         if isCancelled() { throw CancellationError() }
         // The small page cache of a rebuild stays until after the commit: FTS5's merges at the
         // commit filled the writer's usual 32 MiB (71 MB peak instead of 44 for 1M items).
@@ -335,7 +318,7 @@ final class ImportStaging: ImportSession {
     /// (17.5 s of CPU rebuilding, 17.9 s per row), so a small import into a big table keeps
     /// per-row upkeep and a bigger one rebuilds.
     private func usesRebuild(on connection: Connection) throws -> Bool {
-        let staged = nextSeq
+        let staged = queue.lastSeq
         guard staged >= bulkMinimumRows else { return false }
         let counted = try? connection.fetchOne(
             "SELECT row_count FROM main.shelf_changes WHERE table_name = ?", table.rawValue

@@ -26,6 +26,24 @@ package enum WorkFile {
         flock(descriptor, LOCK_EX | LOCK_NB) == 0
     }
 
+    /// The work file of a backup to `path`, beside it: what earlier backups killed before
+    /// their rename left is removed first, then a new, empty file is made and claimed (see
+    /// `create`). Returns its path and the descriptor holding the claim (for the caller to
+    /// close, as `create` says). Throws a `StoreError` naming `path` when it cannot be made.
+    package static func claimBackup(of path: String) throws -> (path: String, claim: Int32) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = ".\((path as NSString).lastPathComponent).backup-"
+        removeAbandoned(in: folder, prefix: prefix)
+        let temporary = (folder.isEmpty ? "." : folder) + "/" + prefix + UUID().uuidString
+        guard let claim = create(temporary) else {
+            throw StoreError(
+                .database,
+                "cannot write the backup \(path): \(String(cString: strerror(errno))); check that its folder exists, "
+                    + "is writable and has room")
+        }
+        return (temporary, claim)
+    }
+
     /// Creates the work file at `path` (it must not exist) and claims it. Returns the
     /// descriptor that holds the claim, or nil when the file cannot be created. The caller
     /// closes it once the file is renamed or removed, and after SQLite has closed the file
