@@ -31,7 +31,7 @@
 // - Change notification: statement-level triggers call `shelf_notify_change()`, which
 //   notifies the channel 'shelf_changes' with the table's name (the live-query feed listens).
 // - Blocking entry points (snapshot reads, import sessions) are called from plain threads:
-//   each runs its async work in a task and waits on a semaphore (`runBlocking`); snapshot
+//   each runs its async work in a task and waits on a semaphore (`BlockingWork.waitFor`); snapshot
 //   reads (and backups) read keyset pages of 2,000 rows, each whole, in one REPEATABLE READ
 //   READ ONLY transaction, and hand them on through a bounded `RowChannel`, so memory stays
 //   flat and no row stream is ever held back (a lost connection under a held-back

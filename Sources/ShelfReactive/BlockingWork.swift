@@ -43,6 +43,32 @@ package enum BlockingWork {
         }
     }
 
+    /// The other direction, for the store's blocking entry points (snapshot reads, import
+    /// sessions, copies), which run on a plain thread that may block: runs `body` in a task and
+    /// blocks the calling thread until it ends; returns what it returned or throws what it
+    /// threw. Never call it from a task: it would hold one of the few threads tasks share while
+    /// it waits for another task (with both held so, nothing runs again).
+    package static func waitFor<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // Awaited: this thread waits on `done` until the task has stored its result.
+        Task {
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else {
+            preconditionFailure("BlockingWork.waitFor: the task signalled without a result")
+        }
+        return try result.get()
+    }
+
     /// Runs `body`, which must finish whatever happens (closing a store), on a thread of its
     /// own; cancelling the caller's task does not stop it.
     package static func runToEnd<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

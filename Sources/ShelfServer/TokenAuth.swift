@@ -24,7 +24,7 @@
             var random = SystemRandomNumberGenerator()
             let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
             let token = "shelf_" + bytes.map { String(format: "%02x", $0) }.joined()
-            let tokens = try store.tokens
+            let tokens = store.tokens
             var chosen = name
             if chosen == nil {
                 let taken = Set(try await tokens.tokens().map(\.name))
@@ -111,7 +111,7 @@
         static func authorize(
             _ header: String?, method: HTTPRequest.Method, store: Store, requireToken: Bool
         ) async throws -> APICaller? {
-            let tokens = try store.tokens
+            let tokens = store.tokens
             let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"shelf\""]
             guard let header else {
                 let closed = try await requireToken ? true : tokens.hasTokens()

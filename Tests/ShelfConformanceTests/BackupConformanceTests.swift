@@ -30,8 +30,7 @@ struct BackupConformanceTests {
             try await store.views.save(NewSavedView(name: "Mine", queryText: "one", owner: bob))
             try await store.views.save(NewSavedView(name: "Mine", queryText: "one prio:>=1", owner: bob))
             try await store.views.rename("Mine", to: "Bob's")
-            let tokens = try #require(store.backend as? any TokenStorage)
-            try await tokens.insertToken(
+            try await store.tokens.insertToken(
                 name: "ci", userID: bob, hash: String(repeating: "ab", count: 32), readOnly: true)
 
             try await store.backup(to: path)

@@ -96,7 +96,9 @@ struct DatabaseLiveQueryTests {
         let query = try countOfA(database)
         try await database.write { try $0.execute("INSERT INTO b VALUES (1)") }
         await settle(database)
-        #expect(query.runCount == 2, "nothing says which tables changed, so the query runs")
+        // At least once more (a file event for the same commit may add a run under load: with
+        // no counters, nothing tells it apart from another process's commit).
+        #expect(query.runCount >= 2, "nothing says which tables changed, so the query runs")
         #expect(query.value == 0)
     }
 

@@ -2,6 +2,7 @@
     internal import Foundation
     internal import Logging
     internal import PostgresNIO
+    internal import ShelfReactive
     package import ShelfStore
 
     /// Copying (`Store.copy(to:)`) from and into a PostgreSQL store, on a connection of the
@@ -55,7 +56,7 @@
         /// The sessions of this database that are not this process's, oldest first.
         private func otherSessions() throws -> [LockHolderSession] {
             let place = self.place
-            let sessions = try runBlocking {
+            let sessions = try BlockingWork.waitFor {
                 try await PostgresBackend.withConnection(to: place) { connection in
                     try await connection.query(
                         """

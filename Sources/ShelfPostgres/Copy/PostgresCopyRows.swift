@@ -2,6 +2,7 @@
     internal import Foundation
     internal import Logging
     internal import PostgresNIO
+    internal import ShelfReactive
     internal import ShelfStore
 
     #if canImport(Glibc)
@@ -22,7 +23,7 @@
         init(place: PostgresLocation) throws {
             self.place = place
             let configuration = try place.connectionConfiguration()
-            connection = try runBlocking {
+            connection = try BlockingWork.waitFor {
                 do {
                     return try await PostgresConnection.connect(
                         configuration: configuration, id: 1, logger: Logger.silent)
@@ -34,7 +35,7 @@
 
         func close() {
             let connection = self.connection
-            _ = try? runBlocking { try await connection.close() }
+            _ = try? BlockingWork.waitFor { try await connection.close() }
         }
 
         /// Every row of `sql`, run on the copy's connection; failures as `StoreError`s.
@@ -47,7 +48,7 @@
             }
             do {
                 let (calls, place) = (self.calls, self.place)
-                return try runBlocking {
+                return try BlockingWork.waitFor {
                     try await calls.run(on: connection, at: place) { try await $0.query(sql, logger: .silent).collect() }
                 }
             } catch {

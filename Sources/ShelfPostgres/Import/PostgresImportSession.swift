@@ -2,6 +2,7 @@
     package import Foundation
     internal import Logging
     internal import PostgresNIO
+    internal import ShelfReactive
     package import ShelfStore
 
     /// The rows of one import into a PostgreSQL store: the twin of the SQLite store's
@@ -51,7 +52,7 @@
                     priority bigint, created_at bigint, updated_at bigint
                     """
                 }
-            connection = try runBlocking {
+            connection = try BlockingWork.waitFor {
                 let connection: PostgresConnection
                 do {
                     connection = try await KeepAlive.connect(
@@ -94,7 +95,7 @@
             queue.discard()
             let connection = self.connection
             // Closing the connection drops its TEMP tables.
-            _ = try? runBlocking { try await connection.close() }
+            _ = try? BlockingWork.waitFor { try await connection.close() }
         }
 
         // MARK: Staging
@@ -285,7 +286,7 @@
             }
             let calls = self.calls
             let place = self.place
-            return try runBlocking {
+            return try BlockingWork.waitFor {
                 try await calls.run(on: connection, at: place) { try await $0.query(sql, logger: .silent).collect() }
             }
         }

@@ -10,8 +10,8 @@ package import ShelfReactive
 /// the repositories' contracts; live values that re-read only when a commit (from any process
 /// or machine) changed a table they read, and never publish an equal value twice; snapshot
 /// reads that see one consistent state; imports that are all or nothing. Errors are
-/// `StoreError`.
-package protocol StoreBackend: Sendable {
+/// `StoreError`. Every backend keeps API tokens too (`TokenStorage`).
+package protocol StoreBackend: TokenStorage {
     /// Users of this store.
     var users: any UserRepository { get }
     /// Items of this store.

@@ -54,13 +54,6 @@ package protocol TokenStorage: Sendable {
 }
 
 extension Store {
-    /// The store's API tokens.
-    package var tokens: any TokenStorage {
-        get throws {
-            guard let storage = backend as? any TokenStorage else {
-                throw StoreError(.database, "\(location) keeps no API tokens (this backend has none)")
-            }
-            return storage
-        }
-    }
+    /// The store's API tokens (every backend keeps them).
+    package var tokens: any TokenStorage { backend }
 }
