@@ -3,6 +3,7 @@
     import ShelfPostgres
     import ShelfReactive
     import ShelfStore
+    import ShelfTestSupport
     import Testing
 
     /// A server restart under an open store (on a cluster of the test's own): the store

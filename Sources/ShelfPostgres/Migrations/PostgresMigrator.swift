@@ -39,6 +39,7 @@
             -> [String]
         {
             let logger = Logger.silent
+            try await Self.refuseEncodingOtherThanUTF8(on: connection, at: location)
             try await transaction(on: connection, at: location) {
                 try await connection.query(
                     """
@@ -124,6 +125,25 @@
                 applied[name] = Record(checksum: checksum, appliedAt: Date(postgresMilliseconds: millis))
             }
             return applied
+        }
+
+        /// A database whose encoding is not UTF8 (SQL_ASCII, LATIN1, …) cannot hold what shelf
+        /// stores: Unicode text, folded for search with `normalize()`, which PostgreSQL performs
+        /// in UTF8 databases only. Refused before anything is written, with what to do; without
+        /// this, users could be added and then every item write failed with a raw server error.
+        static func refuseEncodingOtherThanUTF8(on connection: PostgresConnection, at location: PostgresLocation)
+            async throws
+        {
+            let rows = try await connection.query("SELECT current_setting('server_encoding')", logger: Logger.silent)
+            var encoding = "UTF8"
+            for try await value in rows.decode(String.self) { encoding = value }
+            guard encoding != "UTF8" else { return }
+            throw StoreError(
+                .database,
+                "the PostgreSQL database \(location.database) on \(location.server) uses the encoding \(encoding), and "
+                    + "shelf needs UTF8 (it stores Unicode text and folds it for search, which PostgreSQL does in UTF8 "
+                    + "databases only); shelf changed nothing in it. Create a UTF8 database (createdb --encoding=UTF8 "
+                    + "--template=template0 NAME) and put it in the URL")
         }
 
         /// A database with tables of its own and no shelf_migrations is somebody else's:
