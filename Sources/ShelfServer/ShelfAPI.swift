@@ -8,7 +8,8 @@
     public import ShelfStore
 
     /// Shelf's HTTP routes, to mount in a Hummingbird application: the REST API under `/api`,
-    /// the live item windows (`/api/items/live`, server-sent events), `/healthz` and `/metrics`.
+    /// the live item windows (`/api/items/live`) and the change stream (`/api/changes`), both
+    /// server-sent events, `/healthz` and `/metrics`. Every GET route answers HEAD too.
     ///
     /// ```swift
     /// let store = try Store(path: "shelf.sqlite")

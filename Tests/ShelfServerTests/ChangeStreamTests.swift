@@ -54,7 +54,9 @@
                 #expect(events.map(\.id) == ["1", "2", "3", "4", "5"])
                 let summary = events.map { "\($0.json["table"] ?? "") \($0.json["id"] ?? "") \($0.json["op"] ?? "")" }
                 #expect(
-                    summary == ["users 1 insert", "items 1 insert", "items 50 insert", "items 1 update", "items 50 delete"])
+                    summary == [
+                        "users 1 insert", "items 1 insert", "items 50 insert", "items 1 update", "items 50 delete",
+                    ])
                 let user = try #require(events[0].json["row"] as? [String: Any])
                 #expect(user["email"] as? String == "ann@example.com")
                 // The row as it is now: the item's title after the update, its owner by email.
@@ -66,11 +68,12 @@
         }
 
         @Test func resumingGivesExactlyTheChangesAfterThePosition() async throws {
-            try await ServedShelf.with(prepare: { cli in
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
                 for title in ["one", "two", "three", "four", "five"] {
                     _ = try cli.run(["items", "add", "--user", "ann@example.com", "--title", title])
                 }
-            }) { served in
+            }
+            try await ServedShelf.with(prepare: prepare) { served in
                 // The log holds the user (1) and the five items (2 to 6).
                 let all = try await Self.changes(EventStream(served, "/api/changes?after=0"), through: 6)
                 #expect(all.map(\.seq) == [1, 2, 3, 4, 5, 6])
@@ -110,6 +113,28 @@
                 // From a position the log still holds, the changes come.
                 let kept = try await EventStream(served, "/api/changes?after=11990")
                 #expect(try await Self.changes(kept, through: 12_001).map(\.seq) == Array(11_991...12_001))
+            }
+        }
+
+        /// As every `/api` route: a token is needed once one exists; a read-only one reads the
+        /// changes (a token reads everything); the stream ends with a 401 once it is revoked.
+        @Test func theStreamNeedsATokenAndEndsWhenItIsRevoked() async throws {
+            let tokens = TokenScopeTests.Tokens()
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
+                tokens.add(
+                    try cli.run(["tokens", "create", "--user", "ann@example.com", "--name", "ann", "--read-only"]))
+            }
+            try await ServedShelf.with(prepare: prepare) { served in
+                let refused = try await served.get("/api/changes?after=0")
+                #expect(refused.status == 401)
+                let stream = try await EventStream(
+                    served, "/api/changes?after=0", headers: [("Authorization", "Bearer \(tokens[0])")])
+                #expect(stream.status == 200)
+                #expect(try await stream.next()?.json["table"] as? String == "users")
+                #expect(try await served.shelf.runAsync(["tokens", "revoke", "ann"]).status == 0)
+                let last = try await stream.next { $0.event == "error" }
+                #expect(last?.json["status"] as? Int == 401)
+                #expect(try await stream.next() == nil, "the stream ended")
             }
         }
 

@@ -7,9 +7,10 @@
     /// HEAD on every GET route, and HTTP/1.0 clients, which have no chunked coding.
     @Suite(.serialized) struct HeadAndHTTP10Tests {
         @Test func headAnswersEveryGetRoutesStatusAndHeadersWithoutABody() async throws {
-            try await ServedShelf.with(prepare: { cli in
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
                 _ = try cli.run(["items", "add", "--user", "ann@example.com", "--title", "Catch the moth"])
-            }) { served in
+            }
+            try await ServedShelf.with(prepare: prepare) { served in
                 let routes = [
                     "/healthz", "/api/items?limit=5", "/api/items/1", "/api/items/999", "/api/users", "/api/users/1",
                     "/api/views", "/api/items?limit=0",
@@ -60,7 +61,8 @@
                         return (String(decoding: bytes, as: UTF8.self), true)
                     }
                     bytes += more
-                    if done(String(decoding: bytes, as: UTF8.self)) { return (String(decoding: bytes, as: UTF8.self), false) }
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    if done(text) { return (text, false) }
                     if more.isEmpty { usleep(20_000) }
                 }
                 return (String(decoding: bytes, as: UTF8.self), false)

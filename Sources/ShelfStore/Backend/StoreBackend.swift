@@ -138,11 +138,13 @@ extension StoreBackend {
     package var streamsChangeLog: Bool { false }
 
     package func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt {
-        throw StoreError(.invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+        throw StoreError(
+            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
     }
 
     package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
-        throw StoreError(.invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+        throw StoreError(
+            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
     }
 
     package func restoreSavedViews(_ views: [SavedView]) throws {
