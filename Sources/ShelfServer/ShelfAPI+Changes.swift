@@ -65,7 +65,11 @@
                 // A wake-up per commit; many coalesce into one read.
                 let mailbox = LiveMailbox<Bool>()
                 let watch = try await store.watchChangeLog { mailbox.post(true) }
-                defer { withExtendedLifetime(watch) {} }
+                metrics.changeStreamOpened()
+                defer {
+                    metrics.changeStreamClosed()
+                    withExtendedLifetime(watch) {}
+                }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     let keepAlive = options.keepAlive
                     group.addTask {

@@ -64,6 +64,8 @@
                 #expect(updated["title"] as? String == "Caught the moth")
                 #expect(updated["user"] as? String == "ann@example.com")
                 #expect(events[4].json["row"] is NSNull, "a deleted row is null")
+                let metrics = try await served.get("/metrics")
+                #expect(metrics.body.contains("shelf_change_streams 1"), "\(metrics.body)")
             }
         }
 
