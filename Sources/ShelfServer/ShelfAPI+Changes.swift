@@ -51,15 +51,11 @@
                 throw Problem(.badRequest, "the request has Last-Event-ID twice; send one")
             }
             let head = try await store.changeLog(after: .max, limit: 1).head
-            let requested: Int64?
-            if let text = lastEventIDs.first {
-                requested = try Self.position(text, named: "Last-Event-ID", head: head)
-            } else if let text = parameters["after"] {
-                requested = try Self.position(text, named: "parameter 'after'", head: head)
-            } else {
-                requested = nil
-            }
-            let start = requested ?? head
+            // Both are checked; the id of the last event read wins (the URL's `after` is where the
+            // client first started).
+            let after = try parameters["after"].map { try Self.position($0, named: "parameter 'after'", head: head) }
+            let lastEventID = try lastEventIDs.first.map { try Self.position($0, named: "Last-Event-ID", head: head) }
+            let start = lastEventID ?? after ?? head
             let authorization = request.headers[.authorization]
             let body = ResponseBody { [self] writer in
                 // A wake-up per commit; many coalesce into one read.

@@ -151,6 +151,7 @@
                     ("/api/changes?after=2", [], "2 lies past the change log's head (1)"),
                     ("/api/changes", [("Last-Event-ID", "x1")], "Last-Event-ID 'x1' is not a change-log position"),
                     ("/api/changes?since=1", [], "unknown parameter 'since'"),
+                    ("/api/changes?after=x", [("Last-Event-ID", "1")], "parameter 'after' 'x' is not a change-log"),
                 ]
                 for (path, headers, detail) in cases {
                     let reply = try await served.get(path, headers: headers)
