@@ -1,6 +1,7 @@
 #if Server
     internal import HTTPTypes
     internal import NIOCore
+    internal import NIOHTTP1
     internal import NIOHTTPTypes
 
     /// One per connection, between the HTTP decoder and the request handling: the limits a
@@ -69,6 +70,12 @@
 
         func handlerAdded(context: ChannelHandlerContext) {
             if context.channel.isActive { armDeadline(context) }
+            // HTTP/1.0 framing needs the request's version, which only handlers next to
+            // NIOHTTP1's decoder see.
+            let pipeline = context.pipeline.syncOperations
+            if let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+                try? pipeline.addHandler(HTTP10Framing(), position: .after(decoder))
+            }
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {

@@ -10,11 +10,13 @@
 
     /// The service's metrics, in a Prometheus registry of its own (no process-wide metrics
     /// system is bootstrapped, so a service that mounts the routes keeps its own):
-    /// requests by route and status, open live streams, distinct live queries, and how long a
-    /// live window took from its store publishing it to its bytes being written.
+    /// requests by route and status, open live streams and change streams, distinct live
+    /// queries, and how long a live window took from its store publishing it to its bytes
+    /// being written.
     public final class ServerMetrics: Sendable {
         private let registry = PrometheusCollectorRegistry()
         private let openStreams: Gauge
+        private let openChangeStreams: Gauge
         private let distinctQueries: Gauge
         private let delivery: DurationHistogram
         /// Open live streams by query, for the distinct-query gauge.
@@ -23,6 +25,8 @@
         init() {
             openStreams = registry.makeGauge(
                 descriptor: Self.name("live_streams", help: "Open live item streams."))
+            openChangeStreams = registry.makeGauge(
+                descriptor: Self.name("change_streams", help: "Open change streams (/api/changes)."))
             distinctQueries = registry.makeGauge(
                 descriptor: Self.name(
                     "live_queries", help: "Distinct live queries (query and limit) among the open streams."))
@@ -70,6 +74,12 @@
             openStreams.decrement()
             distinctQueries.set(Double(distinct))
         }
+
+        /// Records a change stream opening.
+        func changeStreamOpened() { openChangeStreams.increment() }
+
+        /// Records a change stream ending.
+        func changeStreamClosed() { openChangeStreams.decrement() }
 
         /// Records one window's delivery time.
         func delivered(after duration: Duration) {

@@ -10,9 +10,9 @@
         static let itemFields = "'title', 'user' (an email) or 'user_id', 'status', 'priority', 'notes'"
 
         func addItemRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
-            api.get("items") { request, _ in try await self.listItems(request) }
-            api.get("items/live") { request, context in try await self.liveItems(request, context: context) }
-            api.get("items/{id}") { request, context in
+            api.read("items") { request, _ in try await self.listItems(request) }
+            api.read("items/live") { request, context in try await self.liveItems(request, context: context) }
+            api.read("items/{id}") { request, context in
                 try QueryParameters.none(request)
                 return try await self.getItem(request, context: context)
             }

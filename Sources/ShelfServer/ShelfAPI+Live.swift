@@ -51,24 +51,7 @@
                             mailbox.keepAlive()
                         }
                     }
-                    // The request's authorization, checked again while the stream is open: a
-                    // revoked token (or its user deleted, or a first token made on an open
-                    // server) ends the stream within `authorizationRecheck`.
-                    let recheck = options.authorizationRecheck
-                    group.addTask { [store, rechecks, requireToken = options.requireToken] in
-                        while true {
-                            try await Task.sleep(for: recheck)
-                            // The store failing is no verdict on the token: check again later.
-                            let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
-                                _ = try await TokenMiddleware<Context>.authorize(
-                                    authorization, method: .get, store: store, requireToken: requireToken)
-                            }
-                            if let refusal = refusal ?? nil {
-                                mailbox.revoke(refusal)
-                                return
-                            }
-                        }
-                    }
+                    group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
                     defer { group.cancelAll() }
                     try await withGracefulShutdownHandler {
                         try await stream(from: mailbox, to: &writer, after: resumeAfter)
@@ -86,6 +69,28 @@
                     HTTPField.Name("X-Accel-Buffering")!: "no",
                 ],
                 body: body)
+        }
+
+        /// Checks the request's authorization (`authorization`, its header) again every
+        /// `authorizationRecheck` while a stream is open, and revokes `mailbox` once it no longer
+        /// holds: a revoked token (or its user deleted, or a first token made on an open server)
+        /// ends the stream within that time. Returns then; runs until cancelled otherwise.
+        func recheckAuthorization<Context: RequestContext, Value>(
+            _ authorization: String?, of context: Context.Type, revoking mailbox: LiveMailbox<Value>
+        ) async throws {
+            let recheck = options.authorizationRecheck
+            while true {
+                try await Task.sleep(for: recheck)
+                // The store failing is no verdict on the token: check again later.
+                let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
+                    _ = try await TokenMiddleware<Context>.authorize(
+                        authorization, method: .get, store: store, requireToken: options.requireToken)
+                }
+                if let refusal = refusal ?? nil {
+                    mailbox.revoke(refusal)
+                    return
+                }
+            }
         }
 
         private func stream(

@@ -10,8 +10,8 @@
         static let userFields = "'name', 'email'"
 
         func addUserRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
-            api.get("users") { request, _ in try await self.listUsers(request) }
-            api.get("users/{id}") { request, context in
+            api.read("users") { request, _ in try await self.listUsers(request) }
+            api.read("users/{id}") { request, context in
                 try QueryParameters.none(request)
                 return self.userResponse(.ok, try await self.requireUser(context))
             }

@@ -8,7 +8,8 @@
     public import ShelfStore
 
     /// Shelf's HTTP routes, to mount in a Hummingbird application: the REST API under `/api`,
-    /// the live item windows (`/api/items/live`, server-sent events), `/healthz` and `/metrics`.
+    /// the live item windows (`/api/items/live`) and the change stream (`/api/changes`), both
+    /// server-sent events, `/healthz` and `/metrics`. Every GET route answers HEAD too.
     ///
     /// ```swift
     /// let store = try Store(path: "shelf.sqlite")
@@ -83,16 +84,17 @@
             let root = router.group()
                 .add(middleware: AccessLogMiddleware<Context>(logger: logger, metrics: metrics))
                 .add(middleware: ProblemMiddleware<Context>())
-            root.get("healthz") { _, _ in try await self.health() }
-            root.get("metrics") { _, _ in self.metrics.response() }
+            root.read("healthz") { _, _ in try await self.health() }
+            root.read("metrics") { _, _ in self.metrics.response() }
             let api = root.group("api").add(
                 middleware: TokenMiddleware<Context>(store: store, requireToken: options.requireToken))
             addItemRoutes(to: api)
             addUserRoutes(to: api)
-            api.get("views") { request, _ in
+            api.read("views") { request, _ in
                 try QueryParameters.none(request)
                 return try await self.views()
             }
+            api.read("changes") { request, context in try await self.changes(request, context: context) }
         }
 
         /// The methods of the route whose path is `path`, or nil when no route has it.
@@ -100,10 +102,11 @@
             let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
             let isID: (Substring) -> Bool = { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
             switch Array(parts) {
-            case ["healthz"], ["metrics"], ["api", "views"], ["api", "items", "live"]: return [.get]
-            case ["api", "items"], ["api", "users"]: return [.get, .post]
+            case ["healthz"], ["metrics"], ["api", "views"], ["api", "items", "live"], ["api", "changes"]:
+                return [.get, .head]
+            case ["api", "items"], ["api", "users"]: return [.get, .head, .post]
             case let p where p.count == 3 && p[0] == "api" && (p[1] == "items" || p[1] == "users") && isID(p[2]):
-                return [.get, .patch, .delete]
+                return [.get, .head, .patch, .delete]
             default: return nil
             }
         }
@@ -121,6 +124,25 @@
             let views = try await store.views.views()
             return JSONResponse.make(
                 .ok, .object(["count": .integer(Int64(views.count)), "views": .array(views.map(JSONShapes.view))]))
+        }
+    }
+
+    extension RouterMethods {
+        /// Adds `handler` as the GET route of `path`, and a HEAD route that answers the GET's
+        /// status and headers without its body (a stream's body is never started).
+        @discardableResult
+        func read(
+            _ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> Response
+        ) -> Self {
+            get(path, use: handler)
+            head(path) { request, context in
+                let response = try await handler(request, context)
+                // No length of its own: the GET's Content-Length (or none, for a stream) stays.
+                return Response(
+                    status: response.status, headers: response.headers,
+                    body: ResponseBody(contentLength: nil) { writer in try await writer.finish(nil) })
+            }
+            return self
         }
     }
 

@@ -25,8 +25,9 @@
         @Test func anotherMethodOnARoutesPathIsA405WithAllow() async throws {
             try await ServedShelf.with { served in
                 for (method, path, allow) in [
-                    (HTTPMethod.PUT, "/api/items/1", "GET, PATCH, DELETE"), (.OPTIONS, "/api/items", "GET, POST"),
-                    (.DELETE, "/healthz", "GET"), (.PUT, "/api/users/7", "GET, PATCH, DELETE"),
+                    (HTTPMethod.PUT, "/api/items/1", "GET, HEAD, PATCH, DELETE"),
+                    (.OPTIONS, "/api/items", "GET, HEAD, POST"), (.DELETE, "/healthz", "GET, HEAD"),
+                    (.PUT, "/api/users/7", "GET, HEAD, PATCH, DELETE"), (.POST, "/api/changes", "GET, HEAD"),
                 ] {
                     let reply = try await served.send(method, path)
                     #expect(reply.status == 405, "\(method) \(path)")

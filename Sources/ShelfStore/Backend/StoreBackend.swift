@@ -40,6 +40,12 @@ package protocol StoreBackend: TokenStorage {
     /// may leave the default, which publishes `liveItems`' windows with no position.
     func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
         -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
+    /// See `Store.streamsChangeLog`. The default is false.
+    var streamsChangeLog: Bool { get }
+    /// See `Store.changeLog(after:limit:)`. The default refuses (`.invalidValue`).
+    func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt
+    /// See `Store.watchChangeLog(_:)`. The default refuses (`.invalidValue`).
+    func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch
     /// See `Store.liveItem(id:)`.
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>>
     /// See `Store.liveUsers()`.
@@ -128,6 +134,18 @@ extension StoreBackend {
     }
 
     package func exportUserCount() async throws -> Int? { nil }
+
+    package var streamsChangeLog: Bool { false }
+
+    package func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt {
+        throw StoreError(
+            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+    }
+
+    package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
+        throw StoreError(
+            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+    }
 
     package func restoreSavedViews(_ views: [SavedView]) throws {
         throw StoreError(.invalidValue, "saved views can be restored only into a SQLite store, not \(location)")

@@ -1,0 +1,61 @@
+#if Server
+    internal import NIOCore
+    internal import NIOHTTP1
+
+    /// Answers HTTP/1.0 requests as HTTP/1.0 can read them. Above NIOHTTP1 the request's version
+    /// is gone, and every response goes out as HTTP/1.1, with `Transfer-Encoding: chunked` when
+    /// its length is not known beforehand (a live stream): an HTTP/1.0 client has no chunked
+    /// coding and reads the chunk sizes as part of the body. For a request of version 1.0 this
+    /// handler marks the request `Connection: close` (so the connection ends after its answer)
+    /// and writes the response head as HTTP/1.0 with `Connection: close`: a body of unknown
+    /// length then goes out as it is, and its end is the connection's end. Responses of a known
+    /// length keep their `Content-Length`.
+    ///
+    /// Sits between NIOHTTP1's request decoder and the rest (`ConnectionGuard` puts it there);
+    /// runs on the channel's event loop only.
+    final class HTTP10Framing: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias InboundOut = HTTPServerRequestPart
+        typealias OutboundIn = HTTPServerResponsePart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        /// The versions of the requests whose responses have not started, oldest first
+        /// (pipelined requests are answered in order).
+        private var versions: [HTTPVersion] = []
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard case .head(var head) = unwrapInboundIn(data) else {
+                context.fireChannelRead(data)
+                return
+            }
+            versions.append(head.version)
+            if head.version < .http1_1 {
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                return
+            }
+            context.fireChannelRead(data)
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !versions.isEmpty else {
+                context.write(data, promise: promise)
+                return
+            }
+            let version = versions.removeFirst()
+            guard version < .http1_1 else {
+                context.write(data, promise: promise)
+                return
+            }
+            head.version = .http1_0
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        }
+    }
+
+    extension HTTPVersion {
+        fileprivate static func < (lhs: HTTPVersion, rhs: HTTPVersion) -> Bool {
+            (lhs.major, lhs.minor) < (rhs.major, rhs.minor)
+        }
+    }
+#endif
