@@ -109,7 +109,8 @@
             try await client.shutdown()
             if isRunning {
                 deliver(SIGTERM)
-                _ = await Self.poll { [self] in isRunning ? nil : true }
+                // A server that does not end on SIGTERM is killed, not left behind the run.
+                if await Self.poll({ [self] in isRunning ? nil : true }) == nil { deliver(SIGKILL) }
             }
             folder.remove()
         }
