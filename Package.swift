@@ -167,7 +167,7 @@ let package = Package(
             name: "ShelfBrowserTests",
             dependencies: [
                 "ShelfBrowser", "ShelfPresentation", "ShelfTerminal", "ShelfTerminalTesting", "ShelfStore",
-                "ShelfSQLiteBackend", "ShelfReactive",
+                "ShelfSQLiteBackend", "ShelfReactive", "ShelfTestSupport",
             ]),
         .testTarget(
             name: "ShelfPresentationTests",

@@ -4,6 +4,7 @@ import ShelfSQLiteBackend
 import ShelfStore
 import ShelfTerminal
 import ShelfTerminalTesting
+import ShelfTestSupport
 import Testing
 
 @testable import ShelfBrowser
@@ -229,13 +230,11 @@ struct BrowserScreenTests {
     }
 }
 
+/// Runs the sqlite3 shell. Not Foundation's `Process`: its `waitUntilExit` runs the calling
+/// thread's run loop, and on the main thread (these suites run on the main actor) that drains
+/// the main queue's other work inside this test's turn.
 func runSQLite(_ path: String, _ sql: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, sql]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+    guard try ChildProcess.sqlite3(path, sql) == 0 else { throw CocoaError(.fileWriteUnknown) }
 }
 
 @Suite("README")

@@ -177,10 +177,14 @@
                 #expect(fetches.value == 2)
                 gate.open()
                 try await waitUntil("one more run reads them all") { count.value == .success(21) }
-                #expect(fetches.value == 3)
+                // One more run, not one per commit (20). Under load a read of the log that started
+                // before the last commits were visible may bring the tail late and add one run
+                // (seen on CI: 4).
+                let afterBurst = fetches.value
+                #expect((3...4).contains(afterBurst), "\(afterBurst) runs")
                 try await writer.run("INSERT INTO items (title) VALUES ('after')")
                 try await waitUntil("the next commit is seen") { count.value == .success(22) }
-                #expect(fetches.value == 4)
+                #expect(fetches.value - afterBurst <= 2)
             }
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ShelfSQLiteBackend
 import ShelfStore
+import ShelfTestSupport
 import Testing
 
 @testable import ShelfTransfer
@@ -103,11 +104,7 @@ import Testing
         let path = try scratch.file("keep.csv", "old")
         let store = try Store.temporary()
         // Another process breaks the database under the store: the export fails midway.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        shell.arguments = [try #require(store.path), "DROP TABLE items"]
-        try shell.run()
-        shell.waitUntilExit()
+        #expect(try ChildProcess.sqlite3(try #require(store.path), "DROP TABLE items") == 0)
         await #expect(throws: (any Error).self) {
             try await Exporter(store: store).exportItems(format: .csv, to: .file(path))
         }
