@@ -156,9 +156,11 @@
                 let writer = try await database.connect()
                 let gate = Gate()
                 let fetches = Counter()
+                let read = Counter()
                 let count = try await feed.live(reading: ["items"]) {
                     fetches.increment()
                     let count = try await reader.integer("SELECT count(*) FROM items")
+                    read.increment()
                     if fetches.value == 2 { await gate.wait() }  // the first re-run hangs until opened
                     return count
                 }
@@ -167,7 +169,8 @@
                     try await reader.integer("SELECT count(*) FROM items")
                 }
                 try await writer.run("INSERT INTO items (title) VALUES ('first')")
-                try await waitUntil("the first re-run hangs") { fetches.value == 2 }
+                // Read and hanging: the commits below come after its read.
+                try await waitUntil("the first re-run hangs") { read.value == 2 }
 
                 // 20 transactions while the run is in flight: one dirty flag.
                 for index in 0..<20 {
