@@ -220,7 +220,8 @@ public final class UserListViewModel {
         guard !views.isEmpty else { return nil }
         let one = views.count == 1
         let names = views.map { "“\($0)”" }
-        let listed = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        let listed =
+            names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
         let whose = email.map { "\($0)'s" } ?? "that user's"
         return "The saved \(one ? "view" : "views") \(listed) showed only \(whose) items and now "
             + "\(one ? "shows" : "show") everyone's (\(one ? "its owner was" : "their owners were") removed)."

@@ -25,7 +25,8 @@ enum WidenedViews {
         let owners = Set(widened.map(\.owner))
         let shown: String
         if owners.count == 1, let owner = owners.first {
-            shown = "\(StoreCopier.listed(widened.map { "“\(Sanitized($0.view))”" })) showed only \(Sanitized(owner))'s items"
+            shown =
+                "\(StoreCopier.listed(widened.map { "“\(Sanitized($0.view))”" })) showed only \(Sanitized(owner))'s items"
         } else {
             let each = widened.map { "“\(Sanitized($0.view))” (\(Sanitized($0.owner))'s items)" }
             shown = "\(StoreCopier.listed(each)) showed only one user's items"

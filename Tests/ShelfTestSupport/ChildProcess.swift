@@ -129,9 +129,10 @@ package final class ChildProcess {
         var pause: UInt32 = 1_000
         while isRunning {
             if ContinuousClock.now >= deadline {
-                let line = "ChildProcess: \(executable) \(arguments.joined(separator: " ")) (pid \(pid)) still "
+                let line =
+                    "ChildProcess: \(executable) \(arguments.joined(separator: " ")) (pid \(pid)) still "
                     + "running after \(limit); killed\n"
-                FileHandle.standardError.write(Data(line.utf8))
+                try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0, errno == EINTR {}
@@ -147,7 +148,9 @@ package final class ChildProcess {
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), which Swift's Glibc
     /// module does not declare; nil where the C library lacks it.
-    private static var addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? {
+    private static var addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)?
+    {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         else { return nil }
         return unsafeBitCast(

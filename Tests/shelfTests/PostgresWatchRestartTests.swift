@@ -18,7 +18,9 @@
             let shelf = try ShelfProcess()
             defer { shelf.cleanUp() }
             let url = cluster.url
-            let added = try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
+            let added = try await shelf.run([
+                "users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com",
+            ])
             try #require(added.status == 0, "\(added.error)")
             let log = shelf.folder.appendingPathComponent("watch.err").path
             let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"], stderr: log)

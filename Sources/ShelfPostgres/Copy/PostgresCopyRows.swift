@@ -49,7 +49,9 @@
             do {
                 let (calls, place) = (self.calls, self.place)
                 return try BlockingWork.waitFor {
-                    try await calls.run(on: connection, at: place) { try await $0.query(sql, logger: .silent).collect() }
+                    try await calls.run(on: connection, at: place) {
+                        try await $0.query(sql, logger: .silent).collect()
+                    }
                 }
             } catch {
                 throw StoreError(postgres: error, at: place)
