@@ -30,13 +30,13 @@ extension SQLiteBackend {
             try statement.forEachRow { row in found = (try row.int64(0), try row.int64(1), try row.int64(2)) }
         }
         guard let found else { return }
-        let others = found.count > 1 ? " and \(found.count - 1) more" : ""
+        let others = found.count > 1 ? " (and \(found.count - 1) more items do too)" : ""
         throw StoreError(
             .invalidValue,
-            "item \(found.id)\(others) in \(location) name a user who no longer exists (item \(found.id) names user "
-                + "\(found.owner); another program deleted users with foreign keys off); nothing was exported. "
-                + "`sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` lists every such item: "
-                + "delete them or point them at an existing user, then export again")
+            "item \(found.id) in \(location) names user \(found.owner), who no longer exists\(others): another "
+                + "program deleted users with foreign keys off. Rather than leave such items out, shelf stopped "
+                + "before writing anything. `sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` "
+                + "lists every one: delete them or point them at an existing user, then try again")
     }
 
     /// The WHERE clause (with its leading space, or empty) and arguments of an items export.

@@ -66,21 +66,8 @@
                     metrics.changeStreamClosed()
                     withExtendedLifetime(watch) {}
                 }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    let keepAlive = options.keepAlive
-                    group.addTask {
-                        while true {
-                            try await Task.sleep(for: keepAlive)
-                            mailbox.keepAlive()
-                        }
-                    }
-                    group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
-                    defer { group.cancelAll() }
-                    try await withGracefulShutdownHandler {
-                        try await streamChanges(from: mailbox, to: &writer, after: start)
-                    } onGracefulShutdown: {
-                        mailbox.end()
-                    }
+                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
+                    try await streamChanges(from: mailbox, to: &writer, after: start)
                 }
                 try await writer.finish(nil)
             }

@@ -30,8 +30,17 @@
             let query = try Self.itemQuery(parameters)
             let limit = try parameters.integer("limit", in: 1...Self.maximumLimit, default: Self.defaultLimit)
             let property = try await store.liveItemSnapshots(matching: query, limit: limit)
-            // What the client already has: the id of the last event it read, when it resumes.
-            let resumeAfter = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { LivePosition($0) }
+            // What the client already has: the id of the last event it read, when it resumes. An
+            // id past the log's head was not sent by this store as it is now (a restore or a copy
+            // went back): waiting for the window to pass it would leave the stream silent, so the
+            // client gets the current window at once, as for an id that is no position.
+            var resumed = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { LivePosition($0) }
+            if let position = resumed, store.streamsChangeLog,
+                try await store.changeLog(after: .max, limit: 1).head < position.sequence
+            {
+                resumed = nil
+            }
+            let resumeAfter = resumed
             let key = "\(limit) \(query.sortField.rawValue) \(query.sortDirection.rawValue) \(query.text)"
             let authorization = request.headers[.authorization]
             let body = ResponseBody { [self] writer in
@@ -43,21 +52,8 @@
                     token.end()
                     metrics.streamClosed(query: key)
                 }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    let keepAlive = options.keepAlive
-                    group.addTask {
-                        while true {
-                            try await Task.sleep(for: keepAlive)
-                            mailbox.keepAlive()
-                        }
-                    }
-                    group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
-                    defer { group.cancelAll() }
-                    try await withGracefulShutdownHandler {
-                        try await stream(from: mailbox, to: &writer, after: resumeAfter)
-                    } onGracefulShutdown: {
-                        mailbox.end()
-                    }
+                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
+                    try await stream(from: mailbox, to: &writer, after: resumeAfter)
                 }
                 try await writer.finish(nil)
                 withExtendedLifetime(property) {}
@@ -69,6 +65,32 @@
                     HTTPField.Name("X-Accel-Buffering")!: "no",
                 ],
                 body: body)
+        }
+
+        /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) beside
+        /// what every event stream needs: a keep-alive tick into `mailbox` after each quiet
+        /// `keepAlive`, the authorization rechecks (`recheckAuthorization`), and the end of the
+        /// mailbox when the application shuts down gracefully.
+        func serveEvents<Context: RequestContext, Value: Sendable>(
+            from mailbox: LiveMailbox<Value>, authorization: String?, of context: Context.Type,
+            _ stream: () async throws -> Void
+        ) async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let keepAlive = options.keepAlive
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: keepAlive)
+                        mailbox.keepAlive()
+                    }
+                }
+                group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
+                defer { group.cancelAll() }
+                try await withGracefulShutdownHandler {
+                    try await stream()
+                } onGracefulShutdown: {
+                    mailbox.end()
+                }
+            }
         }
 
         /// Checks the request's authorization (`authorization`, its header) again every

@@ -140,6 +140,24 @@
             }
         }
 
+        /// A live window resumed from an id past the log's head (kept by a client across a
+        /// restore that went back) gets the current window at once; it used to stay silent until
+        /// the window changed past that id, perhaps never (hostile tester, this round).
+        @Test func aLiveWindowResumedPastTheHeadGetsTheCurrentWindow() async throws {
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
+                _ = try cli.run(["items", "add", "--user", "ann@example.com", "--title", "one"])
+            }
+            try await ServedShelf.with(prepare: prepare) { served in
+                for id in ["999999999", "3"] {
+                    let stream = try await EventStream(
+                        served, "/api/items/live?limit=1", headers: [("Last-Event-ID", id)])
+                    let first = try #require(try await stream.next(), "no window for Last-Event-ID \(id)")
+                    #expect(first.event == "window")
+                    #expect(first.json["count"] as? Int == 1)
+                }
+            }
+        }
+
         @Test func aBadPositionIsAClear400() async throws {
             try await ServedShelf.with { served in
                 let cases: [(String, [(String, String)], String)] = [
