@@ -26,11 +26,13 @@
 
         /// The state of every migration in the PostgreSQL database `url` names, without
         /// changing it. A database without shelf tables reports every migration as pending.
-        /// - Throws: `StoreError` when the URL is malformed or the server cannot be read.
+        /// - Throws: `StoreError` when the URL is malformed or the server cannot be read, or
+        ///   when the database is not in UTF8 (which opening would refuse, so nothing is pending).
         public static func migrationStatus(postgres url: String) async throws -> [MigrationStatus] {
             let place = try PostgresLocation(url: url)
             return try await PostgresBackend.withConnection(to: place) { connection in
-                try await PostgresMigrator.embedded.status(on: connection)
+                try await PostgresMigrator.refuseEncodingOtherThanUTF8(on: connection, at: place)
+                return try await PostgresMigrator.embedded.status(on: connection)
             }
         }
     }

@@ -27,7 +27,7 @@ package struct StoreCopier {
             throw StoreError(
                 .busy,
                 "\(target.location) is open in \(other); replacing its contents under it would pull its data away, "
-                    + "so stop it (or wait for it to end), then copy again")
+                    + "so stop it (or wait for it to end), then try again")
         }
         do {
             return try from.withCopySnapshot { snapshot in
