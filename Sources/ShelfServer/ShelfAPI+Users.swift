@@ -119,6 +119,8 @@
             let user = try await checkTag(request, context)
             try APICaller.requireWrite(toUser: user.id, "delete another user")
             let items = try await store.items.count(matching: ItemQuery(owner: user.id))
+            // Their saved views lose their owner and show everyone's items: named, not unseen.
+            let views = try await store.views.views().filter { $0.owner == user.id }.map(\.name)
             do {
                 try await store.users.delete(id: user.id, expecting: user)
             } catch let error as StoreError where error.code == .conflict {
@@ -128,8 +130,22 @@
                 .ok,
                 .object([
                     "id": .integer(user.id.rawValue), "items_removed": .integer(Int64(items)),
-                    "message": .string("Removed \(user.email) and their \(items) item\(items == 1 ? "" : "s")."),
+                    "views_widened": .array(views.map { .string($0) }),
+                    "message": .string(
+                        "Removed \(user.email) and their \(items) item\(items == 1 ? "" : "s")."
+                            + Self.widenedNote(views)),
                 ]))
+        }
+
+        /// What a user's removal did to their saved views, for the removal's message; empty when
+        /// they had none.
+        static func widenedNote(_ views: [String]) -> String {
+            guard !views.isEmpty else { return "" }
+            let one = views.count == 1
+            let names = views.map { "“\($0)”" }.joined(separator: ", ")
+            return " The saved \(one ? "view" : "views") \(names) showed only their items and now "
+                + "\(one ? "shows" : "show") everyone's; give \(one ? "it" : "them") another owner or delete "
+                + "\(one ? "it" : "them")."
         }
     }
 #endif

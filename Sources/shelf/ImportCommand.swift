@@ -219,8 +219,13 @@ struct ImportCommand: AsyncParsableCommand {
                     + "might mean any of them. Fix that row and import again to delete the rows the file lacks.")
         }
         if !quiet { printError(summaryLine(summary, created: created?.path)) }
-        if let note = try await WidenedViews.note(before: ownedViews, store: store) {
-            printError(SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: note))
+        let widened =
+            summary.dryRun
+            ? WidenedViews.describe(
+                (summary.deletions?.widenedViews ?? []).map { ($0.name, $0.owner) }, removed: false)
+            : try await WidenedViews.note(before: ownedViews, store: store)
+        if let widened {
+            printError(SuggestedCommand.naming(databaseOf: CommandLine.arguments, in: widened))
         }
         if summary.dryRun, summary.skipped > 0 { throw ExitCode.failure }
     }

@@ -19,13 +19,19 @@ extension ItemsCommand {
         func run() async throws {
             let store = try await database.openStore()
             let item = try await store.items.requireItem(id: id.value)
-            let owner = try await store.users.user(id: item.userID)?.email ?? "?"
+            let email = try await store.users.user(id: item.userID)?.email
             if json {
                 try StandardOutput.write(
-                    JSONEncoder.escapingInvisibles(try JSONEncoder.lines.encode(ShownItem(item: item, user: owner)))
+                    JSONEncoder.escapingInvisibles(try JSONEncoder.lines.encode(ShownItem(item: item, user: email)))
                         + [0x0A])
                 return
             }
+            // A user deleted by another program with foreign keys off: said, not shown as "?".
+            let owner =
+                email
+                ?? "user \(item.userID.rawValue), which no longer exists (another program deleted it with foreign "
+                + "keys off)"
+
             let lines = [
                 ("ID", String(item.id.rawValue)), ("Title", item.title), ("Owner", owner),
                 ("Status", item.status.rawValue), ("Priority", String(item.priority)),

@@ -7,7 +7,8 @@ import ShelfTransfer
 /// `shelf items show --json`: the item as `shelf watch` writes it, plus its owner's email.
 struct ShownItem: Encodable {
     let item: Item
-    let user: String
+    /// The owner's email; nil (written as null) when the user is gone.
+    let user: String?
 
     private enum Key: CodingKey { case user }
 

@@ -90,11 +90,12 @@ struct WatchCommand: AsyncParsableCommand {
 }
 
 /// One line of `shelf watch items`: how many items match, and the first of them with their
-/// owner's email in `user`, as exports write it.
+/// owner's email in `user`, as exports write it (null for an item whose user is gone, as the
+/// HTTP API writes it).
 struct WindowLine: Encodable, Hashable, Sendable {
     struct WatchedItem: Encodable, Hashable, Sendable {
         let id: Int64
-        let user: String
+        let user: String?
         let title: String
         let notes: String?
         let status: Item.Status
@@ -102,6 +103,23 @@ struct WindowLine: Encodable, Hashable, Sendable {
         let createdAt: Date
         let updatedAt: Date
         let version: Int64
+
+        private enum CodingKeys: String, CodingKey {
+            case id, user, title, notes, status, priority, createdAt, updatedAt, version
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(user, forKey: .user)  // null, not left out, when the user is gone
+            try container.encode(title, forKey: .title)
+            try container.encodeIfPresent(notes, forKey: .notes)
+            try container.encode(status, forKey: .status)
+            try container.encode(priority, forKey: .priority)
+            try container.encode(createdAt, forKey: .createdAt)
+            try container.encode(updatedAt, forKey: .updatedAt)
+            try container.encode(version, forKey: .version)
+        }
     }
 
     let count: Int
@@ -112,7 +130,7 @@ struct WindowLine: Encodable, Hashable, Sendable {
         count = window.totalCount
         items = window.items.map { item in
             WatchedItem(
-                id: item.id.rawValue, user: emails[item.userID] ?? "", title: item.title, notes: item.notes,
+                id: item.id.rawValue, user: emails[item.userID], title: item.title, notes: item.notes,
                 status: item.status, priority: item.priority, createdAt: item.createdAt, updatedAt: item.updatedAt,
                 version: item.version)
         }

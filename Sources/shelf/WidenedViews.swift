@@ -19,20 +19,29 @@ enum WidenedViews {
     static func note(before: [(view: String, owner: String)], store: Store) async throws -> String? {
         guard !before.isEmpty else { return nil }
         let stillOwned = Set(try await store.views.views().filter { $0.owner != nil }.map(\.name))
-        let widened = before.filter { !stillOwned.contains($0.view) }
+        return describe(before.filter { !stillOwned.contains($0.view) }, removed: true)
+    }
+
+    /// The note naming `widened` (views and their owners' emails); `removed` false when their
+    /// owners would be removed (a dry run). Nil when there are none.
+    static func describe(_ widened: [(view: String, owner: String)], removed: Bool) -> String? {
         guard !widened.isEmpty else { return nil }
         let one = widened.count == 1
         let owners = Set(widened.map(\.owner))
+        let showed = removed ? "showed" : one ? "shows" : "show"
         let shown: String
         if owners.count == 1, let owner = owners.first {
             shown =
-                "\(StoreCopier.listed(widened.map { "“\(Sanitized($0.view))”" })) showed only \(Sanitized(owner))'s items"
+                "\(StoreCopier.listed(widened.map { "“\(Sanitized($0.view))”" })) \(showed) only \(Sanitized(owner))'s items"
         } else {
             let each = widened.map { "“\(Sanitized($0.view))” (\(Sanitized($0.owner))'s items)" }
-            shown = "\(StoreCopier.listed(each)) showed only one user's items"
+            shown = "\(StoreCopier.listed(each)) \(showed) only one user's items"
         }
-        return "Note: the saved \(one ? "view" : "views") \(shown) and now \(one ? "shows" : "show") everyone's "
-            + "(\(one ? "its owner was" : "their owners were") removed); give \(one ? "it" : "them") another owner "
+        let now =
+            removed
+            ? "and now \(one ? "shows" : "show") everyone's (\(one ? "its owner was" : "their owners were") removed)"
+            : "and would show everyone's (\(one ? "its owner" : "their owners") would be removed)"
+        return "Note: the saved \(one ? "view" : "views") \(shown) \(now); give \(one ? "it" : "them") another owner "
             + "(`shelf views save NAME --query TEXT --user EMAIL`) or delete \(one ? "it" : "them") "
             + "(`shelf views delete NAME`)"
     }

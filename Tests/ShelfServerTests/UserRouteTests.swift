@@ -27,9 +27,16 @@
                 #expect(newTag != etag)
                 #expect(
                     try await served.send(.DELETE, "/api/users/\(id)", headers: [("If-Match", etag)]).status == 412)
+                // Bo's saved view shows only Bo's items: the removal names it (it widens to everyone's).
+                let saved = try await served.shelf.runAsync(
+                    ["views", "save", "Bo's open", "--query", "status:open", "--user", "bo@example.com"])
+                #expect(saved.status == 0, "\(saved.error)")
                 let removed = try await served.send(.DELETE, "/api/users/\(id)", headers: [("If-Match", newTag)])
                 #expect(removed.status == 200)
                 #expect(removed.json["items_removed"] as? Int == 2)
+                #expect(removed.json["views_widened"] as? [String] == ["Bo's open"])
+                let message = try #require(removed.json["message"] as? String)
+                #expect(message.contains("“Bo's open” showed only their items and now shows everyone's"), "\(message)")
                 #expect(try await served.get("/api/users/\(id)").status == 404)
                 let list = try await served.get("/api/users")
                 #expect(list.json["count"] as? Int == 1)

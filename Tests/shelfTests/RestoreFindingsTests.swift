@@ -58,6 +58,34 @@ struct RestoreFindingsTests {
         #expect(try CopyFixture.dump(db) == before)
     }
 
+    /// `shelf backup` of a store holding items whose user is gone refuses, writing nothing:
+    /// restore would refuse that backup, found out only when it is needed (the hostile
+    /// tester's F5: the backup succeeded without a word). An older backup at the path stays.
+    @Test func aBackupOfItemsWhoseUserIsGoneIsRefusedBeforeItCannotBeRestored() throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        let older = try CopyFixture.dump(backup)
+        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        let refused = try shelf.run(["backup", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("holds 3 items rows whose user is gone"), "\(refused.error)")
+        #expect(refused.error.contains("PRAGMA foreign_key_check"), "\(refused.error)")
+        #expect(refused.error.contains("no backup was written to \(backup)"), "\(refused.error)")
+        #expect(try CopyFixture.dump(backup) == older)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
+            .filter { $0.hasPrefix("backup.sqlite") && $0 != "backup.sqlite" }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        // Shown, the item says its user is gone rather than "?"; as JSON, null.
+        let shown = try shelf.run(["items", "show", "--db", db, "1"])
+        #expect(shown.output.contains("Owner:     user 1, which no longer exists"), "\(shown.output)")
+        let json = try shelf.run(["items", "show", "--db", db, "1", "--json"])
+        #expect(json.output.contains("\"user\":null"), "\(json.output)")
+    }
+
     /// `shelf copy` from a store holding such rows says what is wrong with which rows,
     /// instead of a bare foreign-key failure.
     @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() throws {

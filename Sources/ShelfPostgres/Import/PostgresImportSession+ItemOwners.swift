@@ -23,6 +23,17 @@
                 let (email, items) = try row.decode((String, Int64).self)
                 return ItemOwnerCount(email: email, items: Int(items))
             }
+            guard table == .users else { return }
+            let views = try rawQuery(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT v.name, u.email FROM saved_views v JOIN users u ON u.id = v.owner_id
+                        WHERE v.owner_id IN (\(doomed)) ORDER BY v.name_key, v.name COLLATE "C", v.id
+                        """))
+            counts.widenedViews = try views.map { row in
+                let (name, email) = try row.decode((String, String).self)
+                return WidenedView(name: name, owner: email)
+            }
         }
     }
 #endif

@@ -22,6 +22,7 @@ extension SQLiteBackend {
             try await database.withReader { connection in
                 try connection.run("VACUUM INTO ?", temporary)
             }
+            try refuseOrphans(in: temporary, store: source, backup: path)
             try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
@@ -43,6 +44,24 @@ extension SQLiteBackend {
         }
     }
 
+    /// Throws when the snapshot at `temporary` holds rows whose user is gone: `restore`
+    /// refuses such a backup, so writing it would be a backup that cannot be restored, found
+    /// out when it is needed (the hostile tester's F5). Said now, while the store can be fixed.
+    private func refuseOrphans(in temporary: String, store source: String, backup path: String) throws {
+        let orphans = try StoreError.translating {
+            let connection = try Connection(path: temporary, readOnly: true)
+            defer { connection.close() }
+            return try Store.orphanRows(connection)
+        }
+        guard !orphans.isEmpty else { return }
+        let quoted = ShellQuoting.quoted(source)
+        throw StoreError(
+            .invalidValue,
+            "\(source) holds \(Store.orphansListed(orphans)) whose user is gone (another program deleted users with "
+                + "foreign keys off; `sqlite3 \(quoted) 'PRAGMA foreign_key_check'` lists them), and restore refuses "
+                + "a backup holding them, so no backup was written to \(path). Delete those rows or point them at an "
+                + "existing user with sqlite3, then back up again")
+    }
 }
 
 extension Store {

@@ -156,10 +156,7 @@ extension Store {
                 let integrity = try connection.fetch("PRAGMA integrity_check") { try $0.string(0) }
                 // Rows whose owner is gone (deleted by a program with foreign keys off): export
                 // would drop them without a word and a copy would fail on them.
-                let orphans = try connection.fetch(
-                    "SELECT \"table\", count(*) FROM pragma_foreign_key_check GROUP BY \"table\" ORDER BY \"table\""
-                ) { (table: try $0.string(0), rows: Int(try $0.int64(1))) }
-                return (integrity, orphans)
+                return (integrity, try orphanRows(connection))
             }
         } catch let error as StoreError where error.code == .corrupt && isSQLiteFile(temporary) {
             throw damaged(backup, "SQLite cannot read it (the database disk image is malformed)")
@@ -173,10 +170,9 @@ extension Store {
             throw damaged(backup, "SQLite's integrity_check reports \(integrity.prefix(3).joined(separator: "; "))")
         }
         guard orphans.isEmpty else {
-            let counted = orphans.map { "\($0.rows) \($0.table) row\($0.rows == 1 ? "" : "s")" }
             throw StoreError(
                 .invalidValue,
-                "\(backup) holds \(FileUsers.listed(counted)) whose user is gone (PRAGMA foreign_key_check lists "
+                "\(backup) holds \(orphansListed(orphans)) whose user is gone (PRAGMA foreign_key_check lists "
                     + "them): restoring it would lose them without a word. Restore from another backup, or delete "
                     + "those rows or point them at an existing user in a copy of \(backup) with sqlite3, then restore "
                     + "that copy; nothing was changed")
@@ -188,6 +184,19 @@ extension Store {
             throw StoreError(.database, "cannot close the checked copy of \(backup) (\(reason)); nothing was changed")
         }
         return side
+    }
+
+    /// The rows, by table, whose user is gone (deleted by a program with foreign keys off), as
+    /// `PRAGMA foreign_key_check` finds them.
+    static func orphanRows(_ connection: Connection) throws -> [(table: String, rows: Int)] {
+        try connection.fetch(
+            "SELECT \"table\", count(*) FROM pragma_foreign_key_check GROUP BY \"table\" ORDER BY \"table\""
+        ) { (table: try $0.string(0), rows: Int(try $0.int64(1))) }
+    }
+
+    /// `orphanRows` in words: "1 items row and 2 saved_views rows".
+    static func orphansListed(_ orphans: [(table: String, rows: Int)]) -> String {
+        FileUsers.listed(orphans.map { "\($0.rows) \($0.table) row\($0.rows == 1 ? "" : "s")" })
     }
 
     /// Opens the copy at `temporary` as a store (migrating an older one; refusing a newer

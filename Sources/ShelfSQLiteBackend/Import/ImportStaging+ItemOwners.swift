@@ -27,5 +27,14 @@ extension ImportStaging {
             owners.append(ItemOwnerCount(email: try row.string(0), items: Int(try row.int64(1))))
         }
         counts.deletedItemOwners = owners
+        guard table == .users else { return }
+        let views = try connection.makeStatement(
+            """
+            SELECT v.name, u.email FROM main.saved_views AS v JOIN main.users AS u ON u.id = v.owner_id
+            WHERE v.owner_id IN (\(doomed)) ORDER BY v.name_key, v.name, v.id
+            """)
+        try views.forEachRow { row in
+            counts.widenedViews.append(WidenedView(name: try row.string(0), owner: try row.string(1)))
+        }
     }
 }

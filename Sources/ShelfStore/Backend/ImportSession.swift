@@ -168,6 +168,9 @@ package struct ImportCounts: Sendable, Equatable {
     package var deletedItemOwners: [ItemOwnerCount] = []
     /// From `replacePreview()`: how many users own the items the `replace` would delete.
     package var itemOwners = 0
+    /// From `replacePreview()` of users: the saved views owned by a user it would delete (they
+    /// would show everyone's items), in name order.
+    package var widenedViews: [WidenedView] = []
 
     package init() {}
 
@@ -199,6 +202,17 @@ package struct ItemOwnerCount: Sendable, Equatable {
 
     /// How many owners `replacePreview()` names; the rest are counted.
     package static let shownLimit = 3
+}
+
+/// A saved view, by name, that shows one user's items (its owner, by email).
+package struct WidenedView: Sendable, Equatable {
+    package var name: String
+    package var owner: String
+
+    package init(name: String, owner: String) {
+        self.name = name
+        self.owner = owner
+    }
 }
 
 /// The tables an import writes.

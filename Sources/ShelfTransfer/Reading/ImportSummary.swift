@@ -47,6 +47,9 @@ public struct ReplaceDeletions: Sendable, Equatable {
     public var owners: [Owner]
     /// How many users own the items deleted.
     public var ownerCount: Int
+    /// A `replace` of users: the saved views owned by a user it deletes, which then show
+    /// everyone's items (their owner is cleared), in name order.
+    public var widenedViews: [WidenedView] = []
 
     /// An owner, by email, and how many of their items are deleted.
     public struct Owner: Sendable, Equatable {
@@ -59,10 +62,24 @@ public struct ReplaceDeletions: Sendable, Equatable {
         }
     }
 
-    public init(users: Int, items: Int, owners: [Owner] = [], ownerCount: Int = 0) {
+    /// A saved view, by name, and the email of the user whose items it shows.
+    public struct WidenedView: Sendable, Equatable {
+        public var name: String
+        public var owner: String
+
+        public init(name: String, owner: String) {
+            self.name = name
+            self.owner = owner
+        }
+    }
+
+    public init(
+        users: Int, items: Int, owners: [Owner] = [], ownerCount: Int = 0, widenedViews: [WidenedView] = []
+    ) {
         self.users = users
         self.items = items
         self.owners = owners
         self.ownerCount = ownerCount
+        self.widenedViews = widenedViews
     }
 }

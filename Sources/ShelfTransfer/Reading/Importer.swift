@@ -288,7 +288,8 @@ private struct Transfer {
                 let deletions = ReplaceDeletions(
                     users: table == .users ? preview.deleted : 0, items: preview.itemsDeleted(from: table),
                     owners: preview.deletedItemOwners.map { .init(email: $0.email, items: $0.items) },
-                    ownerCount: preview.itemOwners)
+                    ownerCount: preview.itemOwners,
+                    widenedViews: preview.widenedViews.map { .init(name: $0.name, owner: $0.owner) })
                 summary.deletions = deletions
                 if commit, deletions.items > 0, let confirm = options.confirmDeletions {
                     try confirm(deletions)
