@@ -61,12 +61,12 @@ public final class HeadlessScreen {
     /// timeout is generous: it is reached only when something is wrong, or when a loaded
     /// machine runs a whole parallel test suite.
     @discardableResult
-    public func waitUntil(timeout: Duration = .seconds(60), _ condition: (String) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Duration = .seconds(180), _ condition: (String) -> Bool) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
             if condition(text) { return true }
-            try? await Task.sleep(for: .milliseconds(2))
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return condition(text)
     }

@@ -30,7 +30,7 @@ struct RelativeTimeTests {
         let token = Lifetime.Token()
         let changes = Mutex(0)
         list.state.changes.observe(during: token.lifetime) { _ in changes.withLock { $0 += 1 } }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while list.state.value.value?.rows.first?.updated != "59m ago", ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -101,7 +101,7 @@ struct PostgresServerTests {
 }
 
 /// Waits until `condition` holds, checking every few milliseconds, at most `timeout`.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(120), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

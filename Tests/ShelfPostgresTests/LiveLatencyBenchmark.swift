@@ -66,7 +66,7 @@
                 for index in 1...1000 {
                     try await writer.run("INSERT INTO items (title) VALUES ('burst \(index)')")
                 }
-                try await waitUntil("the burst is counted", limit: .seconds(60)) {
+                try await waitUntil("the burst is counted", limit: .seconds(180)) {
                     count.value == .success(rounds + 1000)
                 }
                 let burstRuns = fetches.value - before
@@ -107,7 +107,7 @@
                     }
                     try await waitUntil("the loss shows") { count.value.failureValue != nil }
                     try await writer.run("INSERT INTO items (title) VALUES ('round \(round)')")
-                    try await waitUntil("round \(round) is seen", limit: .seconds(30)) {
+                    try await waitUntil("round \(round) is seen", limit: .seconds(120)) {
                         count.value == .success(round)
                     }
                     recoveries.append(.now - start)

@@ -288,7 +288,7 @@
     /// Waits, polling every 10 ms, until `condition` holds; fails the test after `limit`. Not a
     /// timing assertion: the limit is only there so that a broken feed fails instead of hanging.
     func waitUntil(
-        _ what: String, limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, limit: Duration = .seconds(180), sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + limit

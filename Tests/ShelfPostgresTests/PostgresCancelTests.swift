@@ -22,7 +22,7 @@
                             .count
                     }
                 }
-                try await waitUntil("the server runs the statement", limit: .seconds(30)) {
+                try await waitUntil("the server runs the statement", limit: .seconds(120)) {
                     try await Scratch.strings(running, at: url) == ["1"]
                 }
                 slow.cancel()

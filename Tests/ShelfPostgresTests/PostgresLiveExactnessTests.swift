@@ -128,13 +128,13 @@
                         defer { stop.increment() }
                         for _ in 0..<Self.reconnects {
                             var listening: Int?
-                            try await waitUntil("the listener is connected", limit: .seconds(30)) {
+                            try await waitUntil("the listener is connected", limit: .seconds(120)) {
                                 listening = try? await Self.listenerPID(url)
                                 return listening != nil
                             }
                             let pid = try #require(listening)
                             try await Scratch.execute("SELECT pg_terminate_backend(\(pid), 10000)", at: url)
-                            try await waitUntil("a new listening connection", limit: .seconds(30)) {
+                            try await waitUntil("a new listening connection", limit: .seconds(120)) {
                                 let now = try? await Self.listenerPID(url)
                                 return now != nil && now != pid
                             }
@@ -144,7 +144,7 @@
                 }
                 let table = try await store.items.count(matching: ItemQuery())
                 #expect(table == written.value)
-                try await waitUntil("the live count reaches the table's", limit: .seconds(30)) {
+                try await waitUntil("the live count reaches the table's", limit: .seconds(120)) {
                     (try? live.value.get())?.totalCount == table
                 }
                 // Inserts only: each published count is higher than the one before it.

@@ -17,18 +17,18 @@
             let users = try await store.liveUsers()
             func seen() -> [String]? { (try? users.value.get())?.map(\.name) }
             _ = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
-            try await waitUntil("Ann is seen", limit: .seconds(30)) { seen() == ["Ann"] }
+            try await waitUntil("Ann is seen", limit: .seconds(120)) { seen() == ["Ann"] }
 
             try await onThread { try cluster.restart() }
             // The pool's connections and the listener's were ended: the next call is made
             // over a new connection, and the commit it makes while the listener is still
             // away is seen once it is back.
             _ = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
-            try await waitUntil("Bob is seen", limit: .seconds(60)) { seen() == ["Ann", "Bob"] }
+            try await waitUntil("Bob is seen", limit: .seconds(180)) { seen() == ["Ann", "Bob"] }
 
             // And it listens on.
             _ = try await store.users.insert(NewUser(name: "Cy", email: "cy@example.com"))
-            try await waitUntil("Cy is seen", limit: .seconds(30)) { seen() == ["Ann", "Bob", "Cy"] }
+            try await waitUntil("Cy is seen", limit: .seconds(120)) { seen() == ["Ann", "Bob", "Cy"] }
             // What the live value shows is what the restarted server holds, read afresh.
             #expect(try await store.users.users().map(\.name) == ["Ann", "Bob", "Cy"])
             #expect(seen() == ["Ann", "Bob", "Cy"])

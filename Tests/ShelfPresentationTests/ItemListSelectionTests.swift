@@ -49,7 +49,7 @@ final class Flag: Sendable {
     }
 
     /// Waits until set (no polling); false when it is not set by `timeout`.
-    func wait(timeout: Duration = .seconds(20)) async -> Bool {
+    func wait(timeout: Duration = .seconds(120)) async -> Bool {
         let gate = self.gate
         DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Int(timeout.components.seconds))) {
             gate.open()

@@ -68,12 +68,12 @@ final class Recorder<Value: Sendable>: Sendable {
 
     /// Waits until a published value satisfies `predicate` (checking those already seen
     /// first); returns it, or nil after `timeout`.
-    func next(timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (Value) -> Bool) async -> Value? {
+    func next(timeout: Duration = .seconds(120), where predicate: @escaping @Sendable (Value) -> Bool) async -> Value? {
         await wait(newestOnly: false, timeout: timeout, predicate)
     }
 
     /// Waits until the latest value satisfies `predicate`; returns it, or nil after `timeout`.
-    func latest(timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (Value) -> Bool) async
+    func latest(timeout: Duration = .seconds(120), where predicate: @escaping @Sendable (Value) -> Bool) async
         -> Value?
     {
         await wait(newestOnly: true, timeout: timeout, predicate)

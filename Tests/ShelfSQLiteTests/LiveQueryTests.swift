@@ -114,7 +114,7 @@ struct DatabaseLiveQueryTests {
         // one only through file events and the counters.
         let other = try Database(path: path, readerCount: 1, changeCounters: "counts")
         try await other.write { try $0.execute("INSERT INTO a VALUES (7)") }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while published.withLock({ $0 }) != [1], ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }

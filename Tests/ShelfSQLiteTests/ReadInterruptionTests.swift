@@ -5,7 +5,7 @@ import Testing
 
 /// A read whose task is cancelled stops at once (`sqlite3_interrupt`) instead of running to
 /// its end: a superseded search kept a core busy for minutes.
-@Suite("Read interruption", .timeLimit(.minutes(1)))
+@Suite("Read interruption", .timeLimit(.minutes(5)))
 struct ReadInterruptionTests {
     /// Counts to ten billion: minutes of CPU if nothing stops it.
     static let endless =

@@ -55,7 +55,7 @@
                 let connection = try RawConnection(base)
                 guard connection.send(request) else { throw ShellError(message: "could not send the request") }
                 var bytes: [UInt8] = []
-                let deadline = ContinuousClock.now + .seconds(60)
+                let deadline = ContinuousClock.now + .seconds(180)
                 while ContinuousClock.now < deadline {
                     guard let more = connection.receiveAvailable() else {
                         return (String(decoding: bytes, as: UTF8.self), true)

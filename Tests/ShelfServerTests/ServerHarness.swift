@@ -88,7 +88,7 @@
         static func poll<T: Sendable>(_ probe: @escaping @Sendable () -> T?) async -> T? {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    let deadline = ContinuousClock.now + .seconds(60)
+                    let deadline = ContinuousClock.now + .seconds(180)
                     while ContinuousClock.now < deadline {
                         if let value = probe() {
                             continuation.resume(returning: value)
@@ -140,7 +140,7 @@
             } else if let body {
                 request.body = .bytes(ByteBuffer(bytes: body))
             }
-            let response = try await client.execute(request, timeout: .seconds(60))
+            let response = try await client.execute(request, timeout: .seconds(180))
             let bytes = try await response.body.collect(upTo: 64 << 20)
             return Reply(
                 status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))

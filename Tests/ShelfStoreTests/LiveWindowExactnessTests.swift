@@ -60,7 +60,7 @@ struct LiveWindowExactnessTests {
     static func mismatches(
         _ live: [(LiveWindowKey, Property<LiveResult<ItemWindow>>)], _ store: Store, _ sqlite: SQLiteBackend
     ) async throws -> [String] {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while true {
             await sqlite.liveWindows.settle()
             var wrong: [String] = []

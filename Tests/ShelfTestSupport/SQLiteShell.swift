@@ -38,7 +38,7 @@ package final class SQLiteShell {
     package var pid: Int32 { child.pid }
 
     /// Sends `sql` and waits until the shell has run it (it touches a marker file after).
-    package func run(_ sql: String, timeout: Duration = .seconds(20)) async throws {
+    package func run(_ sql: String, timeout: Duration = .seconds(120)) async throws {
         let marker = folder.appendingPathComponent(UUID().uuidString).path
         let bytes = Array("\(sql)\n.shell touch \(marker)\n".utf8)
         var written = 0
@@ -79,7 +79,7 @@ package struct ShellError: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-package func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+package func eventually(timeout: Duration = .seconds(120), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }

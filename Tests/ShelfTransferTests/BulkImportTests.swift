@@ -165,7 +165,7 @@ import Testing
         #expect(run.status == 0 && run.errors.contains("bulk import into items"), "\(run.errors)")
         // The tracker notices another process's commit through file events, or its
         // once-a-second check at the latest.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while seen.withLock({ $0.last }) != 540, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

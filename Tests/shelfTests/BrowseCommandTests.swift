@@ -92,7 +92,7 @@ struct BrowseCommandTests {
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --demo", width: 100, height: 30,
             environment: ["HOME": shelf.folder.path])
-        let screen = try await tmux.waitFor(timeout: .seconds(60)) { $0.contains(line: "20,000 items") }
+        let screen = try await tmux.waitFor(timeout: .seconds(180)) { $0.contains(line: "20,000 items") }
         #expect(screen.contains(line: "20,000 items"))
         #expect(FileManager.default.fileExists(atPath: shelf.folder.path + "/.local/share/shelf/demo.sqlite"))
         try tmux.type("q")

@@ -24,7 +24,7 @@ struct BrowseTimeTests {
         let first = try await tmux.waitFor("Aging")
         #expect(first.contains { $0.contains("Aging") && $0.contains("just now") }, "\(first)")
         // No key is pressed: the time moves on by itself.
-        let later = try await tmux.waitFor(timeout: .seconds(30)) {
+        let later = try await tmux.waitFor(timeout: .seconds(120)) {
             $0.contains { $0.contains("Aging") && $0.contains("1m ago") }
         }
         #expect(later.contains { $0.contains("Aging") && $0.contains("1m ago") }, "\(later.joined(separator: "\n"))")

@@ -230,7 +230,7 @@ extension CopyFixture {
     static func waitForWriteLock(of path: String) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let deadline = ContinuousClock.now + .seconds(60)
+                let deadline = ContinuousClock.now + .seconds(180)
                 while ContinuousClock.now < deadline {
                     let descriptor = open(path + "-shm", O_RDONLY | O_CLOEXEC)
                     if descriptor >= 0 {

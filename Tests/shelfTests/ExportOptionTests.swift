@@ -108,13 +108,13 @@ import Testing
         try tmux.type(
             "\(shelfPath) export items --db \(db) -o \(TmuxSession.quote(path("file.csv"))); echo \"[file $?]\"")
         try tmux.send("Enter")
-        var screen = try await tmux.waitFor("[file 0]", timeout: .seconds(60))
+        var screen = try await tmux.waitFor("[file 0]", timeout: .seconds(180))
         #expect(screen.contains(line: "Exported 60000 items to"))
         #expect(!screen.contains(line: "Exporting items"), "the bar is cleared at the end: \(screen)")
         try tmux.type(
             "\(shelfPath) export items --db \(db) | cat > \(TmuxSession.quote(path("pipe.csv"))); echo \"[pipe $?]\"")
         try tmux.send("Enter")
-        screen = try await tmux.waitFor("[pipe 0]", timeout: .seconds(60))
+        screen = try await tmux.waitFor("[pipe 0]", timeout: .seconds(180))
         #expect(!screen.contains(line: "Exporting items"))
         let written = try String(contentsOfFile: log, encoding: .utf8)
         #expect(written.components(separatedBy: "Exporting items").count >= 3, "a bar for each export")
@@ -125,7 +125,7 @@ import Testing
         // Rows on the terminal: no bar.
         try tmux.type("clear; \(shelfPath) export users --db \(db); echo \"[screen $?]\"")
         try tmux.send("Enter")
-        screen = try await tmux.waitFor("[screen 0]", timeout: .seconds(60))
+        screen = try await tmux.waitFor("[screen 0]", timeout: .seconds(180))
         #expect(screen.contains { $0.contains("@example.com,") && $0.hasSuffix("Z") }, "the rows are on the screen")
         let after = try String(contentsOfFile: log, encoding: .utf8)
         let start = after.range(of: "[pipe 0]", options: .backwards)?.upperBound ?? after.startIndex
@@ -146,7 +146,7 @@ import Testing
         let output = TmuxSession.quote(shelf.folder.appendingPathComponent("out.csv.gz").path)
         try tmux.type("clear; \(shelfPath) export items --db \(db) -o \(output); echo \"[done $?]\"")
         try tmux.send("Enter")
-        let screen = try await tmux.waitFor("[done 0]", timeout: .seconds(60))
+        let screen = try await tmux.waitFor("[done 0]", timeout: .seconds(180))
         #expect(!screen.contains(line: "Exporting"), "no copy of the bar is left: \(screen)")
         let written = try String(contentsOfFile: log, encoding: .utf8)
         let drawn = written.components(separatedBy: "\r").filter { $0.hasPrefix("Exporting") }

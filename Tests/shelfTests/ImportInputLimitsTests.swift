@@ -35,7 +35,7 @@ import Testing
             Thread.detachNewThread {
                 var total = 0
                 let chunk = Array(prefix.utf8) + Array(repeating: Array("[\n".utf8), count: 32_768).flatMap { $0 }
-                let deadline = ContinuousClock.now + .seconds(30)
+                let deadline = ContinuousClock.now + .seconds(120)
                 var first = true
                 while ContinuousClock.now < deadline {
                     let bytes = first ? chunk : Array(chunk.dropFirst(prefix.utf8.count))

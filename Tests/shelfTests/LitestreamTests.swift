@@ -85,7 +85,7 @@ struct LitestreamTests {
         let total = try LitestreamFixture.sqlite(db, "SELECT count(*) FROM items;")
         // The live query saw every commit: its last line counts them all.
         var seenAll = false
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         while !seenAll, ContinuousClock.now < deadline {
             seenAll = await watcher.waitForLines(0).last?.hasPrefix("{\"count\":\(total),") == true
             if !seenAll { try await Task.sleep(for: .milliseconds(50)) }
@@ -165,7 +165,7 @@ enum LitestreamFixture {
     static func waitUntil(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let deadline = ContinuousClock.now + .seconds(60)
+                let deadline = ContinuousClock.now + .seconds(180)
                 while ContinuousClock.now < deadline {
                     if condition() { return continuation.resume(returning: true) }
                     usleep(20_000)

@@ -142,12 +142,12 @@ import Testing
             close(descriptors[1])
             // The reader reads nothing (a pager waiting for a key): wait until the pipe is full.
             var queued: Int32 = 0
-            let filling = ContinuousClock.now + .seconds(60)
+            let filling = ContinuousClock.now + .seconds(180)
             while ioctl(descriptors[0], UInt(FIONREAD), &queued) == 0, queued < 60_000, ContinuousClock.now < filling {
                 usleep(20_000)
             }
             child.signal(SIGTERM)
-            let stopping = ContinuousClock.now + .seconds(30)
+            let stopping = ContinuousClock.now + .seconds(120)
             while child.isRunning, ContinuousClock.now < stopping { usleep(20_000) }
             let running = child.isRunning
             return (queued, running, running ? -1 : child.wait())

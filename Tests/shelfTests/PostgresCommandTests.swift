@@ -94,7 +94,7 @@
                     try shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"]).status
                         == 0)
                 let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"])
-                let first = await watch.waitForLines(1, timeout: .seconds(30))
+                let first = await watch.waitForLines(1, timeout: .seconds(120))
                 try #require(first.count == 1, "no first line from shelf watch")
                 let psql = try ChildProcess(
                     "/usr/bin/psql",
@@ -120,7 +120,7 @@
                         .status == 0)
                 let log = shelf.folder.appendingPathComponent("watch.err").path
                 let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5", "--verbose"], stderr: log)
-                try #require(await watch.waitForLines(1, timeout: .seconds(30)).count == 1)
+                try #require(await watch.waitForLines(1, timeout: .seconds(120)).count == 1)
                 let database = try #require(URLComponents(string: url)?.path.dropFirst())
                 for _ in 0..<3 {
                     let killed = try ChildProcess(
@@ -137,7 +137,7 @@
                 #expect(
                     try await shelf.run(["items", "add", "--db", url, "--user", "ann@example.com", "--title", "After"])
                         .status == 0)
-                let lines = await watch.waitForLines(2, timeout: .seconds(30))
+                let lines = await watch.waitForLines(2, timeout: .seconds(120))
                 try #require(lines.count == 2, "\(lines)")
                 #expect(lines[1].contains("After"))
                 #expect(await watch.waitForLines(3, timeout: .seconds(1)).count == 2, "no repeated line")

@@ -113,7 +113,7 @@
                     WHERE datname = '\(database)' AND query LIKE 'INSERT INTO items%'
                     """
                 #expect(try ChildProcess("/usr/bin/psql", [server, "-tAc", terminate], environment: [:]).wait() == 0)
-                let status = await copy.waitForExit(timeout: .seconds(60))
+                let status = await copy.waitForExit(timeout: .seconds(180))
                 if status == nil { _ = copy.stop(SIGKILL) }
                 #expect(status == 1)
                 let error = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
@@ -166,7 +166,7 @@
         static func waitForInsert(server: String, database: String) async -> Bool {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
-                    let deadline = ContinuousClock.now + .seconds(60)
+                    let deadline = ContinuousClock.now + .seconds(180)
                     let out = NSTemporaryDirectory() + "copy-psql-\(UUID().uuidString)"
                     defer { unlink(out) }
                     let sql = """

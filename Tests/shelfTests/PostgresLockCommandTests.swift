@@ -80,7 +80,7 @@
                             + "AND wait_event_type = 'Lock'", in: shelf)
                 }
                 #expect(waiting == ["shelf"], "the waiting session is named shelf")
-                let finish = ContinuousClock.now + .seconds(30)
+                let finish = ContinuousClock.now + .seconds(120)
                 while add.isRunning, ContinuousClock.now < finish { try await Task.sleep(for: .milliseconds(20)) }
                 #expect(!add.isRunning, "the add still waits after 30 s")
                 #expect(add.wait() == 1)
@@ -101,7 +101,7 @@
                         "PATH": "/usr/bin:/bin", "HOME": shelf.folder.path, "SHELF_WRITE_TIMEOUT_MS": "3000",
                     ],
                     stdout: "/dev/null", stderr: listError)
-                let listFinish = ContinuousClock.now + .seconds(30)
+                let listFinish = ContinuousClock.now + .seconds(120)
                 while list.isRunning, ContinuousClock.now < listFinish { try await Task.sleep(for: .milliseconds(20)) }
                 #expect(list.wait() == 1)
                 let listed = (try? String(contentsOfFile: listError, encoding: .utf8)) ?? ""

@@ -24,11 +24,11 @@
             try #require(added.status == 0, "\(added.error)")
             let log = shelf.folder.appendingPathComponent("watch.err").path
             let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"], stderr: log)
-            try #require(await watch.waitForLines(1, timeout: .seconds(60)).count == 1, "no first line from watch")
+            try #require(await watch.waitForLines(1, timeout: .seconds(180)).count == 1, "no first line from watch")
             let before = try await shelf.run(
                 ["items", "add", "--db", url, "--user", "ann@example.com", "--title", "Before the restart"])
             #expect(before.status == 0, "\(before.error)")
-            try #require(await watch.waitForLines(2, timeout: .seconds(60)).count == 2)
+            try #require(await watch.waitForLines(2, timeout: .seconds(180)).count == 2)
 
             try await Self.onThread { try cluster.restart() }
             let after = try await shelf.run(

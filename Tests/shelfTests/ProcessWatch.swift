@@ -26,7 +26,7 @@ enum ProcessWatch {
     }
 
     private static func pollUntil(_ pid: pid_t, holds path: String) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         while ContinuousClock.now < deadline {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []

@@ -21,7 +21,7 @@ final class RunningShelf {
     }
 
     /// Waits until the process ends on its own, or `timeout` passes; its exit status, or nil.
-    func waitForExit(timeout: Duration = .seconds(20)) async -> Int32? {
+    func waitForExit(timeout: Duration = .seconds(120)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while child.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -36,7 +36,7 @@ final class RunningShelf {
     }
 
     /// Waits until at least `count` lines have arrived, or `timeout` passes; returns them all.
-    func waitForLines(_ count: Int, timeout: Duration = .seconds(10)) async -> [String] {
+    func waitForLines(_ count: Int, timeout: Duration = .seconds(60)) async -> [String] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             readNewLines()

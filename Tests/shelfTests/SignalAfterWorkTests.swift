@@ -6,7 +6,7 @@ import Testing
 /// imported every row twice; an interrupted export said nothing).
 @Suite struct SignalAfterWorkTests {
     /// Whether `path` holds `text`, read again until `timeout` passes.
-    func waitFor(_ text: String, in path: String, timeout: Duration = .seconds(60)) async -> Bool {
+    func waitFor(_ text: String, in path: String, timeout: Duration = .seconds(180)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let written = try? String(contentsOfFile: path, encoding: .utf8), written.contains(text) { return true }
@@ -45,7 +45,7 @@ import Testing
         let running = try RunningShelf(
             ["export", "items", "--db", shelf.databasePath, "-o", output.path, "--format", "json"], stderr: log)
         // Stopped once it writes: its temporary file is there.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline,
             !((try? FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)) ?? []).contains(where: {
                 $0.hasPrefix(".out.csv.partial-")

@@ -80,7 +80,7 @@ final class TmuxSession {
     /// test's tasks while a tmux test waits (the browser screen tests saw their detail pane
     /// stay "Loading…" for 40 s in a full run).
     @discardableResult
-    func waitFor(timeout: Duration = .seconds(10), _ condition: @escaping @Sendable ([String]) -> Bool) async throws
+    func waitFor(timeout: Duration = .seconds(60), _ condition: @escaping @Sendable ([String]) -> Bool) async throws
         -> [String]
     {
         let socket = self.socket
@@ -103,7 +103,7 @@ final class TmuxSession {
 
     /// Waits until `text` appears anywhere on the screen.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(10)) async throws -> [String] {
+    func waitFor(_ text: String, timeout: Duration = .seconds(60)) async throws -> [String] {
         try await waitFor(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 

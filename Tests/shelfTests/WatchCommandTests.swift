@@ -116,7 +116,7 @@ struct WatchCommandTests {
         defer { shelf.cleanUp() }
         let watch = try RunningShelf(
             ["watch", "items", "--demo", "--limit", "3"], environment: ["HOME": shelf.folder.path])
-        let lines = await watch.waitForLines(1, timeout: .seconds(60))
+        let lines = await watch.waitForLines(1, timeout: .seconds(180))
         try #require(lines.count == 1)
         let line = try WatchLine(lines[0])
         #expect(line.count == 20_000)
@@ -128,7 +128,7 @@ struct WatchCommandTests {
         defer { shelf.cleanUp() }
         let demo = shelf.folder.appendingPathComponent(".local/share/shelf/demo.sqlite").path
         let first = try RunningShelf(["watch", "items", "--demo"], environment: ["HOME": shelf.folder.path])
-        try #require(await first.waitForLines(1, timeout: .seconds(60)).count == 1)
+        try #require(await first.waitForLines(1, timeout: .seconds(180)).count == 1)
         #expect(first.interrupt() == 130, "exits like a process ended by SIGINT")
         #expect(FileManager.default.fileExists(atPath: demo))
         // The second run opens the same database instead of filling a new one.
