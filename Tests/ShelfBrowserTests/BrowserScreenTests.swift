@@ -117,7 +117,7 @@ struct BrowserScreenTests {
     @Test func readFailureSaysHowToRetry() async throws {
         let (store, _) = try await makeStore(items: 3)
         let path = try #require(store.path)
-        try runSQLite(path, "DROP TABLE items;")
+        try await runSQLite(path, "DROP TABLE items;")
         let screen = browser(store, width: 70, height: 6)
         #expect(await screen.waitUntil { $0.contains("Press r to try again") })
         let lines = screen.text.components(separatedBy: "\n")
@@ -233,8 +233,8 @@ struct BrowserScreenTests {
 /// Runs the sqlite3 shell. Not Foundation's `Process`: its `waitUntilExit` runs the calling
 /// thread's run loop, and on the main thread (these suites run on the main actor) that drains
 /// the main queue's other work inside this test's turn.
-func runSQLite(_ path: String, _ sql: String) throws {
-    guard try ChildProcess.sqlite3(path, sql) == 0 else { throw CocoaError(.fileWriteUnknown) }
+func runSQLite(_ path: String, _ sql: String) async throws {
+    guard try await ChildProcess.sqlite3(path, sql) == 0 else { throw CocoaError(.fileWriteUnknown) }
 }
 
 @Suite("README")

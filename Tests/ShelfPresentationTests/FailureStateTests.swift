@@ -15,7 +15,7 @@ struct FailureStateTests {
     func storeWithoutUsers(items: Int = 3) async throws -> (Store, [User]) {
         let (store, users) = try await makeStore(items: items)
         let path = try #require(store.path)
-        #expect(try ChildProcess.sqlite3(path, "ALTER TABLE users RENAME TO users_elsewhere;") == 0)
+        #expect(try await ChildProcess.sqlite3(path, "ALTER TABLE users RENAME TO users_elsewhere;") == 0)
         return (store, users)
     }
 
@@ -55,7 +55,7 @@ struct FailureStateTests {
         let browser = BrowserViewModel(store: store)
         let id = try #require(try await store.items.items(matching: ItemQuery()).first?.id)
         let path = try #require(store.path)
-        #expect(try ChildProcess.sqlite3(path, "ALTER TABLE items RENAME TO items_elsewhere;") == 0)
+        #expect(try await ChildProcess.sqlite3(path, "ALTER TABLE items RENAME TO items_elsewhere;") == 0)
         #expect(await browser.makeEditor(id: id) == nil)
         let message = try #require(browser.actions.message.value, "the failure is shown, not taken for a deletion")
         #expect(message.hasPrefix("Could not open item \(id.rawValue) for editing:"))

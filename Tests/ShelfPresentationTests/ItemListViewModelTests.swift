@@ -111,7 +111,7 @@ struct ItemListViewModelTests {
         let path = try #require(store.path)
         // posix_spawn (ChildProcess), not Foundation's Process: its run() crashed this test
         // process (a bad pointer copying the environment) while other tests spawned children.
-        let status = try ChildProcess.sqlite3(
+        let status = try await ChildProcess.sqlite3(
             path, "UPDATE items SET title = 'Renamed by the shell' WHERE title = 'Item 5';")
         #expect(status == 0)
         let content = try #require(await states.latest { $0.value?.rows.first?.title == "Renamed by the shell" }?.value)

@@ -308,7 +308,7 @@ struct KeylessUserEditorTests {
         let store = try Store(path: path)
         // Added by the sqlite3 shell while the store is open: no key.
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 path, "INSERT INTO users (name, email, created_at) VALUES ('Ada', 'Äda@x.com', 0)") == 0)
         let editor = UserEditorViewModel(store: store)
         let states = Recorder(editor.state)

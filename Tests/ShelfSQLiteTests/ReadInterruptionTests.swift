@@ -62,7 +62,7 @@ struct ReadInterruptionTests {
     /// both of a small machine's (and the global dispatch queue's threads with them).
     static func cancel<T>(_ task: Task<T, any Error>, once started: Started) {
         let thread = Thread {
-            let deadline = Date().addingTimeInterval(50)
+            let deadline = Date().addingTimeInterval(240)
             while !started.isSet, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
             Thread.sleep(forTimeInterval: 0.1)
             task.cancel()

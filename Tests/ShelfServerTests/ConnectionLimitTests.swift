@@ -50,6 +50,38 @@
             }
         }
 
+        /// 10,000 connections open at once that send nothing (issue 24's hostile input): the
+        /// server accepts them all, answers requests and a live stream beside them, its memory
+        /// stays bounded, and once the clients vanish it holds none of them.
+        @Test func tenThousandIdleConnectionsLeaveTheServerAnswering() async throws {
+            try await ServedShelf.with(arguments: ["--header-timeout", "600", "--idle-timeout", "600"]) { served in
+                let base = served.base
+                let count = 10_000
+                let openFiles = {
+                    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(served.pid)/fd").count) ?? 0
+                }
+                let filesBefore = openFiles()
+                let before = residentBytes(of: served.pid) ?? 0
+                let connections = try await RawConnection.onThread {
+                    try (0..<count).map { _ in try RawConnection(base) }
+                }
+                // Accepted, not only queued: the server holds a descriptor for each.
+                let accepted = await ServedShelf.poll { openFiles() >= filesBefore + count ? true : nil }
+                #expect(accepted == true, "the server holds \(openFiles() - filesBefore) of \(count) connections")
+                #expect(try await served.get("/api/items").status == 200, "the server answers beside them")
+                let stream = try await EventStream(served, "/api/items/live?limit=1")
+                #expect(try await stream.next()?.event == "window")
+                let during = residentBytes(of: served.pid) ?? 0
+                #expect(during - before < 256 << 20, "\(count) idle connections cost \(during - before) bytes")
+                #expect(connections.allSatisfy { !$0.isClosedByServer })
+                // The clients vanish (their sockets close with the array): the server lets go of them all.
+                _ = consume connections
+                let released = await ServedShelf.poll { openFiles() < filesBefore + 100 ? true : nil }
+                #expect(released == true, "the server still holds \(openFiles() - filesBefore) descriptors")
+                #expect(try await served.curl("/healthz").status == 200)
+            }
+        }
+
         /// A chunked body that goes on past the limit gets its 413 and the connection closes:
         /// the server does not read the rest (it read all of it, to reach a next request).
         @Test func aBodyOverTheLimitIsNotReadToItsEnd() async throws {

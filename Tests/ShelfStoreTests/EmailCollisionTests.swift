@@ -19,11 +19,14 @@ struct EmailCollisionTests {
         await first.close()
         // The sqlite3 shell changes an email: its stale key is dropped, which would otherwise
         // keep the old email taken.
-        #expect(try ChildProcess.sqlite3(path, "UPDATE users SET email = 'anna@x.com' WHERE id = \(ann.rawValue)") == 0)
-        // Ada as on a database from before the keys, and a user as the shell adds one: no key.
-        #expect(try ChildProcess.sqlite3(path, "UPDATE users SET email_key = NULL WHERE id = \(ada.rawValue)") == 0)
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(path, "UPDATE users SET email = 'anna@x.com' WHERE id = \(ann.rawValue)")
+                == 0)
+        // Ada as on a database from before the keys, and a user as the shell adds one: no key.
+        #expect(
+            try await ChildProcess.sqlite3(path, "UPDATE users SET email_key = NULL WHERE id = \(ada.rawValue)") == 0)
+        #expect(
+            try await ChildProcess.sqlite3(
                 path, "INSERT INTO users (name, email, created_at) VALUES ('Other Ada', 'äda@x.com', 0)") == 0)
 
         let store = try Store(path: path)

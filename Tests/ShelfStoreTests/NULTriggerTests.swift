@@ -27,7 +27,7 @@ struct NULTriggerTests {
             "INSERT INTO saved_views (name, name_key, query_text, sort_field, sort_direction, created_at, updated_at) "
                 + "VALUES ('v', 'v', \(nul), 'created', 'descending', 0, 0)",
         ] {
-            #expect(try ChildProcess.sqlite3(path, statement) != 0, "refused: \(statement)")
+            #expect(try await ChildProcess.sqlite3(path, statement) != 0, "refused: \(statement)")
         }
         // A row that already holds a NUL (stored before the rule: here with the trigger
         // dropped and made again) still takes changes to its other columns.
@@ -41,12 +41,14 @@ struct NULTriggerTests {
         let sql = try String(contentsOfFile: saved, encoding: .utf8)
         #expect(sql.contains("CREATE TRIGGER \(trigger)"))
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 path, "DROP TRIGGER \(trigger); UPDATE items SET notes = \(nul) WHERE id = \(item.rawValue); \(sql)")
                 == 0)
-        #expect(try ChildProcess.sqlite3(path, "UPDATE items SET priority = 2 WHERE id = \(item.rawValue)") == 0)
-        #expect(try ChildProcess.sqlite3(path, "UPDATE items SET title = 'Renamed' WHERE id = \(item.rawValue)") == 0)
-        #expect(try ChildProcess.sqlite3(path, "UPDATE items SET notes = 'clean' WHERE id = \(item.rawValue)") == 0)
+        #expect(try await ChildProcess.sqlite3(path, "UPDATE items SET priority = 2 WHERE id = \(item.rawValue)") == 0)
+        #expect(
+            try await ChildProcess.sqlite3(path, "UPDATE items SET title = 'Renamed' WHERE id = \(item.rawValue)") == 0)
+        #expect(
+            try await ChildProcess.sqlite3(path, "UPDATE items SET notes = 'clean' WHERE id = \(item.rawValue)") == 0)
         let reopened = try Store(path: path)
         let stored = try #require(try await reopened.items.item(id: item))
         #expect(stored.priority == 2 && stored.title == "Renamed" && stored.notes == "clean")

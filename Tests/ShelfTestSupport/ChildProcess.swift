@@ -184,6 +184,17 @@ package final class ChildProcess {
         try ChildProcess("/usr/bin/sqlite3", [database, sql], environment: ["PATH": "/usr/bin:/bin"]).wait()
     }
 
+    /// `sqlite3(_:_:)` for async code: waited for on a thread of its own, so the test does not
+    /// hold one of the few cooperative threads while the child runs (under load, for seconds).
+    @discardableResult
+    package static func sqlite3(_ database: String, _ sql: String) async throws -> Int32 {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { () throws -> Int32 in try sqlite3(database, sql) })
+            }
+        }
+    }
+
     /// The descriptors open in this process now.
     package static func openDescriptors() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []

@@ -24,7 +24,7 @@ struct ExportNULTests {
         // As before the rule: the trigger dropped while the row is written (the migration that
         // made it is recorded, so reopening does not make it again).
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 path,
                 "DROP TRIGGER items_refuse_nul_before_update; "
                     + "UPDATE items SET notes = cast(x'610062' as text) WHERE id = \(held.rawValue)") == 0)
@@ -48,7 +48,7 @@ struct ExportNULTests {
         let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@x.com"))
         await store.close()
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 path,
                 "DROP TRIGGER users_refuse_nul_before_update; "
                     + "UPDATE users SET name = cast(x'410042' as text) WHERE id = \(ann.rawValue)") == 0)

@@ -104,7 +104,7 @@ import Testing
         let path = try scratch.file("keep.csv", "old")
         let store = try Store.temporary()
         // Another process breaks the database under the store: the export fails midway.
-        #expect(try ChildProcess.sqlite3(try #require(store.path), "DROP TABLE items") == 0)
+        #expect(try await ChildProcess.sqlite3(try #require(store.path), "DROP TABLE items") == 0)
         await #expect(throws: (any Error).self) {
             try await Exporter(store: store).exportItems(format: .csv, to: .file(path))
         }

@@ -4,39 +4,43 @@ import Testing
 
 @Suite("shelf backup, and databases that are not shelf's (end to end)")
 struct BackupCommandTests {
-    @Test func aBackupIsAWholeSingleFileStore() throws {
+    @Test func aBackupIsAWholeSingleFileStore() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
         for index in 0..<3 {
-            let added = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "t\(index)"])
+            let added = try await shelf.run([
+                "items", "add", "--db", db, "--user", "ann@example.com", "--title", "t\(index)",
+            ])
             #expect(added.status == 0, "\(added.error)")
         }
         #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "each command leaves the file whole")
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        let result = try shelf.run(["backup", "--db", db, backup])
+        let result = try await shelf.run(["backup", "--db", db, backup])
         #expect(result.status == 0, "\(result.error)")
         #expect(!FileManager.default.fileExists(atPath: backup + "-wal"))
-        let listed = try shelf.run(["items", "list", "--db", backup])
+        let listed = try await shelf.run(["items", "list", "--db", backup])
         #expect(listed.output.split(separator: "\n").count == 3, "\(listed.output)\(listed.error)")
     }
 
-    @Test func aBackupOverTheDatabaseItselfIsRefused() throws {
+    @Test func aBackupOverTheDatabaseItselfIsRefused() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
         for target in [db, db + "-wal", "/dev/null"] {
-            let result = try shelf.run(["backup", "--db", db, target])
+            let result = try await shelf.run(["backup", "--db", db, target])
             #expect(result.status == 1, "\(target)")
             #expect(result.error.hasPrefix("Error: "), "\(result.error)")
             #expect(result.error.split(separator: "\n").count == 1, "one line: \(result.error)")
         }
-        #expect(try shelf.run(["users", "list", "--db", db]).output.contains("ann@example.com"))
+        #expect(try await shelf.run(["users", "list", "--db", db]).output.contains("ann@example.com"))
     }
 
-    @Test func anotherProgramsDatabaseIsRefusedUnchanged() throws {
+    @Test func anotherProgramsDatabaseIsRefusedUnchanged() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
@@ -48,7 +52,7 @@ struct BackupCommandTests {
         #expect(sqlite == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: other))
         for command in [["items", "list"], ["users", "add", "--name", "A", "--email", "a@example.com"], ["migrate"]] {
-            let result = try shelf.run(command + ["--db", other])
+            let result = try await shelf.run(command + ["--db", other])
             #expect(result.status == 1, "\(command)")
             #expect(result.error.contains("not a shelf"), "\(result.error)")
             #expect(result.error.contains("'invoices'"), "\(result.error)")
@@ -57,11 +61,13 @@ struct BackupCommandTests {
         #expect(!FileManager.default.fileExists(atPath: other + "-wal"))
     }
 
-    @Test func aTargetThatIsNoShelfBackupIsNamedPlainly() throws {
+    @Test func aTargetThatIsNoShelfBackupIsNamedPlainly() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
         let csv = shelf.folder.appendingPathComponent("big.csv").path
         try Data("id,title\n1,x\n".utf8).write(to: URL(fileURLWithPath: csv))
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
@@ -71,7 +77,7 @@ struct BackupCommandTests {
             ).wait() == 0)
         for target in [csv, other] {
             let before = try Data(contentsOf: URL(fileURLWithPath: target))
-            let result = try shelf.run(["backup", "--db", db, target])
+            let result = try await shelf.run(["backup", "--db", db, target])
             #expect(result.status == 1)
             #expect(
                 result.error

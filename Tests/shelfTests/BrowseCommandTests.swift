@@ -5,21 +5,23 @@ import Testing
 /// The browser through the real binary in tmux: `shelf browse`.
 @Suite("shelf browse", .serialized)
 struct BrowseCommandTests {
-    private func prepare(_ shelf: ShelfProcess) throws {
+    private func prepare(_ shelf: ShelfProcess) async throws {
         let db = shelf.databasePath
         #expect(
-            try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+                .status
                 == 0)
         for title in ["First task", "Second task", "Third task"] {
             #expect(
-                try shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status == 0)
+                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
+                    == 0)
         }
     }
 
     @Test func searchCreateEditToggleDeleteAndSeeOtherWriters() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        try prepare(shelf)
+        try await prepare(shelf)
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: 100,
             height: 30,
@@ -69,7 +71,7 @@ struct BrowseCommandTests {
         #expect(!screen.contains(line: "Edited in tmux"))
 
         // Another process writes: it shows up.
-        try ChildProcess.sqlite3(
+        try await ChildProcess.sqlite3(
             shelf.databasePath,
             "INSERT INTO items (user_id, title, status, priority, created_at, updated_at) "
                 + "VALUES (1, 'From the sqlite3 shell', 'open', 3, 4102444800000, 4102444800000);")
@@ -99,10 +101,10 @@ struct BrowseCommandTests {
         try await tmux.waitFor("[exit 0]")
     }
 
-    @Test func withoutATerminalTheBrowserExplainsItself() throws {
+    @Test func withoutATerminalTheBrowserExplainsItself() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let result = try shelf.run(["--db", shelf.databasePath])
+        let result = try await shelf.run(["--db", shelf.databasePath])
         #expect(result.status == 1)
         #expect(result.error.contains("the browser needs a terminal"))
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath), "nothing is created")

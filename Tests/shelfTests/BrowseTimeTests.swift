@@ -14,7 +14,7 @@ struct BrowseTimeTests {
         )
         // Updated 50 seconds ago: "just now" for ten seconds more, then "1m ago".
         let updated = Int64((Date().timeIntervalSince1970 - 50) * 1000)
-        try ChildProcess.sqlite3(
+        try await ChildProcess.sqlite3(
             db,
             "INSERT INTO items (user_id, title, status, priority, created_at, updated_at) "
                 + "VALUES (1, 'Aging', 'open', 0, \(updated), \(updated));")

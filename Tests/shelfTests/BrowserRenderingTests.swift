@@ -34,8 +34,9 @@ struct BrowserRenderingTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        await #expect(
-            try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+                .status
                 == 0)
         // Enough older items that the list scrolls: its scrollbar then fills the last column
         // of every row, so a row's end is the screen's right edge.

@@ -8,16 +8,18 @@ import Testing
 enum CopyFixture {
     /// Makes the store at `path`; returns the ID the deleted item had.
     @discardableResult
-    static func make(_ path: String, shelf: ShelfProcess) throws -> Int64 {
+    static func make(_ path: String, shelf: ShelfProcess) async throws -> Int64 {
         for (name, email) in [("Ann", "ann@example.com"), ("Bob", "bob@example.com")] {
-            let added = try shelf.run(["users", "add", "--db", path, "--name", name, "--email", email])
+            let added = try await shelf.run(["users", "add", "--db", path, "--name", name, "--email", email])
             #expect(added.status == 0, "\(added.error)")
         }
         for title in ["Moth trap", "Zürich notes", "Third", "Doomed"] {
-            let added = try shelf.run(["items", "add", "--db", path, "--user", "ann@example.com", "--title", title])
+            let added = try await shelf.run([
+                "items", "add", "--db", path, "--user", "ann@example.com", "--title", title,
+            ])
             #expect(added.status == 0, "\(added.error)")
         }
-        let saved = try shelf.run(["views", "save", "--db", path, "Moths", "--query", "moth prio:>=1"])
+        let saved = try await shelf.run(["views", "save", "--db", path, "Moths", "--query", "moth prio:>=1"])
         #expect(saved.status == 0, "\(saved.error)")
         let sql = """
             UPDATE items SET notes = 'line one' || char(13, 10) || 'ünïcödé 🦋 ' || char(9) || 'tab', version = 7,
@@ -25,7 +27,7 @@ enum CopyFixture {
             UPDATE items SET status = 'done', notes = '' WHERE title = 'Third';
             DELETE FROM items WHERE title = 'Doomed';
             """
-        #expect(try ChildProcess.sqlite3(path, sql) == 0)
+        #expect(try await ChildProcess.sqlite3(path, sql) == 0)
         return 4
     }
 
@@ -50,15 +52,17 @@ enum CopyFixture {
 
 @Suite("shelf copy between SQLite stores (end to end)")
 struct CopyCommandTests {
-    @Test func aCopyKeepsEveryColumnAndLeavesTheSequenceAhead() throws {
+    @Test func aCopyKeepsEveryColumnAndLeavesTheSequenceAhead() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        let deletedID = try CopyFixture.make(source, shelf: shelf)
+        let deletedID = try await CopyFixture.make(source, shelf: shelf)
         // Bytes that are not UTF-8, which another program may store: still copied as they are.
-        #expect(try ChildProcess.sqlite3(source, "UPDATE items SET notes = CAST(X'41FF42' AS TEXT) WHERE id = 2") == 0)
+        #expect(
+            try await ChildProcess.sqlite3(source, "UPDATE items SET notes = CAST(X'41FF42' AS TEXT) WHERE id = 2") == 0
+        )
         let target = shelf.folder.appendingPathComponent("copy.sqlite").path
-        let copied = try shelf.run(["copy", source, target])
+        let copied = try await shelf.run(["copy", source, target])
         #expect(copied.status == 0, "\(copied.error)")
         let lines = copied.output.split(separator: "\n")
         #expect(lines.count == 3, "\(copied.output)")
@@ -69,50 +73,51 @@ struct CopyCommandTests {
         #expect(fingerprints.count == 2 && fingerprints[0] == fingerprints[1] && fingerprints[0].count == 64)
         #expect(try CopyFixture.dump(target) == CopyFixture.dump(source))
         // The search index covers the copied items.
-        let found = try shelf.run(["items", "list", "--db", target, "--query", "zurich"])
+        let found = try await shelf.run(["items", "list", "--db", target, "--query", "zurich"])
         #expect(found.output.contains("Zürich notes"), "\(found.output)\(found.error)")
         // A new item gets an ID never used in the source.
-        let added = try shelf.run(["items", "add", "--db", target, "--user", "bob@example.com", "--title", "New"])
+        let added = try await shelf.run(["items", "add", "--db", target, "--user", "bob@example.com", "--title", "New"])
         #expect(added.status == 0, "\(added.error)")
-        let ids = try shelf.run(["items", "list", "--db", target, "--query", "new", "--json"])
+        let ids = try await shelf.run(["items", "list", "--db", target, "--query", "new", "--json"])
         #expect(
             ids.output.contains("\"id\":\(deletedID + 1)") || ids.output.contains("\"id\" : \(deletedID + 1)"),
             "\(ids.output)")
     }
 
-    @Test func aTargetThatHoldsRowsIsRefusedUnlessReplaced() throws {
+    @Test func aTargetThatHoldsRowsIsRefusedUnlessReplaced() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
+        try await CopyFixture.make(source, shelf: shelf)
         let target = shelf.folder.appendingPathComponent("busy.sqlite").path
         #expect(
-            try shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+            try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status
+                == 0)
         let before = try CopyFixture.dump(target)
-        let refused = try shelf.run(["copy", source, target])
+        let refused = try await shelf.run(["copy", source, target])
         #expect(refused.status == 1)
         #expect(
             refused.error.contains("\(target) is not empty: it holds 1 user;") && refused.error.contains("--replace"),
             "\(refused.error)")
         #expect(try CopyFixture.dump(target) == before)
-        let replaced = try shelf.run(["copy", "--replace", source, target])
+        let replaced = try await shelf.run(["copy", "--replace", source, target])
         #expect(replaced.status == 0, "\(replaced.error)")
         #expect(try CopyFixture.dump(target) == CopyFixture.dump(source))
-        let same = try shelf.run(["copy", "--replace", source, source])
+        let same = try await shelf.run(["copy", "--replace", source, source])
         #expect(same.status == 1)
         #expect(same.error.contains("are the same database"), "\(same.error)")
     }
 
     /// A row another program wrote with text in an integer column stops the copy, naming the
     /// row; a target that did not exist is not left behind.
-    @Test func aCopyThatFailsLeavesNoNewFile() throws {
+    @Test func aCopyThatFailsLeavesNoNewFile() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(source, "UPDATE items SET updated_at = 'yesterday' WHERE id = 2;") == 0)
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(source, "UPDATE items SET updated_at = 'yesterday' WHERE id = 2;") == 0)
         let target = shelf.folder.appendingPathComponent("new.sqlite").path
-        let failed = try shelf.run(["copy", source, target])
+        let failed = try await shelf.run(["copy", source, target])
         #expect(failed.status == 1)
         #expect(
             failed.error.contains("items row 2 holds text in updated_at")
@@ -125,7 +130,7 @@ struct CopyCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
+        try await CopyFixture.make(source, shelf: shelf)
         let target = shelf.folder.appendingPathComponent("open.sqlite").path
         #expect(
             try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status
@@ -141,18 +146,18 @@ struct CopyCommandTests {
         #expect(watcher.interrupt() == 130)
     }
 
-    @Test func aTargetThatChangesRowsAsTheyAreWrittenIsRolledBackAndExitsOne() throws {
+    @Test func aTargetThatChangesRowsAsTheyAreWrittenIsRolledBackAndExitsOne() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
+        try await CopyFixture.make(source, shelf: shelf)
         let target = shelf.folder.appendingPathComponent("odd.sqlite").path
-        #expect(try shelf.run(["migrate", "--db", target]).status == 0)
+        #expect(try await shelf.run(["migrate", "--db", target]).status == 0)
         // Another program's trigger changes what is written: the read-back differs.
         let trigger =
             "CREATE TRIGGER odd AFTER INSERT ON users BEGIN UPDATE users SET name = 'x' WHERE id = new.id; END;"
-        #expect(try ChildProcess.sqlite3(target, trigger) == 0)
-        let copied = try shelf.run(["copy", source, target])
+        #expect(try await ChildProcess.sqlite3(target, trigger) == 0)
+        let copied = try await shelf.run(["copy", source, target])
         #expect(copied.status == 1, "\(copied.output)\(copied.error)")
         #expect(copied.error.contains("differs") && copied.error.contains("nothing was committed"), "\(copied.error)")
         let lines = copied.output.split(separator: "\n")
@@ -166,8 +171,8 @@ struct CopyCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(50_000)) == 0)
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(50_000)) == 0)
         let pairs = (0..<3000).map { index in
             "BEGIN; INSERT INTO items (user_id, title, created_at, updated_at) VALUES (2, 'pair a\(index)', 1, 1); "
                 + "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (2, 'pair b\(index)', 1, 1); COMMIT;"
@@ -195,8 +200,8 @@ struct CopyCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(200_000)) == 0)
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(200_000)) == 0)
         let target = shelf.folder.appendingPathComponent("kept.sqlite").path
         #expect(
             try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status

@@ -4,35 +4,37 @@ import Testing
 /// `--verbose` and `SHELF_LOG`: the libraries' diagnostics on stderr, silent by default.
 @Suite("shelf diagnostics")
 struct DiagnosticsCommandTests {
-    @Test func silentByDefault() throws {
+    @Test func silentByDefault() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let result = try shelf.run(["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "a@x.io"])
+        let result = try await shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "a@x.io",
+        ])
         #expect(result.status == 0)
         #expect(result.error.isEmpty)
     }
 
-    @Test func verboseTellsWhatTheStoreDoes() throws {
+    @Test func verboseTellsWhatTheStoreDoes() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let result = try shelf.run(
+        let result = try await shelf.run(
             ["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "a@x.io", "--verbose"])
         #expect(result.status == 0)
         #expect(result.error.contains("opened \(shelf.databasePath) in WAL mode"))
         #expect(result.error.contains("applied migration 0001_create_users_and_items"))
         #expect(result.output == "1\n", "logs stay off stdout")
         // Opening it again applies nothing.
-        let again = try shelf.run(["users", "list", "--db", shelf.databasePath, "--verbose"])
+        let again = try await shelf.run(["users", "list", "--db", shelf.databasePath, "--verbose"])
         #expect(again.error.contains("opened"))
         #expect(!again.error.contains("applied migration"))
     }
 
-    @Test func slowStatementsAreLoggedWithTheirSQLButNotTheirValues() throws {
+    @Test func slowStatementsAreLoggedWithTheirSQLButNotTheirValues() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        _ = try shelf.run(["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "secret@x.io"])
+        _ = try await shelf.run(["users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "secret@x.io"])
         // A threshold of 0 ms calls every statement slow.
-        let result = try shelf.run(
+        let result = try await shelf.run(
             ["users", "list", "--db", shelf.databasePath],
             environment: ["SHELF_LOG": "debug", "SHELF_SLOW_QUERY_MS": "0"])
         #expect(result.status == 0)
@@ -40,23 +42,24 @@ struct DiagnosticsCommandTests {
         #expect(result.error.contains("SELECT"))
         #expect(!result.error.contains("secret@x.io"), "bound values are never logged")
         // The default threshold (100 ms) calls none of these quick statements slow.
-        let quick = try shelf.run(["users", "list", "--db", shelf.databasePath, "--verbose"])
+        let quick = try await shelf.run(["users", "list", "--db", shelf.databasePath, "--verbose"])
         #expect(!quick.error.contains("slow statement"))
     }
 
-    @Test func checkpointsAreLogged() throws {
+    @Test func checkpointsAreLogged() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         // 20,000 items in one transaction grow the WAL past the checkpoint threshold.
-        let result = try shelf.run(["demo", "--db", shelf.databasePath, "--verbose"])
+        let result = try await shelf.run(["demo", "--db", shelf.databasePath, "--verbose"])
         #expect(result.status == 0)
         #expect(result.error.contains("checkpoint"))
     }
 
-    @Test func anUnknownLevelIsRefusedWithTheLevelsThatExist() throws {
+    @Test func anUnknownLevelIsRefusedWithTheLevelsThatExist() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let result = try shelf.run(["users", "list", "--db", shelf.databasePath], environment: ["SHELF_LOG": "loud"])
+        let result = try await shelf.run(
+            ["users", "list", "--db", shelf.databasePath], environment: ["SHELF_LOG": "loud"])
         #expect(result.status == 1)
         #expect(result.error.contains("SHELF_LOG=loud is not a log level"))
         #expect(result.error.contains("debug"))

@@ -20,11 +20,11 @@ import Testing
         }
     }
 
-    @Test func theCommandRendersTheHintWithItsOptions() throws {
+    @Test func theCommandRendersTheHintWithItsOptions() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let other = try Self.anotherProgramsDatabase(in: shelf)
-        let result = try shelf.run(["items", "list", "--db", other])
+        let result = try await shelf.run(["items", "list", "--db", other])
         #expect(result.status == 1)
         #expect(result.error.contains("not a shelf"), "\(result.error)")
         #expect(result.error.contains("(choose the database with --db or SHELF_DB)"), "\(result.error)")

@@ -5,11 +5,14 @@ import Testing
 /// What a hostile tester broke in the first merged build, each turned into a test.
 @Suite("Hostile findings (end to end)")
 struct HostileFindingsTests {
-    private func store(_ shelf: ShelfProcess) throws -> String {
+    private func store(_ shelf: ShelfProcess) async throws -> String {
         let db = shelf.databasePath
-        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0)
         #expect(
-            try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "kept"]).status == 0)
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "kept"]).status
+                == 0)
         return db
     }
 
@@ -32,26 +35,26 @@ struct HostileFindingsTests {
         _ = shell.wait()
     }
 
-    @Test func aBackupNeverReplacesADatabaseWhoseWALHoldsFrames() throws {
+    @Test func aBackupNeverReplacesADatabaseWhoseWALHoldsFrames() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
+        let db = try await store(shelf)
         let victim = shelf.folder.appendingPathComponent("victim.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, victim]).status == 0)
-        #expect(try shelf.run(["items", "list", "--db", victim]).status == 0)  // opened by shelf: in WAL mode now
+        #expect(try await shelf.run(["backup", "--db", db, victim]).status == 0)
+        #expect(try await shelf.run(["items", "list", "--db", victim]).status == 0)  // opened by shelf: in WAL mode now
         try leaveWAL(victim)
-        let result = try shelf.run(["backup", "--db", db, victim])
+        let result = try await shelf.run(["backup", "--db", db, victim])
         #expect(result.status == 1)
         #expect(result.error.contains("-wal"), "\(result.error)")
-        let listed = try shelf.run(["items", "list", "--db", victim])
+        let listed = try await shelf.run(["items", "list", "--db", victim])
         #expect(listed.status == 0, "\(listed.error)")
         #expect(listed.output.contains("from the wal"), "the victim is whole, its WAL applied")
     }
 
-    @Test func companionsThatDoNotExistYetAreRefusedByName() throws {
+    @Test func companionsThatDoNotExistYetAreRefusedByName() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
+        let db = try await store(shelf)
         let input = shelf.folder.appendingPathComponent("in.csv").path
         try Data("title\nx\n".utf8).write(to: URL(fileURLWithPath: input))
         let link = shelf.folder.appendingPathComponent("link.sqlite").path
@@ -67,20 +70,20 @@ struct HostileFindingsTests {
             ["backup", "--db", link, db + "-wal"],
         ]
         for arguments in attempts {
-            let result = try shelf.run(arguments)
+            let result = try await shelf.run(arguments)
             #expect(result.status == 1, "\(arguments): \(result.error)")
             #expect(result.error.contains("refusing") || result.error.contains("part of"), "\(result.error)")
         }
         #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
-        let listed = try shelf.run(["items", "list", "--db", db])
+        let listed = try await shelf.run(["items", "list", "--db", db])
         #expect(listed.status == 0 && listed.output.contains("kept"), "\(listed.error)")
     }
 
-    @Test func messagesNeverCarryTerminalControls() throws {
+    @Test func messagesNeverCarryTerminalControls() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
-        let result = try shelf.run([
+        let db = try await store(shelf)
+        let result = try await shelf.run([
             "items", "add", "--db", db, "--user", "x\u{1B}]52;c;aGk=\u{07}@x.org", "--title", "t",
         ])
         #expect(result.status == 1)
@@ -88,69 +91,69 @@ struct HostileFindingsTests {
         #expect(result.error.contains("\\u{1B}]52"))
     }
 
-    @Test func aHugeWatchLimitIsAUsageError() throws {
+    @Test func aHugeWatchLimitIsAUsageError() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
-        let result = try shelf.run(["watch", "items", "--db", db, "--limit", "99999999999"])
+        let db = try await store(shelf)
+        let result = try await shelf.run(["watch", "items", "--db", db, "--limit", "99999999999"])
         #expect(result.status == 2, "\(result.error)")
         #expect(result.error.contains("--limit must be between 1 and 10000"))
     }
 
-    @Test func anAddWhoseIDCannotBePrintedSaysItWasAdded() throws {
+    @Test func anAddWhoseIDCannotBePrintedSaysItWasAdded() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
-        let result = try shelf.run(
+        let db = try await store(shelf)
+        let result = try await shelf.run(
             ["items", "add", "--db", db, "--user", "ann@example.com", "--title", "closed out"], stdout: .closed)
         #expect(result.status == 1)
         #expect(result.error.contains("added item 2, but could not print its ID"), "\(result.error)")
     }
 
-    @Test func anExportTakesItsFormatFromTheFileName() throws {
+    @Test func anExportTakesItsFormatFromTheFileName() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
+        let db = try await store(shelf)
         let json = shelf.folder.appendingPathComponent("users.json").path
-        #expect(try shelf.run(["export", "users", "--db", db, "-o", json]).status == 0)
+        #expect(try await shelf.run(["export", "users", "--db", db, "-o", json]).status == 0)
         #expect(try String(contentsOfFile: json, encoding: .utf8).hasPrefix("["))
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
-        let imported = try shelf.run(["import", "users", json, "--db", other, "--quiet"])
+        let imported = try await shelf.run(["import", "users", json, "--db", other, "--quiet"])
         #expect(imported.status == 0, "\(imported.error)")
     }
 
-    @Test func aRejectsFileThatCannotBeWrittenLeavesTheStoreUnchanged() throws {
+    @Test func aRejectsFileThatCannotBeWrittenLeavesTheStoreUnchanged() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
+        let db = try await store(shelf)
         let input = shelf.folder.appendingPathComponent("in.csv").path
         try Data("title,user\n,ann@example.com\nnew,ann@example.com\n".utf8).write(to: URL(fileURLWithPath: input))
-        let result = try shelf.run([
+        let result = try await shelf.run([
             "import", "items", input, "--db", db, "--skip-invalid", "--rejects", "/dev/full",
         ])
         #expect(result.status == 1)
         #expect(result.error.contains("No space left on device"), "\(result.error)")
         #expect(result.error.contains("Nothing was imported"))
         // What the message says is true: the valid row was not committed either.
-        #expect(!(try shelf.run(["items", "list", "--db", db]).output.contains("new")))
+        #expect(!(try await shelf.run(["items", "list", "--db", db]).output.contains("new")))
     }
 
-    @Test func replacingWithAnEmptyFileDeletesNothing() throws {
+    @Test func replacingWithAnEmptyFileDeletesNothing() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let db = try store(shelf)
-        let result = try shelf.run(
+        let db = try await store(shelf)
+        let result = try await shelf.run(
             ["import", "users", "-", "--db", db, "--mode", "replace", "--format", "csv"], input: "name,email\n")
         #expect(result.status == 1)
         #expect(result.error.contains("would delete every user"), "\(result.error)")
-        #expect(try shelf.run(["items", "list", "--db", db]).output.contains("kept"))
+        #expect(try await shelf.run(["items", "list", "--db", db]).output.contains("kept"))
     }
 }
 
 @Suite("A WAL that cannot be merged on a full disk (end to end, needs root for a tmpfs)")
 struct FullDiskWALTests {
     @Test(.enabled(if: geteuid() == 0, "mounting a tiny tmpfs needs root"))
-    func aCommandOnAFullDiskWarnsThatTheWALStays() throws {
+    func aCommandOnAFullDiskWarnsThatTheWALStays() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let small = shelf.folder.appendingPathComponent("small").path
@@ -161,7 +164,7 @@ struct FullDiskWALTests {
         try #require(mounted == 0, "mount a 632 KiB tmpfs (room for the schema in the WAL, not for both)")
         defer { _ = try? ChildProcess("/bin/umount", [small], environment: [:]).wait() }
         let db = small + "/db.sqlite"
-        let result = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        let result = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
         #expect(result.status == 0, "the user is committed (in the WAL): \(result.error)")
         #expect(FileManager.default.fileExists(atPath: db + "-wal"))
         #expect(result.error.contains("could not be merged into the database"), "\(result.error)")
@@ -172,36 +175,36 @@ struct FullDiskWALTests {
 @Suite("Large values round-trip (end to end)")
 struct LargeValueRoundTripTests {
     @Test(arguments: ["csv", "json", "ndjson"])
-    func notesOfTwoMegabytesExportAndImportAgain(_ format: String) throws {
+    func notesOfTwoMegabytesExportAndImportAgain(_ format: String) async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        _ = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
-        _ = try shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "big"])
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "big"])
         // Another writer stores notes larger than the readers once accepted (1 MiB).
-        #expect(try ChildProcess.sqlite3(db, "UPDATE items SET notes = printf('%.*c', 2000000, 'q')") == 0)
+        #expect(try await ChildProcess.sqlite3(db, "UPDATE items SET notes = printf('%.*c', 2000000, 'q')") == 0)
         let users = shelf.folder.appendingPathComponent("users.\(format)").path
         let items = shelf.folder.appendingPathComponent("items.\(format)").path
-        #expect(try shelf.run(["export", "users", "--db", db, "-o", users]).status == 0)
-        #expect(try shelf.run(["export", "items", "--db", db, "-o", items]).status == 0)
+        #expect(try await shelf.run(["export", "users", "--db", db, "-o", users]).status == 0)
+        #expect(try await shelf.run(["export", "items", "--db", db, "-o", items]).status == 0)
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
-        #expect(try shelf.run(["import", "users", users, "--db", other, "--quiet"]).status == 0)
-        let imported = try shelf.run(["import", "items", items, "--db", other, "--quiet"])
+        #expect(try await shelf.run(["import", "users", users, "--db", other, "--quiet"]).status == 0)
+        let imported = try await shelf.run(["import", "items", items, "--db", other, "--quiet"])
         #expect(imported.status == 0, "\(imported.error)")
         let again = shelf.folder.appendingPathComponent("again.\(format)").path
-        #expect(try shelf.run(["export", "items", "--db", other, "-o", again]).status == 0)
+        #expect(try await shelf.run(["export", "items", "--db", other, "-o", again]).status == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == Data(contentsOf: URL(fileURLWithPath: items)))
     }
 }
 
 @Suite("Import options (end to end)")
 struct ImportOptionTests {
-    @Test func aFieldMappedTwiceIsAUsageErrorThatSaysSo() throws {
+    @Test func aFieldMappedTwiceIsAUsageErrorThatSaysSo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let input = shelf.folder.appendingPathComponent("in.csv").path
         try Data("Name,Comment\nx,y\n".utf8).write(to: URL(fileURLWithPath: input))
-        let result = try shelf.run([
+        let result = try await shelf.run([
             "import", "items", input, "--db", shelf.databasePath, "--map", "title=Name", "--map", "title=Comment",
         ])
         #expect(result.status == 2)

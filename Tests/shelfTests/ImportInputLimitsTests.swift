@@ -11,10 +11,10 @@ import Testing
         shelf = try ShelfProcess()
     }
 
-    private func seed() throws {
+    private func seed() async throws {
         let users = shelf.folder.appendingPathComponent("users.csv").path
         try Data("name,email\nAnn,ann@example.com\n".utf8).write(to: URL(fileURLWithPath: users))
-        #expect(try shelf.run(["import", "users", users, "--quiet", "--db", shelf.databasePath]).status == 0)
+        #expect(try await shelf.run(["import", "users", users, "--quiet", "--db", shelf.databasePath]).status == 0)
     }
 
     /// Feeds `prefix` and then `[` + newline without end to `shelf import items -`, until the
@@ -58,7 +58,7 @@ import Testing
     ])
     func endlessNestingStopsAtOnceWithItsPlace(_ prefix: String, _ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let (status, error, written) = try await feedEndlessNesting(prefix, arguments)
         #expect(status == 1, "\(error)")
         // The 63rd bracket inside the record is the 65th level: line 63, after the prefix on line 1.
@@ -70,14 +70,14 @@ import Testing
 
     /// The store's items, as `items list` prints them.
     private var items: String {
-        get throws { try shelf.run(["items", "list", "--db", shelf.databasePath]).output }
+        get async throws { try await shelf.run(["items", "list", "--db", shelf.databasePath]).output }
     }
 
     /// `shelf import items FIFO` whose writer (if `writes`) opens the FIFO, writes a header and
     /// a row and then stalls; `signal` must end it within a second, with 128 + the signal.
     private func interruptsAtOnce(signal: Int32, writes: Bool, standardInput: Bool) async throws {
-        try seed()
-        let before = try items
+        try await seed()
+        let before = try await items
         let fifo = shelf.folder.appendingPathComponent("in-\(UUID().uuidString).csv").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let errors = shelf.folder.appendingPathComponent("err-\(UUID().uuidString)").path
@@ -117,7 +117,7 @@ import Testing
         #expect(took < .seconds(4), "it took \(took) to exit")
         let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(error.contains("Interrupted: nothing was imported; the database is unchanged."), "\(error)")
-        #expect(try items == before)
+        #expect(try await items == before)
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath + "-wal"))
     }
 

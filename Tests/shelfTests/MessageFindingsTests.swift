@@ -7,22 +7,22 @@ import Testing
 @Suite("Round-three findings: refusals and messages (end to end)")
 struct MessageFindingsTests {
     /// `a b@e.org` was stored as a user.
-    @Test func anEmailWithASpaceInsideIsRefused() throws {
+    @Test func anEmailWithASpaceInsideIsRefused() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        let added = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "a b@e.org"])
+        let added = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "a b@e.org"])
         #expect(added.status == 1)
         #expect(
             added.error.contains("the email \"a b@e.org\" holds a space at character 2; an email cannot hold spaces"),
             "\(added.error)")
-        let nbsp = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@e\u{A0}x.org"])
+        let nbsp = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@e\u{A0}x.org"])
         #expect(nbsp.status == 1)
         #expect(nbsp.error.contains("at character 6; an email cannot hold spaces"), "\(nbsp.error)")
         // Spaces around it are still trimmed.
-        let trimmed = try shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "  ann@e.org "])
+        let trimmed = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "  ann@e.org "])
         #expect(trimmed.status == 0, "\(trimmed.error)")
-        #expect(try shelf.run(["users", "list", "--db", db]).output.contains("\tann@e.org\t"))
+        #expect(try await shelf.run(["users", "list", "--db", db]).output.contains("\tann@e.org\t"))
     }
 
     /// Hostile tester: `shelf backup` said nothing when Ctrl-C stopped it.
@@ -35,7 +35,7 @@ struct MessageFindingsTests {
         )
         // About 300 MB of another table: the copy takes long enough to be interrupted.
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 db,
                 "CREATE TABLE filler (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
                     + "WHERE i < 300) INSERT INTO filler SELECT randomblob(1000000) FROM n") == 0)

@@ -4,30 +4,31 @@ import Testing
 
 @Suite("shelf migrate (end to end)")
 struct MigrateCommandTests {
-    @Test func migratesTheDatabaseNamedByDb() throws {
+    @Test func migratesTheDatabaseNamedByDb() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let first = try shelf.run(["migrate", "--db", shelf.databasePath])
+        let first = try await shelf.run(["migrate", "--db", shelf.databasePath])
         #expect(first.status == 0, "\(first.error)")
         #expect(first.output.contains("applied 0001_create_users_and_items"))
-        let again = try shelf.run(["migrate", "--db", shelf.databasePath])
+        let again = try await shelf.run(["migrate", "--db", shelf.databasePath])
         #expect(again.output.contains("up to date"))
-        let status = try shelf.run(["migrate", "--status", "--db", shelf.databasePath])
+        let status = try await shelf.run(["migrate", "--status", "--db", shelf.databasePath])
         #expect(status.status == 0)
         #expect(status.output.contains("0001_create_users_and_items"))
         #expect(status.output.contains("applied"))
     }
 
-    @Test func namesUsersWhoseEmailsDifferOnlyInLetterCaseAndWhatToDo() throws {
+    @Test func namesUsersWhoseEmailsDifferOnlyInLetterCaseAndWhatToDo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let path = shelf.databasePath
-        #expect(try shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
         // Added by the sqlite3 shell, which knows nothing of the email key.
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 path, "INSERT INTO users (name, email, created_at) VALUES ('Other Ada', 'äda@x.com', 0)") == 0)
-        let migrate = try shelf.run(["migrate", "--db", path])
+        let migrate = try await shelf.run(["migrate", "--db", path])
         #expect(migrate.status == 0, "\(migrate.error)")
         #expect(migrate.output.contains("up to date"))
         #expect(
@@ -39,85 +40,87 @@ struct MigrateCommandTests {
         // (The test's path is plain: letters, digits, '-', '/' and '.'.)
         #expect(migrate.output.contains("shelf users remove --db \(path) -- äda@x.com;"), "\(migrate.output)")
         // Nothing was merged or removed: both are listed.
-        let users = try shelf.run(["users", "list", "--db", path])
+        let users = try await shelf.run(["users", "list", "--db", path])
         #expect(users.output.contains("Äda@x.com") && users.output.contains("äda@x.com"), "\(users.output)")
         // The advice works as printed: it removes the other user, and only that one.
-        let remove = try shelf.run(["users", "remove", "--db", path, "--", "äda@x.com"])
+        let remove = try await shelf.run(["users", "remove", "--db", path, "--", "äda@x.com"])
         #expect(remove.status == 0, "\(remove.error)")
-        let left = try shelf.run(["users", "list", "--db", path]).output
+        let left = try await shelf.run(["users", "list", "--db", path]).output
         #expect(left.contains("Äda@x.com") && !left.contains("äda@x.com"), "\(left)")
     }
 
     /// Two users whose emails collide (one without a key, see `EmailCollision`): an import
     /// finds the one whose email it names exactly, and by its key the one that holds it, as
     /// `users.user(email:)` does, and keeps both.
-    @Test func importsFindEachOfTwoCollidingUsersAsLookupsDo() throws {
+    @Test func importsFindEachOfTwoCollidingUsersAsLookupsDo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let path = shelf.databasePath
-        #expect(try shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
         #expect(
-            try ChildProcess.sqlite3(
+            try await shelf.run(["users", "add", "--db", path, "--name", "Ada", "--email", "Äda@x.com"]).status == 0)
+        #expect(
+            try await ChildProcess.sqlite3(
                 path, "INSERT INTO users (name, email, created_at) VALUES ('Other Ada', 'äda@x.com', 0)") == 0)
         let users = shelf.folder.appendingPathComponent("users.csv").path
         try Data("name,email\nOther Ada 2,äda@x.com\nAda 2,ÄDA@x.com\n".utf8).write(to: URL(fileURLWithPath: users))
-        let upsert = try shelf.run(["import", "users", users, "--mode", "upsert", "--db", path])
+        let upsert = try await shelf.run(["import", "users", users, "--mode", "upsert", "--db", path])
         #expect(upsert.status == 0 && upsert.error.contains("2 updated"), "\(upsert.error)")
         let items = shelf.folder.appendingPathComponent("items.csv").path
         try Data("user,title\näda@x.com,Other's\nÄDA@X.COM,Ada's\n".utf8).write(to: URL(fileURLWithPath: items))
-        let imported = try shelf.run(["import", "items", items, "--db", path])
+        let imported = try await shelf.run(["import", "items", items, "--db", path])
         #expect(imported.status == 0, "\(imported.error)")
-        let rows = try shelf.run(["export", "items", "--columns", "title,user", "--db", path])
+        let rows = try await shelf.run(["export", "items", "--columns", "title,user", "--db", path])
         #expect(rows.output.contains("Ada's,ÄDA@x.com") && rows.output.contains("Other's,äda@x.com"), "\(rows.output)")
-        let list = try shelf.run(["users", "list", "--db", path])
+        let list = try await shelf.run(["users", "list", "--db", path])
         #expect(list.output.contains("Ada 2") && list.output.contains("Other Ada 2"), "\(list.output)")
     }
 
-    @Test func statusOfAMissingDatabaseCreatesNothing() throws {
+    @Test func statusOfAMissingDatabaseCreatesNothing() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let status = try shelf.run(["migrate", "--status"], environment: ["SHELF_DB": shelf.databasePath])
+        let status = try await shelf.run(["migrate", "--status"], environment: ["SHELF_DB": shelf.databasePath])
         #expect(status.status == 0, "\(status.error)")
         #expect(status.output.contains("pending"))
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath))
     }
 
-    @Test func findsTheDatabaseThroughTheEnvironment() throws {
+    @Test func findsTheDatabaseThroughTheEnvironment() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         // SHELF_DB wins over XDG_DATA_HOME; --db wins over both.
         let xdg = shelf.folder.appendingPathComponent("xdg").path
-        _ = try shelf.run(["migrate"], environment: ["SHELF_DB": shelf.databasePath, "XDG_DATA_HOME": xdg])
+        _ = try await shelf.run(["migrate"], environment: ["SHELF_DB": shelf.databasePath, "XDG_DATA_HOME": xdg])
         #expect(FileManager.default.fileExists(atPath: shelf.databasePath))
         #expect(!FileManager.default.fileExists(atPath: xdg))
 
-        _ = try shelf.run(["migrate"], environment: ["XDG_DATA_HOME": xdg])
+        _ = try await shelf.run(["migrate"], environment: ["XDG_DATA_HOME": xdg])
         #expect(FileManager.default.fileExists(atPath: xdg + "/shelf/shelf.sqlite"), "the folder is created")
 
-        let result = try shelf.run(["migrate"])
+        let result = try await shelf.run(["migrate"])
         #expect(result.status == 0, "\(result.error)")
         let fallback = shelf.folder.appendingPathComponent("home/.local/share/shelf/shelf.sqlite").path
         #expect(FileManager.default.fileExists(atPath: fallback))
     }
 
-    @Test func refusesADatabaseFromANewerShelf() throws {
+    @Test func refusesADatabaseFromANewerShelf() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        _ = try shelf.run(["migrate", "--db", shelf.databasePath])
-        try ChildProcess.sqlite3(shelf.databasePath, "INSERT INTO shelf_migrations VALUES ('9999_future', 'x', 0)")
-        let result = try shelf.run(["migrate", "--db", shelf.databasePath])
+        _ = try await shelf.run(["migrate", "--db", shelf.databasePath])
+        try await ChildProcess.sqlite3(
+            shelf.databasePath, "INSERT INTO shelf_migrations VALUES ('9999_future', 'x', 0)")
+        let result = try await shelf.run(["migrate", "--db", shelf.databasePath])
         #expect(result.status != 0)
         #expect(result.error.contains("newer version of shelf"))
         #expect(result.error.contains("9999_future"))
-        let status = try shelf.run(["migrate", "--status", "--db", shelf.databasePath])
+        let status = try await shelf.run(["migrate", "--status", "--db", shelf.databasePath])
         #expect(status.output.contains("9999_future"))
     }
 
-    @Test func explainsAFileThatIsNotADatabase() throws {
+    @Test func explainsAFileThatIsNotADatabase() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: shelf.databasePath))
-        let result = try shelf.run(["migrate", "--db", shelf.databasePath])
+        let result = try await shelf.run(["migrate", "--db", shelf.databasePath])
         #expect(result.status != 0)
         #expect(result.error.contains("not a shelf database") || result.error.contains("not a database"))
     }

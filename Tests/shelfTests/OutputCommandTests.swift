@@ -14,8 +14,8 @@ import Testing
 
     private func run(
         _ arguments: [String], input: String? = nil, stdout: ChildProcess.Output? = nil
-    ) throws -> ShelfProcess.Result {
-        try shelf.run(arguments + ["--db", shelf.databasePath], input: input, stdout: stdout)
+    ) async throws -> ShelfProcess.Result {
+        try await shelf.run(arguments + ["--db", shelf.databasePath], input: input, stdout: stdout)
     }
 
     private func file(_ name: String, _ text: String) throws -> String {
@@ -41,10 +41,10 @@ import Testing
     ]
 
     @Test(arguments: printing)
-    func aFullDiskIsAnErrorOfOneLine(_ arguments: [String]) throws {
+    func aFullDiskIsAnErrorOfOneLine(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
         try seed()
-        let result = try run(arguments, stdout: .file("/dev/full"))
+        let result = try await run(arguments, stdout: .file("/dev/full"))
         #expect(result.status == 1, "\(arguments)")
         // An add has committed its row by then, and says so (a retry would add it twice).
         let added =
@@ -55,10 +55,10 @@ import Testing
     }
 
     @Test(arguments: printing)
-    func aClosedStdoutIsAnError(_ arguments: [String]) throws {
+    func aClosedStdoutIsAnError(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
         try seed()
-        let result = try run(arguments, stdout: .closed)
+        let result = try await run(arguments, stdout: .closed)
         #expect(result.status == 1, "\(arguments)")
         let added =
             arguments.dropFirst().first == "add"
@@ -67,18 +67,18 @@ import Testing
         #expect(result.error.split(separator: "\n").count == 1)
         #expect(!walExists)
         // Nothing the command opened took descriptor 1: the database is intact.
-        #expect(try run(["items", "show", "1"]).output.contains("Read Dune"))
+        #expect(try await run(["items", "show", "1"]).output.contains("Read Dune"))
     }
 
     @Test(arguments: printing)
-    func aClosedPipeIsAQuietEnd(_ arguments: [String]) throws {
+    func aClosedPipeIsAQuietEnd(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
         try seed()
         var descriptors: [Int32] = [0, 0]
         #expect(pipe(&descriptors) == 0)
         close(descriptors[0])
         defer { close(descriptors[1]) }
-        let result = try run(arguments, stdout: .descriptor(descriptors[1]))
+        let result = try await run(arguments, stdout: .descriptor(descriptors[1]))
         #expect(result.status == 0, "\(arguments): \(result.error)")
         #expect(result.error.isEmpty, "\(arguments)")
         #expect(!walExists)
@@ -165,17 +165,17 @@ import Testing
         }
     }
 
-    @Test func exportNeverReplacesTheDatabaseItsLogOrAnotherDatabase() throws {
+    @Test func exportNeverReplacesTheDatabaseItsLogOrAnotherDatabase() async throws {
         defer { shelf.cleanUp() }
         try seed()
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
-        #expect(try shelf.run(["migrate", "--db", other]).status == 0)
+        #expect(try await shelf.run(["migrate", "--db", other]).status == 0)
         let link = shelf.folder.appendingPathComponent("link.csv").path
         symlink(shelf.databasePath, link)
         for target in [
             shelf.databasePath, shelf.folder.path + "/./shelf.sqlite", shelf.databasePath + "-wal", link, other,
         ] {
-            let result = try run(["export", "items", "-o", target])
+            let result = try await run(["export", "items", "-o", target])
             #expect(result.status == 1, "\(target)")
             #expect(result.error.hasPrefix("Error: refusing to write \(target)"), "\(target): \(result.error)")
         }
@@ -183,52 +183,52 @@ import Testing
         let appending = open(shelf.databasePath, O_WRONLY | O_APPEND)
         defer { close(appending) }
         for arguments in [["export", "items"], ["items", "list"], ["items", "show", "1"]] {
-            let redirected = try run(arguments, stdout: .descriptor(appending))
+            let redirected = try await run(arguments, stdout: .descriptor(appending))
             #expect(redirected.status == 1 && redirected.error.contains("refusing to write stdout"), "\(arguments)")
         }
-        #expect(try run(["items", "show", "1"]).output.contains("Read Dune"))
-        #expect(try shelf.run(["migrate", "--status", "--db", other]).status == 0)
+        #expect(try await run(["items", "show", "1"]).output.contains("Read Dune"))
+        #expect(try await shelf.run(["migrate", "--status", "--db", other]).status == 0)
     }
 
-    @Test func aDeviceStaysADevice() throws {
+    @Test func aDeviceStaysADevice() async throws {
         defer { shelf.cleanUp() }
         try seed()
-        let result = try run(["export", "items", "-o", "/dev/null"])
+        let result = try await run(["export", "items", "-o", "/dev/null"])
         #expect(result.status == 0, "\(result.error)")
         var status = stat()
         #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
         // /dev/stdout is this process's stdout, written in place.
-        let viaStdout = try run(["export", "items", "-o", "/dev/stdout"])
+        let viaStdout = try await run(["export", "items", "-o", "/dev/stdout"])
         #expect(viaStdout.status == 0 && viaStdout.output.contains("Read Dune"))
     }
 
-    @Test func rejectsNeverReplaceTheInputOrTheDatabase() throws {
+    @Test func rejectsNeverReplaceTheInputOrTheDatabase() async throws {
         defer { shelf.cleanUp() }
         try seed()
         let text = "title,user,priority\nok,ann@example.com,1\nbad,ann@example.com,7\n"
         let input = try file("in.csv", text)
         let inputDirectory = shelf.folder.path
         for rejects in [input, inputDirectory + "/./in.csv", shelf.databasePath, shelf.databasePath + "-wal"] {
-            let result = try run(["import", "items", input, "--skip-invalid", "--rejects", rejects])
+            let result = try await run(["import", "items", input, "--skip-invalid", "--rejects", rejects])
             #expect(result.status == 1, "\(rejects)")
             #expect(result.error.contains("refusing to write \(rejects)"), "\(rejects): \(result.error)")
         }
         #expect(try String(contentsOfFile: input, encoding: .utf8) == text)
-        #expect(try run(["items", "list"]).output.split(separator: "\n").count == 1, "nothing was imported")
+        #expect(try await run(["items", "list"]).output.split(separator: "\n").count == 1, "nothing was imported")
     }
 
     @Test func exportOnATerminalEscapesControlCharacters() async throws {
         defer { shelf.cleanUp() }
         try seed()
         let title = "Clip \u{1B}]52;c;aGVsbG8=\u{07} \u{1B}]2;pwned\u{07}title"
-        #expect(try run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
+        #expect(try await run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " export items --db " + TmuxSession.quote(shelf.databasePath), width: 120,
             height: 12)
         let screen = try await tmux.waitFor("[exit 0]")
         #expect(screen.contains(line: "Clip ␛]52;c;aGVsbG8=␇ ␛]2;pwned␇title"), "\(screen)")
         // A pipe gets the exact bytes.
-        #expect(try run(["export", "items"]).output.contains(title))
+        #expect(try await run(["export", "items"]).output.contains(title))
     }
 
     @Test(arguments: ["TERM", "HUP"])
@@ -247,8 +247,8 @@ import Testing
         defer { shelf.cleanUp() }
         try seed()
         let title = "CSI \u{9B}31m red \u{202E}txet\u{7F}"
-        #expect(try run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
-        let show = try run(["items", "show", "2", "--json"])
+        #expect(try await run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
+        let show = try await run(["items", "show", "2", "--json"])
         #expect(show.output.contains(#""title":"CSI \u009b31m red \u202etxet\u007f""#), "\(show.output)")
         let parsed = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any]
         #expect(parsed?["title"] as? String == title)
@@ -257,21 +257,21 @@ import Testing
         #expect(line.contains(#"\u009b31m"#) && !line.unicodeScalars.contains { $0.value == 0x9B })
     }
 
-    @Test func timesAreShownExactlyAsStored() throws {
+    @Test func timesAreShownExactlyAsStored() async throws {
         defer { shelf.cleanUp() }
         try seed()
         let input = try file(
             "old.csv",
             "user,title,created_at,updated_at\nann@example.com,Old,1500-01-01T00:00:00.268Z,1500-01-01T00:00:00.268Z\n")
-        #expect(try run(["import", "items", input, "--quiet"]).status == 0)
-        let show = try run(["items", "show", "2"])
+        #expect(try await run(["import", "items", input, "--quiet"]).status == 0)
+        let show = try await run(["items", "show", "2"])
         #expect(show.output.contains("Created:   1500-01-01T00:00:00.268Z"), "\(show.output)")
-        #expect(
+        await #expect(
             try run(["items", "show", "2", "--json"]).output.contains("\"created_at\":\"1500-01-01T00:00:00.268Z\""))
-        #expect(try run(["items", "list"]).output.contains("\tOld\t1500-01-01T00:00:00.268Z\n"))
+        #expect(try await run(["items", "list"]).output.contains("\tOld\t1500-01-01T00:00:00.268Z\n"))
     }
 
-    @Test func everyCommandLeavesNoLogBehind() throws {
+    @Test func everyCommandLeavesNoLogBehind() async throws {
         defer { shelf.cleanUp() }
         try seed()
         let out = shelf.folder.appendingPathComponent("out.csv").path
@@ -280,7 +280,7 @@ import Testing
             ["items", "show", "99"], ["import", "items", out, "--mode", "upsert"], ["items", "remove", "1"],
             ["demo", "--users", "2", "--items", "10"],
         ] {
-            _ = try run(arguments)
+            _ = try await run(arguments)
             #expect(!walExists, "\(arguments)")
         }
     }

@@ -42,38 +42,39 @@
 
         @Test func everyCommandTakesAPostgresURL() async throws {
             try await withDatabase(passwordUser: true) { url, shelf in
-                let migrate = try shelf.run(["migrate", "--db", url])
+                let migrate = try await shelf.run(["migrate", "--db", url])
                 #expect(migrate.status == 0, "\(migrate.error)")
                 #expect(migrate.output.contains("applied"), "\(migrate.output)")
                 #expect(
                     !migrate.output.contains(try #require(URLComponents(string: url)?.password)), "no password shown")
-                let status = try shelf.run(["migrate", "--status", "--db", url])
+                let status = try await shelf.run(["migrate", "--status", "--db", url])
                 #expect(status.status == 0, "\(status.error)")
                 #expect(status.output.contains("applied"))
                 #expect(
-                    try shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"]).status
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
+                        .status
                         == 0)
-                let added = try shelf.run([
+                let added = try await shelf.run([
                     "items", "add", "--db", url, "--user", "ANN@example.com", "--title", "Moth trap", "--priority", "2",
                 ])
                 #expect(added.status == 0, "\(added.error)")
-                let list = try shelf.run(["items", "list", "--db", url])
+                let list = try await shelf.run(["items", "list", "--db", url])
                 #expect(list.output.contains("Moth trap"), "\(list.output) \(list.error)")
                 // SHELF_DB works as --db does.
-                let users = try shelf.run(["users", "list"], environment: ["SHELF_DB": url])
+                let users = try await shelf.run(["users", "list"], environment: ["SHELF_DB": url])
                 #expect(users.output.contains("ann@example.com"), "\(users.error)")
                 // Export, then import into a second database: the same CSV.
-                let export = try shelf.run(["export", "items", "--db", url])
+                let export = try await shelf.run(["export", "items", "--db", url])
                 #expect(export.status == 0, "\(export.error)")
                 #expect(export.output.contains("Moth trap"))
-                let demo = try shelf.run(["demo", "--db", url, "--users", "3", "--items", "50"])
+                let demo = try await shelf.run(["demo", "--db", url, "--users", "3", "--items", "50"])
                 #expect(demo.status == 0, "\(demo.error)")
-                #expect(try shelf.run(["items", "list", "--db", url]).output.split(separator: "\n").count >= 51)
+                #expect(try await shelf.run(["items", "list", "--db", url]).output.split(separator: "\n").count >= 51)
                 // A backup of a PostgreSQL store is a SQLite shelf file that shelf opens.
                 let file = shelf.folder.appendingPathComponent("backup.sqlite").path
-                let backup = try shelf.run(["backup", "--db", url, file])
+                let backup = try await shelf.run(["backup", "--db", url, file])
                 #expect(backup.status == 0, "\(backup.error)")
-                let copied = try shelf.run(["items", "list", "--db", file])
+                let copied = try await shelf.run(["items", "list", "--db", file])
                 #expect(copied.output.contains("Moth trap"), "\(copied.error)")
             }
         }
@@ -91,7 +92,8 @@
         @Test func watchSeesAnInsertMadeByPsql() async throws {
             try await withDatabase { url, shelf in
                 await #expect(
-                    try shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"]).status
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
+                        .status
                         == 0)
                 let watch = try RunningShelf(["watch", "items", "--db", url, "--limit", "5"])
                 let first = await watch.waitForLines(1, timeout: .seconds(120))
@@ -153,10 +155,12 @@
         @Test func theBrowserShowsAnItemAddedByAnotherProcess() async throws {
             try await withDatabase { url, shelf in
                 await #expect(
-                    try shelf.run(["users", "add", "--db", url, "--name", "Ada", "--email", "ada@example.com"]).status
+                    try await shelf.run(["users", "add", "--db", url, "--name", "Ada", "--email", "ada@example.com"])
+                        .status
                         == 0)
                 await #expect(
-                    try shelf.run(["items", "add", "--db", url, "--user", "ada@example.com", "--title", "First"]).status
+                    try await shelf.run(["items", "add", "--db", url, "--user", "ada@example.com", "--title", "First"])
+                        .status
                         == 0)
                 let tmux = try TmuxSession(
                     ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(url), width: 100, height: 30,

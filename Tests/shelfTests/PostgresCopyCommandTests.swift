@@ -78,7 +78,7 @@
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
                 try CopyFixture.make(source, shelf: shelf)
-                #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
+                #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
                 #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
                         .status == 0)
@@ -102,7 +102,7 @@
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
                 try CopyFixture.make(source, shelf: shelf)
-                #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
+                #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
                 let server = try #require(PostgresTestServer.url)
                 let database = String(try #require(URLComponents(string: url)?.path.dropFirst()))
                 let stderr = shelf.folder.appendingPathComponent("copy.err").path

@@ -4,17 +4,18 @@ import Testing
 
 @Suite("shelf restore (end to end)")
 struct RestoreCommandTests {
-    @Test func aRestoreSwapsTheBackupInAndKeepsTheReplacedStore() throws {
+    @Test func aRestoreSwapsTheBackupInAndKeepsTheReplacedStore() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         let backedUp = try CopyFixture.dump(db)
-        #expect(try shelf.run(["users", "add", "--db", db, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
         let later = try CopyFixture.dump(db)
-        let restored = try shelf.run(["restore", "--db", db, backup])
+        let restored = try await shelf.run(["restore", "--db", db, backup])
         #expect(restored.status == 0, "\(restored.error)")
         #expect(try CopyFixture.dump(db) == backedUp)
         let kept = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
@@ -24,27 +25,27 @@ struct RestoreCommandTests {
         #expect(try CopyFixture.dump(shelf.folder.appendingPathComponent(try #require(kept.first)).path) == later)
     }
 
-    @Test func aBackupThatIsNotASoundShelfIsRefusedAndTheStoreUnchanged() throws {
+    @Test func aBackupThatIsNotASoundShelfIsRefusedAndTheStoreUnchanged() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let before = try CopyFixture.dump(db)
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
-        #expect(try ChildProcess.sqlite3(other, "CREATE TABLE invoices (id INTEGER PRIMARY KEY);") == 0)
+        #expect(try await ChildProcess.sqlite3(other, "CREATE TABLE invoices (id INTEGER PRIMARY KEY);") == 0)
         let csv = shelf.folder.appendingPathComponent("x.csv").path
         try Data("id,title\n1,x\n".utf8).write(to: URL(fileURLWithPath: csv))
         let newer = shelf.folder.appendingPathComponent("newer.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, newer]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, newer]).status == 0)
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 newer, "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 0);") == 0
         )
         for (backup, expected) in [
             (other, "is not a shelf backup"), (csv, "is not a shelf backup"), (newer, "newer"),
             (shelf.folder.appendingPathComponent("missing").path, "no backup at"),
         ] {
-            let result = try shelf.run(["restore", "--db", db, backup])
+            let result = try await shelf.run(["restore", "--db", db, backup])
             #expect(result.status == 1, "\(backup)")
             #expect(result.error.contains(expected), "\(result.error)")
             #expect(try CopyFixture.dump(db) == before)
@@ -59,7 +60,7 @@ struct RestoreCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
         #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         let watcher = try RunningShelf(["watch", "items", "--db", db])
@@ -78,11 +79,11 @@ struct RestoreCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let template = shelf.folder.appendingPathComponent("template.sqlite").path
-        try CopyFixture.make(template, shelf: shelf)
+        try await CopyFixture.make(template, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        #expect(try ChildProcess.sqlite3(template, CopyFixture.manyItems(60_000)) == 0)
+        #expect(try await ChildProcess.sqlite3(template, CopyFixture.manyItems(60_000)) == 0)
         #expect(try await shelf.run(["backup", "--db", template, backup]).status == 0)
-        #expect(try ChildProcess.sqlite3(template, "DELETE FROM items WHERE id > 100;") == 0)
+        #expect(try await ChildProcess.sqlite3(template, "DELETE FROM items WHERE id > 100;") == 0)
         let old = try CopyFixture.dump(template)
         let new = try CopyFixture.dump(backup)
         #expect(old != new)

@@ -7,24 +7,26 @@ import Testing
 struct RestoreFindingsTests {
     /// The store's path is a symbolic link: the store it points to is restored (and the old
     /// one kept beside it), the link stays a link.
-    @Test func aRestoreThroughASymbolicLinkRestoresTheStoreItPointsTo() throws {
+    @Test func aRestoreThroughASymbolicLinkRestoresTheStoreItPointsTo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let data = shelf.folder.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let real = data.appendingPathComponent("real.sqlite").path
-        try CopyFixture.make(real, shelf: shelf)
+        try await CopyFixture.make(real, shelf: shelf)
         let link = shelf.folder.appendingPathComponent("link.sqlite").path
         // Relative, as `ln -s data/real.sqlite link.sqlite` makes it.
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "data/real.sqlite")
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        #expect(try shelf.run(["backup", "--db", link, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", link, backup]).status == 0)
         let backedUp = try CopyFixture.dump(real)
-        #expect(try shelf.run(["users", "add", "--db", link, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", link, "--name", "Cy", "--email", "cy@example.com"]).status == 0
+        )
         let later = try CopyFixture.dump(real)
         #expect(later != backedUp)
 
-        let restored = try shelf.run(["restore", "--db", link, backup])
+        let restored = try await shelf.run(["restore", "--db", link, backup])
         #expect(restored.status == 0, "\(restored.error)")
         let kind = try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType
         #expect(kind == .typeSymbolicLink, "the link was replaced by a \(String(describing: kind))")
@@ -39,19 +41,19 @@ struct RestoreFindingsTests {
 
     /// A backup holding items whose user is gone (deleted with foreign keys off) is refused,
     /// naming the table and how many rows; the store is unchanged.
-    @Test func aBackupWithItemsWhoseUserIsGoneIsRefusedNamingThem() throws {
+    @Test func aBackupWithItemsWhoseUserIsGoneIsRefusedNamingThem() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         // sqlite3 leaves foreign keys off: Ann goes, her 3 items stay.
-        #expect(try ChildProcess.sqlite3(backup, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
-        #expect(try ChildProcess.sqlite3(db, "DELETE FROM items WHERE id = 2;") == 0)
+        #expect(try await ChildProcess.sqlite3(backup, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM items WHERE id = 2;") == 0)
         let before = try CopyFixture.dump(db)
 
-        let refused = try shelf.run(["restore", "--db", db, backup])
+        let refused = try await shelf.run(["restore", "--db", db, backup])
         #expect(refused.status == 1)
         #expect(refused.error.contains("3 items rows whose user is gone"), "\(refused.error)")
         #expect(refused.error.contains("nothing was changed"), "\(refused.error)")
@@ -61,16 +63,16 @@ struct RestoreFindingsTests {
     /// `shelf backup` of a store holding items whose user is gone refuses, writing nothing:
     /// restore would refuse that backup, found out only when it is needed (the hostile
     /// tester's F5: the backup succeeded without a word). An older backup at the path stays.
-    @Test func aBackupOfItemsWhoseUserIsGoneIsRefusedBeforeItCannotBeRestored() throws {
+    @Test func aBackupOfItemsWhoseUserIsGoneIsRefusedBeforeItCannotBeRestored() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         let older = try CopyFixture.dump(backup)
-        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
-        let refused = try shelf.run(["backup", "--db", db, backup])
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        let refused = try await shelf.run(["backup", "--db", db, backup])
         #expect(refused.status == 1)
         #expect(refused.error.contains("holds 3 items rows whose user is gone"), "\(refused.error)")
         #expect(refused.error.contains("PRAGMA foreign_key_check"), "\(refused.error)")
@@ -80,22 +82,22 @@ struct RestoreFindingsTests {
             .filter { $0.hasPrefix("backup.sqlite") && $0 != "backup.sqlite" }
         #expect(leftovers.isEmpty, "\(leftovers)")
         // Shown, the item says its user is gone rather than "?"; as JSON, null.
-        let shown = try shelf.run(["items", "show", "--db", db, "1"])
+        let shown = try await shelf.run(["items", "show", "--db", db, "1"])
         #expect(shown.output.contains("Owner:     user 1, which no longer exists"), "\(shown.output)")
-        let json = try shelf.run(["items", "show", "--db", db, "1", "--json"])
+        let json = try await shelf.run(["items", "show", "--db", db, "1", "--json"])
         #expect(json.output.contains("\"user\":null"), "\(json.output)")
     }
 
     /// `shelf copy` from a store holding such rows says what is wrong with which rows,
     /// instead of a bare foreign-key failure.
-    @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() throws {
+    @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        try await CopyFixture.make(db, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
         let target = shelf.folder.appendingPathComponent("copy.sqlite").path
-        let refused = try shelf.run(["copy", db, target])
+        let refused = try await shelf.run(["copy", db, target])
         #expect(refused.status == 1)
         #expect(refused.error.contains("holds items rows whose user is gone"), "\(refused.error)")
         #expect(refused.error.contains("row 1 names user 1"), "\(refused.error)")
@@ -105,15 +107,15 @@ struct RestoreFindingsTests {
     /// `shelf export items` of a store holding items whose user is gone: refused before a
     /// byte is written, naming an item, its missing user and how to list the rest (it used to
     /// leave them out without a word). Another owner's selection exports as before.
-    @Test func anExportOfItemsWhoseUserIsGoneSaysSoAndWritesNothing() throws {
+    @Test func anExportOfItemsWhoseUserIsGoneSaysSoAndWritesNothing() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        try await CopyFixture.make(db, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
         let target = shelf.folder.appendingPathComponent("items.csv").path
         for destination in [["-o", target], []] {
-            let refused = try shelf.run(["export", "items", "--db", db, "--format", "csv"] + destination)
+            let refused = try await shelf.run(["export", "items", "--db", db, "--format", "csv"] + destination)
             #expect(refused.status == 1, "\(refused.error)")
             #expect(refused.error.contains("item 1 in "), "\(refused.error)")
             #expect(refused.error.contains("names user 1, who no longer exists (and 2 more items do too)"))
@@ -122,26 +124,28 @@ struct RestoreFindingsTests {
             #expect(refused.output.isEmpty)
         }
         #expect(!FileManager.default.fileExists(atPath: target))
-        let bobs = try shelf.run(["export", "items", "--db", db, "--format", "csv", "--query", "owner:bob@example.com"])
+        let bobs = try await shelf.run([
+            "export", "items", "--db", db, "--format", "csv", "--query", "owner:bob@example.com",
+        ])
         #expect(bobs.status == 0, "\(bobs.error)")
         #expect(!bobs.output.isEmpty)
     }
 
     /// A backup whose data breaks a migration of this shelf: the message says what happened
     /// to which file and what a person restoring can do, not how to fix the migration's SQL.
-    @Test func aBackupWhoseMigrationFailsSaysWhatToDo() throws {
+    @Test func aBackupWhoseMigrationFailsSaysWhatToDo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("old.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         // Pretend the backup predates the last migration, with a table that makes it fail.
         let last = try lastMigration(backup)
         #expect(
-            try ChildProcess.sqlite3(
+            try await ChildProcess.sqlite3(
                 backup, "DELETE FROM shelf_migrations WHERE name = '\(last.name)'; \(last.blocker)") == 0)
-        let refused = try shelf.run(["restore", "--db", db, backup])
+        let refused = try await shelf.run(["restore", "--db", db, backup])
         #expect(refused.status == 1)
         #expect(refused.error.contains("old.sqlite was written by an older shelf"), "\(refused.error)")
         #expect(!refused.error.contains("fix the SQL"), "\(refused.error)")
@@ -149,15 +153,15 @@ struct RestoreFindingsTests {
     }
 
     /// A damaged backup: what is damaged, and a way out that is not "restore a backup".
-    @Test func aDamagedBackupSaysWhatToDo() throws {
+    @Test func aDamagedBackupSaysWhatToDo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let db = shelf.databasePath
-        try CopyFixture.make(db, shelf: shelf)
+        try await CopyFixture.make(db, shelf: shelf)
         let backup = shelf.folder.appendingPathComponent("damaged.sqlite").path
-        #expect(try shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         try damage(backup)
-        let refused = try shelf.run(["restore", "--db", db, backup])
+        let refused = try await shelf.run(["restore", "--db", db, backup])
         #expect(refused.status == 1)
         #expect(refused.error.contains("damaged.sqlite is damaged"), "\(refused.error)")
         #expect(refused.error.contains(".recover"), "\(refused.error)")

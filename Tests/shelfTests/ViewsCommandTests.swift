@@ -5,21 +5,23 @@ import Testing
 /// `shelf views` and `shelf browse --view` through the real binary; the browser in tmux.
 @Suite("shelf views (end to end)")
 struct ViewsCommandTests {
-    private func prepare(_ shelf: ShelfProcess) throws {
+    private func prepare(_ shelf: ShelfProcess) async throws {
         let db = shelf.databasePath
         #expect(
-            try shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+                .status
                 == 0)
         for title in ["Feed the moth", "Buy moth traps", "Water the plants"] {
             #expect(
-                try shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status == 0)
+                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
+                    == 0)
         }
     }
 
     @Test func saveListRenameAndDelete() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        try prepare(shelf)
+        try await prepare(shelf)
         let db = shelf.databasePath
 
         let empty = try await shelf.run(["views", "list", "--db", db])
@@ -97,7 +99,7 @@ struct ViewsCommandTests {
     @Test func browseWithAMissingViewNamesTheViewsThatExist() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        try prepare(shelf)
+        try await prepare(shelf)
         let db = shelf.databasePath
         var result = try await shelf.run(["browse", "--view", "Moths", "--db", db])
         #expect(result.status == 1)
@@ -125,7 +127,7 @@ struct ViewsCommandTests {
     @Test func browseOpensAViewAndThePickerSeesOtherProcesses() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        try prepare(shelf)
+        try await prepare(shelf)
         let db = shelf.databasePath
         _ = try await shelf.run(["views", "save", "Moths", "--query", "moth", "--sort", "title", "--db", db])
         let tmux = try TmuxSession(

@@ -4,37 +4,37 @@ import Testing
 
 @Suite("shelf users/items add and watch (end to end)")
 struct WatchCommandTests {
-    @Test func addsUsersAndItems() throws {
+    @Test func addsUsersAndItems() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
-        let user = try shelf.run([
+        let user = try await shelf.run([
             "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
         ])
         #expect(user.status == 0, "\(user.error)")
         #expect(user.output == "1\n")
-        let item = try shelf.run([
+        let item = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "ANN@example.com", "--title", "Moth trap",
             "--priority", "2",
         ])
         #expect(item.status == 0, "\(item.error)")
         #expect(item.output == "1\n")
 
-        let duplicate = try shelf.run([
+        let duplicate = try await shelf.run([
             "users", "add", "--db", shelf.databasePath, "--name", "A", "--email", "Ann@Example.com",
         ])
         #expect(duplicate.status != 0)
         #expect(duplicate.error.contains("already exists"))
-        let unknown = try shelf.run([
+        let unknown = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "bob@example.com", "--title", "x",
         ])
         #expect(unknown.status != 0)
         #expect(unknown.error.contains("shelf users add"))
-        let invalid = try shelf.run([
+        let invalid = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", " ",
         ])
         #expect(invalid.status != 0)
         #expect(invalid.error.contains("title must not be empty"))
-        let badStatus = try shelf.run([
+        let badStatus = try await shelf.run([
             "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "x", "--status",
             "later",
         ])
@@ -73,7 +73,7 @@ struct WatchCommandTests {
         ])
 
         // The sqlite3 shell writes.
-        try ChildProcess.sqlite3(
+        try await ChildProcess.sqlite3(
             shelf.databasePath,
             "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, 'Mothball', 1, 1)")
         let third = await watch.waitForLines(3)
