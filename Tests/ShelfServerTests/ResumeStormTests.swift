@@ -69,7 +69,9 @@
                 let held = try #require(window.map { try LiveSession.json($0.data) })
                 let fresh = try await served.get("/api/items?limit=5")
                 #expect(held["count"] as? Int == fresh.json["count"] as? Int)
-                let heldItems = (held["items"] as? [[String: Any]] ?? []).map { "\($0["id"] ?? "")@\($0["version"] ?? "")" }
+                let heldItems = (held["items"] as? [[String: Any]] ?? []).map {
+                    "\($0["id"] ?? "")@\($0["version"] ?? "")"
+                }
                 let freshItems = (fresh.json["items"] as? [[String: Any]] ?? []).map {
                     "\($0["id"] ?? "")@\($0["version"] ?? "")"
                 }
