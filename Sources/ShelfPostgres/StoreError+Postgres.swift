@@ -35,6 +35,7 @@
             default:
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server): \(String(reflecting: error))")
             }
+            if isLostConnection { markConnectionLost() }
         }
 
         private init(psql error: PSQLError, at location: PostgresLocation, prefix: String) {
