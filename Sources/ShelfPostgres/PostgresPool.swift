@@ -228,6 +228,9 @@
         /// connection: a read has changed nothing, so trying it again is safe. A write is never
         /// tried again here (it may have committed); a lease found closed before anything was
         /// sent is replaced in `withLease`.
+        /// How long a read that lost its connection waits before it is tried again.
+        static let retryPause: Duration = .milliseconds(100)
+
         private func retryingRead<T: Sendable>(_ isRead: Bool, _ call: () async throws -> T) async throws -> T {
             do {
                 return try await call()
@@ -235,6 +238,10 @@
                 Self.logger.debug(
                     "a read lost its connection; trying it once more on another",
                     metadata: ["server": "\(location.server)", "reason": "\(error.message)"])
+                // A call ended by `LockWait` (its session gone) may fail before the pool has read
+                // the connection's end: give the pool a moment to see it closed, so the retry
+                // leases another.
+                try await Task.sleep(for: Self.retryPause)
                 return try await call()
             }
         }

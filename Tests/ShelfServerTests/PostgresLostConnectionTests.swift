@@ -42,5 +42,44 @@
                 #expect(!statuses.contains(500), "\(statuses)")
             }
         }
+
+        /// The server's backend is terminated while the GET's query waits for a lock (held by a
+        /// psql session for a moment): the read is tried again on a fresh connection and answers
+        /// 200 once the lock goes. (It used to answer 500, "the connection ... was lost".)
+        @Test(.enabled(if: InstancesTests.postgres != nil, "PostgreSQL server tests skipped: set SHELF_TEST_POSTGRES"))
+        func aReadWhoseConnectionIsTerminatedInFlightIsReadAgain() async throws {
+            let prepare: (ServedShelfCLI) throws -> Void = { cli in
+                _ = try cli.run(["items", "add", "--user", "ann@example.com", "--title", "Kite"])
+            }
+            try await PostgresChangeStreamTests.withServed(prepare: prepare) { served, url in
+                let locker = Task {
+                    try await PostgresChangeStreamTests.psql(
+                        url, "BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;")
+                }
+                let locked = await ServedShelf.poll {
+                    let check = try? ChildProcessRunner.psqlSync(
+                        url,
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' "
+                            + "AND datname = current_database()")
+                    return check == "1" ? true : nil
+                }
+                try #require(locked == true, "the psql session never took the lock")
+                let reply = Task { try await served.get("/api/items/1") }
+                // The server's query waits for the lock: end its session.
+                let terminated = await ServedShelf.poll {
+                    let killed = try? ChildProcessRunner.psqlSync(
+                        url,
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            + "WHERE application_name = 'shelf' AND wait_event_type = 'Lock' "
+                            + "AND datname = current_database()")
+                    return killed == "1" ? true : nil
+                }
+                try #require(terminated == true, "the server's query never waited for the lock")
+                let answer = try await reply.value
+                #expect(answer.status == 200, "\(answer.body)")
+                #expect(answer.json["title"] as? String == "Kite")
+                #expect(try await locker.value.status == 0)
+            }
+        }
     }
 #endif
