@@ -224,7 +224,8 @@
         }
 
         /// `call`, and when `isRead` and it failed because its connection was lost (the server
-        /// ended it: `pg_terminate_backend`, a restart), `call` once more, on another
+        /// ended it: `pg_terminate_backend`, a restart; not a network that fell silent, where a
+        /// second try would only wait as long again), `call` once more, on another
         /// connection: a read has changed nothing, so trying it again is safe. A write is never
         /// tried again here (it may have committed); a lease found closed before anything was
         /// sent is replaced in `withLease`.
@@ -234,7 +235,9 @@
         private func retryingRead<T: Sendable>(_ isRead: Bool, _ call: () async throws -> T) async throws -> T {
             do {
                 return try await call()
-            } catch let error as StoreError where isRead && error.isConnectionLost && !isClosed {
+            } catch let error as StoreError
+                where isRead && error.isConnectionLost && !error.isSilentNetwork && !isClosed
+            {
                 Self.logger.debug(
                     "a read lost its connection; trying it once more on another",
                     metadata: ["server": "\(location.server)", "reason": "\(error.message)"])

@@ -145,6 +145,13 @@
             message.contains("the connection to the PostgreSQL server at ") && message.contains(" was lost (")
         }
 
+        /// True when this error says the connection was lost to a network that fell silent or
+        /// timed out (not to a server that ended it): trying again would wait as long again.
+        package var isSilentNetwork: Bool {
+            message.contains("did not answer") || message.contains("could not reach the server")
+                || message.contains("timed out")
+        }
+
         /// True when this error says the server could not be reached (no connection, or no
         /// answer to the connection's start).
         package var isUnreachable: Bool {
