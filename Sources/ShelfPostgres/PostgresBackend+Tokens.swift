@@ -11,7 +11,8 @@
             if let problem = APIToken.nameProblem(name) { throw StoreError(.invalidValue, problem) }
             let now = Date().postgresMilliseconds
             let user = userID.rawValue
-            try await pool.read { connection in
+            // `write`, not `read`: a read lost with its connection is tried again, a write never.
+            try await pool.write { connection in
                 let taken = try await connection.query(
                     "SELECT 1 FROM api_tokens WHERE name = \(name)", logger: .silent
                 ).collect().count
@@ -37,7 +38,7 @@
         }
 
         package func revokeToken(named name: String) async throws -> Bool {
-            try await pool.read { connection in
+            try await pool.write { connection in
                 try await connection.query("DELETE FROM api_tokens WHERE name = \(name) RETURNING id", logger: .silent)
                     .collect().count > 0
             }

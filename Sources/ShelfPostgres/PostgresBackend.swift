@@ -121,7 +121,7 @@
             let count = query.postgresCount()
             return try await live(reading: ["items"]) { pool in
                 // The window and its count from one snapshot.
-                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY", retryable: true) { connection in
                     let items = try await PostgresItemRepository.items(page, on: connection)
                     let totals: [Int64] = try await connection.query(count, logger: .silent).all((Int64).self)
                     return ItemWindow(items: items, totalCount: Int(totals.first ?? 0))
@@ -159,7 +159,7 @@
         package var statementCount: Int { 0 }
 
         /// A live value of `fetch` over the pool, re-read when a commit changes `tables`.
-        private func live<Value: Equatable & Sendable>(
+        func live<Value: Equatable & Sendable>(
             reading tables: Set<String>, _ fetch: @escaping @Sendable (PostgresPool) async throws -> Value
         ) async throws -> Property<LiveResult<Value>> {
             try pool.checkOpen()

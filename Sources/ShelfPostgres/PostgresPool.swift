@@ -191,7 +191,9 @@
             }
         }
 
-        /// Runs `body` on a connection of the pool, outside any transaction.
+        /// Runs `body` on a connection of the pool, outside any transaction. `body` only reads
+        /// (and hands nothing on before it returns): when its connection is lost, it runs once
+        /// more on another. Writes go through `write` or `transaction`.
         package func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
             async throws -> T
         {
@@ -211,22 +213,62 @@
         ) async throws -> T {
             if isClosed { throw closedError }
             defer { if operation == .write { didWrite() } }
+            return try await retryingRead(operation == .read) {
+                do {
+                    return try await timed(operation.rawValue) { try await withLease(operation, body) }
+                } catch {
+                    if isClosed { throw closedError }
+                    throw StoreError(postgres: error, at: location)
+                }
+            }
+        }
+
+        /// `call`, and when `isRead` and it failed because its connection was lost (the server
+        /// ended it: `pg_terminate_backend`, a restart; not a network that fell silent, where a
+        /// second try would only wait as long again), `call` once more, on another
+        /// connection: a read has changed nothing, so trying it again is safe. A write is never
+        /// tried again here (it may have committed); a lease found closed before anything was
+        /// sent is replaced in `withLease`.
+        /// How long a read that lost its connection waits before it is tried again.
+        static let retryPause: Duration = .milliseconds(100)
+
+        private func retryingRead<T: Sendable>(_ isRead: Bool, _ call: () async throws -> T) async throws -> T {
             do {
-                return try await timed(operation.rawValue) { try await withLease(operation, body) }
-            } catch {
-                if isClosed { throw closedError }
-                throw StoreError(postgres: error, at: location)
+                return try await call()
+            } catch let error as StoreError
+                where isRead && error.isConnectionLost && !error.isSilentNetwork && !isClosed
+            {
+                Self.logger.debug(
+                    "a read lost its connection; trying it once more on another",
+                    metadata: ["server": "\(location.server)", "reason": "\(error.message)"])
+                // A call ended by `LockWait` (its session gone) may fail before the pool has read
+                // the connection's end: give the pool a moment to see it closed, so the retry
+                // leases another.
+                try await Task.sleep(for: Self.retryPause)
+                return try await call()
             }
         }
 
         /// Runs `body` in one transaction on a connection of the pool: it commits when `body`
         /// returns and rolls back when it throws. `isolation` is the level to BEGIN with.
+        /// `retryable`: a `READ ONLY` transaction whose `body` does nothing but read (it hands
+        /// nothing on before it returns) is run once more on another connection when its
+        /// connection was lost.
         package func transaction<T: Sendable>(
-            isolation: String = "READ COMMITTED", subject: (@Sendable () -> String?)? = nil,
+            isolation: String = "READ COMMITTED", retryable: Bool = false, subject: (@Sendable () -> String?)? = nil,
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             if isClosed { throw closedError }
             defer { if !isolation.contains("READ ONLY") { didWrite() } }
+            return try await retryingRead(retryable && isolation.contains("READ ONLY")) {
+                try await transactionOnce(isolation: isolation, subject: subject, body)
+            }
+        }
+
+        private func transactionOnce<T: Sendable>(
+            isolation: String, subject: (@Sendable () -> String?)?,
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> T {
             do {
                 return try await timed("transaction") {
                     // A READ ONLY transaction only reads: a lock wait says so.

@@ -35,6 +35,7 @@
             default:
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server): \(String(reflecting: error))")
             }
+            if isLostConnection { markConnectionLost() }
         }
 
         private init(psql error: PSQLError, at location: PostgresLocation, prefix: String) {
@@ -142,6 +143,13 @@
         /// work, so the caller can say what that left undone.
         package var isLostConnection: Bool {
             message.contains("the connection to the PostgreSQL server at ") && message.contains(" was lost (")
+        }
+
+        /// True when this error says the connection was lost to a network that fell silent or
+        /// timed out (not to a server that ended it): trying again would wait as long again.
+        package var isSilentNetwork: Bool {
+            message.contains("did not answer") || message.contains("could not reach the server")
+                || message.contains("timed out")
         }
 
         /// True when this error says the server could not be reached (no connection, or no

@@ -8,7 +8,7 @@ internal import ShelfStore
 extension SQLiteBackend {
     var streamsChangeLog: Bool { true }
 
-    func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt {
+    func changeLog(after position: Int64, limit: Int, pending: ChangeLogPending) async throws -> ChangeLogExcerpt {
         if limit < 1 { throw StoreError(.invalidValue, "a change-log read needs a limit of 1 or more, not \(limit)") }
         do {
             return try await database.read { try Self.changeLog(after: position, limit: limit, $0) }
@@ -21,7 +21,9 @@ extension SQLiteBackend {
         -> ChangeLogExcerpt
     {
         let head = try SQLiteChangeLog.lastSequence(connection)
-        guard head > position else { return ChangeLogExcerpt(changes: [], head: head, interrupted: false) }
+        guard head > position else {
+            return ChangeLogExcerpt(changes: [], head: head, interrupted: false, after: position, limit: limit)
+        }
         var changes: [RowChange] = []
         var expected = position + 1
         var interrupted = false
@@ -42,7 +44,7 @@ extension SQLiteBackend {
         }
         // Fewer rows than asked for, and the log's head not reached: the rest is not there.
         if !interrupted, changes.count < limit, expected <= head { interrupted = true }
-        return ChangeLogExcerpt(changes: changes, head: head, interrupted: interrupted)
+        return ChangeLogExcerpt(changes: changes, head: head, interrupted: interrupted, after: position, limit: limit)
     }
 
     func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {

@@ -26,6 +26,11 @@
     ///   most those buffers and one window, and only for `sendTimeout`; other streams never wait
     ///   on it.
     ///
+    /// - A client that closes its side of the connection while an event stream is being sent to
+    ///   it has gone (an EventSource never half-closes; a killed process's kernel closes it): the
+    ///   connection is closed at once, which ends the stream (`LiveMailbox.end(whenClosed:)`) and its
+    ///   gauge, instead of at its next keep-alive.
+    ///
     /// Runs on the channel's event loop only, as every channel handler does.
     final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPRequestPart
@@ -47,6 +52,8 @@
         /// connection closes.
         private var lingering = false
         private var discarded = 0
+        /// True from an event stream's response head to its end.
+        private var streaming = false
         /// The most body bytes discarded after such a response.
         static let lingerBytes = 8 << 20
         /// The longest a connection stays open after such a response.
@@ -98,6 +105,13 @@
             context.fireChannelInactive()
         }
 
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if streaming, let event = event as? ChannelEvent, event == .inputClosed {
+                context.close(promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let part = unwrapInboundIn(data)
             if lingering {
@@ -124,6 +138,7 @@
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             switch unwrapOutboundIn(data) {
             case .head(var head) where head.status.kind != .informational:
+                streaming = head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true
                 guard bodyArriving else { break }
                 closing = true
                 head.headerFields[.connection] = "close"
@@ -131,6 +146,7 @@
                 return
             case .head, .body: break
             case .end:
+                streaming = false
                 unanswered = max(0, unanswered - 1)
                 if closing {
                     lingering = true

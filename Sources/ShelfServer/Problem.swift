@@ -29,8 +29,18 @@
         public var description: String { "\(status.code) \(detail)" }
 
         /// The problem as a `StoreError` maps to HTTP: not found 404, a stale version 412, a taken
-        /// email 409, a refused value or unknown owner 400, a busy database 503, others 500.
+        /// email 409, a refused value or unknown owner 400, a busy database 503, a lost database
+        /// connection 503 with `Retry-After: 1` (a read was already tried again on another
+        /// connection; a write may or may not have committed), others 500.
         public init(_ error: StoreError) {
+            if error.isConnectionLost {
+                self.init(
+                    .serviceUnavailable,
+                    "the database connection was lost: \(error.message); the server reconnects by itself, "
+                        + "retry the request (a write may have been applied: read before writing again)",
+                    headers: [.retryAfter: "1"])
+                return
+            }
             let status: HTTPResponse.Status =
                 switch error.code {
                 case .notFound: .notFound

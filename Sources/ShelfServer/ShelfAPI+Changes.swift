@@ -35,16 +35,21 @@
         /// store failure ends the stream with `event: error` of `{"detail", "code"}`; the client
         /// reconnects with its last id.
         ///
+        /// On PostgreSQL, whose transactions commit their positions out of order, a change is
+        /// sent only once every lower position has committed or will never commit: a change that
+        /// commits late with a lower position than one already visible is never skipped, and
+        /// the changes after it wait (as long as the transactions that were in progress when
+        /// the gap was first seen).
+        ///
         /// A position that is not an integer from 0 to the log's head is a 400; a store whose
-        /// backend does not stream its log (PostgreSQL, for now) answers 501.
+        /// backend does not stream its log answers 501.
         func changes<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
             let parameters = try QueryParameters(request.uri.query)
             try parameters.allowOnly(["after"])
             guard store.streamsChangeLog else {
                 throw Problem(
                     .notImplemented,
-                    "the change stream is not available on \(store.location) (a PostgreSQL store); "
-                        + "follow /api/items/live instead, or serve a SQLite store")
+                    "the change stream is not available on \(store.location); follow /api/items/live instead")
             }
             let lastEventIDs = request.headers[values: HTTPField.Name("Last-Event-ID")!]
             if lastEventIDs.count > 1 {
@@ -55,11 +60,18 @@
             // client first started).
             let after = try parameters["after"].map { try Self.position($0, named: "parameter 'after'", head: head) }
             let lastEventID = try lastEventIDs.first.map { try Self.position($0, named: "Last-Event-ID", head: head) }
-            let start = lastEventID ?? after ?? head
+            let start: Int64
+            if let position = lastEventID ?? after {
+                start = position
+            } else {
+                start = try await store.changeLogStart()
+            }
             let authorization = request.headers[.authorization]
+            let connection = Self.connection(of: context)
             let body = ResponseBody { [self] writer in
                 // A wake-up per commit; many coalesce into one read.
                 let mailbox = LiveMailbox<Bool>()
+                mailbox.end(whenClosed: connection)
                 let watch = try await store.watchChangeLog { mailbox.post(true) }
                 metrics.changeStreamOpened()
                 defer {
@@ -102,13 +114,19 @@
             from mailbox: LiveMailbox<Bool>, to writer: inout any ResponseBodyWriter, after start: Int64
         ) async throws {
             var position = start
-            var pending = true
+            var pending = ChangeLogPending()
+            var due = true
+            // Changes held back behind a position that may still commit (PostgreSQL) are read
+            // again shortly: a transaction that rolls back announces nothing.
+            var recheck: Task<Void, Never>?
+            var recheckDelay = Self.firstRecheck
+            defer { recheck?.cancel() }
             while true {
-                if pending {
+                if due {
                     let excerpt: ChangeLogExcerpt
                     var events: [(Int64, ByteBuffer)] = []
                     do {
-                        excerpt = try await store.changeLog(after: position, limit: Self.changePage)
+                        excerpt = try await store.changeLog(after: position, limit: Self.changePage, pending: pending)
                         var rows = ChangeRows(store: store)
                         for change in excerpt.changes {
                             let data = JSONValue.object([
@@ -132,19 +150,35 @@
                         position = sequence
                     }
                     if excerpt.interrupted {
+                        let head = (try? await store.changeLogStart()) ?? excerpt.head
                         let data = JSONValue.object([
                             "detail": .string(
                                 "the changes after \(position) are no longer in the change log (pruned, or written "
                                     + "by a bulk import); read the items and users again, then follow "
-                                    + "/api/changes?after=\(excerpt.head)"),
-                            "head": .integer(excerpt.head),
+                                    + "/api/changes?after=\(head)"),
+                            "head": .integer(head),
                         ])
                         try await writer.write(Self.event("reset", data: data))
                         return
                     }
+                    position = excerpt.next
+                    pending = excerpt.pending
+                    recheck?.cancel()
+                    recheck = nil
+                    if !pending.isEmpty {
+                        let delay = recheckDelay
+                        recheck = Task {
+                            // Cancelled: a newer read replaced this one.
+                            guard (try? await Task.sleep(for: delay)) != nil else { return }
+                            mailbox.post(true)
+                        }
+                        recheckDelay = min(recheckDelay * 2, Self.lastRecheck)
+                    } else {
+                        recheckDelay = Self.firstRecheck
+                    }
                     // A full page: more may follow at once.
-                    pending = excerpt.changes.count == Self.changePage
-                    if pending { continue }
+                    due = excerpt.hasMore
+                    if due { continue }
                 }
                 switch await mailbox.next() {
                 case .end: return
@@ -154,10 +188,15 @@
                     let data = JSONValue.object(["status": .integer(401), "detail": .string(detail)])
                     try await writer.write(Self.event("error", data: data))
                     return
-                case .value: pending = true
+                case .value: due = true
                 }
             }
         }
+
+        /// The first and the longest wait before changes held back (`ChangeLogExcerpt.pending`)
+        /// are read again, when no commit wakes the stream first.
+        static let firstRecheck: Duration = .milliseconds(5)
+        static let lastRecheck: Duration = .milliseconds(200)
 
         /// One server-sent event.
         static func event(_ name: String, id: Int64? = nil, data: JSONValue) -> ByteBuffer {

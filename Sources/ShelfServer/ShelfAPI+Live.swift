@@ -21,9 +21,9 @@
         /// (`Store.liveItemSnapshots`, or `Options.windowPosition` for a store that gives none).
         /// A client reconnecting with `Last-Event-ID: S` gets its first window only if the
         /// window changed after `S` (`LivePosition`'s resume contract), so it gets nothing it
-        /// has and misses nothing, and ids only increase. While the store's backend keeps no
-        /// change log (issue 23's backends), positions are nil: `seq` is null, no `id:` is
-        /// written, and a reconnecting client always gets the current window.
+        /// has and misses nothing, and ids only increase (SQLite and PostgreSQL). A backend
+        /// that keeps no change log gives no positions: `seq` is null, no `id:` is written, and
+        /// a reconnecting client always gets the current window.
         func liveItems<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
             let parameters = try QueryParameters(request.uri.query)
             try parameters.allowOnly(["q", "sort", "order", "limit"])
@@ -43,8 +43,10 @@
             let resumeAfter = resumed
             let key = "\(limit) \(query.sortField.rawValue) \(query.sortDirection.rawValue) \(query.text)"
             let authorization = request.headers[.authorization]
+            let connection = Self.connection(of: context)
             let body = ResponseBody { [self] writer in
                 let mailbox = LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>()
+                mailbox.end(whenClosed: connection)
                 let token = Lifetime.Token()
                 property.observe(during: token.lifetime) { mailbox.post($0) }
                 metrics.streamOpened(query: key)

@@ -69,7 +69,7 @@
         /// port 0).
         /// - Throws: when the address cannot be bound, or the server fails.
         public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void) async throws {
-            let router = Router()
+            let router = Router(context: ConnectionContext.self)
             router.add(middleware: ProblemMiddleware())
             router.add(
                 middleware: RequestOriginGuard(

@@ -95,6 +95,20 @@
             return Property(query.start(initial: initial), retaining: query)
         }
 
+        /// Calls `onChange` after every read of the change log that brought changes of `tables`
+        /// (or may have missed some), when the listening connection comes back or is lost, and
+        /// when the feed closes; until the returned value is released. Calls come on the
+        /// feed's tasks: keep `onChange` short. Returns once `LISTEN` is acknowledged (connecting
+        /// first if needed), so a commit after this returns is seen.
+        /// - Throws: `StoreError` when the feed cannot listen; `CancellationError`.
+        package func watch(tables: Set<String>, _ onChange: @escaping @Sendable () -> Void) async throws
+            -> any Sendable
+        {
+            let watch = ChangeWatch(tables: tables, listener: listener, onChange)
+            _ = try await listener.waitUntilListening()
+            return watch
+        }
+
         /// Ends listening, the listening connection, and every live query's runs and retries;
         /// live properties keep their last value. Returns once the connection is closed.
         /// Idempotent; `live` throws afterwards.

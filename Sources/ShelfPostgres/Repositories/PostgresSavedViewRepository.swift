@@ -24,7 +24,8 @@
             let key = SavedView.nameKey(view.name)
             let now = Date().postgresMilliseconds
             let owner = view.owner?.rawValue
-            return try await pool.read { connection in
+            // `write`: a write is never tried again on a lost connection, and wakes live values.
+            return try await pool.write { connection in
                 if let replacingVersion {
                     let updated = try await Self.views(
                         """

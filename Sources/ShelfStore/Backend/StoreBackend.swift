@@ -42,8 +42,10 @@ package protocol StoreBackend: TokenStorage {
         -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
     /// See `Store.streamsChangeLog`. The default is false.
     var streamsChangeLog: Bool { get }
-    /// See `Store.changeLog(after:limit:)`. The default refuses (`.invalidValue`).
-    func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt
+    /// See `Store.changeLog(after:limit:pending:)`. The default refuses (`.invalidValue`).
+    func changeLog(after position: Int64, limit: Int, pending: ChangeLogPending) async throws -> ChangeLogExcerpt
+    /// See `Store.changeLogStart()`. The default is the head of `changeLog`'s excerpt.
+    func changeLogStart() async throws -> Int64
     /// See `Store.watchChangeLog(_:)`. The default refuses (`.invalidValue`).
     func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch
     /// See `Store.liveItem(id:)`.
@@ -137,14 +139,18 @@ extension StoreBackend {
 
     package var streamsChangeLog: Bool { false }
 
-    package func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt {
-        throw StoreError(
-            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+    package func changeLog(after position: Int64, limit: Int, pending: ChangeLogPending) async throws
+        -> ChangeLogExcerpt
+    {
+        throw StoreError(.invalidValue, "\(location) does not stream its change log")
+    }
+
+    package func changeLogStart() async throws -> Int64 {
+        try await changeLog(after: .max, limit: 1, pending: ChangeLogPending()).head
     }
 
     package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
-        throw StoreError(
-            .invalidValue, "\(location) does not stream its change log; use a SQLite store for /api/changes")
+        throw StoreError(.invalidValue, "\(location) does not stream its change log")
     }
 
     package func restoreSavedViews(_ views: [SavedView]) throws {

@@ -24,24 +24,72 @@ package struct RowChange: Sendable, Hashable {
     }
 }
 
+/// Seqs after a reader's position that are not visible yet and may still commit, each with
+/// the transactions that may hold it: what a reader of a log whose positions commit out of
+/// order (PostgreSQL) passes from one read to the next, so that a seq it waits for is known
+/// settled as soon as those transactions have ended. Opaque above the backends; SQLite, whose
+/// positions commit in order, never has any.
+package struct ChangeLogPending: Sendable, Hashable {
+    /// Seqs not visible yet, and the IDs of the transactions one of which may hold them.
+    package struct Gap: Sendable, Hashable {
+        package var seqs: ClosedRange<Int64>
+        package var holders: Set<Int64>
+
+        package init(seqs: ClosedRange<Int64>, holders: Set<Int64>) {
+            self.seqs = seqs
+            self.holders = holders
+        }
+    }
+
+    /// The gaps above the reader's position, in seq order.
+    package var gaps: [Gap]
+
+    /// Nothing pending (a reader's first read).
+    package init(gaps: [Gap] = []) {
+        self.gaps = gaps
+    }
+
+    /// True when nothing is pending.
+    package var isEmpty: Bool { gaps.isEmpty }
+}
+
 /// What one read of the change log after a position found, from one snapshot.
 package struct ChangeLogExcerpt: Sendable, Hashable {
-    /// The changes after the position asked for, in log order, each the one right after the
-    /// one before (the first right after the position): at most the limit asked for.
+    /// The changes after the position asked for, in log order: at most the limit asked for.
+    /// On SQLite each is the one right after the one before (the first right after the
+    /// position); on PostgreSQL, whose seqs are not consecutive (a rolled-back transaction
+    /// uses some), every seq between two changes returned never commits.
     package let changes: [RowChange]
     /// The log's last position in the snapshot (0 before the first change).
     package let head: Int64
     /// True when the change that should follow the last one returned (or the position, when
     /// none is) is not in the log although `head` lies past it: it was pruned, or the change
-    /// was never logged row by row (a bulk import). A reader cannot follow the changes past
-    /// that point one by one and must read the rows again.
+    /// was never logged row by row (a bulk import, a TRUNCATE). A reader cannot follow the
+    /// changes past that point one by one and must read the rows again.
     package let interrupted: Bool
+    /// Where the next read starts (`changeLog(after: next, …)`): the last change returned, or
+    /// past entries the stream does not show (saved views), or the position asked for.
+    package let next: Int64
+    /// True when the log holds more changes after `next` that can be read at once (the read
+    /// stopped at its limit).
+    package let hasMore: Bool
+    /// What the next read must be given (`changeLog(after:limit:pending:)`). Not empty when
+    /// changes after `next` are visible but held back: a transaction that began before them
+    /// may still commit a change that comes first. Read again shortly (the transactions
+    /// holding them may roll back, which no wake-up announces).
+    package let pending: ChangeLogPending
 
-    /// An excerpt.
-    package init(changes: [RowChange], head: Int64, interrupted: Bool) {
+    /// An excerpt. `next` defaults to the last change's position, or `after`.
+    package init(
+        changes: [RowChange], head: Int64, interrupted: Bool, after: Int64, limit: Int,
+        next: Int64? = nil, hasMore: Bool? = nil, pending: ChangeLogPending = ChangeLogPending()
+    ) {
         self.changes = changes
         self.head = head
         self.interrupted = interrupted
+        self.next = next ?? changes.last?.sequence ?? after
+        self.hasMore = hasMore ?? (changes.count >= limit)
+        self.pending = pending
     }
 }
 
@@ -62,10 +110,24 @@ extension Store {
     package var streamsChangeLog: Bool { backend.streamsChangeLog }
 
     /// Up to `limit` changes after `position` in the change log, with the log's head, from
-    /// one snapshot. Positions are those of `LivePosition` and of the live windows.
+    /// one snapshot. Positions are those of `LivePosition` and of the live windows. Pass the
+    /// `pending` of the excerpt before (none for a reader's first read): a change that
+    /// commits late with a lower position than others already visible is never skipped;
+    /// changes after it wait until it commits or its transaction ends.
     /// - Throws: `StoreError` (`.invalidValue` on a backend that does not stream its log).
-    package func changeLog(after position: Int64, limit: Int) async throws -> ChangeLogExcerpt {
-        try await backend.changeLog(after: position, limit: limit)
+    package func changeLog(
+        after position: Int64, limit: Int, pending: ChangeLogPending = ChangeLogPending()
+    ) async throws -> ChangeLogExcerpt {
+        try await backend.changeLog(after: position, limit: limit, pending: pending)
+    }
+
+    /// A position to follow the change log from (`changeLog(after:limit:pending:)`) that
+    /// misses no change committed after this call returns: the log's head on SQLite; on
+    /// PostgreSQL the head, or below it while transactions that may hold lower positions are
+    /// in progress (a few changes committed before this call may then come too).
+    /// - Throws: `StoreError` (`.invalidValue` on a backend that does not stream its log).
+    package func changeLogStart() async throws -> Int64 {
+        try await backend.changeLogStart()
     }
 
     /// Calls `onChange` (on a queue of the store's; keep it short) after every commit that may

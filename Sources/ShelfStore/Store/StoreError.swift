@@ -51,12 +51,21 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     /// What else to do, for the program to render; nil when the message says it all.
     public let hint: Hint?
+    /// True when the operation failed because its connection to a database server was lost
+    /// (the server ended it, a restart, the network): it may work when tried again, on another
+    /// connection. Set by server backends (`markConnectionLost()`).
+    package private(set) var isConnectionLost = false
 
     /// An error of kind `code`; `message` should say what to do.
     public init(_ code: Code, _ message: String, hint: Hint? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
+    }
+
+    /// Marks this error as a lost connection (`isConnectionLost`).
+    package mutating func markConnectionLost() {
+        isConnectionLost = true
     }
 
     /// The message: what happened, to what, and what to do.

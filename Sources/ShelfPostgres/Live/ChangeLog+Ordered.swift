@@ -1,0 +1,87 @@
+#if PostgreSQL
+    internal import PostgresNIO
+    internal import ShelfStore
+
+    /// One read of `shelf_change_log` for an ordered reader (`ChangeLogWatermark`): the rows
+    /// after a seq, the log's head, and the snapshot, all from one statement.
+    struct OrderedChangeLogRead: Sendable {
+        /// One row: its place, table, operation (`I`, `U`, `D`, `T`) and row ID.
+        struct Row: Sendable {
+            let seq: Int64
+            let table: String
+            let operation: String
+            let rowID: Int64?
+        }
+
+        /// The rows after the seq asked for, ascending, at most the limit.
+        let rows: [Row]
+        /// The highest visible seq (0 when the log is empty).
+        let head: Int64
+        /// True when the read stopped at its limit.
+        let isFull: Bool
+        /// What the snapshot shows, for `ChangeLogWatermark.advance`.
+        let snapshot: ChangeLogWatermark.Snapshot
+    }
+
+    extension ChangeLog {
+        /// How far below the head a reader that starts with no position looks for seqs that may
+        /// still commit (see `start(on:)`).
+        static let startWindow: Int64 = 4096
+
+        /// The rows after `seq` (at most `limit`), or, when `seq` is nil, those of the last
+        /// `startWindow` seqs, with the head and the snapshot: one statement, one snapshot (the
+        /// transaction's, inside a REPEATABLE READ transaction).
+        static func ordered(after seq: Int64?, limit: Int, on connection: PostgresConnection) async throws
+            -> OrderedChangeLogRead
+        {
+            let rows = try await connection.query(
+                """
+                SELECT s.xmin, s.xip, s.other, s.horizon, s.head, l.seq, l.table_name, l.operation, l.row_id
+                FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
+                             ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x) AS xip,
+                             ARRAY(SELECT backend_xid::text::bigint FROM pg_stat_activity
+                                   WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()) AS other,
+                             (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1) AS horizon,
+                             coalesce((SELECT max(seq) FROM shelf_change_log), 0) AS head) s
+                LEFT JOIN LATERAL (
+                    SELECT seq, table_name, operation, row_id FROM shelf_change_log
+                    WHERE seq > coalesce(\(seq), s.head - \(startWindow))
+                    ORDER BY seq LIMIT \(Int64(limit))
+                ) l ON true
+                ORDER BY l.seq
+                """, logger: .silent)
+            var read: [OrderedChangeLogRead.Row] = []
+            var xmin: Int64 = 0
+            var xip: [Int64] = []
+            var other: [Int64] = []
+            var horizon: Int64 = 0
+            var head: Int64 = 0
+            for try await (rowXmin, rowXip, rowOther, rowHorizon, rowHead, seq, table, operation, rowID) in rows.decode(
+                (Int64, [Int64], [Int64], Int64?, Int64, Int64?, String?, String?, Int64?).self)
+            {
+                (xmin, xip, other, horizon, head) = (rowXmin, rowXip, rowOther, rowHorizon ?? 0, rowHead)
+                if let seq, let table, let operation {
+                    read.append(OrderedChangeLogRead.Row(seq: seq, table: table, operation: operation, rowID: rowID))
+                }
+            }
+            return OrderedChangeLogRead(
+                rows: read, head: head, isFull: read.count >= limit,
+                snapshot: ChangeLogWatermark.Snapshot(
+                    seqs: read.map(\.seq), xmin: xmin, inProgress: Set(xip),
+                    candidates: candidates(xip, elsewhere: other),
+                    prunedThrough: horizon))
+        }
+
+        /// A watermark from which an ordered reader that starts with no position follows the
+        /// log, read with the rest of `connection`'s transaction: the head, or, while
+        /// transactions of this database are in progress, below the first seq of the last
+        /// `startWindow` that is not visible and may still commit. (A transaction holding a
+        /// seq further below the head, and still to commit, is not waited for.)
+        static func start(on connection: PostgresConnection) async throws -> ChangeLogWatermark {
+            let read = try await ordered(after: nil, limit: Int(startWindow), on: connection)
+            var watermark = ChangeLogWatermark(position: max(0, read.head - startWindow))
+            watermark.advance(read.snapshot)
+            return watermark
+        }
+    }
+#endif
