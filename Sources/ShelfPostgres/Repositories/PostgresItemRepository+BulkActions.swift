@@ -87,14 +87,15 @@
                             )
                         }
                     }
-                    let action =
+                    let inserted: [Int64] =
                         try await connection.query(
                             """
                             INSERT INTO bulk_actions (kind, status, priority, user_id, created_at)
                             VALUES (\(kind), \(status?.rawValue), \(priority.map(Int64.init)), \(owner?.rawValue), \(now))
                             RETURNING id
                             """, logger: .silent
-                        ).all((Int64).self).first ?? 0
+                        ).all((Int64).self)
+                    let action: Int64 = inserted.first ?? 0
                     var bindings = PostgresBindings()
                     bindings.append(action)
                     let ids = selection.postgresIDs(into: &bindings)
@@ -192,11 +193,12 @@
                         PostgresQuery(
                             unsafeSQL: "UPDATE bulk_action_items b SET pending = (\(pending)) WHERE b.action_id = $1",
                             binds: binds), logger: .silent)
-                    let counts =
+                    let rows: [(Int64, Int64)] =
                         try await connection.query(
                             "SELECT count(*), count(*) FILTER (WHERE pending) FROM bulk_action_items WHERE action_id = \(id)",
                             logger: .silent
-                        ).all((Int64, Int64).self).first ?? (0, 0)
+                        ).all((Int64, Int64).self)
+                    let counts: (Int64, Int64) = rows.first ?? (0, 0)
                     let chosen = "SELECT item_id FROM bulk_action_items WHERE action_id = $1 AND pending"
                     switch (delete, undoing) {
                     case (false, true):
