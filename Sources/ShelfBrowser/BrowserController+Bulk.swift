@@ -148,10 +148,23 @@ extension BrowserController {
             let json = action == .copyJSON
             let clipboard = self.clipboard
             actions.enqueue {
-                guard let copy = await actions.copyText(selected: selected, json: json) else { return }
+                // Streamed: kept for OSC 52 while it fits, else written to the file as it is read.
+                let writer = ClipboardWriter(clipboard: clipboard)
+                guard
+                    let copy = await actions.copy(
+                        selected: selected, json: json, write: { try writer.append($0) },
+                        finish: { try writer.finish() })
+                else {
+                    writer.abandon()
+                    return
+                }
                 do {
-                    switch try clipboard.copy(copy.text) {
-                    case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                    switch copy.outcome {
+                    case .text(let text):
+                        switch try clipboard.copy(text) {
+                        case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                        case .file(let path): actions.copied(copy.count, json: json, toFile: path)
+                        }
                     case .file(let path): actions.copied(copy.count, json: json, toFile: path)
                     }
                 } catch {

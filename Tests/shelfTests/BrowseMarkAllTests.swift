@@ -38,4 +38,30 @@ struct BrowseMarkAllTests {
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }
+
+    @Test func theOwnerPromptCompletesNames() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        for (name, email) in [("Ada Lovelace", "ada@example.com"), ("Grace Hopper", "grace@example.com")] {
+            #expect(try await shelf.run(["users", "add", "--db", db, "--name", name, "--email", email]).status == 0)
+        }
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", "Moth"]).status
+                == 0)
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 100, height: 16,
+            environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("1 item ·")
+        try tmux.type("o")
+        try await tmux.waitFor("Owner of 1 item")
+        try tmux.type("hop")
+        try await tmux.waitFor("Grace Hopper <grace@example.com>")
+        try tmux.send("Tab")
+        try await tmux.waitFor { $0.contains(line: "grace@example.com") && !$0.contains(line: "Grace Hopper <") }
+        try tmux.send("Enter")
+        try await tmux.waitFor("gave 1 item to Grace Hopper")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
 }
