@@ -77,4 +77,30 @@ extension ItemActions {
         let rest = besides
         if !rest.isEmpty { try emit(try BlockingWork.waitFor { try await items(ids: rest, store: store) }) }
     }
+
+    // MARK: - Copy of a few, in memory
+
+    /// The marked items (or the selected one) as text lines or as export JSON, by ID; nil
+    /// when there is nothing to copy or reading failed (then `message` says why).
+    public func copyText(selected: Item.ID?, json: Bool) async -> (text: String, count: Int)? {
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty || describedSelection != nil else { return nil }
+        do {
+            let items: [Item]
+            if let selection = describedSelection {
+                items = try await self.items(in: selection)
+            } else {
+                items = try await self.read(ids)
+            }
+            var owners: [User.ID: User] = [:]
+            for owner in Set(items.map(\.userID)) {
+                owners[owner] = try await store.users.user(id: owner)
+            }
+            let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
+            return (text, items.count)
+        } catch {
+            mutableMessage.value = "Could not read the items to copy: \(error)"
+            return nil
+        }
+    }
 }

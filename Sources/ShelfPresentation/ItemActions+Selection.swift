@@ -123,9 +123,12 @@ extension ItemActions {
             }
         }
         if let first = dropped.oldest.first {
-            mutableMessage.value =
-                "the undo history is full (\(history.limit) actions): dropped “\(first.name)”"
+            // Said after the action's outcome (`run` adds it), or now when no action runs.
+            let note =
+                "the undo history is full (\(history.limit == 1 ? "1 action" : "\(Formatting.count(history.limit)) actions")): "
+                + "dropped “\(first.name)”"
                 + (dropped.oldest.count > 1 ? " and \(dropped.oldest.count - 1) more" : "")
+            if isWorking { historyNote = note } else { mutableMessage.value = note }
         }
     }
 

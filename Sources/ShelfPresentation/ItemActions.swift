@@ -35,13 +35,16 @@ public final class ItemActions {
     var bulkWrite: Task<Void, Never>?
     /// A recount of a query's marks is queued (one at a time: changes in a burst share it).
     var recountQueued = false
+    /// What a full history dropped while recording the running action, said after its outcome.
+    var historyNote: String?
     /// Runs the intents queued with `enqueue(_:)`, one after the other.
     private let tasks = IntentTracker()
     /// The item as the editor opened it, to record the edit once it is saved.
 
-    /// Actions on `store`.
-    public init(store: Store) {
+    /// Actions on `store`, with an undo history of at most `historyLimit` actions.
+    public init(store: Store, historyLimit: Int = 1_000) {
         self.store = store
+        history = UndoHistory(limit: historyLimit)
         marks = mutableMarks.property
         message = mutableMessage.property
     }
@@ -345,32 +348,6 @@ public final class ItemActions {
         return Int64(message[range.upperBound...].prefix { $0.isNumber })
     }
 
-    // MARK: - Copy
-
-    /// The marked items (or the selected one) as text lines or as export JSON, by ID; nil
-    /// when there is nothing to copy or reading failed (then `message` says why).
-    public func copyText(selected: Item.ID?, json: Bool) async -> (text: String, count: Int)? {
-        let ids = targets(selected: selected)
-        guard !ids.isEmpty || describedSelection != nil else { return nil }
-        do {
-            let items: [Item]
-            if let selection = describedSelection {
-                items = try await self.items(in: selection)
-            } else {
-                items = try await read(ids)
-            }
-            var owners: [User.ID: User] = [:]
-            for owner in Set(items.map(\.userID)) {
-                owners[owner] = try await store.users.user(id: owner)
-            }
-            let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
-            return (text, items.count)
-        } catch {
-            mutableMessage.value = "Could not read the items to copy: \(error)"
-            return nil
-        }
-    }
-
     /// Shows `text` in the status bar.
     public func show(_ text: String) {
         mutableMessage.value = text
@@ -406,8 +383,10 @@ public final class ItemActions {
         }
         isWorking = true
         defer { isWorking = false }
+        defer { historyNote = nil }
         do {
-            mutableMessage.value = try await body()
+            let outcome = try await body()
+            mutableMessage.value = [outcome, historyNote].compactMap { $0 }.joined(separator: " · ")
         } catch let refusal as ActionRefusal {
             mutableMessage.value = refusal.message
         } catch {
@@ -424,7 +403,7 @@ public final class ItemActions {
     }
 
     /// The items with `ids` that exist, by ID; the marks of those that do not are dropped.
-    private func read(_ ids: [Item.ID]) async throws -> [Item] {
+    func read(_ ids: [Item.ID]) async throws -> [Item] {
         let items = try await Self.items(ids: Set(ids), store: store)
         if items.count < ids.count {
             let found = Set(items.map(\.id))

@@ -84,6 +84,25 @@ struct DescribedMarksTests {
         #expect(try await items(store) == before, "the same IDs, notes, times and versions")
     }
 
+    @Test func aFullHistorySaysWhatItDroppedAndTheStoreForgetsIt() async throws {
+        let (store, _) = try await makeStore(items: 10)
+        let actions = ItemActions(store: store, historyLimit: 1)
+        await actions.markAll(matching: ItemQuery(text: "even"), shown: [], count: nil)
+        await actions.setPriority(3, selected: nil)
+        guard case .bulk(let first) = actions.history.nextUndo?.change else {
+            Issue.record("not recorded as a bulk action")
+            return
+        }
+        await actions.setPriority(2, selected: nil)
+        #expect(
+            actions.message.value
+                == "set priority 2 on 5 items · the undo history is full (1 action): dropped “set priority 3 on 5 items”"
+        )
+        // Its record in the store went with it.
+        let gone = await #expect(throws: StoreError.self) { try await store.items.undo(first) }
+        #expect(gone?.code == .notFound)
+    }
+
     @Test func aHistoryPastItsLimitSaysWhatItDropped() async throws {
         var history = UndoHistory(limit: 1)
         let first = HistoryEntry(name: "first", change: .bulk(BulkAction(id: 1, change: .delete, count: 2)))
