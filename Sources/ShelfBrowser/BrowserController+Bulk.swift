@@ -25,8 +25,26 @@ extension BrowserController {
         var shown: Set<Item.ID> = []
         var counted: (query: String, total: Int)?
         var pruneQueued = false
+        var looked: (rows: [Item.ID], query: ItemQuery, total: Int?)?
+        let list = viewModel.list
         viewModel.list.state.bind(during: lifetime) { [weak actions] state in
             guard let actions, let content = state.value else { return }
+            if actions.marks.value.isDescribed {
+                // Marks of a query: which rows carry one, and how many there are, come from
+                // the store (recounted when the list's count moves: items changed).
+                let rows = content.rows.map(\.id)
+                let query = list.query
+                if looked?.rows != rows || looked?.query != query {
+                    actions.enqueue { await actions.lookUpMarks(rows: rows, listQuery: query) }
+                }
+                if looked == nil || looked?.total != content.totalCount || looked?.query != query {
+                    actions.scheduleRecount()
+                }
+                looked = (rows, query, content.totalCount)
+                shown = Set(rows)
+                return
+            }
+            looked = nil
             let now = Set(content.rows.map(\.id))
             let gone = shown.subtracting(now).filter { actions.marks.value.contains($0) }
             shown = now
@@ -87,7 +105,11 @@ extension BrowserController {
             viewModel.list.moveSelection(by: 1)
         case .markAll:
             let query = viewModel.list.query
-            actions.enqueue { await actions.markAll(matching: query) }
+            // The rows held and their count are the query's: marked at once, counted again after.
+            let content = viewModel.list.state.value.value
+            let rows = content?.rows.map(\.id) ?? []
+            let total = content?.totalCount
+            actions.enqueue { await actions.markAll(matching: query, shown: rows, count: total) }
         case .toggleDone:
             actions.clearMessage()
             actions.enqueue { await actions.toggleDone(selected: selected) }
@@ -126,10 +148,23 @@ extension BrowserController {
             let json = action == .copyJSON
             let clipboard = self.clipboard
             actions.enqueue {
-                guard let copy = await actions.copyText(selected: selected, json: json) else { return }
+                // Streamed: kept for OSC 52 while it fits, else written to the file as it is read.
+                let writer = ClipboardWriter(clipboard: clipboard)
+                guard
+                    let copy = await actions.copy(
+                        selected: selected, json: json, write: { try writer.append($0) },
+                        finish: { try writer.finish() })
+                else {
+                    writer.abandon()
+                    return
+                }
                 do {
-                    switch try clipboard.copy(copy.text) {
-                    case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                    switch copy.outcome {
+                    case .text(let text):
+                        switch try clipboard.copy(text) {
+                        case .terminal: actions.copied(copy.count, json: json, toFile: nil)
+                        case .file(let path): actions.copied(copy.count, json: json, toFile: path)
+                        }
                     case .file(let path): actions.copied(copy.count, json: json, toFile: path)
                     }
                 } catch {

@@ -11,6 +11,11 @@ extension BrowserController {
             configurationNotice = nil  // said once; the first key clears it
             render(viewModel.list.state.value)
         }
+        // Esc while a bulk change, undo or redo runs: it stops, and nothing is changed.
+        if event == KeyEvent(.escape), viewModel.actions.isBulkWriting {
+            viewModel.actions.cancelBulkWrite()
+            return nil
+        }
         // Typed while an editor or prompt opens: translated when it is replayed to them.
         if typedAhead != nil { return event }
         return configuration.keys.translate(event, modes: keyModes(of: responder))

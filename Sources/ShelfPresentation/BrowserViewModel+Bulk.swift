@@ -10,14 +10,27 @@ extension BrowserViewModel {
     }
 
     /// A prompt for the owner's email of `count` items; `perform` gives them to that user.
+    /// It completes names and emails as the editor's owner field does
+    /// (`ItemEditorViewModel.ownerSuggestions(for:among:)`), from the users read when it opens.
     public func makeOwnerPrompt(count: Int, perform: @escaping @MainActor (String) async -> String?)
         -> PromptViewModel
     {
-        PromptViewModel(
+        let users = store.users
+        return PromptViewModel(
             title: "Owner of \(ItemActions.describe(count))", question: "Email of the new owner:",
             validate: { text in
                 text.trimmingCharacters(in: .whitespaces).contains("@")
                     ? nil : "The owner is given by email, like ada@example.com."
+            },
+            loadSuggester: {
+                let all = try await users.users()
+                return { text in
+                    let typed = text.trimmingCharacters(in: .whitespaces).lowercased()
+                    let found = ItemEditorViewModel.ownerSuggestions(for: text, among: all)
+                    // The email typed whole: nothing left to complete.
+                    if found.count == 1, found[0].email.lowercased() == typed { return [] }
+                    return found.map { PromptSuggestion(line: ItemEditorContent.suggestionLine($0), value: $0.email) }
+                }
             }, perform: perform)
     }
 

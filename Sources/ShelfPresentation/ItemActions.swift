@@ -22,22 +22,29 @@ public final class ItemActions {
     /// nothing to say.
     public let message: Property<String?>
     /// The undo and redo stacks.
-    public private(set) var history = UndoHistory()
+    public internal(set) var history = UndoHistory()
 
     /// IDs read per page when marking every match or reading many marked items.
     nonisolated static let pageSize = 10_000
 
-    private let store: Store
-    private let mutableMarks = MutableProperty(ItemMarks())
-    private let mutableMessage = MutableProperty<String?>(nil)
-    private var isWorking = false
+    let store: Store
+    let mutableMarks = MutableProperty(ItemMarks())
+    let mutableMessage = MutableProperty<String?>(nil)
+    var isWorking = false
+    /// The bulk write running now, which Esc cancels (`cancelBulkWrite()`).
+    var bulkWrite: Task<Void, Never>?
+    /// A recount of a query's marks is queued (one at a time: changes in a burst share it).
+    var recountQueued = false
+    /// What a full history dropped while recording the running action, said after its outcome.
+    var historyNote: String?
     /// Runs the intents queued with `enqueue(_:)`, one after the other.
     private let tasks = IntentTracker()
     /// The item as the editor opened it, to record the edit once it is saved.
 
-    /// Actions on `store`.
-    public init(store: Store) {
+    /// Actions on `store`, with an undo history of at most `historyLimit` actions.
+    public init(store: Store, historyLimit: Int = 1_000) {
         self.store = store
+        history = UndoHistory(limit: historyLimit)
         marks = mutableMarks.property
         message = mutableMessage.property
     }
@@ -65,9 +72,11 @@ public final class ItemActions {
         if mutableMessage.value != nil { mutableMessage.value = nil }
     }
 
-    /// The marked IDs, sorted; or `selected` alone when nothing is marked.
+    /// The marked IDs, sorted; or `selected` alone when nothing is marked. Empty for marks
+    /// that describe a query (`ItemMarks.isDescribed`): the actions read those from the store.
     public func targets(selected: Item.ID?) -> [Item.ID] {
         let marks = mutableMarks.value
+        if marks.isDescribed { return [] }
         if !marks.isEmpty { return marks.ids.sorted() }
         return selected.map { [$0] } ?? []
     }
@@ -86,25 +95,25 @@ public final class ItemActions {
         mutableMessage.value = "marks cleared"
     }
 
-    /// Marks every item matching `query` (all of them, not only those on screen); when items
-    /// are marked already, clears the marks instead. Reads IDs a page at a time: memory holds
-    /// one page of items and the IDs.
-    public func markAll(matching query: ItemQuery) async {
+    /// Marks every item matching `query` (all of them, not only those on screen) as a
+    /// description, "all that match `query`", at once whatever the count; when items are
+    /// marked already, clears the marks instead. `shown` are the rows a list of this query
+    /// holds (they carry the mark at once) and `count` its count when known; the store counts
+    /// the marks again after (see `recountMarks()`).
+    public func markAll(matching query: ItemQuery, shown: [Item.ID] = [], count: Int? = nil) async {
         if !mutableMarks.value.isEmpty {
             clearMarks()
             return
         }
-        await run("mark") {
-            let ids = try await Self.ids(matching: query, store: self.store)
-            self.mutableMarks.value = ItemMarks(ids)
-            return nil  // the status bar counts the marks
-        }
+        mutableMarks.value = ItemMarks(matching: query, now: Date(), shown: shown, count: count)
+        await recountMarks()
     }
 
     /// Drops the marks of those `ids` whose items no longer exist (deleted, here or
     /// elsewhere). Call it with marked IDs that left the list.
     /// When the store cannot be read, the marks stay and `message` says why.
     public func forgetDeleted(among ids: [Item.ID]) async {
+        if mutableMarks.value.isDescribed { return await recountMarks() }
         let marked = ids.filter { mutableMarks.value.contains($0) }
         guard !marked.isEmpty else { return }
         var gone: [Item.ID] = []
@@ -124,6 +133,10 @@ public final class ItemActions {
     /// why, and the count is nil.
     @discardableResult
     public func pruneMarks() async -> Int? {
+        if mutableMarks.value.isDescribed {
+            await recountMarks()
+            return mutableMarks.value.isDescribed ? mutableMarks.value.counted : mutableMarks.value.count
+        }
         let marked = mutableMarks.value.ids
         guard !marked.isEmpty else { return 0 }
         do {
@@ -142,6 +155,7 @@ public final class ItemActions {
     /// Marks done or open: with marks, every marked item (all done when any is open, else all
     /// open); without, the selected item flips.
     public func toggleDone(selected: Item.ID?) async {
+        if let selection = describedSelection { return await toggleDone(in: selection) }
         let ids = targets(selected: selected)
         guard !ids.isEmpty else { return }
         await run("change") {
@@ -161,6 +175,7 @@ public final class ItemActions {
 
     /// Deletes the items with `ids` in one transaction, keeping them whole for undo.
     public func delete(ids: [Item.ID]) async {
+        if let selection = describedSelection { return await bulk(.delete, in: selection) }
         guard !ids.isEmpty else { return }
         await run("delete") {
             let items = try await self.read(ids)
@@ -168,7 +183,7 @@ public final class ItemActions {
             let deleted = try await self.store.items.deleteItems(ids: items.map(\.id))
             self.mutableMarks.value.unmark(items.map(\.id))
             let name = "delete \(Self.describe(items.count))"
-            self.history.record(HistoryEntry(name: name, change: .deleted(items)))
+            await self.record(HistoryEntry(name: name, change: .deleted(items)))
             return deleted == items.count ? Self.past(name) : "deleted \(Self.describe(deleted))"
         }
     }
@@ -179,7 +194,7 @@ public final class ItemActions {
     public func setOwner(email: String, selected: Item.ID?) async -> String? {
         let email = email.trimmingCharacters(in: .whitespaces)
         let ids = targets(selected: selected)
-        guard !ids.isEmpty else { return nil }
+        guard !ids.isEmpty || describedSelection != nil else { return nil }
         let found: User?
         do {
             found = try await store.users.user(email: email)
@@ -188,6 +203,10 @@ public final class ItemActions {
         }
         guard let owner = found else {
             return "No user has the email \(email); type the email of an existing user."
+        }
+        if let selection = describedSelection {
+            await bulk(.owner(owner.id), in: selection, ownerName: owner.name)
+            return nil
         }
         await run("change") {
             let items = try await self.read(ids)
@@ -207,7 +226,8 @@ public final class ItemActions {
     /// Sets the priority (0…3) of the marked items (or the selected one).
     public func setPriority(_ priority: Int, selected: Item.ID?) async {
         let ids = targets(selected: selected)
-        guard !ids.isEmpty, Item.priorities.contains(priority) else { return }
+        guard !ids.isEmpty || describedSelection != nil, Item.priorities.contains(priority) else { return }
+        if let selection = describedSelection { return await bulk(.priority(priority), in: selection) }
         await run("change") {
             let items = try await self.read(ids)
             let changed = items.filter { $0.priority != priority }
@@ -233,13 +253,13 @@ public final class ItemActions {
         case .inserted(let id):
             do {
                 guard let item = try await store.items.item(id: id) else { return }
-                history.record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
+                await record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
             } catch {
                 mutableMessage.value =
                     "Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it"
             }
         case .updated(let previous, let saved):
-            history.record(
+            await record(
                 HistoryEntry(
                     name: "edit item \(saved.id.rawValue)", change: .updated(previous: [previous], stored: [saved])))
         }
@@ -253,6 +273,7 @@ public final class ItemActions {
             mutableMessage.value = "nothing to undo"
             return
         }
+        if case .bulk(let action) = entry.change { return await replay(action, name: entry.name, undoing: true) }
         await run("undo") {
             let written = try await self.apply(entry.change, verb: "undone")
             self.history.undone(written: written)
@@ -266,6 +287,7 @@ public final class ItemActions {
             mutableMessage.value = "nothing to redo"
             return
         }
+        if case .bulk(let action) = entry.change { return await replay(action, name: entry.name, undoing: false) }
         await run("redo") {
             let written = try await self.apply(entry.change, verb: "redone")
             self.history.redone(written: written)
@@ -298,6 +320,8 @@ public final class ItemActions {
                 _ = try await store.items.deleteItems(ids: items.map(\.id))
                 mutableMarks.value.unmark(items.map(\.id))
                 return []
+            case .bulk:
+                return []  // replayed by the store (`replay(_:name:undoing:)`), never here
             }
         } catch let error as StoreError {
             throw ActionRefusal(Self.refusal(error, change: change, verb: verb))
@@ -322,27 +346,6 @@ public final class ItemActions {
     nonisolated static func itemNumber(in message: String) -> Int64? {
         guard let range = message.range(of: "item #") else { return nil }
         return Int64(message[range.upperBound...].prefix { $0.isNumber })
-    }
-
-    // MARK: - Copy
-
-    /// The marked items (or the selected one) as text lines or as export JSON, by ID; nil
-    /// when there is nothing to copy or reading failed (then `message` says why).
-    public func copyText(selected: Item.ID?, json: Bool) async -> (text: String, count: Int)? {
-        let ids = targets(selected: selected)
-        guard !ids.isEmpty else { return nil }
-        do {
-            let items = try await read(ids)
-            var owners: [User.ID: User] = [:]
-            for owner in Set(items.map(\.userID)) {
-                owners[owner] = try await store.users.user(id: owner)
-            }
-            let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
-            return (text, items.count)
-        } catch {
-            mutableMessage.value = "Could not read the items to copy: \(error)"
-            return nil
-        }
     }
 
     /// Shows `text` in the status bar.
@@ -373,15 +376,17 @@ public final class ItemActions {
     // MARK: - Plumbing
 
     /// Runs one action at a time and puts its outcome in `message` (nil: nothing to say).
-    private func run(_ what: String, _ body: @MainActor () async throws -> String?) async {
+    func run(_ what: String, _ body: @MainActor () async throws -> String?) async {
         guard !isWorking else {
             mutableMessage.value = "busy: wait for the last action to finish"
             return
         }
         isWorking = true
         defer { isWorking = false }
+        defer { historyNote = nil }
         do {
-            mutableMessage.value = try await body()
+            let outcome = try await body()
+            mutableMessage.value = [outcome, historyNote].compactMap { $0 }.joined(separator: " · ")
         } catch let refusal as ActionRefusal {
             mutableMessage.value = refusal.message
         } catch {
@@ -394,11 +399,11 @@ public final class ItemActions {
     private func write(_ changed: [Item], previous: [Item], name: String) async throws {
         guard !changed.isEmpty else { return }
         let stored = try await store.items.update(contentsOf: changed)
-        history.record(HistoryEntry(name: name, change: .updated(previous: previous, stored: stored)))
+        await record(HistoryEntry(name: name, change: .updated(previous: previous, stored: stored)))
     }
 
     /// The items with `ids` that exist, by ID; the marks of those that do not are dropped.
-    private func read(_ ids: [Item.ID]) async throws -> [Item] {
+    func read(_ ids: [Item.ID]) async throws -> [Item] {
         let items = try await Self.items(ids: Set(ids), store: store)
         if items.count < ids.count {
             let found = Set(items.map(\.id))
@@ -448,7 +453,7 @@ public final class ItemActions {
 
     /// The action's name in the past tense, for the status bar.
     nonisolated static func past(_ name: String) -> String {
-        for (present, past) in [("mark ", "marked "), ("delete ", "deleted "), ("set ", "set ")]
+        for (present, past) in [("mark ", "marked "), ("delete ", "deleted "), ("set ", "set "), ("give ", "gave ")]
         where name.hasPrefix(present) {
             return past + name.dropFirst(present.count)
         }

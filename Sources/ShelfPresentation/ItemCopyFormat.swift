@@ -24,13 +24,19 @@ public enum ItemCopyFormat {
         var text = "["
         for (index, item) in items.enumerated() {
             text += index == 0 ? "\n" : ",\n"
-            text += "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owners[item.userID]?.email))"
-            text += ",\"title\":\(jsonString(item.title)),\"notes\":\(jsonString(item.notes))"
-            text += ",\"status\":\(jsonString(item.status.rawValue)),\"priority\":\(item.priority)"
-            text += ",\"created_at\":\"\(TimeFormat.iso8601(item.createdAt))\""
-            text += ",\"updated_at\":\"\(TimeFormat.iso8601(item.updatedAt))\"}"
+            text += jsonObject(item, owners: owners)
         }
         return text + "\n]\n"
+    }
+
+    /// One item of `json(_:owners:)`, without the separator.
+    static func jsonObject(_ item: Item, owners: [User.ID: User]) -> String {
+        var text = "{\"id\":\(item.id.rawValue),\"user\":\(jsonString(owners[item.userID]?.email))"
+        text += ",\"title\":\(jsonString(item.title)),\"notes\":\(jsonString(item.notes))"
+        text += ",\"status\":\(jsonString(item.status.rawValue)),\"priority\":\(item.priority)"
+        text += ",\"created_at\":\"\(TimeFormat.iso8601(item.createdAt))\""
+        text += ",\"updated_at\":\"\(TimeFormat.iso8601(item.updatedAt))\"}"
+        return text
     }
 
     /// `text` with every control or bidirectional formatting character turned into a space.

@@ -18,19 +18,33 @@ public final class PromptViewModel {
     public nonisolated static let hints = "Enter: apply    Esc: cancel"
     /// nil while asking; true once an answer was taken, false once cancelled.
     public let decision: Property<Bool?>
+    /// Completions of the text typed so far (`textChanged(_:)`), best first; empty when the
+    /// prompt has none or nothing fits.
+    public let suggestions: Property<[PromptSuggestion]>
 
     private let validate: @MainActor (String) -> String?
     private let perform: @MainActor (String) async -> String?
     private let mutableError = MutableProperty<String?>(nil)
     private let mutableDecision = MutableProperty<Bool?>(nil)
+    private let mutableSuggestions = MutableProperty<[PromptSuggestion]>([])
+    /// True when the prompt completes its text (it was given a `loadSuggester`).
+    public let completes: Bool
+    /// What completes a text, once `loadSuggester` has given it.
+    private var suggest: (@MainActor (String) -> [PromptSuggestion])?
+    private var typed = ""
+    /// The read of what completes a text, cancelled with the prompt.
+    private var loading: Task<Void, Never>?
     private var isSubmitting = false
     private let tasks = IntentTracker()
 
     /// A prompt. `validate` returns why a text is unacceptable (nil when fine), at once;
     /// `perform` acts on an acceptable text and returns why it could not (nil when done).
+    /// `loadSuggester`, when given, is started at once and returns what completes a text (the
+    /// owner prompt reads the users); when it throws, `error` says there are no suggestions.
     public init(
         title: String, question: String, initialText: String = "",
         validate: @escaping @MainActor (String) -> String? = { _ in nil },
+        loadSuggester: (@MainActor () async throws -> @MainActor (String) -> [PromptSuggestion])? = nil,
         perform: @escaping @MainActor (String) async -> String?
     ) {
         self.title = title
@@ -40,6 +54,36 @@ public final class PromptViewModel {
         self.perform = perform
         error = mutableError.property
         decision = mutableDecision.property
+        suggestions = mutableSuggestions.property
+        typed = initialText
+        completes = loadSuggester != nil
+        if let loadSuggester {
+            // Not a tracked intent: an answer submitted meanwhile waits for its own work only.
+            loading = Task { [weak self] in
+                do {
+                    let suggest = try await loadSuggester()
+                    guard let self else { return }
+                    self.suggest = suggest
+                    mutableSuggestions.value = suggest(typed)
+                } catch is CancellationError {
+                    // The prompt went away.
+                } catch {
+                    self?.mutableError.value = "No suggestions: \(error)"
+                }
+            }
+        }
+    }
+
+    isolated deinit {
+        loading?.cancel()
+    }
+
+    /// The field's text is now `text`: the suggestions follow it.
+    public func textChanged(_ text: String) {
+        typed = text
+        guard let suggest else { return }
+        let next = suggest(text)
+        if next != mutableSuggestions.value { mutableSuggestions.value = next }
     }
 
     /// Checks `text` and acts on it; `decision` becomes true when it was taken, else `error`
@@ -68,5 +112,20 @@ public final class PromptViewModel {
     /// Closes without acting: `decision` becomes false (when not decided yet).
     public func cancel() {
         if mutableDecision.value == nil { mutableDecision.value = false }
+    }
+}
+
+/// One completion a prompt offers: the line shown in its list, and the text it puts in the
+/// field.
+public struct PromptSuggestion: Hashable, Sendable {
+    /// What the list shows, e.g. "Grace Hopper <grace@example.com>".
+    public let line: String
+    /// What taking it puts in the field, e.g. "grace@example.com".
+    public let value: String
+
+    /// A completion showing `line` that puts `value` in the field.
+    public init(line: String, value: String) {
+        self.line = line
+        self.value = value
     }
 }

@@ -10,12 +10,16 @@ public enum ItemChange: Hashable, Sendable {
     case deleted([Item])
     /// Deleted items were put back (an undone delete), exactly as they were.
     case restored([Item])
+    /// A bulk change of marked items, recorded by the store (what undo needs is in the
+    /// database, under the action's ID): undo and redo ask the store to replay it.
+    case bulk(BulkAction)
 
     /// How many items the change touched.
     public var count: Int {
         switch self {
         case .updated(let previous, _): previous.count
         case .deleted(let items), .restored(let items): items.count
+        case .bulk(let action): action.count
         }
     }
 
@@ -50,6 +54,7 @@ public enum ItemChange: Hashable, Sendable {
                 })
         case .deleted(let items): return .deleted(items.map { written[$0.id] ?? $0 })
         case .restored(let items): return .restored(items.map { written[$0.id] ?? $0 })
+        case .bulk: return self
         }
     }
 
@@ -60,6 +65,7 @@ public enum ItemChange: Hashable, Sendable {
         case .updated(_, let stored): .updated(previous: stored, stored: written)
         case .deleted(let items): .restored(items)
         case .restored(let items): .deleted(items)
+        case .bulk: self  // the store knows whether it is undone
         }
     }
 }
@@ -87,7 +93,8 @@ public struct HistoryEntry: Hashable, Sendable {
 /// makes is carried into the other entries too (an undo bumps the versions an older entry
 /// will check), so only somebody else's change makes an undo refuse. A failed undo leaves the
 /// history as it was. Entries are kept for the history's lifetime; the oldest are dropped past
-/// `limit`.
+/// `limit`, and `record(_:)` returns what it dropped (bulk entries keep their before-values in
+/// the store, which the caller then deletes, and the status bar says so).
 public struct UndoHistory: Hashable, Sendable {
     /// Entries that can be undone, oldest first.
     public private(set) var undoStack: [HistoryEntry] = []
@@ -107,13 +114,21 @@ public struct UndoHistory: Hashable, Sendable {
     public var nextRedo: HistoryEntry? { redoStack.last }
 
     /// Records a new action; what could be redone is forgotten. Actions that changed nothing
-    /// are not recorded.
-    public mutating func record(_ entry: HistoryEntry) {
-        guard entry.change.count > 0 else { return }
+    /// are not recorded. Returns the entries dropped: the redo stack, and the oldest entries
+    /// past `limit`.
+    @discardableResult
+    public mutating func record(_ entry: HistoryEntry) -> (redo: [HistoryEntry], oldest: [HistoryEntry]) {
+        guard entry.change.count > 0 else { return ([], []) }
+        let redo = redoStack
         redoStack.removeAll()
         if case .updated(_, let stored) = entry.change { refresh(with: stored) }
         undoStack.append(entry)
-        if undoStack.count > limit { undoStack.removeFirst(undoStack.count - limit) }
+        var oldest: [HistoryEntry] = []
+        if undoStack.count > limit {
+            oldest = Array(undoStack.prefix(undoStack.count - limit))
+            undoStack.removeFirst(undoStack.count - limit)
+        }
+        return (redo, oldest)
     }
 
     /// After `nextUndo` was reversed in the store, with `written` the items the store now holds

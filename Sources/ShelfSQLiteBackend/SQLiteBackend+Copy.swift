@@ -64,12 +64,13 @@ final class SQLiteCopyRows: CopyTransaction {
     }
 
     /// SQLite's own tables, shelf's derived ones (the change log and its REPLACE scratch
-    /// table of Migrations/0011 among them), and Litestream's bookkeeping
+    /// table of Migrations/0011 among them; the browser's undo records of bulk changes,
+    /// Migrations/0013, which belong to its session), and Litestream's bookkeeping
     /// (`_litestream_seq`, `_litestream_lock`), which a replicated store holds.
     var derivedColumns: Set<String> {
         [
             "shelf_migrations", "shelf_changes", "shelf_change_log", "shelf_replaced_rows", "sqlite_sequence",
-            "sqlite_stat1", "sqlite_stat4",
+            "sqlite_stat1", "sqlite_stat4", "bulk_actions", "bulk_action_items",
             "_litestream_seq", "_litestream_lock",
         ]
     }

@@ -165,7 +165,8 @@ struct MarkScreenTests {
         #expect(screen.text.contains("┌─ Owner of 1 item"))
         screen.type("nobody@example.com")
         screen.send(KeyEvent(.enter))
-        #expect(await screen.waitUntil { $0.contains("No user has the email nobody@example.com") })
+        #expect(
+            await screen.waitUntil { $0.contains("No user has the email nobody@example.com") }, "\(screen.text)")
         screen.send(KeyEvent(.escape))
         #expect(!screen.text.contains("┌─ Owner"))
         screen.send(.character("o"))
@@ -174,6 +175,19 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("gave 1 item to Ada Lovelace") })
         let selected = try await store.items.items(matching: ItemQuery(), limit: 1)
         #expect(selected.first?.userID == users[0].id)
+    }
+
+    @Test func ownerPromptCompletesNamesAndEmailsAsTheEditorDoes() async throws {
+        let (store, users) = try await makeStore(items: 2)
+        let screen = markedBrowser(store)
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("o"))
+        screen.type("gra")
+        #expect(await screen.waitUntil { $0.contains("Grace Hopper <\(users[1].email)>") }, "\(screen.text)")
+        screen.send(KeyEvent(.tab))
+        #expect(await screen.waitUntil { $0.contains(users[1].email) && !$0.contains("Grace Hopper <") })
+        screen.send(KeyEvent(.enter))
+        #expect(await screen.waitUntil { $0.contains("gave 1 item to Grace Hopper") }, "\(screen.text)")
     }
 
     @Test func yCopiesTheSelectedItemThroughTheTerminal() async throws {
@@ -206,5 +220,30 @@ struct MarkScreenTests {
         #expect(text.hasPrefix("[\n{\"id\":") && text.contains("\"title\":\"Item 2\""))
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+    }
+
+    /// `M` then `y` over more text than OSC 52 takes: streamed to the file a page at a time
+    /// (every marked item once, the exception left out), nothing sent to the terminal.
+    @Test func yOfMarksOfAQueryStreamsToTheFile() async throws {
+        let (store, _) = try await makeStore(items: 12_000)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = TerminalRecorder()
+        let clipboard = Clipboard(environment: ["TMUX": "1", "XDG_RUNTIME_DIR": folder.path]) { recorder.write($0) }
+        let screen = markedBrowser(store, clipboard: clipboard, width: 200)
+        #expect(await screen.waitUntil { $0.contains("Item 12000") })
+        screen.send(.character("M"))
+        #expect(await screen.waitUntil { $0.contains("12,000 marked") })
+        screen.send(.character("m"))  // Item 12000, the first row, is left out
+        #expect(await screen.waitUntil { $0.contains("11,999 marked") })
+        screen.send(.character("y"))
+        let path = folder.appendingPathComponent("shelf-clipboard.txt").path
+        #expect(await screen.waitUntil { $0.contains("copied 11,999 items to \(path)") }, "\(screen.text)")
+        #expect(recorder.written.isEmpty, "more than OSC 52 takes")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 11_999)
+        #expect(Set(lines).count == 11_999)
+        #expect(!lines.contains { $0.contains("] Item 12000 —") })
     }
 }

@@ -75,6 +75,58 @@ struct BrowserSuite {
                     target: "≤ 16 ms"))
         }
         report.print(Figure(name: "browser.peak_rss", unit: "MB", value: peaks.max() ?? .nan, target: "≤ 80 MB"))
+        try await runBulk(path)
+    }
+
+    /// `M` on every item, Space (all done), then `u`, each timed to the frame that shows its
+    /// outcome, with `j`/`k` typed while the write runs (key to frame) and the peak memory.
+    /// The store is put back by the undo (what Space changed, the undo changes back).
+    private func runBulk(_ path: String) async throws {
+        var marking: [Double] = []
+        var changing: [Double] = []
+        var undoing: [Double] = []
+        var keys: [Double] = []
+        var peaks: [Double] = []
+        for _ in 0..<runs {
+            let session = try PseudoTerminal(command: [shelfPath, "browse", "--db", path], width: 120, height: 40)
+            try session.waitForFrame(containing: "Updated")
+            try await Task.sleep(for: .seconds(1))  // the count arrives
+            var started = ContinuousClock.now
+            session.write("M")
+            try session.waitForFrame(containing: "marked")
+            marking.append((ContinuousClock.now - started).seconds)
+            try await Task.sleep(for: .seconds(1))
+            for (key, samples) in [(" ", 0), ("u", 1)] {
+                started = ContinuousClock.now
+                session.write(key)
+                var index = 0
+                while true {
+                    let (elapsed, seen) = try session.keyLatency(
+                        after: index % 2 == 0 ? "j" : "k", watching: "items done")
+                    index += 1
+                    if seen { break }
+                    keys.append(elapsed)
+                    if ContinuousClock.now - started > .seconds(120) { throw CocoaError(.fileReadUnknown) }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                let total = (ContinuousClock.now - started).seconds
+                if samples == 0 { changing.append(total) } else { undoing.append(total) }
+                try await Task.sleep(for: .seconds(1))
+            }
+            peaks.append(Double(session.peakResidentKilobytes()) / 1024)
+            session.write("q")
+            session.waitForExit()
+        }
+        report.print(
+            Figure(name: "browser.mark_all.frame", unit: "ms", value: median(marking) * 1000, target: "≤ 50 ms"))
+        report.print(Figure(name: "browser.bulk_done.all", unit: "s", value: median(changing), target: "≤ 5 s"))
+        report.print(Figure(name: "browser.bulk_done.undo", unit: "s", value: median(undoing), target: "≤ 5 s"))
+        report.print(
+            Figure(
+                name: "browser.key_to_frame.during_bulk.p99", unit: "ms", value: percentile(keys, 99) * 1000,
+                target: "≤ 16 ms"))
+        report.print(
+            Figure(name: "browser.bulk.peak_rss", unit: "MB", value: peaks.max() ?? .nan, target: "≤ 100 MB"))
     }
 
     private func runSQLite(_ path: String, _ sql: String) throws {
@@ -181,6 +233,30 @@ final class PseudoTerminal {
         Thread.sleep(forTimeInterval: 0.02)
         drain()
         return elapsed
+    }
+
+    /// Sends `keys`, returns the time until the next frame ends, and whether any output read
+    /// until the frames settle (20 ms) holds `needle`.
+    func keyLatency(after keys: String, watching needle: String) throws -> (Double, Bool) {
+        output.removeAll()
+        let start = ContinuousClock.now
+        write(keys)
+        let deadline = start + .seconds(10)
+        while output.firstRange(of: Self.frameEnd) == nil {
+            try readSome(until: deadline)
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        Thread.sleep(forTimeInterval: 0.02)
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while poll(&descriptor, 1, 0) > 0 {
+            let count = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        let seen = output.firstRange(of: Array(needle.utf8)) != nil
+        output.removeAll()
+        return (elapsed, seen)
     }
 
     private func drain() {

@@ -6,7 +6,7 @@
 /// Lists are read a page at a time with keyset pagination: pass the cursor of the last item
 /// you hold to get the ones after it, or of the first to get the ones before it. A page
 /// costs the same at row 100,000 as at row 1.
-public protocol ItemRepository: Sendable {
+public protocol ItemRepository: BulkItemWriting {
     /// Stores a new item (version 1) and returns its ID.
     /// - Throws: `.unknownUser`, `.invalidValue` (empty title, priority out of 0…3).
     @discardableResult
@@ -77,4 +77,47 @@ extension ItemRepository {
     public func items(matching query: ItemQuery, limit: Int? = nil) async throws -> [Item] {
         try await items(matching: query, after: nil, limit: limit)
     }
+}
+
+/// Writes to many items at once, described by an `ItemSelection`, as set-based SQL in one
+/// transaction, recorded in the database for undo (table `bulk_actions`, Migrations 0013 and
+/// postgres/0011).
+///
+/// Every method is all or nothing: when it throws (cancelled too), the store is as it was.
+/// Errors are `StoreError`; cancelling the calling task stops the statement and throws
+/// `CancellationError`, with nothing written.
+public protocol BulkItemWriting: Sendable {
+    /// How many items of `selection` exist now (with `status`, when given).
+    func count(in selection: ItemSelection, status: Item.Status?) async throws -> Int
+
+    /// Which items of `ids` are in `selection` (the rows a list shows, to draw their marks).
+    func ids(in selection: ItemSelection, among ids: [Item.ID]) async throws -> Set<Item.ID>
+
+    /// Applies `change` to every item of `selection` that it would change (an item already
+    /// at that status, priority or owner is left alone), in one transaction, and records each
+    /// changed item's values before it in the database, under the returned action's `id`.
+    /// `progress` hears how far the write has got, from the thread doing it. The write never
+    /// runs on a thread tasks share.
+    /// - Throws: `.unknownUser` (no such owner), `.invalidValue` (a priority out of range).
+    func updateItems(
+        in selection: ItemSelection, _ change: BulkChange, progress: (@Sendable (BulkProgress) -> Void)?
+    ) async throws -> BulkAction
+
+    /// Undoes `action` (after `updateItems`, or after `redo`): each item it changed that is
+    /// still as the action (or its last redo) left it, by version, gets its values before back
+    /// (a deleted item comes back whole, with its ID, times and version); the others are
+    /// skipped and counted.
+    /// - Throws: `.notFound` when the action's record is gone (forgotten, or another
+    ///   process's), `.conflict` when it is undone already.
+    func undo(_ action: BulkAction) async throws -> BulkReplay
+
+    /// Applies an undone `action` again to each item still as the undo left it; the others
+    /// are skipped and counted.
+    /// - Throws: `.notFound` when the record is gone, `.conflict` when it is not undone,
+    ///   `.unknownUser` when the owner it gives items to was deleted.
+    func redo(_ action: BulkAction) async throws -> BulkReplay
+
+    /// Deletes the records of `actions` (the history dropped them); IDs with no record are
+    /// ignored. Records older than a day are deleted too (a session that ended without).
+    func forget(_ actions: [Int64]) async throws
 }

@@ -39,7 +39,7 @@ public struct Clipboard: Sendable {
     /// The largest text, in UTF-8 bytes, sent through the terminal; larger goes to a file.
     public static let maximumTerminalBytes = 100_000
 
-    private let environment: [String: String]
+    let environment: [String: String]
     private let terminalOutput: @Sendable ([UInt8]) throws -> Void
 
     /// A clipboard deciding by `environment` (`TMUX`, `TERM`, `TERM_PROGRAM`, `SHELF_CLIPBOARD`,
@@ -135,12 +135,12 @@ public struct Clipboard: Sendable {
         return path
     }
 
-    private static func isDirectory(_ path: String) -> Bool {
+    static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return !path.isEmpty && stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String) throws {
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32, name: String) throws {
         try bytes.withUnsafeBytes { buffer in
             guard let base = buffer.baseAddress else { return }
             var offset = 0
@@ -155,7 +155,7 @@ public struct Clipboard: Sendable {
         }
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)) }
+    static func reason() -> String { String(cString: strerror(errno)) }
 
     // MARK: - Base64
 

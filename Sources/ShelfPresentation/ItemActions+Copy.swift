@@ -1,0 +1,106 @@
+internal import Foundation
+internal import ShelfReactive
+public import ShelfStore
+
+/// `y` and `Y` of any number of items: the text is made and handed on a page at a time, on a
+/// thread of its own, so a million items never sit in memory nor hold the main actor.
+extension ItemActions {
+    /// Copies the marked items (or the selected one) as text lines or as export JSON:
+    /// `write` takes the text piece by piece and `finish` ends the copy (both called on a
+    /// thread of their own, which may block). Marks of a query are read a page at a time in
+    /// the query's order (the IDs marked besides after them); marks by ID in ID order. Returns
+    /// what `finish` returned and how many items were copied; nil when there was nothing to
+    /// copy or it failed (then `message` says why, and `write`'s copy is the caller's to drop).
+    public func copy<Outcome: Sendable>(
+        selected: Item.ID?, json: Bool, write: @escaping @Sendable (String) throws -> Void,
+        finish: @escaping @Sendable () throws -> Outcome
+    ) async -> (outcome: Outcome, count: Int)? {
+        let selection = describedSelection
+        let ids = targets(selected: selected)
+        guard selection != nil || !ids.isEmpty else { return nil }
+        let store = self.store
+        do {
+            return try await BlockingWork.run { cancellation in
+                let owners = try BlockingWork.waitFor {
+                    Dictionary(
+                        try await store.users.users().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                }
+                var count = 0
+                func emit(_ items: [Item]) throws {
+                    var text = ""
+                    for item in items {
+                        if json {
+                            text += (count == 0 ? "[\n" : ",\n") + ItemCopyFormat.jsonObject(item, owners: owners)
+                        } else {
+                            text += ItemCopyFormat.lines([item], owners: owners)
+                        }
+                        count += 1
+                    }
+                    if !text.isEmpty { try write(text) }
+                }
+                if let selection {
+                    try Self.streamSelection(selection, store: store, cancellation: cancellation, emit: emit)
+                } else {
+                    try emit(try BlockingWork.waitFor { try await Self.items(ids: Set(ids), store: store) })
+                }
+                if json { try write(count == 0 ? "[]\n" : "\n]\n") }
+                return (try finish(), count)
+            }
+        } catch {
+            mutableMessage.value = "Could not copy the items: \(error)"
+            return nil
+        }
+    }
+
+    /// Hands `emit` every item of `selection` a page at a time: the query's matches in its
+    /// order less the exceptions, then the IDs marked besides that do not match. Blocks: call
+    /// it on a thread of its own.
+    nonisolated static func streamSelection(
+        _ selection: ItemSelection, store: Store, cancellation: BlockingCancellation,
+        emit: ([Item]) throws -> Void
+    ) throws {
+        var besides = selection.included
+        if let query = selection.query {
+            var cursor: ItemCursor?
+            while true {
+                try cancellation.check()
+                let after = cursor
+                let page = try BlockingWork.waitFor {
+                    try await store.items.items(matching: query, after: after, limit: pageSize)
+                }
+                try emit(page.filter { !selection.excluded.contains($0.id) })
+                for item in page { besides.remove(item.id) }
+                guard page.count == pageSize, let last = page.last else { break }
+                cursor = ItemCursor(last)
+            }
+        }
+        let rest = besides
+        if !rest.isEmpty { try emit(try BlockingWork.waitFor { try await items(ids: rest, store: store) }) }
+    }
+
+    // MARK: - Copy of a few, in memory
+
+    /// The marked items (or the selected one) as text lines or as export JSON, by ID; nil
+    /// when there is nothing to copy or reading failed (then `message` says why).
+    public func copyText(selected: Item.ID?, json: Bool) async -> (text: String, count: Int)? {
+        let ids = targets(selected: selected)
+        guard !ids.isEmpty || describedSelection != nil else { return nil }
+        do {
+            let items: [Item]
+            if let selection = describedSelection {
+                items = try await self.items(in: selection)
+            } else {
+                items = try await self.read(ids)
+            }
+            var owners: [User.ID: User] = [:]
+            for owner in Set(items.map(\.userID)) {
+                owners[owner] = try await store.users.user(id: owner)
+            }
+            let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
+            return (text, items.count)
+        } catch {
+            mutableMessage.value = "Could not read the items to copy: \(error)"
+            return nil
+        }
+    }
+}

@@ -1,0 +1,129 @@
+internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// A copy given piece by piece (a million items, read a page at a time), so it is never held
+/// whole: up to `Clipboard.maximumTerminalBytes` it is kept, for OSC 52 when the terminal
+/// takes it; past that (or when the terminal does not) it streams into the clipboard file, in
+/// the same place and with the same mode as `Clipboard.copy(_:)` writes it.
+///
+/// Safe from any thread (its state is behind a lock); `append` and `finish` block on file
+/// writes, so call them from a thread of their own, not from a task. After `finish` or
+/// `abandon` it takes nothing more.
+public final class ClipboardWriter: Sendable {
+    /// Where the copy is when it is finished.
+    public enum Outcome: Hashable, Sendable {
+        /// Small enough for the terminal, which takes OSC 52: give it to `Clipboard.copy(_:)`
+        /// (on the main actor, between frames).
+        case text(String)
+        /// Written whole to the file at this path.
+        case file(path: String)
+    }
+
+    private struct State {
+        var kept: [UInt8] = []
+        /// The open temporary file, once the copy outgrew the terminal.
+        var file: (descriptor: Int32, path: String)?
+        var closed = false
+    }
+
+    private let clipboard: Clipboard
+    private let state = Mutex(State())
+
+    /// A writer for `clipboard`'s destination.
+    public init(clipboard: Clipboard) {
+        self.clipboard = clipboard
+    }
+
+    /// Adds `text` to the copy.
+    /// - Throws: `TerminalError` when the file cannot be created or written (nothing is left
+    ///   behind: the file is removed).
+    public func append(_ text: String) throws {
+        try state.withLock { state in
+            guard !state.closed else { return }
+            do {
+                if let file = state.file {
+                    try Clipboard.writeAll(Array(text.utf8), to: file.descriptor, name: file.path)
+                    return
+                }
+                state.kept += text.utf8
+                if state.kept.count > Clipboard.maximumTerminalBytes
+                    || !Clipboard.terminalAccepts(environment: clipboard.environment)
+                {
+                    let file = try openFile()
+                    state.file = file
+                    try Clipboard.writeAll(state.kept, to: file.descriptor, name: file.path)
+                    state.kept = []
+                }
+            } catch {
+                discard(&state)
+                throw error
+            }
+        }
+    }
+
+    /// Ends the copy: the text kept for the terminal, or the path of the file, written and
+    /// synced (renamed to `shelf-clipboard.txt` in `$XDG_RUNTIME_DIR` when that is where it is).
+    public func finish() throws -> Outcome {
+        try state.withLock { state in
+            state.closed = true
+            guard let file = state.file else { return .text(String(decoding: state.kept, as: UTF8.self)) }
+            state.file = nil
+            defer { close(file.descriptor) }
+            guard fsync(file.descriptor) == 0 else {
+                let reason = Clipboard.reason()
+                unlink(file.path)
+                throw TerminalError(description: "cannot write the clipboard file \(file.path) (\(reason))")
+            }
+            guard let runtime = runtimeFolder else { return .file(path: file.path) }
+            let path = "\(runtime)/shelf-clipboard.txt"
+            guard rename(file.path, path) == 0 else {
+                let reason = Clipboard.reason()
+                unlink(file.path)
+                throw TerminalError(description: "cannot replace the clipboard file \(path) (\(reason))")
+            }
+            return .file(path: path)
+        }
+    }
+
+    /// Ends the copy without writing it (it failed or was cancelled): the file goes.
+    public func abandon() {
+        state.withLock { discard(&$0) }
+    }
+
+    private func discard(_ state: inout State) {
+        state.closed = true
+        if let file = state.file {
+            close(file.descriptor)
+            unlink(file.path)
+        }
+        state.file = nil
+        state.kept = []
+    }
+
+    private var runtimeFolder: String? {
+        clipboard.environment["XDG_RUNTIME_DIR"].flatMap { Clipboard.isDirectory($0) ? $0 : nil }
+    }
+
+    /// A new private file (mode 0600) beside where the clipboard file goes.
+    private func openFile() throws -> (descriptor: Int32, path: String) {
+        let folder =
+            runtimeFolder ?? clipboard.environment["TMPDIR"].flatMap { Clipboard.isDirectory($0) ? $0 : nil }
+            ?? "/tmp"
+        var template = Array("\(folder)/shelf-clipboard-XXXXXX.txt".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return Int32(-1) }
+            return mkstemps(base, 4)
+        }
+        guard descriptor >= 0 else {
+            throw TerminalError(
+                description: "cannot create a clipboard file in \(folder) (\(Clipboard.reason())); "
+                    + "set TMPDIR to a folder you can write")
+        }
+        return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+}
