@@ -13,7 +13,9 @@ struct StatementJournalTests {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return Set(
             descriptors.compactMap { descriptor in
-                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+                guard
+                    let target = try? FileManager.default.destinationOfSymbolicLink(
+                        atPath: "/proc/self/fd/\(descriptor)"),
                     target.contains("etilqs_")
                 else { return nil }
                 return "\(descriptor) \(target)"
