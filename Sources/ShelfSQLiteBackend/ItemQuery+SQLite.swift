@@ -288,9 +288,21 @@ extension ItemQuery {
         return BoundSQL(text: text, arguments: arguments)
     }
 
-    /// `itemColumns`, each prefixed by `alias`.
+    /// `itemColumns`, each prefixed by `alias`. Pages use "i." on every read: that list is
+    /// made once (splitting and joining it per page cost a tenth of a page read).
     static func itemColumns(_ alias: String) -> String {
-        alias.isEmpty ? itemColumns : itemColumns.split(separator: ", ").map { alias + $0 }.joined(separator: ", ")
+        switch alias {
+        case "": itemColumns
+        case "i.": aliasedItemColumns
+        default: prefixedItemColumns(alias)
+        }
+    }
+
+    /// `itemColumns` with the alias "i." of every page read.
+    private static let aliasedItemColumns = prefixedItemColumns("i.")
+
+    private static func prefixedItemColumns(_ alias: String) -> String {
+        itemColumns.split(separator: ", ").map { alias + $0 }.joined(separator: ", ")
     }
 
     /// How many items match. Words and phrases are counted from the full-text index first.

@@ -63,10 +63,12 @@ extension Database {
         }
     }
 
-    /// `read(_:)` with every failure in the store's terms.
-    func storeRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    /// `read(_:)` with every failure in the store's terms; `transaction` as `read`'s.
+    func storeRead<T: Sendable>(
+        transaction: Bool = true, _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
         do {
-            return try await read(body)
+            return try await read(transaction: transaction, body)
         } catch let error as CancellationError {
             throw error  // the caller's task was cancelled and the read interrupted
         } catch {

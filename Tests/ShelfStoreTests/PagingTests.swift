@@ -132,4 +132,31 @@ struct PagingTests {
             }
         }
     }
+
+    /// A page's rows come from one statement, which reads one snapshot on its own: the read
+    /// runs that statement alone, with no BEGIN and ROLLBACK around it (they cost a page read
+    /// a few per cent: Benchmarks, `store.page`), in both directions and with words.
+    @Test func aPageReadRunsOnlyItsStatement() async throws {
+        let (sqlite, ann) = try await Self.makeStore()
+        let store = Store(sqlite: sqlite)
+        let cursor = ItemCursor(try #require(try await store.items.items(matching: ItemQuery(), limit: 1).first))
+        for query in [ItemQuery(), ItemQuery(owner: ann, status: .open, sortField: .title)] {
+            // The first reads prepare and cache the statements (preparing counts too).
+            _ = try await store.items.items(matching: query, after: cursor, limit: 50)
+            _ = try await store.items.items(matching: query, before: cursor, limit: 50)
+            let before = sqlite.statementCount
+            let after = try await store.items.items(matching: query, after: cursor, limit: 50)
+            #expect(sqlite.statementCount - before == 1, "\(query): forward")
+            let backward = try await store.items.items(matching: query, before: cursor, limit: 50)
+            #expect(sqlite.statementCount - before == 2, "\(query): backward")
+            #expect(!after.isEmpty || !backward.isEmpty)
+        }
+        // With words, the statements that pick the plan run as well; still no BEGIN or ROLLBACK.
+        let words = ItemQuery(text: "moth")
+        _ = try await store.items.items(matching: words, after: nil, limit: 50)
+        let before = sqlite.statementCount
+        let page = try await store.items.items(matching: words, after: nil, limit: 50)
+        #expect(sqlite.statementCount - before == 3, "the row count, the probe and the page")
+        #expect(page.count == 50)
+    }
 }

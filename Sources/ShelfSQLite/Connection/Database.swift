@@ -338,13 +338,19 @@ package final class Database: Sendable {
     ///
     /// While a `ReadInterruption` is bound (`interruptibly(_:)`, the async `read(_:)`), its
     /// `cancel()` interrupts the read, which then throws `CancellationError`.
-    package func read<T>(_ body: (Connection) throws -> T) throws -> T {
+    ///
+    /// `transaction: false` runs `body` without the explicit read transaction: for a body whose
+    /// answer comes from ONE statement (which reads one snapshot on its own), it saves the
+    /// BEGIN and ROLLBACK. Statements `body` runs before it then see their own snapshots.
+    package func read<T>(transaction: Bool = true, _ body: (Connection) throws -> T) throws -> T {
         if let failure = changeTracker.terminalFailure { throw failure }
         let interruption = ReadInterruption.current
         func run(_ connection: Connection) throws -> T {
-            guard let interruption else { return try connection.readTransaction { try body(connection) } }
+            guard let interruption else {
+                return try transaction ? connection.readTransaction { try body(connection) } : body(connection)
+            }
             return try interruption.run(on: connection) { connection in
-                try connection.readTransaction { try body(connection) }
+                try transaction ? connection.readTransaction { try body(connection) } : body(connection)
             }
         }
         guard let readers else { return try withWriter { try run($0) } }
@@ -387,7 +393,11 @@ package final class Database: Sendable {
     ///
     /// Cancelling the calling task interrupts the read (`sqlite3_interrupt`): it throws
     /// `CancellationError` and stops using the CPU at once.
-    package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    ///
+    /// `transaction: false` as for the blocking `read(transaction:_:)`: for single-statement reads.
+    package func read<T: Sendable>(
+        transaction: Bool = true, _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
         if let failure = changeTracker.terminalFailure { throw failure }
         try Task.checkCancellation()
         let interruption = ReadInterruption()
@@ -395,12 +405,14 @@ package final class Database: Sendable {
             if let readers, let connection = try readers.checkOut(wait: false, database: path) {
                 defer { readers.checkIn(connection) }
                 return try interruption.run(on: connection) { connection in
-                    try connection.readTransaction { try body(connection) }
+                    try transaction ? connection.readTransaction { try body(connection) } : body(connection)
                 }
             }
             // No reader free: wait for one on a thread of its own.
             return try await BlockingWork.run { _ in
-                try ReadInterruption.$current.withValue(interruption) { try self.read(body) }
+                try ReadInterruption.$current.withValue(interruption) {
+                    try self.read(transaction: transaction, body)
+                }
             }
         } onCancel: {
             interruption.cancel()
