@@ -38,7 +38,9 @@
         }
 
         static func time(_ date: Date) -> JSONValue {
-            .string(TimeFormat.iso8601(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded())))
+            // Clamped, not trapping: another program can store any number there (the hostile
+            // tester's Int64.max created_at ended the whole server).
+            .string(TimeFormat.iso8601(date))
         }
 
         /// `items` as JSON, each with its owner's email (read once per owner).

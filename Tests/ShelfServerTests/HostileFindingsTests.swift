@@ -6,6 +6,29 @@
 
     /// What a hostile tester found the API let through, each refused now with a 400 that says why.
     @Suite(.serialized) struct HostileFindingsTests {
+        /// A time another program stored out of every date's range (Int64.max milliseconds, or
+        /// 1e20 as a real) ended the whole server with a trap on the item's read, its list and
+        /// its live window; it is served clamped, and the server stays up.
+        @Test func aTimeOutOfRangeIsServedAndTheServerStaysUp() async throws {
+            try await ServedShelf.with { served in
+                let added = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "odd", "user": "ann@example.com"}"#)
+                #expect(added.status == 201)
+                let stream = try await EventStream(served, "/api/changes?after=0")
+                #expect(
+                    try await served.cli(
+                        sqlite: "UPDATE items SET created_at = 9223372036854775807, updated_at = 1e20 WHERE id = 1")
+                        == 0)
+                #expect(try await stream.next() != nil, "the insert")
+                #expect(try await stream.next() != nil, "the update, with its times")
+                #expect(try await served.get("/api/items/1").status == 200)
+                #expect(try await served.get("/api/items").status == 200)
+                let live = try await EventStream(served, "/api/items/live")
+                #expect(try await live.next()?.event == "window")
+                #expect(served.isRunning, "the server ended")
+            }
+        }
+
         /// A key given twice was taken (the last won): a proxy reading the first saw another body.
         @Test func aBodyWithAKeyTwiceIsRefusedNamingTheKey() async throws {
             try await ServedShelf.with { served in
