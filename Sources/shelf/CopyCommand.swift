@@ -89,9 +89,7 @@ struct CopyCommand: AsyncParsableCommand {
             throw CancellationError()
         } catch let error as StoreError {
             progress.finish()
-            throw CommandError(
-                error.message.replacingOccurrences(of: target.location, with: name)
-                    + "; nothing was copied: \(name) is as it was")
+            throw CommandError(Self.failure(error, target: target.location, shownAs: name))
         } catch {
             progress.finish()
             throw error
@@ -102,6 +100,21 @@ struct CopyCommand: AsyncParsableCommand {
                 "\(name) read back differs from \(source.location) (see the counts and fingerprints above); "
                     + "nothing was committed and it is as it was")
         }
+    }
+
+    /// The message of a copy that failed with `error`: the target named as the user wrote it,
+    /// and the outcome said once. A library message that already says what was not done
+    /// ("nothing was written", as a lock wait's does) gets the copy's outcome in its place;
+    /// others get it at the end. A conflict (another session wrote the target meanwhile) says
+    /// its own outcome: the target is not as it was, though nothing of this copy is in it.
+    static func failure(_ error: StoreError, target location: String, shownAs name: String) -> String {
+        let message = error.message.replacingOccurrences(of: location, with: name)
+        guard error.code != .conflict else { return message }
+        let outcome = "nothing was copied: \(name) is as it was"
+        for said in ["nothing was written", "nothing was read"] {
+            if let range = message.range(of: said) { return message.replacingCharacters(in: range, with: outcome) }
+        }
+        return message + "; " + outcome
     }
 
     /// The lines printed at the end: each side's row counts and fingerprint.
