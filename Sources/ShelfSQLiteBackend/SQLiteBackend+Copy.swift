@@ -184,14 +184,17 @@ final class SQLiteCopyRows: CopyTransaction {
 
     func finishBulkLoad(isCancelled: () -> Bool) throws {
         for rebuild in rebuilds {
-            try rebuild.finish(on: connection, counts: counts[rebuild.table] ?? ImportCounts(), isCancelled: isCancelled)
+            try rebuild.finish(
+                on: connection, counts: counts[rebuild.table] ?? ImportCounts(), isCancelled: isCancelled)
         }
     }
 
     func deleteAll() throws {
         for table in CopyTable.allCases.reversed() {
             try connection.execute("DELETE FROM \(table.name)")
-            if let bulk = ImportTable(rawValue: table.name) { counts[bulk, default: ImportCounts()].deleted += connection.changes }
+            if let bulk = ImportTable(rawValue: table.name) {
+                counts[bulk, default: ImportCounts()].deleted += connection.changes
+            }
         }
     }
 
