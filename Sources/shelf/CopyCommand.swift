@@ -69,7 +69,19 @@ struct CopyCommand: AsyncParsableCommand {
         // Closed, its WAL is merged into the file and removed: the whole file moves into place.
         await target.close()
         if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
-        guard rename(temporary, path) == 0 else {
+        // A link, not a rename: rename would replace a file that another process (a second
+        // copy into the same new path) made meanwhile, silently. The temporary name goes with
+        // the `defer` above.
+        if link(temporary, path) == 0 { return }
+        let failure = errno
+        if failure == EEXIST {
+            throw CommandError(
+                "\(path) was made by another process while this copy ran (another copy into the same new file?); "
+                    + "nothing of this copy was written there. Check what it holds, and copy into it with --replace "
+                    + "only if you mean to replace it")
+        }
+        // A file system without hard links: the rename is all there is.
+        guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP, rename(temporary, path) == 0 else {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
