@@ -69,7 +69,19 @@ struct CopyCommand: AsyncParsableCommand {
         // Closed, its WAL is merged into the file and removed: the whole file moves into place.
         await target.close()
         if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
-        guard rename(temporary, path) == 0 else {
+        // A link, not a rename: rename would replace a file that another process (a second
+        // copy into the same new path) made meanwhile, silently. The temporary name goes with
+        // the `defer` above.
+        if link(temporary, path) == 0 { return }
+        let failure = errno
+        if failure == EEXIST {
+            throw CommandError(
+                "\(path) was made by another process while this copy ran (another copy into the same new file?); "
+                    + "nothing of this copy was written there. Check what it holds, and copy into it with --replace "
+                    + "only if you mean to replace it")
+        }
+        // A file system without hard links: the rename is all there is.
+        guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP, rename(temporary, path) == 0 else {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
@@ -89,9 +101,7 @@ struct CopyCommand: AsyncParsableCommand {
             throw CancellationError()
         } catch let error as StoreError {
             progress.finish()
-            throw CommandError(
-                error.message.replacingOccurrences(of: target.location, with: name)
-                    + "; nothing was copied: \(name) is as it was")
+            throw CommandError(Self.failure(error, target: target.location, shownAs: name))
         } catch {
             progress.finish()
             throw error
@@ -102,6 +112,21 @@ struct CopyCommand: AsyncParsableCommand {
                 "\(name) read back differs from \(source.location) (see the counts and fingerprints above); "
                     + "nothing was committed and it is as it was")
         }
+    }
+
+    /// The message of a copy that failed with `error`: the target named as the user wrote it,
+    /// and the outcome said once. A library message that already says what was not done
+    /// ("nothing was written", as a lock wait's does) gets the copy's outcome in its place;
+    /// others get it at the end. A conflict (another session wrote the target meanwhile) says
+    /// its own outcome: the target is not as it was, though nothing of this copy is in it.
+    static func failure(_ error: StoreError, target location: String, shownAs name: String) -> String {
+        let message = error.message.replacingOccurrences(of: location, with: name)
+        guard error.code != .conflict else { return message }
+        let outcome = "nothing was copied: \(name) is as it was"
+        for said in ["nothing was written", "nothing was read"] {
+            if let range = message.range(of: said) { return message.replacingCharacters(in: range, with: outcome) }
+        }
+        return message + "; " + outcome
     }
 
     /// The lines printed at the end: each side's row counts and fingerprint.

@@ -220,6 +220,40 @@ struct CopyCommandTests {
     }
 }
 
+extension CopyCommandTests {
+    /// A store made at the new path while a copy into that path runs (a second copy, or any
+    /// program) is kept: the copy used to rename its finished file over it, silently.
+    @Test func aFileMadeAtTheNewPathDuringTheCopyIsKept() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try CopyFixture.make(source, shelf: shelf)
+        #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
+        let target = shelf.folder.appendingPathComponent("new.sqlite").path
+        let stderr = shelf.folder.appendingPathComponent("copy.err").path
+        let copy = try RunningShelf(["copy", source, target], stderr: stderr)
+        // Under way: its hidden file beside the target exists.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var started = false
+        while !started, ContinuousClock.now < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)) ?? []
+            started = names.contains { $0.hasPrefix(".new.sqlite.copy-") }
+            if !started { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try #require(started, "the copy started")
+        #expect(
+            try await shelf.run(["users", "add", "--db", target, "--name", "Cy", "--email", "cy@example.com"]).status
+                == 0)
+        let made = try CopyFixture.dump(target)
+        #expect(await copy.waitForExit(timeout: .seconds(600)) == 1)
+        let error = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        #expect(error.contains("was made by another process while this copy ran"), "\(error)")
+        #expect(try CopyFixture.dump(target) == made, "the file made meanwhile is as it was")
+        let left = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
+        #expect(!left.contains { $0.hasPrefix(".new.sqlite") }, "\(left)")
+    }
+}
+
 extension CopyFixture {
     /// SQL that adds `count` items to Ann (user 1), with notes of a few words.
     static func manyItems(_ count: Int) -> String {

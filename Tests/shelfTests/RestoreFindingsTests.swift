@@ -101,6 +101,9 @@ struct RestoreFindingsTests {
         #expect(refused.status == 1)
         #expect(refused.error.contains("holds items rows whose user is gone"), "\(refused.error)")
         #expect(refused.error.contains("row 1 names user 1"), "\(refused.error)")
+        // Finding F7: the outcome is said once ("nothing was written … nothing was copied" before).
+        #expect(refused.error.contains("nothing was copied: \(target) is as it was"), "\(refused.error)")
+        #expect(refused.error.components(separatedBy: "nothing was").count == 2, "said once: \(refused.error)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 

@@ -8,11 +8,13 @@
     /// Copying (`Store.copy(to:)`) from and into a PostgreSQL store, on a connection of the
     /// copy's own (not the pool's): a snapshot is one REPEATABLE READ READ ONLY transaction; a
     /// copy's transaction is one READ COMMITTED transaction, which the server rolls back if
-    /// the connection is lost or the process dies before it commits.
+    /// the connection is lost or the process dies before it commits. It first locks the copied
+    /// tables against other writers (`PostgresCopyRows.lockTables`), so that what it finds
+    /// there stays so until it commits.
     extension PostgresBackend {
         package func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T {
             try pool.checkOpen()
-            let rows = try PostgresCopyRows(place: place)
+            let rows = try PostgresCopyRows(place: place, operation: .read)
             defer { rows.close() }
             try rows.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let value = try body(rows)
@@ -22,11 +24,12 @@
 
         package func withCopyTransaction<T>(_ body: (any CopyTransaction) throws -> T) throws -> T {
             try pool.checkOpen()
-            let rows = try PostgresCopyRows(place: place)
+            let rows = try PostgresCopyRows(place: place, operation: .write)
             defer { rows.close() }
             try rows.execute("BEGIN")
             let value: T
             do {
+                try rows.lockTables()
                 value = try body(rows)
             } catch {
                 // Closing the connection would roll back too; say so at once instead.

@@ -16,21 +16,41 @@
     final class PostgresCopyRows: CopyTransaction {
         let place: PostgresLocation
         private let connection: PostgresConnection
+        /// The connection's server process, for the lock-wait watcher (`LockWait`).
+        private let pid: Int32
+        /// What a lock wait of this connection held up, for its message.
+        private let operation: LockWait.Operation
         /// Ends a query the connection's close left waiting (see `CallGuard`): a copy whose
         /// connection the server ended between two statements waited forever.
         private let calls = CallGuard()
+        /// What `beginBulkLoad` dropped and disabled, made again by `finishBulkLoad`.
+        var bulkLoad: BulkLoad?
+        /// The sessions that held the copied tables when `lockTables` had to wait for them.
+        var waitedFor: String?
 
-        init(place: PostgresLocation) throws {
+        init(place: PostgresLocation, operation: LockWait.Operation) throws {
             self.place = place
+            self.operation = operation
             let configuration = try place.connectionConfiguration()
-            connection = try BlockingWork.waitFor {
+            let made: (PostgresConnection, Int32) = try BlockingWork.waitFor {
                 do {
-                    return try await PostgresConnection.connect(
+                    let connection = try await PostgresConnection.connect(
                         configuration: configuration, id: 1, logger: Logger.silent)
+                    do {
+                        let pid = try await connection.query("SELECT pg_backend_pid()", logger: .silent).all(
+                            (Int32).self
+                        ).first
+                        return (connection, pid ?? 0)
+                    } catch {
+                        try? await connection.close()
+                        throw error
+                    }
                 } catch {
                     throw StoreError(postgres: error, at: place)
                 }
             }
+            connection = made.0
+            pid = made.1
         }
 
         func close() {
@@ -39,7 +59,7 @@
         }
 
         /// Every row of `sql`, run on the copy's connection; failures as `StoreError`s.
-        private func query(_ sql: PostgresQuery) throws -> [PostgresRow] {
+        func query(_ sql: PostgresQuery) throws -> [PostgresRow] {
             let connection = self.connection
             // A query sent on a connection the server has ended never answers (postgres-nio
             // 1.33): fail at once instead.
@@ -47,10 +67,14 @@
                 throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
             }
             do {
-                let (calls, place) = (self.calls, self.place)
+                let (calls, place, pid, operation) = (self.calls, self.place, self.pid, self.operation)
                 return try BlockingWork.waitFor {
-                    try await calls.run(on: connection, at: place) {
-                        try await $0.query(sql, logger: .silent).collect()
+                    try await calls.run(on: connection, at: place) { connection in
+                        // A lock wait that times out names the sessions holding the lock, as
+                        // every other write's does.
+                        try await LockWait.watching(connection: connection, pid: pid, at: place, operation) {
+                            try await $0.query(sql, logger: .silent).collect()
+                        }
                     }
                 }
             } catch {

@@ -17,7 +17,23 @@ package protocol CopySnapshot: AnyObject {
 }
 
 /// The write transaction of a copy into a store. Used by one thread.
+///
+/// The copier calls, in order: the reads it needs, `beginBulkLoad`, `deleteAll` (when
+/// replacing), `insert` page by page, `advanceSequence`, `finishBulkLoad`, then reads every row
+/// back; any throw rolls the whole transaction back.
 package protocol CopyTransaction: CopySnapshot {
+    /// Makes the rows that follow cheap to write: a backend may drop indexes and upkeep
+    /// triggers of the copied tables here (inside the transaction), as long as
+    /// `finishBulkLoad` makes everything again as the schema has it.
+    func beginBulkLoad() throws
+    /// Makes again what `beginBulkLoad` dropped (indexes, triggers), builds the search indexes
+    /// over every row, and tells the store's live readers to read in full once (the rows went
+    /// unlogged). Checks `isCancelled` between long steps.
+    func finishBulkLoad(isCancelled: () -> Bool) throws
+    /// The sessions or processes this transaction waited for before it could write (they were
+    /// writing the target when the copy began), as the write-lock message names them; nil when
+    /// it did not wait. A target that is not empty after such a wait was written meanwhile.
+    var waitedFor: String? { get }
     /// Deletes every row of the copied tables.
     func deleteAll() throws
     /// Inserts `rows` into `table` with their IDs and every column as given.

@@ -11,7 +11,9 @@ extension Store {
     /// - `target` must hold no users, items or saved views (a new file, an empty database, or
     ///   one just migrated), unless `options.replace`, which replaces its contents; that is
     ///   refused while another process has `target` open.
-    /// - All or nothing: the rows are written in one transaction of `target`, whose sequences
+    /// - All or nothing: the rows are written in one transaction of `target` (which other
+    ///   writers of `target` wait for; on PostgreSQL, readers of its users and items too
+    ///   while their indexes are built again at the end), whose sequences
     ///   are then moved past every copied ID (and past any ID `target` handed out before), and
     ///   whose search index covers every item. Before it commits, the copy reads `target`
     ///   back and compares row counts and fingerprints with the source; when they differ it
@@ -20,9 +22,13 @@ extension Store {
     ///
     /// Runs on a thread of its own. `progress` is called from it, at most once a page.
     /// - Throws: `StoreError`: `.invalidValue` when `target` is this store's own database,
-    ///   is not empty (naming what it holds) or a source row does not fit; `.busy` when
-    ///   `options.replace` and another process has `target` open (naming it); `.database`
-    ///   for failures of either side. `CancellationError` when the task was cancelled.
+    ///   is not empty (naming what it holds) or a source row does not fit; `.conflict` when
+    ///   another session was writing `target` as the copy began (another copy into the same
+    ///   empty database) and left rows there: nothing of this copy was written, and `target`
+    ///   holds what that session wrote; `.busy` when `options.replace` and another process
+    ///   has `target` open, or a lock on `target` stayed held past the write timeout (naming
+    ///   who held it); `.database` for failures of either side. `CancellationError` when the
+    ///   task was cancelled.
     @discardableResult
     public func copy(
         to target: Store, options: CopyOptions = CopyOptions(),

@@ -55,7 +55,9 @@ package struct StoreCopier {
         }
         let totalRows = totals.values.reduce(0, +)
         return try into.withCopyTransaction { transaction in
-            try prepare(transaction, lastIDs: &lastIDs)
+            let replacing = try prepare(transaction, lastIDs: &lastIDs)
+            try transaction.beginBulkLoad()
+            if replacing { try transaction.deleteAll() }
             var fingerprint = CopyFingerprint()
             var counts: [CopyReport.TableCount] = []
             var copied = 0
@@ -84,6 +86,7 @@ package struct StoreCopier {
             for table in CopyTable.allCases {
                 try transaction.advanceSequence(of: table, past: lastIDs[table] ?? 0)
             }
+            try transaction.finishBulkLoad(isCancelled: isCancelled)
             progress(CopyProgress(table: "", copiedRows: copied, totalRows: totalRows, checking: true))
             let report = CopyReport(
                 source: CopyReport.Side(counts: counts, fingerprint: fingerprint.finalized()),
@@ -104,19 +107,31 @@ package struct StoreCopier {
                 + Self.listed(examples) + (orphans.more ? " and more" : "")
                 + "; another program deleted users with foreign keys off (PRAGMA foreign_key_check lists every such "
                 + "row). Delete those rows or point them at an existing user in \(source.location), then copy again; "
-                + "nothing was written to \(target.location)")
+                + "nothing was written")
     }
 
-    /// Refuses a target that holds rows (unless replacing, then deletes them), and raises
-    /// `lastIDs` to the IDs the target handed out before, so none is handed out again.
-    private func prepare(_ transaction: any CopyTransaction, lastIDs: inout [CopyTable: Int64]) throws {
+    /// Refuses a target that holds rows unless replacing, and raises `lastIDs` to the IDs the
+    /// target handed out before, so none is handed out again. Returns whether the target's rows
+    /// must be deleted first.
+    private func prepare(_ transaction: any CopyTransaction, lastIDs: inout [CopyTable: Int64]) throws -> Bool {
         var present: [String] = []
         for table in CopyTable.allCases {
             let count = try transaction.rowCount(table)
             if count > 0 { present.append(table.counted(count)) }
             lastIDs[table] = max(lastIDs[table] ?? 0, try transaction.lastID(table))
         }
-        guard !present.isEmpty else { return }
+        guard !present.isEmpty else { return false }
+        if !options.replace, let writer = transaction.waitedFor {
+            // Another copy (or any writer) held the target when this one began, and wrote it
+            // meanwhile: say so, rather than only that the target is not empty.
+            throw StoreError(
+                .conflict,
+                "\(target.location) was written by another session while this copy waited for its lock (held by "
+                    + "\(writer)): it now holds \(Self.listed(present)); nothing of this copy was written. If that "
+                    + "was another copy of \(source.location), that copy is there already; if not, check what "
+                    + "\(target.location) holds, and replace it with \(source.location) only if you mean to "
+                    + "(shelf copy --replace)")
+        }
         guard options.replace else {
             throw StoreError(
                 .invalidValue,
@@ -124,7 +139,7 @@ package struct StoreCopier {
                     + "(a new file, an empty database, or one shelf migrate just made), or replace its contents "
                     + "(shelf copy --replace)")
         }
-        try transaction.deleteAll()
+        return true
     }
 
     /// Every copied row of `snapshot` (the target's transaction, as it sees itself now): row
