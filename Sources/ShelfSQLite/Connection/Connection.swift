@@ -41,8 +41,6 @@ package final class Connection: @unchecked Sendable {
         counter: StatementCounter? = nil
     ) throws {
         self.counter = counter
-        // Before the process's first connection initializes SQLite (see `StatementJournal`).
-        _ = StatementJournal.configured
         var handle: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
