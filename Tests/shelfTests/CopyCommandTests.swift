@@ -227,8 +227,8 @@ extension CopyCommandTests {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
         let source = shelf.databasePath
-        try CopyFixture.make(source, shelf: shelf)
-        #expect(try ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
         let target = shelf.folder.appendingPathComponent("new.sqlite").path
         let stderr = shelf.folder.appendingPathComponent("copy.err").path
         let copy = try RunningShelf(["copy", source, target], stderr: stderr)

@@ -24,9 +24,9 @@ import Testing
         return path
     }
 
-    private func seed() throws {
-        #expect(try run(["users", "add", "--name", "Ann", "--email", "ann@example.com"]).status == 0)
-        #expect(try run(["items", "add", "--user", "ann@example.com", "--title", "Read Dune"]).status == 0)
+    private func seed() async throws {
+        #expect(try await run(["users", "add", "--name", "Ann", "--email", "ann@example.com"]).status == 0)
+        #expect(try await run(["items", "add", "--user", "ann@example.com", "--title", "Read Dune"]).status == 0)
     }
 
     private var walExists: Bool { FileManager.default.fileExists(atPath: shelf.databasePath + "-wal") }
@@ -43,7 +43,7 @@ import Testing
     @Test(arguments: printing)
     func aFullDiskIsAnErrorOfOneLine(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let result = try await run(arguments, stdout: .file("/dev/full"))
         #expect(result.status == 1, "\(arguments)")
         // An add has committed its row by then, and says so (a retry would add it twice).
@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: printing)
     func aClosedStdoutIsAnError(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let result = try await run(arguments, stdout: .closed)
         #expect(result.status == 1, "\(arguments)")
         let added =
@@ -73,7 +73,7 @@ import Testing
     @Test(arguments: printing)
     func aClosedPipeIsAQuietEnd(_ arguments: [String]) async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         var descriptors: [Int32] = [0, 0]
         #expect(pipe(&descriptors) == 0)
         close(descriptors[0])
@@ -86,7 +86,7 @@ import Testing
 
     @Test func watchEndsAsSoonAsItsReaderDoes() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         var descriptors: [Int32] = [0, 0]
         #expect(pipe(&descriptors) == 0)
         let child = try ChildProcess(
@@ -108,7 +108,7 @@ import Testing
     func aSignalEndsWatchAndReleasesTheStore(_ signal: Int32) async throws {
         let status = 128 + signal
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath])
         #expect(await watch.waitForLines(1).count == 1)
         #expect(walExists, "the store is open")
@@ -167,7 +167,7 @@ import Testing
 
     @Test func exportNeverReplacesTheDatabaseItsLogOrAnotherDatabase() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let other = shelf.folder.appendingPathComponent("other.sqlite").path
         #expect(try await shelf.run(["migrate", "--db", other]).status == 0)
         let link = shelf.folder.appendingPathComponent("link.csv").path
@@ -192,7 +192,7 @@ import Testing
 
     @Test func aDeviceStaysADevice() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let result = try await run(["export", "items", "-o", "/dev/null"])
         #expect(result.status == 0, "\(result.error)")
         var status = stat()
@@ -204,7 +204,7 @@ import Testing
 
     @Test func rejectsNeverReplaceTheInputOrTheDatabase() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let text = "title,user,priority\nok,ann@example.com,1\nbad,ann@example.com,7\n"
         let input = try file("in.csv", text)
         let inputDirectory = shelf.folder.path
@@ -219,7 +219,7 @@ import Testing
 
     @Test func exportOnATerminalEscapesControlCharacters() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let title = "Clip \u{1B}]52;c;aGVsbG8=\u{07} \u{1B}]2;pwned\u{07}title"
         #expect(try await run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
         let tmux = try TmuxSession(
@@ -234,7 +234,7 @@ import Testing
     @Test(arguments: ["TERM", "HUP"])
     func aSignalEndsTheBrowserAndReleasesTheStore(_ signal: String) async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath)
                 + " < /dev/tty & pid=$!; sleep 1.5; kill -\(signal) $pid; wait $pid", width: 80, height: 20)
@@ -245,7 +245,7 @@ import Testing
 
     @Test func jsonLinesCarryNoTerminalControls() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let title = "CSI \u{9B}31m red \u{202E}txet\u{7F}"
         #expect(try await run(["items", "add", "--user", "ann@example.com", "--title", title]).status == 0)
         let show = try await run(["items", "show", "2", "--json"])
@@ -259,7 +259,7 @@ import Testing
 
     @Test func timesAreShownExactlyAsStored() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let input = try file(
             "old.csv",
             "user,title,created_at,updated_at\nann@example.com,Old,1500-01-01T00:00:00.268Z,1500-01-01T00:00:00.268Z\n")
@@ -267,13 +267,14 @@ import Testing
         let show = try await run(["items", "show", "2"])
         #expect(show.output.contains("Created:   1500-01-01T00:00:00.268Z"), "\(show.output)")
         await #expect(
-            try run(["items", "show", "2", "--json"]).output.contains("\"created_at\":\"1500-01-01T00:00:00.268Z\""))
+            try await run(["items", "show", "2", "--json"]).output.contains(
+                "\"created_at\":\"1500-01-01T00:00:00.268Z\""))
         #expect(try await run(["items", "list"]).output.contains("\tOld\t1500-01-01T00:00:00.268Z\n"))
     }
 
     @Test func everyCommandLeavesNoLogBehind() async throws {
         defer { shelf.cleanUp() }
-        try seed()
+        try await seed()
         let out = shelf.folder.appendingPathComponent("out.csv").path
         for arguments in [
             ["items", "list"], ["items", "done", "1"], ["export", "items", "-o", out], ["users", "list"],

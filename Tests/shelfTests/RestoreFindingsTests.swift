@@ -88,6 +88,44 @@ struct RestoreFindingsTests {
         #expect(json.output.contains("\"user\":null"), "\(json.output)")
     }
 
+    /// A backup over an older backup that another process writes to while the backup runs
+    /// (it took the file for a store) keeps what was written and says so; the rename at the
+    /// end replaced it without a word (the hostile tester's item added there was lost).
+    @Test func aBackupTargetWrittenMeanwhileIsKept() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        // Big enough that the backup's VACUUM INTO takes a while: 300 notes of 1 MB.
+        #expect(
+            try await ChildProcess.sqlite3(
+                db,
+                "INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at) "
+                    + "SELECT 1, 'big', printf('%.*c', 1000000, 'x'), 'open', 0, 0, 0 "
+                    + "FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) SELECT i FROM n);"
+            ) == 0)
+        let backup = shelf.folder.appendingPathComponent("bk.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        let log = shelf.folder.appendingPathComponent("backup.log").path
+        let running = try RunningShelf(["backup", "--db", db, backup], stderr: log)
+        // Once its work file is there, the backup runs: write into the old backup meanwhile.
+        let folder = shelf.folder.path
+        let started = await eventually {
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+                $0.hasPrefix(".bk.sqlite.backup-")
+            }
+        }
+        #expect(started)
+        #expect(
+            try await ChildProcess.sqlite3(backup, "UPDATE items SET title = 'written meanwhile' WHERE id = 1;") == 0)
+        let status = await running.waitForExit(timeout: .seconds(300))
+        let error = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(status == 1, "\(error)")
+        #expect(error.contains("was changed by another process while the backup ran"), "\(error)")
+        let title = try await shelf.run(["items", "show", "--db", backup, "1"])
+        #expect(title.output.contains("written meanwhile"), "\(title.output)")
+    }
+
     /// `shelf copy` from a store holding such rows says what is wrong with which rows,
     /// instead of a bare foreign-key failure.
     @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() async throws {
@@ -187,8 +225,13 @@ struct RestoreFindingsTests {
         let sql = try String(contentsOf: sqlFile, encoding: .utf8)
         let created = try #require(
             sql.firstMatch(of: /CREATE (?:TABLE|INDEX|TRIGGER|VIEW)(?: IF NOT EXISTS)? (\w+)/)?.1)
-        let dropped =
-            "DROP TABLE IF EXISTS \(created); DROP INDEX IF EXISTS \(created); DROP TRIGGER IF EXISTS \(created);"
+        // Everything it made goes (an old backup has none of it), the first name blocked.
+        let everything = sql.matches(of: /CREATE (?:TABLE|INDEX|TRIGGER|VIEW)(?: IF NOT EXISTS)? (\w+)/).map {
+            String($0.1)
+        }
+        let dropped = everything.reversed().map {
+            "DROP TABLE IF EXISTS \($0); DROP INDEX IF EXISTS \($0); DROP TRIGGER IF EXISTS \($0);"
+        }.joined(separator: " ")
         return (name, dropped + " CREATE VIEW \(created) AS SELECT 1;")
     }
 

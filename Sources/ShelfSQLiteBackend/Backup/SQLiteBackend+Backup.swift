@@ -13,6 +13,8 @@ extension SQLiteBackend {
         }
         try StoreError.translating { try database.checkOpen() }
         try Store.checkBackupDestination(path, source: source)
+        // What is at the path now: the move checks it is still that (see `moveIntoPlace`).
+        let found = Self.fileIdentity(path)
         let folder = (path as NSString).deletingLastPathComponent
         // Made empty and claimed first (VACUUM INTO fills an empty file), so that another
         // backup's cleanup never takes it for abandoned; the claim ends after the rename.
@@ -26,9 +28,7 @@ extension SQLiteBackend {
             try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
-            guard rename(temporary, path) == 0 else {
-                throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
-            }
+            try Self.moveIntoPlace(temporary, path, found: found)
             try? Store.makeDurable(folder.isEmpty ? "." : folder)
         } catch {
             unlink(temporary)
@@ -41,6 +41,46 @@ extension SQLiteBackend {
                         + "and has room")
             }
             throw error
+        }
+    }
+
+    /// A file's device, inode, size and change time; nil when there is none.
+    private static func fileIdentity(_ path: String) -> [Int]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [
+            Int(status.st_dev), Int(status.st_ino), Int(status.st_size), status.st_ctim.tv_sec,
+            status.st_ctim.tv_nsec,
+        ]
+    }
+
+    /// Moves the finished backup at `temporary` to `path`, which held `found` when the backup
+    /// began (nil: nothing). A file made there meanwhile, or the old backup written to or
+    /// opened meanwhile (another process took it for a store), is kept and the backup refused:
+    /// a rename would replace it without a word (the hostile tester's items added to such a
+    /// file were lost).
+    private static func moveIntoPlace(_ temporary: String, _ path: String, found: [Int]?) throws {
+        let meanwhile =
+            "was changed by another process while the backup ran; it is kept as it is and no backup was written. "
+            + "Check what it holds, then back up again (to another file if it is a store now)"
+        guard found != nil else {
+            if link(temporary, path) == 0 {
+                unlink(temporary)
+                return
+            }
+            let failure = errno
+            if failure == EEXIST { throw StoreError(.conflict, "\(path) \(meanwhile)") }
+            // A file system without hard links: the rename is all there is.
+            guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP, rename(temporary, path) == 0 else {
+                throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
+            }
+            return
+        }
+        guard fileIdentity(path) == found, LockHolder.user(ofDatabase: path) == nil else {
+            throw StoreError(.conflict, "\(path) \(meanwhile)")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
         }
     }
 
