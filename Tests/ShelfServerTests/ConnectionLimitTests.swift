@@ -57,7 +57,7 @@
             try await ServedShelf.with(arguments: ["--header-timeout", "600", "--idle-timeout", "600"]) { served in
                 let base = served.base
                 let count = 10_000
-                let openFiles = {
+                let openFiles: @Sendable () -> Int = {
                     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(served.pid)/fd").count) ?? 0
                 }
                 let filesBefore = openFiles()

@@ -1,5 +1,6 @@
 #if Server
     import Foundation
+    import NIOHTTP1
     import ShelfTestSupport
     import Synchronization
     import Testing

@@ -24,7 +24,7 @@
         @Test func sqliteToPostgresAndBackKeepsEveryColumn() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                let deletedID = try CopyFixture.make(source, shelf: shelf)
+                let deletedID = try await CopyFixture.make(source, shelf: shelf)
                 let there = try await shelf.run(["copy", source, url])
                 #expect(there.status == 0, "\(there.error)")
                 let lines = there.output.split(separator: "\n")
@@ -57,7 +57,7 @@
         @Test func replacingIsRefusedWhileAnotherProcessIsConnected() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
                         .status == 0)
@@ -77,7 +77,7 @@
         @Test func anInterruptedCopyIntoPostgresLeavesItAsItWas() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
                 #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Cy", "--email", "cy@example.com"])
@@ -101,7 +101,7 @@
         @Test func aLostConnectionLeavesTheTargetAsItWas() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(100_000)) == 0)
                 let server = try #require(PostgresTestServer.url)
                 let database = String(try #require(URLComponents(string: url)?.path.dropFirst()))
@@ -129,7 +129,7 @@
         @Test func postgresToPostgresKeepsEveryColumn() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 #expect(try await shelf.run(["copy", source, url]).status == 0)
                 let server = try #require(PostgresTestServer.url)
                 try await PostgresScratch.withDatabase(serverURL: server) { other in
@@ -145,7 +145,7 @@
         @Test func restoreReplacesThePostgresContents() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
                 #expect(try await shelf.run(["backup", "--db", source, backup]).status == 0)
                 #expect(

@@ -99,10 +99,10 @@
                 defer { shelf.cleanUp() }
                 let database = try PostgresLocation(url: url).database
                 let first = shelf.databasePath
-                try CopyFixture.make(first, shelf: shelf)
+                try await CopyFixture.make(first, shelf: shelf)
                 let second = shelf.folder.appendingPathComponent("second.sqlite").path
-                try CopyFixture.make(second, shelf: shelf)
-                #expect(try ChildProcess.sqlite3(second, CopyFixture.manyItems(2_000)) == 0)
+                try await CopyFixture.make(second, shelf: shelf)
+                #expect(try await ChildProcess.sqlite3(second, CopyFixture.manyItems(2_000)) == 0)
                 #expect(try await shelf.run(["migrate", "--db", url]).status == 0)
                 // Both copies start while a third session writes the target, so that both are
                 // inside their transactions when it ends: they then race for the tables.
@@ -147,7 +147,7 @@
                 let shelf = try ShelfProcess()
                 defer { shelf.cleanUp() }
                 let source = shelf.databasePath
-                try CopyFixture.make(source, shelf: shelf)
+                try await CopyFixture.make(source, shelf: shelf)
                 #expect(try await shelf.run(["migrate", "--db", url]).status == 0)
                 let holder = try Holder(url, "BEGIN; LOCK TABLE items IN ACCESS EXCLUSIVE MODE; SELECT 1;\n")
                 defer { holder.end() }
