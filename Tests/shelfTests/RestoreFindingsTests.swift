@@ -126,6 +126,23 @@ struct RestoreFindingsTests {
         #expect(title.output.contains("written meanwhile"), "\(title.output)")
     }
 
+    /// The restored store keeps the replaced one's permissions: a store shared by a group
+    /// (0664) became 0644 after a restore, and the group could no longer write.
+    @Test func aRestoredStoreKeepsThePermissionsOfTheOneItReplaced() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(chmod(db, 0o664) == 0)
+        let restored = try await shelf.run(["restore", "--db", db, backup])
+        #expect(restored.status == 0, "\(restored.error)")
+        var status = stat()
+        #expect(stat(db, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o664, "mode \(String(status.st_mode & 0o777, radix: 8))")
+    }
+
     /// `shelf copy` from a store holding such rows says what is wrong with which rows,
     /// instead of a bare foreign-key failure.
     @Test func aCopyOfAStoreWithItemsWhoseUserIsGoneNamesThem() async throws {

@@ -53,6 +53,13 @@ extension Store {
                     + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
         }
         var keptAs: String?
+        // The restored store takes the replaced one's permissions (a store shared by a group
+        // stays writable by it) and, where this process may, its owner.
+        var replaced = stat()
+        if stat(path, &replaced) == 0 {
+            _ = chmod(temporary, replaced.st_mode & 0o7777)
+            _ = chown(temporary, replaced.st_uid, replaced.st_gid)
+        }
         if FileManager.default.fileExists(atPath: path) {
             // The old store must be whole in its main file before it is kept.
             if case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.defaultDuration) {
