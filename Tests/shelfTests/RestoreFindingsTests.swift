@@ -71,6 +71,10 @@ struct RestoreFindingsTests {
         let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
         #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
         let older = try CopyFixture.dump(backup)
+        // An empty path says so (it said "cannot move the backup into place at : No such file").
+        let empty = try await shelf.run(["backup", "--db", db, ""])
+        #expect(empty.status != 0)
+        #expect(empty.error.contains("the backup's path is empty"), "\(empty.error)")
         #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
         let refused = try await shelf.run(["backup", "--db", db, backup])
         #expect(refused.status == 1)

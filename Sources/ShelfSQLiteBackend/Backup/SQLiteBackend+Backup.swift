@@ -109,6 +109,9 @@ extension Store {
     /// (the store's own file, when it has one) or one of its companions, a database in use, a
     /// device, or anything but a missing file or an older shelf backup.
     package static func checkBackupDestination(_ path: String, source: String?) throws {
+        guard !path.isEmpty else {
+            throw StoreError(.invalidValue, "the backup's path is empty; give the file to write, such as backup.sqlite")
+        }
         do {
             try OutputSafety.refuseCompanionName(path, protecting: source.map { [$0] } ?? [])
         } catch {
