@@ -57,7 +57,18 @@ struct CopyCommand: AsyncParsableCommand {
     private func copy(from source: Store, intoNewFile path: String) async throws {
         let folder =
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        let temporary = folder + "/.\((path as NSString).lastPathComponent).copy-\(UUID().uuidString)"
+        // Claimed while it exists (see `WorkFile`), so that the next copy into the same path
+        // removes what a killed one left (they piled up, tens of MB each) and never a live one's.
+        let prefix = ".\((path as NSString).lastPathComponent).copy-"
+        WorkFile.removeAbandoned(in: folder, prefix: prefix)
+        let temporary = folder + "/" + prefix + UUID().uuidString
+        guard let claim = WorkFile.create(temporary) else {
+            throw CommandError(
+                "cannot write the copy beside \(path): \(String(cString: strerror(errno))); check that its folder "
+                    + "exists, is writable and has room; nothing was copied")
+        }
+        // Runs after the removal below: the claim ends once the file is gone.
+        defer { close(claim) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         let target = try OpenDatabases.open(temporary)
         do {

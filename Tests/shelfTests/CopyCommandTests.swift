@@ -165,6 +165,30 @@ struct CopyCommandTests {
         #expect(try CopyFixture.dump(target).isEmpty, "nothing was committed")
     }
 
+    /// What a killed copy into a new file left beside it (its hidden work file and companions)
+    /// is removed by the next copy into that path; it piled up before (hostile tester).
+    @Test func theNextCopyRemovesWhatAKilledOneLeft() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        let folder = shelf.folder.path
+        let left = folder + "/.copy.sqlite.copy-1E2B5A9C-0000-0000-0000-000000000000"
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(FileManager.default.createFile(atPath: left + suffix, contents: Data("x".utf8)))
+            // Older than a moment: a work file just made may not be claimed yet.
+            var times = [timespec(tv_sec: time(nil) - 60, tv_nsec: 0), timespec(tv_sec: time(nil) - 60, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, left + suffix, &times, 0) == 0)
+        }
+        let target = folder + "/copy.sqlite"
+        let copied = try await shelf.run(["copy", source, target])
+        #expect(copied.status == 0, "\(copied.error)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasPrefix(".copy.sqlite.")
+        }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     /// A writer commits pairs of items while the copy runs: the copy holds whole pairs only
     /// (one snapshot), and the writer is never stopped.
     @Test func aCopyReadsOneSnapshotWhileAWriterCommits() async throws {
