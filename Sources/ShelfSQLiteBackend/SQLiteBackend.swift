@@ -51,6 +51,22 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
             nanoseconds: slow.seconds * 1_000_000_000 + slow.attoseconds / 1_000_000_000)
         SlowCallThreshold.set(configuration.slowQueryThreshold)
         Diagnostics.setLogLevel(configuration.logLevel)
+        // A device, folder or FIFO is no database: SQLite would make `/dev/null-journal` beside
+        // it and fail with "disk I/O error … is the disk full?" (hostile tester).
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let kind =
+                switch status.st_mode & S_IFMT {
+                case S_IFDIR: "a folder"
+                case S_IFIFO: "a pipe (FIFO)"
+                case S_IFCHR, S_IFBLK: "a device"
+                default: "not a regular file"
+                }
+            throw StoreError(
+                .invalidValue,
+                "\(path) is \(kind), not a shelf database; give the path of a database file (a new one is made there)",
+                hint: .chooseAnotherDatabase)
+        }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -6,6 +6,24 @@ import Testing
 /// end to end through the built binary.
 @Suite("Round-three findings: refusals and messages (end to end)")
 struct MessageFindingsTests {
+    /// `--db` naming a device, a folder or a FIFO: said so, and nothing is made beside it
+    /// (SQLite made `/dev/null-journal` and failed with "disk I/O error … is the disk full?").
+    @Test func aDatabasePathThatIsNoFileIsRefusedNamingWhatItIs() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let fifo = shelf.folder.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, kind) in [("/dev/null", "a device"), (shelf.folder.path, "a folder"), (fifo, "a pipe (FIFO)")] {
+            let listed = try await shelf.run(["users", "list", "--db", path])
+            #expect(listed.status == 1)
+            #expect(listed.error.contains("\(path) is \(kind), not a shelf database"), "\(listed.error)")
+            #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+        }
+        let copied = try await shelf.run(["copy", shelf.databasePath, "/dev/zero"])
+        #expect(copied.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/zero-journal"))
+    }
+
     /// `a b@e.org` was stored as a user.
     @Test func anEmailWithASpaceInsideIsRefused() async throws {
         let shelf = try ShelfProcess()
