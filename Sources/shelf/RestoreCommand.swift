@@ -43,11 +43,20 @@ struct RestoreCommand: AsyncParsableCommand {
                 progress.finish()
                 printError("Interrupted: nothing was restored; \(store.location) is as it was.")
                 throw CancellationError()
+            } catch let error as StoreError where error.isConnectionLost {
+                // The transaction never committed: say what the target is, not only what failed.
+                progress.finish()
+                throw CommandError("\(error.message); nothing was restored: \(store.location) is as it was")
             } catch {
                 progress.finish()
                 throw error
             }
-            try StandardOutput.write(CopyCommand.summary(report, from: backup, to: store.location))
+            var summary = CopyCommand.summary(report, from: backup, to: store.location)
+            if report.matches, summary.hasSuffix("Copied: both sides match.\n") {
+                summary.removeLast("Copied: both sides match.\n".count)
+                summary += "Restored \(store.location) from \(Sanitized(backup)): both sides match.\n"
+            }
+            try StandardOutput.write(summary)
             guard report.matches else {
                 throw CommandError(
                     "\(store.location) read back differs from \(backup); nothing was committed and it is as it was")

@@ -153,6 +153,9 @@
                         .status == 0)
                 let restored = try await shelf.run(["restore", "--db", url, backup])
                 #expect(restored.status == 0, "\(restored.error)")
+                // It says it restored, not that it copied (hostile tester).
+                #expect(restored.output.contains("Restored "), "\(restored.output)")
+                #expect(!restored.output.contains("Copied:"), "\(restored.output)")
                 let back = shelf.folder.appendingPathComponent("back.sqlite").path
                 #expect(try await shelf.run(["copy", url, back]).status == 0)
                 #expect(try CopyFixture.dump(back) == CopyFixture.dump(source))
