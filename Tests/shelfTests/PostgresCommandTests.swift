@@ -91,7 +91,7 @@
 
         @Test func watchSeesAnInsertMadeByPsql() async throws {
             try await withDatabase { url, shelf in
-                await #expect(
+                #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Ann", "--email", "ann@example.com"])
                         .status
                         == 0)
@@ -154,11 +154,11 @@
 
         @Test func theBrowserShowsAnItemAddedByAnotherProcess() async throws {
             try await withDatabase { url, shelf in
-                await #expect(
+                #expect(
                     try await shelf.run(["users", "add", "--db", url, "--name", "Ada", "--email", "ada@example.com"])
                         .status
                         == 0)
-                await #expect(
+                #expect(
                     try await shelf.run(["items", "add", "--db", url, "--user", "ada@example.com", "--title", "First"])
                         .status
                         == 0)
