@@ -32,12 +32,12 @@
         }
 
         /// How many scratch databases of `withDatabase` may be in use at once in this process:
-        /// `SHELF_TEST_POSTGRES_DATABASES`, else 6. Each test holds a few connections (a pool of
+        /// `SHELF_TEST_POSTGRES_DATABASES`, else 4. Each test holds a few connections (a pool of
         /// up to four, a change feed, an import's own), so a test run in parallel stays well
         /// inside a stock server's `max_connections` of 100, which it shares with others.
         package static let concurrentLimit: Int = {
             let text = ProcessInfo.processInfo.environment["SHELF_TEST_POSTGRES_DATABASES"] ?? ""
-            return Int(text).map { max(1, $0) } ?? 6
+            return Int(text).map { max(1, $0) } ?? 4
         }()
 
         private static let gate = ScratchGate(limit: concurrentLimit)

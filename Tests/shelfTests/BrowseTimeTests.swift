@@ -12,8 +12,9 @@ struct BrowseTimeTests {
         #expect(
             try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
         )
-        // Updated 50 seconds ago: "just now" for ten seconds more, then "1m ago".
-        let updated = Int64((Date().timeIntervalSince1970 - 50) * 1000)
+        // Updated 30 seconds ago: "just now" for thirty seconds more (room for a slow start
+        // under load), then "1m ago".
+        let updated = Int64((Date().timeIntervalSince1970 - 30) * 1000)
         try await ChildProcess.sqlite3(
             db,
             "INSERT INTO items (user_id, title, status, priority, created_at, updated_at) "
