@@ -50,13 +50,23 @@
         /// and drops the database afterwards (also when `body` throws). At most
         /// `concurrentLimit` of these run at once in a process; the others wait their turn
         /// (suspended, no thread held) before their database is made.
-        package static func withDatabase<T>(serverURL: String, _ body: (String) async throws -> T) async throws -> T {
-            if holdsPlace { return try await withNewDatabase(serverURL: serverURL, body) }
+        package static func withDatabase<T>(
+            serverURL: String, isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T
+        ) async throws -> T {
+            try await withPlace { try await withNewDatabase(serverURL: serverURL, body) }
+        }
+
+        /// Runs `body` holding one of the `concurrentLimit` places that scratch databases share
+        /// in this process: for a test that makes its own scratch database (or otherwise holds
+        /// several connections) without `withDatabase`. Waits its turn, suspended; a task that
+        /// already holds a place does not wait again.
+        package static func withPlace<T>(
+            isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+        ) async throws -> T {
+            if holdsPlace { return try await body() }
             await gate.enter()
             do {
-                let value = try await $holdsPlace.withValue(true) {
-                    try await withNewDatabase(serverURL: serverURL, body)
-                }
+                let value = try await $holdsPlace.withValue(true) { try await body() }
                 await gate.leave()
                 return value
             } catch {
@@ -65,9 +75,9 @@
             }
         }
 
-        private static func withNewDatabase<T>(serverURL: String, _ body: (String) async throws -> T) async throws
-            -> T
-        {
+        private static func withNewDatabase<T>(
+            serverURL: String, isolation: isolated (any Actor)? = #isolation, _ body: (String) async throws -> T
+        ) async throws -> T {
             let url = try await create(serverURL: serverURL)
             let value: T
             do {

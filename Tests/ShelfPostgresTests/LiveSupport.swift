@@ -6,6 +6,7 @@
     import Logging
     import PostgresNIO
     import ShelfPostgres
+    import ShelfPostgresTesting
     import ShelfReactive
     import ShelfStore
     import Synchronization
@@ -74,7 +75,13 @@
         ]
 
         /// Runs `body` with a fresh database, then drops it (closing whatever is still connected).
+        /// It holds one of the places scratch databases share (`PostgresScratch.withPlace`): each
+        /// test holds several connections, and two dozen at once reached a stock server's 100.
         static func with(_ body: (LiveTestDatabase) async throws -> Void) async throws {
+            try await PostgresScratch.withPlace { try await withNew(body) }
+        }
+
+        private static func withNew(_ body: (LiveTestDatabase) async throws -> Void) async throws {
             let url = try #require(PostgresServer.url.flatMap(URLComponents.init(string:)))
             let server = PostgresConnection.Configuration(
                 host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",

@@ -54,8 +54,7 @@ struct ForeignEditUndoTests {
             case .postgres:
                 #if PostgreSQL
                     let server = try #require(ProcessInfo.processInfo.environment["SHELF_TEST_POSTGRES"])
-                    let url = try await PostgresScratch.create(serverURL: server)
-                    do {
+                    try await PostgresScratch.withDatabase(serverURL: server) { url in
                         let store = try await Store.open(postgres: url)
                         try await Self.fill(store)
                         do {
@@ -73,10 +72,6 @@ struct ForeignEditUndoTests {
                             throw error
                         }
                         await store.close()
-                        try await PostgresScratch.drop(url: url)
-                    } catch {
-                        try? await PostgresScratch.drop(url: url)
-                        throw error
                     }
                 #else
                     return  // not in `available` without the PostgreSQL trait
