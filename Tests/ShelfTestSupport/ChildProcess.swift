@@ -195,6 +195,30 @@ package final class ChildProcess {
         }
     }
 
+    /// What the sqlite3 shell prints for `sql` on `database`, without the last newline, waited
+    /// for on a thread of its own. Throws when sqlite3 fails.
+    package static func sqlite3Output(_ database: String, _ sql: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { () throws -> String in
+                        let out = NSTemporaryDirectory() + "sqlite3-out-\(UUID().uuidString)"
+                        defer { unlink(out) }
+                        let status = try ChildProcess(
+                            "/usr/bin/sqlite3", [database, sql], environment: ["PATH": "/usr/bin:/bin"], stdout: out
+                        ).wait()
+                        let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+                        guard status == 0 else {
+                            throw CocoaError(
+                                .fileReadUnknown,
+                                userInfo: [NSLocalizedDescriptionKey: "sqlite3 exited \(status): \(sql)"])
+                        }
+                        return text.hasSuffix("\n") ? String(text.dropLast()) : text
+                    })
+            }
+        }
+    }
+
     /// The descriptors open in this process now.
     package static func openDescriptors() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []

@@ -38,6 +38,8 @@ final class Checkpointer: Sendable {
     private let state = Mutex<(scheduled: Bool, connection: Connection?)>((false, nil))
     /// The WAL size at the last failed truncate attempt, for the spacing of the next one.
     private let lastAttempt = Mutex<Int32>(0)
+    /// The writer's busy handler, set by `install(on:)`: a truncate waits less.
+    private let writerWait = Mutex<BusyWait?>(nil)
 
     init(path: String, writerTimeout: Int32) {
         self.path = path
@@ -46,6 +48,7 @@ final class Checkpointer: Sendable {
 
     /// Installs the WAL hook on `writer`, replacing SQLite's automatic checkpoint.
     func install(on writer: Connection) {
+        writerWait.withLock { $0 = writer.busyWait }
         sqlite3_wal_hook(writer.handle, walHook, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -70,9 +73,10 @@ final class Checkpointer: Sendable {
                 // A passive checkpoint running on the background connection holds the
                 // checkpoint lock for as long as it copies pages: let it finish first.
                 queue.sync {}
-                sqlite3_busy_timeout(writer, Self.truncateWait)
+                let wait = writerWait.withLock { $0 }
+                wait?.setTimeout(milliseconds: Self.truncateWait)
                 let code = sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
-                sqlite3_busy_timeout(writer, writerTimeout)
+                wait?.setTimeout(milliseconds: writerTimeout)
                 let outcome =
                     code == SQLITE_OK ? "emptied it" : "found readers in the way (code \(code)); retrying later"
                 Diagnostics.logger.debug(
@@ -112,7 +116,7 @@ final class Checkpointer: Sendable {
     /// a connection that has not read anything yet reports "not in WAL mode" to a checkpoint.
     private static func openConnection(_ path: String) -> Connection? {
         guard let connection = try? Connection(path: path) else { return nil }
-        sqlite3_busy_timeout(connection.handle, 1000)
+        connection.setBusyTimeout(milliseconds: 1000)
         guard (try? connection.execute("SELECT count(*) FROM sqlite_schema")) != nil else { return nil }
         return connection
     }

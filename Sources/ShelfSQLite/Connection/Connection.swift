@@ -27,6 +27,9 @@ package final class Connection: @unchecked Sendable {
 
     /// Counts the statements this connection runs, when set.
     private let counter: StatementCounter?
+    /// Its busy handler: how long it waits for another process's lock, and a way to end the
+    /// wait (`ReadInterruption`).
+    package let busyWait: BusyWait
 
     /// Opens `path` (":memory:" for a private in-memory database); a writable connection
     /// creates a missing file unless `creating` is false.
@@ -41,6 +44,7 @@ package final class Connection: @unchecked Sendable {
         counter: StatementCounter? = nil
     ) throws {
         self.counter = counter
+        busyWait = BusyWait(milliseconds: Int32(clamping: Database.milliseconds(busyTimeout)))
         var handle: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
@@ -54,10 +58,15 @@ package final class Connection: @unchecked Sendable {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: Database.milliseconds(busyTimeout)))
+        busyWait.install(on: handle)
         // The authorizer runs only while statements are prepared, never per row.
         sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
         Diagnostics.profile(handle)
+    }
+
+    /// Sets how long this connection waits for another process's lock (0: not at all).
+    package func setBusyTimeout(milliseconds: Int32) {
+        busyWait.setTimeout(milliseconds: milliseconds)
     }
 
     /// Set once `close()` has run; the handle is then invalid.

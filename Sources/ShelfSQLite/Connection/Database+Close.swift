@@ -105,7 +105,7 @@ extension Database {
             return .failed("\(error)")
         }
         defer { connection.close() }
-        sqlite3_busy_timeout(connection.handle, Int32(clamping: milliseconds(timeout)))
+        connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds(timeout)))
         do {
             // (busy, frames in the WAL, frames copied): busy is 1 when readers or a writer of
             // other processes kept the checkpoint from finishing.

@@ -80,7 +80,7 @@ package final class Database: Sendable {
         changeTracker = ChangeTracker(path: path, changeCounters: changeCounters, watchesFiles: watchesFiles)
         let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
-        sqlite3_busy_timeout(writer.handle, Int32(clamping: Self.milliseconds(writeTimeout)))
+        writer.setBusyTimeout(milliseconds: Int32(clamping: Self.milliseconds(writeTimeout)))
         if let path {
             // journal_mode returns a row; a database that cannot switch (e.g. on a
             // filesystem without shared memory) says so here rather than later.
@@ -182,7 +182,11 @@ package final class Database: Sendable {
     ///
     /// After a commit that changed rows, the `changeTracker` learns which tables changed
     /// (from counters read inside the transaction) and live queries over them re-run.
-    package func write<T>(_ body: (Connection) throws -> T) throws -> T {
+    ///
+    /// With an `interruption`, its `cancel()` ends the write whenever it comes: while it waits
+    /// for another process's lock, or while a statement runs. The transaction rolls back and
+    /// this throws `CancellationError`.
+    package func write<T>(interruption: ReadInterruption? = nil, _ body: (Connection) throws -> T) throws -> T {
         // A file deleted or replaced under the process: a write would land in a ghost (and
         // in a WAL that a process opening the new file would read).
         if let failure = changeTracker.fileFailure() { throw failure }
@@ -191,7 +195,13 @@ package final class Database: Sendable {
                 changeTracker.willWrite()
                 defer { changeTracker.didEndWrite() }
                 let walCommits = checkpointer?.walCommits
-                return confirmed(try connection.transaction { try runTracked(body) }, walCommitsBefore: walCommits)
+                let commit =
+                    if let interruption {
+                        try interruption.run(on: connection) { try $0.transaction { try runTracked(body) } }
+                    } else {
+                        try connection.transaction { try runTracked(body) }
+                    }
+                return confirmed(commit, walCommitsBefore: walCommits)
             }
         }
         return finish(commit)
@@ -259,7 +269,7 @@ package final class Database: Sendable {
         if let failure = changeTracker.fileFailure() { throw failure }
         changeTracker.willWrite()
         defer { changeTracker.didEndWrite() }
-        sqlite3_busy_timeout(writer.handle, 0)
+        writer.setBusyTimeout(milliseconds: 0)
         let began: Bool
         do {
             try writer.cachedStatement("BEGIN IMMEDIATE").run()
@@ -267,10 +277,10 @@ package final class Database: Sendable {
         } catch let error as DatabaseError where error.code == DatabaseError.busy {
             began = false
         } catch {
-            sqlite3_busy_timeout(writer.handle, writerTimeoutMilliseconds)
+            writer.setBusyTimeout(milliseconds: writerTimeoutMilliseconds)
             throw error
         }
-        sqlite3_busy_timeout(writer.handle, writerTimeoutMilliseconds)
+        writer.setBusyTimeout(milliseconds: writerTimeoutMilliseconds)
         guard began else { return nil }
         let walCommits = checkpointer?.walCommits
         return confirmed(try writer.commit { try runTracked(body) }, walCommitsBefore: walCommits)
@@ -432,7 +442,7 @@ final class ReaderPool: Sendable {
         var connections: [Connection] = []
         for _ in 0..<count {
             let connection = try Connection(path: path, readOnly: true, counter: counter)
-            sqlite3_busy_timeout(connection.handle, busyTimeout)
+            connection.setBusyTimeout(milliseconds: busyTimeout)
             try connection.execute("PRAGMA cache_size=\(-abs(cacheKiB))")
             connections.append(connection)
         }

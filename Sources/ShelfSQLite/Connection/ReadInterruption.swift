@@ -33,7 +33,12 @@ package final class ReadInterruption: Sendable {
             state.cancelled = true
             // Under the lock: the read cannot end and hand its connection to another read
             // meanwhile (`run` clears it under the same lock before the connection goes back).
-            if let connection = state.connection { sqlite3_interrupt(connection.handle) }
+            if let connection = state.connection {
+                sqlite3_interrupt(connection.handle)
+                // A statement waiting for another process's lock sleeps in the busy handler,
+                // which sqlite3_interrupt does not wake.
+                connection.busyWait.interrupt()
+            }
         }
     }
 
@@ -44,7 +49,12 @@ package final class ReadInterruption: Sendable {
             if state.cancelled { throw CancellationError() }
             state.connection = connection
         }
-        defer { state.withLock { $0.connection = nil } }
+        defer {
+            state.withLock { state in
+                state.connection = nil
+                connection.busyWait.clearInterrupt()
+            }
+        }
         do {
             return try body(connection)
         } catch {

@@ -226,9 +226,8 @@ extension SQLiteItemRepository {
         do {
             let interrupt: @Sendable () -> Void = { interruption.cancel() }
             return try await BlockingWork.run(onCancel: interrupt) { cancellation in
-                try database.write { connection in
-                    try interruption.run(on: connection) { connection in try body(connection, cancellation) }
-                }
+                // Esc (cancellation) ends a wait for another program's lock too.
+                try database.write(interruption: interruption) { connection in try body(connection, cancellation) }
             }
         } catch let error as CancellationError {
             throw error
