@@ -46,6 +46,10 @@ public final class ItemListViewModel {
     private var usersObservation: Observation?
     /// True while the live window's last run failed (the failure is on screen).
     private var liveFailed = false
+    /// True from a read started after a failure until a read answers: the failure stays on screen,
+    /// and the rows from before it are not shown again meanwhile (they may be gone: a deleted
+    /// database file's rows showed for as long as the retry's read took to fail again).
+    private var holdsFailure = false
     /// Awaited before each live window (which counts the items) is opened; tests hold it to
     /// see the rows shown before the count.
     var beforeCounting: (@Sendable () async -> Void)?
@@ -245,6 +249,9 @@ public final class ItemListViewModel {
     /// Runs `request` off the main actor and feeds its result to the window; publishes either way.
     private func run(_ request: ItemListRequest?) {
         if let request {
+            // After a failure, a new read (a retry, another query) shows its own rows or
+            // failure, never the rows from before.
+            if mutableState.value.failure != nil { holdsFailure = true }
             cancelReads(before: request.number)
             if !window.hasWindow, mutableState.value != .loading { mutableState.value = .loading }
             if readsInFlight < Self.maximumReadsInFlight {
@@ -329,6 +336,7 @@ public final class ItemListViewModel {
 
     private func receive(_ result: ReadResult, for number: Int) {
         guard number == window.requestNumber else { return }
+        holdsFailure = false
         switch result {
         case .before(let items):
             run(window.receive(before: items, for: number))
@@ -355,6 +363,7 @@ public final class ItemListViewModel {
                 let shown = ItemWindow(items: window.items, totalCount: window.totalCount ?? -1)
                 guard value != shown || liveFailed else { return }
                 liveFailed = false
+                holdsFailure = false
                 if value.totalCount == 0, unfilteredCount == nil, hasFilters { readUnfilteredCount(number) }
                 let countChanged = value.totalCount != shown.totalCount
                 run(window.receive(live: value, for: number))
@@ -420,7 +429,7 @@ public final class ItemListViewModel {
     }
 
     func publish() {
-        guard window.hasWindow else { return }
+        guard window.hasWindow, !holdsFailure else { return }
         let rows: [ItemRowViewModel]
         if let formattedRows, formattedRows.items == window.items {
             rows = formattedRows.rows

@@ -61,3 +61,42 @@ struct FailureStateTests {
         #expect(message.hasPrefix("Could not open item \(id.rawValue) for editing:"))
     }
 }
+
+/// After a failure the rows from before it are never shown again until a read succeeds: not
+/// while a retry runs (the browser showed the rows of a deleted database file for as long as
+/// the retry's read took to fail again).
+@MainActor
+@Suite("A retry shows no rows from before the failure")
+struct RetryStateTests {
+    @Test func aRetryKeepsTheFailureUntilItsReadAnswers() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let list = ItemListViewModel(store: store)
+        await list.load().finished()
+        #expect(list.state.value.value?.rows.count == 3)
+        let path = try #require(store.path)
+        try FileManager.default.removeItem(atPath: path)
+        let failed = Recorder(list.state)
+        try #require(await failed.latest { $0.failure != nil } != nil, "the deletion is shown")
+
+        let states = Recorder(list.state)
+        let retry = list.retry()
+        #expect(list.state.value.value == nil, "no rows from the deleted file while the retry reads")
+        await retry.finished()
+        #expect(await states.latest { $0.failure != nil } != nil)
+        #expect(!states.all.contains { $0.value != nil }, "\(states.all)")
+        #expect(list.state.value.failure?.message.contains("deleted") == true)
+    }
+
+    @Test func aRetryAfterATransientFailureShowsTheRowsItReads() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        let path = try #require(store.path)
+        #expect(try await ChildProcess.sqlite3(path, "ALTER TABLE items RENAME TO items_elsewhere;") == 0)
+        let list = ItemListViewModel(store: store)
+        let states = Recorder(list.state)
+        await list.load().finished()
+        #expect(await states.latest { $0.failure != nil } != nil)
+        #expect(try await ChildProcess.sqlite3(path, "ALTER TABLE items_elsewhere RENAME TO items;") == 0)
+        await list.retry().finished()
+        #expect(await states.latest { $0.value?.rows.count == 3 } != nil)
+    }
+}
