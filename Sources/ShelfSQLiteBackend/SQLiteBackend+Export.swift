@@ -12,10 +12,12 @@ extension SQLiteBackend {
         return (sql, arguments)
     }
 
-    /// Refuses, before anything is written, an export whose selection holds an item whose user
-    /// is gone (another program deleted users with foreign keys off): the export's join would
-    /// leave it out without a word, and kept without an owner it could not be imported. Run in
-    /// the export's read, so it sees the rows the export reads.
+    /// Refuses, before any item is read, a read of every item a selection holds (`forEachItem`:
+    /// exports, `shelf items list`) when one of them names a user that is gone (another program
+    /// deleted users with foreign keys off): the join would leave it out without a word, and
+    /// kept without an owner it could not be imported. Run in the read's own transaction, so
+    /// it sees the rows the read reads. The message says what was found and what to do; it
+    /// says nothing of writing (the caller may be a read: an export adds what it did not write).
     func refuseOrphans(matching query: ItemQuery, on connection: Connection) throws {
         let (filter, arguments) = Self.exportFilter(matching: query)
         let condition = filter.isEmpty ? " WHERE " : filter + " AND "
@@ -30,13 +32,15 @@ extension SQLiteBackend {
             try statement.forEachRow { row in found = (try row.int64(0), try row.int64(1), try row.int64(2)) }
         }
         guard let found else { return }
-        let others = found.count > 1 ? " (and \(found.count - 1) more items do too)" : ""
+        let example =
+            (found.count > 1 ? "the first, item \(found.id)," : "item \(found.id)") + " names user \(found.owner)"
         throw StoreError(
             .invalidValue,
-            "item \(found.id) in \(location) names user \(found.owner), who no longer exists\(others): another "
-                + "program deleted users with foreign keys off. Rather than leave such items out, shelf stopped "
-                + "before writing anything. `sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` "
-                + "lists every one: delete them or point them at an existing user, then try again")
+            "\(location) holds \(Store.orphansListed([("items", Int(found.count))])) whose user is gone (\(example), "
+                + "who no longer exists): another program deleted users with foreign keys off. Rather than leave "
+                + "\(found.count == 1 ? "it" : "them") out without a word, shelf read none of the items. "
+                + "`sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` lists every one: "
+                + "delete them or point them at an existing user, then try again")
     }
 
     /// The WHERE clause (with its leading space, or empty) and arguments of an items export.

@@ -50,4 +50,26 @@ struct SchemaFindingsTests {
         let restored = try await shelf.run(["restore", "--db", db, copied])
         #expect(restored.status == 0, "\(restored.error)")
     }
+
+    /// F13: `shelf items list` (a read) over items whose user another program deleted says
+    /// what it found and what to do, not that it "stopped before writing anything"; `items
+    /// show` of such an item names the missing user.
+    @Test func aListOfItemsWhoseUserIsGoneSaysWhatItFoundNotWriting() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'ann@example.com';") == 0)
+        for json in [[], ["--json"]] {
+            let listed = try await shelf.run(["items", "list", "--db", db] + json)
+            #expect(listed.status == 1, "\(listed.output)")
+            #expect(listed.error.contains("holds 3 items rows whose user is gone"), "\(listed.error)")
+            #expect(listed.error.contains("item 1, names user 1, who no longer exists"), "\(listed.error)")
+            #expect(listed.error.contains("PRAGMA foreign_key_check(items)"), "\(listed.error)")
+            #expect(!listed.error.contains("writ"), "a read talks of writing: \(listed.error)")
+        }
+        let shown = try await shelf.run(["items", "show", "--db", db, "1"])
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(shown.output.contains("user 1, which no longer exists"), "\(shown.output)")
+    }
 }
