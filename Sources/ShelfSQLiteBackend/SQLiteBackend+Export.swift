@@ -43,6 +43,36 @@ extension SQLiteBackend {
                 + "delete them or point them at an existing user, then try again")
     }
 
+    /// Refuses, before any item is read, items or users holding a value of the wrong type
+    /// (`StoredValueCheck`, the rule `shelf copy` applies): read as their kind they would be
+    /// made-up values (text in a time read as 1970, 2.5 as 2).
+    private func refuseMistyped(on connection: Connection) throws {
+        try refuseMistypedUsers(on: connection)
+        try StoredValueCheck.refuseMistyped(.items, on: connection, location: location, action: "try")
+    }
+
+    /// `refuseMistyped` for users, whose names and emails are checked to be UTF-8 here too (a
+    /// few thousand rows at most; an items export writes owners' emails from them).
+    private func refuseMistypedUsers(on connection: Connection) throws {
+        try StoredValueCheck.refuseMistyped(.users, on: connection, location: location, action: "try")
+        let statement = try StoreError.translating { try connection.makeStatement("SELECT id, name, email FROM users") }
+        try StoreError.translating {
+            try statement.forEachRow { row in
+                let id = try row.int64(0)
+                for (index, column) in [(Int32(1), "name"), (2, "email")] {
+                    try StoredValueCheck.refuseMalformed(
+                        row.textBytes(index), .users, id: id, column: column, location: location, action: "try")
+                }
+            }
+        }
+    }
+
+    /// `StoredValueCheck.refuseMalformed` for a text column of an item.
+    @inline(__always)
+    private func refuseMalformed(_ bytes: UnsafeBufferPointer<UInt8>?, id: Int64, column: String) throws {
+        try StoredValueCheck.refuseMalformed(bytes, .items, id: id, column: column, location: location, action: "try")
+    }
+
     /// The WHERE clause (with its leading space, or empty) and arguments of an items export.
     private static func exportFilter(matching query: ItemQuery) -> (String, [any SQLBindable]) {
         // Every term of the query language, as the list's pages read it (but by ID).
@@ -60,6 +90,7 @@ extension SQLiteBackend {
     /// writes proceed meanwhile. Errors are `StoreError`s, or what `body` throws.
     func forEachUser(orderedByName: Bool, _ body: (ExportedUser) throws -> Void) throws {
         try database.read { connection in
+            try refuseMistypedUsers(on: connection)
             let order = orderedByName ? SQLiteUserRepository.nameOrder : "id"
             let statement = try StoreError.translating {
                 try connection.makeStatement("SELECT id, name, email, created_at FROM users ORDER BY \(order)")
@@ -82,13 +113,17 @@ extension SQLiteBackend {
         let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
             try refuseOrphans(matching: query, on: connection)
+            try refuseMistyped(on: connection)
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {
                 try statement.bind(arguments: arguments)
                 try statement.forEachRow { row in
+                    let id = try row.int64(0)
+                    try refuseMalformed(row.textBytes(2), id: id, column: "title")
+                    try refuseMalformed(row.textBytes(3), id: id, column: "notes")
                     try body(
                         ExportedItem(
-                            id: try row.int64(0), ownerEmail: try row.string(1), title: try row.string(2),
+                            id: id, ownerEmail: try row.string(1), title: try row.string(2),
                             notes: row.optionalString(3), status: try row.string(4), priority: Int(try row.int64(5)),
                             createdAt: try row.int64(6), updatedAt: try row.int64(7)))
                 }
@@ -98,12 +133,13 @@ extension SQLiteBackend {
 }
 
 extension SQLiteBackend {
-    /// The database's own bytes when they are well-formed UTF-8; other text goes through
-    /// `String`, which repairs it as `forEachItem` does.
+    /// The database's own bytes, which must be well-formed UTF-8: other bytes are refused
+    /// (`StoredValueCheck`), as `forEachItem` refuses them, rather than repaired.
     func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
         let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
             try refuseOrphans(matching: query, on: connection)
+            try refuseMistyped(on: connection)
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
             try StoreError.translating {
                 try statement.bind(arguments: arguments)
@@ -117,19 +153,14 @@ extension SQLiteBackend {
                         return
                     }
                     let notes = row.textBytes(3)
-                    guard UTF8Validation.isValid(email), UTF8Validation.isValid(title),
-                        UTF8Validation.isValid(status), notes.map(UTF8Validation.isValid) ?? true
-                    else {
-                        let item = ExportedItem(
-                            id: try row.int64(0), ownerEmail: try row.string(1), title: try row.string(2),
-                            notes: row.optionalString(3), status: try row.string(4), priority: Int(try row.int64(5)),
-                            createdAt: try row.int64(6), updatedAt: try row.int64(7))
-                        try ExportedItemText.withText(of: item, body)
-                        return
-                    }
+                    let id = try row.int64(0)
+                    // Checked in place (owners' emails were checked with the users).
+                    try refuseMalformed(title, id: id, column: "title")
+                    try refuseMalformed(notes, id: id, column: "notes")
+                    try refuseMalformed(status, id: id, column: "status")
                     try body(
                         ExportedItemText(
-                            id: try row.int64(0), ownerEmail: email, title: title, notes: notes, status: status,
+                            id: id, ownerEmail: email, title: title, notes: notes, status: status,
                             priority: Int(try row.int64(5)), createdAt: try row.int64(6), updatedAt: try row.int64(7)))
                 }
             }

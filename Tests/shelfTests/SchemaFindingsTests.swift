@@ -72,4 +72,59 @@ struct SchemaFindingsTests {
         #expect(shown.status == 0, "\(shown.error)")
         #expect(shown.output.contains("user 1, which no longer exists"), "\(shown.output)")
     }
+
+    /// F7: values another program stored with the wrong SQLite type (text in a time, 2.5 in
+    /// the priority, bytes that are not UTF-8 in a title) are refused by export (no file, no
+    /// rows), `items list` and `items show`, naming the item, the column, what it holds and
+    /// the sqlite3 UPDATE that corrects it, as `shelf copy` refuses them; the other items still
+    /// show, and once corrected the export runs.
+    @Test(arguments: [
+        (
+            "UPDATE items SET created_at = 'yesterday' WHERE id = 2;", "holds text 'yesterday' in created_at",
+            "UPDATE items SET created_at = 1700000000000 WHERE id = 2;", true
+        ),
+        (
+            "UPDATE items SET priority = 2.5 WHERE id = 2;", "holds real 2.5 in priority",
+            "UPDATE items SET priority = CAST(priority AS INTEGER) WHERE id = 2;", true
+        ),
+        (
+            "UPDATE items SET title = CAST(X'5AFF726963' AS TEXT) WHERE id = 2;",
+            "holds bytes that are not UTF-8 text (X'5AFF726963…') in title",
+            "UPDATE items SET title = 'the right text' WHERE id = 2;", false
+        ),
+    ])
+    func aValueOfTheWrongTypeIsRefusedNotMadeUp(broken: String, holds: String, fix: String, copyRefuses: Bool)
+        async throws
+    {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(db, broken) == 0)
+        let file = shelf.folder.appendingPathComponent("items.csv").path
+        let commands: [[String]] = [
+            ["export", "items", "--db", db, "--format", "csv", "-o", file],
+            ["export", "items", "--db", db, "--format", "json"],
+            ["items", "list", "--db", db], ["items", "list", "--db", db, "--json"], ["items", "show", "--db", db, "2"],
+        ]
+        for command in commands {
+            let refused = try await shelf.run(command)
+            #expect(refused.status == 1, "\(command): \(refused.output)")
+            #expect(refused.error.contains("items row 2 in \(db) \(holds)"), "\(command): \(refused.error)")
+            // The statement as the shell reads it (quoted); its start is the same.
+            #expect(refused.error.contains(fix.components(separatedBy: " = ")[0] + " = "), "\(refused.error)")
+            #expect(refused.output.isEmpty, "\(command): \(refused.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: file))
+        let other = try await shelf.run(["items", "show", "--db", db, "1"])
+        #expect(other.status == 0 && other.output.contains("Moth trap"), "\(other.error)")
+        let copied = try await shelf.run(["copy", db, shelf.folder.appendingPathComponent("c.sqlite").path])
+        #expect(copied.status == (copyRefuses ? 1 : 0), "\(copied.error)")
+        if copyRefuses { #expect(copied.error.contains("items row 2 in \(db) \(holds)"), "\(copied.error)") }
+
+        #expect(try await ChildProcess.sqlite3(db, fix) == 0)
+        let exported = try await shelf.run(["export", "items", "--db", db, "--format", "csv", "-o", file])
+        #expect(exported.status == 0, "\(exported.error)")
+        #expect(try await shelf.run(["items", "show", "--db", db, "2"]).status == 0)
+    }
 }
