@@ -43,12 +43,26 @@ extension SQLiteBackend {
                 + "delete them or point them at an existing user, then try again")
     }
 
-    /// Refuses, before any item is read, items or users holding a value of the wrong type
+    /// Refuses, before any item is read, users holding a value of the wrong type
     /// (`StoredValueCheck`, the rule `shelf copy` applies): read as their kind they would be
-    /// made-up values (text in a time read as 1970, 2.5 as 2).
+    /// made-up values (text in a time read as 1970, 2.5 as 2). Items are checked row by row.
     private func refuseMistyped(on connection: Connection) throws {
         try refuseMistypedUsers(on: connection)
-        try StoredValueCheck.refuseMistyped(.items, on: connection, location: location, action: "try")
+    }
+
+    /// Throws, naming the row and what it holds, unless every column of the current row of an
+    /// items export (`exportSQL`) holds its kind (`StoredValueCheck`): one C call per column,
+    /// in the export's loop, instead of a scan of every item before it (which cost a third of
+    /// `sqlite3 -csv`'s time).
+    @inline(__always)
+    private func refuseMistyped(_ row: Row, id: Int64, on connection: Connection) throws {
+        guard StoredValueCheck.holds(row, 2, .text), StoredValueCheck.holds(row, 3, .text, nullable: true),
+            StoredValueCheck.holds(row, 4, .text), StoredValueCheck.holds(row, 5, .integer),
+            StoredValueCheck.holds(row, 6, .integer), StoredValueCheck.holds(row, 7, .integer)
+        else {
+            try StoredValueCheck.refuseMistyped(.items, id: id, on: connection, location: location, action: "try")
+            throw StoreError(.invalidValue, "item \(id) in \(location) holds a value of the wrong type; correct it")
+        }
     }
 
     /// `refuseMistyped` for users, whose names and emails are checked to be UTF-8 here too (a
@@ -119,6 +133,7 @@ extension SQLiteBackend {
                 try statement.bind(arguments: arguments)
                 try statement.forEachRow { row in
                     let id = try row.int64(0)
+                    try refuseMistyped(row, id: id, on: connection)
                     try refuseMalformed(row.textBytes(2), id: id, column: "title")
                     try refuseMalformed(row.textBytes(3), id: id, column: "notes")
                     try body(
@@ -154,6 +169,7 @@ extension SQLiteBackend {
                     }
                     let notes = row.textBytes(3)
                     let id = try row.int64(0)
+                    try refuseMistyped(row, id: id, on: connection)
                     // Checked in place (owners' emails were checked with the users).
                     try refuseMalformed(title, id: id, column: "title")
                     try refuseMalformed(notes, id: id, column: "notes")

@@ -48,6 +48,20 @@ enum StoredValueCheck {
             location: location, action: action)
     }
 
+    /// The per-row form of the rule, for loops that read rows anyway: true when column
+    /// `index` of `row` holds `kind` (or NULL, when `nullable`). One `sqlite3_column_type`
+    /// call, no allocation; on false, call `refuseMistyped(_:id:on:location:action:)` for the
+    /// row, which says what it holds.
+    @inline(__always)
+    static func holds(_ row: Row, _ index: Int32, _ kind: CopyColumn.Kind, nullable: Bool = false) -> Bool {
+        switch row.storageClass(index) {
+        case .integer: kind != .text
+        case .text: kind == .text
+        case .null: nullable
+        case .real, .blob: false
+        }
+    }
+
     /// Throws as `refuseMistyped` when text `bytes` of column `column` of row `id` are not
     /// well-formed UTF-8. In place: no allocation for well-formed text.
     @inline(__always)
