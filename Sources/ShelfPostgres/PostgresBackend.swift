@@ -25,6 +25,9 @@
         package var shareableLocation: String? { location }
 
         package let place: PostgresLocation
+        /// The server cluster and database this store is, whatever the URL called them (see
+        /// `databaseIdentity(on:)`); read when the store opened.
+        package let copyIdentity: String
         package let pool: PostgresPool
         /// Re-reads live values when a commit changes their tables (LISTEN on a connection of
         /// its own, which it opens on the first live value).
@@ -34,10 +37,12 @@
         private let runs = RunCounter()
 
         private init(
-            url: String, place: PostgresLocation, appliedMigrations: [String], emailCollisions: [EmailCollision]
+            url: String, place: PostgresLocation, appliedMigrations: [String], emailCollisions: [EmailCollision],
+            copyIdentity: String
         ) throws {
             location = StoreLocation.redacted(url)
             self.place = place
+            self.copyIdentity = copyIdentity
             self.appliedMigrations = appliedMigrations
             self.emailCollisions = emailCollisions
             let feed = PostgresChangeFeed(
@@ -73,13 +78,14 @@
             let place = location
             SlowCallThreshold.set(configuration.slowQueryThreshold)
             PostgresPool.setLogLevel(configuration.logLevel)
-            let (applied, collisions) = try await withConnection(to: place) { connection in
+            let (applied, collisions, identity) = try await withConnection(to: place) { connection in
                 let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
                 let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)
-                return (applied, collisions)
+                return (applied, collisions, try await databaseIdentity(on: connection))
             }
             return try PostgresBackend(
-                url: url, place: place, appliedMigrations: applied, emailCollisions: collisions)
+                url: url, place: place, appliedMigrations: applied, emailCollisions: collisions,
+                copyIdentity: identity)
         }
 
         /// Runs `body` on a new plain connection to `place`, closed at the end. When the

@@ -14,7 +14,7 @@ internal import ShelfStore
 extension SQLiteBackend {
     func withCopySnapshot<T>(_ body: (any CopySnapshot) throws -> T) throws -> T {
         try StoreError.translating {
-            try database.read { connection in try body(SQLiteCopyRows(connection: connection)) }
+            try database.read { connection in try body(SQLiteCopyRows(connection: connection, location: location)) }
         }
     }
 
@@ -27,7 +27,7 @@ extension SQLiteBackend {
         }
         return try StoreError.translating {
             try database.write { connection in
-                let rows = SQLiteCopyRows(connection: connection)
+                let rows = SQLiteCopyRows(connection: connection, location: location)
                 loaded = rows
                 return try body(rows)
             }
@@ -70,13 +70,16 @@ extension SQLiteBackend {
 /// read and written for a copy's transaction.
 final class SQLiteCopyRows: CopyTransaction {
     private let connection: Connection
+    /// Where the store lives, for messages.
+    private let location: String
     /// The bulk loads under way (`beginBulkLoad`), users first; empty outside one.
     private var rebuilds: [ImportRebuild] = []
     /// What the bulk load did to each table, for the change counters.
     private var counts: [ImportTable: ImportCounts] = [:]
 
-    init(connection: Connection) {
+    init(connection: Connection, location: String) {
         self.connection = connection
+        self.location = location
     }
 
     /// Puts back the page cache size a bulk load changed; nothing when there was none.
@@ -112,31 +115,9 @@ final class SQLiteCopyRows: CopyTransaction {
     }
 
     func rowCount(_ table: CopyTable) throws -> Int {
-        try refuseMistypedValues(table)
+        // A value of the wrong type would be copied as what reading it makes up.
+        try StoredValueCheck.refuseMistyped(table, on: connection, location: location, action: "copy")
         return Int(try connection.fetchOne("SELECT count(*) FROM \(table.name)") { try $0.int64(0) } ?? 0)
-    }
-
-    /// Throws, naming the first row and column, when a value is not of its column's kind (a
-    /// program other than shelf can store text in an integer column, or a blob anywhere).
-    private func refuseMistypedValues(_ table: CopyTable) throws {
-        let checks = table.columns.map { column in
-            let kinds = (column.kind != .text ? ["'integer'"] : ["'text'"]) + (column.nullable ? ["'null'"] : [])
-            return (column.name, "typeof(\(column.name)) NOT IN (\(kinds.joined(separator: ", ")))")
-        }
-        let which = "CASE " + checks.map { "WHEN \($0.1) THEN '\($0.0)'" }.joined(separator: " ") + " END"
-        let condition = checks.map(\.1).joined(separator: " OR ")
-        let sql = "SELECT id, \(which), typeof(\(which)) FROM \(table.name) WHERE \(condition) ORDER BY id LIMIT 1"
-        if let (id, column) = try connection.fetchOne(sql, row: { (try $0.get(0, as: Int64?.self), try $0.string(1)) })
-        {
-            let type = try connection.fetchOne(
-                "SELECT typeof(\(column)) FROM \(table.name) WHERE id IS ?", id
-            ) { try $0.string(0) }
-            throw StoreError(
-                .invalidValue,
-                "\(table.name) row \(id.map(String.init) ?? "without an ID") holds \(type ?? "a value") in \(column), "
-                    + "which shelf keeps as \(table.columns.first { $0.name == column }?.kind != .text ? "an integer" : "text"); "
-                    + "correct that row (another program wrote it), then copy again")
-        }
     }
 
     func lastID(_ table: CopyTable) throws -> Int64 {

@@ -131,7 +131,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     }
 
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {
-        try await openLive { try SQLiteItemRepository.item(id: id, $0) }.property
+        let location = self.location
+        return try await openLive { try SQLiteItemRepository.checkedItem(id: id, $0, location: location) }.property
     }
 
     func liveUsers() async throws -> Property<LiveResult<[User]>> {

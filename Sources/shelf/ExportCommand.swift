@@ -148,6 +148,13 @@ struct ExportCommand: AsyncParsableCommand {
             progress.finish()
             printError("Interrupted: \(output) was not written (a file that was there is left as it was).")
             throw CancellationError()
+        } catch let error as StoreError where output != "-" {
+            // The file is written beside its place and renamed there at the end: said, since
+            // the store's message (a read's) does not know it was an export.
+            progress.finish()
+            throw StoreError(
+                error.code, error.message + "; \(output) was not written (a file that was there is left as it was)",
+                hint: error.hint)
         } catch {
             progress.finish()
             throw error

@@ -9,8 +9,8 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore", abstract: "Put a backup in place of the store.",
         discussion: """
             BACKUP is a file `shelf backup` wrote. It is checked first (a shelf database, \
-            integrity_check and the search index's check, not from a newer shelf; an older one is \
-            migrated), and the restore is refused while any process has the store open (they are named).
+            integrity_check and the search index's check, every table, index and trigger this \
+            shelf's schema has, not from a newer shelf; an older one is migrated), and the restore is refused while any process has the store open (they are named).
 
             A SQLite store is then swapped for the checked copy atomically: the store it replaces is \
             kept as NAME.before-restore-TIME (UTC) beside it, and at every moment the store's path is \

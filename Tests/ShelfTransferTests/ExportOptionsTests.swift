@@ -162,14 +162,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    /// Items are read as bytes in place when they are ASCII; other text goes through `String`,
-    /// so text that is not UTF-8 (written by another program) is repaired as before, and
-    /// Unicode is written as it is.
+    /// Items are read as bytes in place: Unicode is written as it is. Text that is not UTF-8
+    /// (written by another program) is refused, naming the item and the column, rather than
+    /// written "repaired" with U+FFFD (the hostile tester's F7); no file is written.
     @Test(arguments: [TransferFormat.csv, .json])
-    func textThatIsNotASCIIIsWrittenAsBefore(_ format: TransferFormat) async throws {
+    func unicodeIsWrittenAsItIsAndTextThatIsNotUTF8IsRefused(_ format: TransferFormat) async throws {
         let scratch = try Scratch()
         let store = try await Self.makeSeeded()
         try await store.items.insert(NewItem(userID: User.ID(2), title: "café 😀", notes: "ünï"))
+        let text = try await export(store, ExportOptions(format: format), to: scratch.path("x.\(format)"))
+        if format == .csv {
+            #expect(try csvRecords(text).contains { $0.count > 3 && $0[2] == "café 😀" && $0[3] == "ünï" })
+        } else {
+            #expect(text.contains(#""title":"café 😀","notes":"ünï""#))
+        }
         // Another program writes bytes that are not UTF-8.
         let sql = "UPDATE items SET title = CAST(X'4869FF' AS TEXT), notes = CAST(X'C3' AS TEXT) WHERE id = 1"
         let status = try ChildProcess(
@@ -177,15 +183,15 @@ import Testing
             environment: ["PATH": "/usr/bin:/bin"], stderr: scratch.path("sqlite3.err")
         ).wait()
         #expect(status == 0, "\((try? scratch.read("sqlite3.err")) ?? "")")
-        let text = try await export(store, ExportOptions(format: format), to: scratch.path("x.\(format)"))
-        if format == .csv {
-            let rows = try csvRecords(text)
-            #expect(rows[0][2] == "Hi\u{FFFD}" && rows[0][3] == "\u{FFFD}")
-            #expect(rows[3][2] == "café 😀" && rows[3][3] == "ünï")
-        } else {
-            #expect(text.contains(#""title":"Hi\#u{FFFD}","notes":"\#u{FFFD}""#))
-            #expect(text.contains(#""title":"café 😀","notes":"ünï""#))
+        let refused = scratch.path("y.\(format)")
+        await #expect {
+            try await export(store, ExportOptions(format: format), to: refused)
+        } throws: { error in
+            let message = (error as? StoreError)?.message ?? ""
+            return message.contains("items row 1 in ")
+                && message.contains("that are not UTF-8 text (X'4869FF…') in title")
         }
+        #expect(!FileManager.default.fileExists(atPath: refused))
     }
 
     @Test func progressCountsFirstAndEndsAtTheRowsWritten() async throws {

@@ -72,9 +72,12 @@ struct CopyCommandTests {
         }
         #expect(fingerprints.count == 2 && fingerprints[0] == fingerprints[1] && fingerprints[0].count == 64)
         #expect(try CopyFixture.dump(target) == CopyFixture.dump(source))
-        // The search index covers the copied items.
-        let found = try await shelf.run(["items", "list", "--db", target, "--query", "zurich"])
-        #expect(found.output.contains("Zürich notes"), "\(found.output)\(found.error)")
+        // The search index covers the copied items. Item 2's notes, not UTF-8, are refused when
+        // it is listed (as in the source), not shown "repaired" (the hostile tester's F7).
+        let found = try await shelf.run(["items", "list", "--db", target, "--query", "moth"])
+        #expect(found.output.contains("Moth trap"), "\(found.output)\(found.error)")
+        let refused = try await shelf.run(["items", "list", "--db", target, "--query", "zurich"])
+        #expect(refused.error.contains("items row 2 in \(target) holds bytes that are not UTF-8"), "\(refused.error)")
         // A new item gets an ID never used in the source.
         let added = try await shelf.run(["items", "add", "--db", target, "--user", "bob@example.com", "--title", "New"])
         #expect(added.status == 0, "\(added.error)")
@@ -120,7 +123,7 @@ struct CopyCommandTests {
         let failed = try await shelf.run(["copy", source, target])
         #expect(failed.status == 1)
         #expect(
-            failed.error.contains("items row 2 holds text in updated_at")
+            failed.error.contains("items row 2 in \(source) holds text 'yesterday' in updated_at")
                 && failed.error.contains("nothing was copied: \(target) is as it was"), "\(failed.error)")
         let left = try FileManager.default.contentsOfDirectory(atPath: shelf.folder.path)
         #expect(!left.contains { $0.hasPrefix("new.sqlite") || $0.hasPrefix(".new.sqlite") }, "\(left)")

@@ -84,7 +84,5 @@
 
         /// PostgreSQL checks its pages itself (checksums when enabled); shelf adds nothing.
         package func checkIntegrity() throws {}
-
-        package var copyIdentity: String { "postgres:\(place.server)/\(place.database)" }
     }
 #endif

@@ -169,6 +169,24 @@ package struct Row {
         return memcmp(text, literal.utf8Start, count) == 0
     }
 
+    /// What column `index` holds, as SQLite stores it (`sqlite3_column_type`): one C call, for
+    /// checks in hot loops that a value is of its column's kind before it is read as one.
+    @inline(__always)
+    package func storageClass(_ index: Int32) -> StorageClass {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
+    }
+
     /// Column `index` as a date (see `Date: SQLValue`); throws on NULL.
     package func date(_ index: Int32) throws -> Date { try Date.decode(from: self, at: index) }
+}
+
+/// The five kinds of value SQLite stores (its storage classes), whatever a column declares.
+package enum StorageClass: Sendable {
+    case integer, real, text, blob, null
 }

@@ -24,7 +24,7 @@ extension SQLiteBackend {
             try await database.withReader { connection in
                 try connection.run("VACUUM INTO ?", temporary)
             }
-            try refuseOrphans(in: temporary, store: source, backup: path)
+            try refuseUnrestorable(in: temporary, store: source, backup: path)
             try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
@@ -84,14 +84,26 @@ extension SQLiteBackend {
         }
     }
 
-    /// Throws when the snapshot at `temporary` holds rows whose user is gone: `restore`
-    /// refuses such a backup, so writing it would be a backup that cannot be restored, found
+    /// Throws when the snapshot at `temporary` lacks a table, index or trigger this shelf's
+    /// migrations make, or holds rows whose user is gone: `restore` refuses such a backup, so writing it would be a backup that cannot be restored, found
     /// out when it is needed (the hostile tester's F5). Said now, while the store can be fixed.
-    private func refuseOrphans(in temporary: String, store source: String, backup path: String) throws {
-        let orphans = try StoreError.translating {
+    private func refuseUnrestorable(in temporary: String, store source: String, backup path: String) throws {
+        let (orphans, missing) = try StoreError.translating {
             let connection = try Connection(path: temporary, readOnly: true)
             defer { connection.close() }
-            return try Store.orphanRows(connection)
+            return (try Store.orphanRows(connection), try SQLiteSchemaObjects.missing(connection))
+        }
+        // Restore refuses a backup without them (the hostile tester's F8), so none is written.
+        if !missing.isEmpty {
+            let quoted = ShellQuoting.quoted(source)
+            throw StoreError(
+                .invalidValue,
+                "\(source) lacks \(SQLiteSchemaObjects.listed(missing)), which this shelf's schema has (another "
+                    + "program dropped \(missing.count == 1 ? "it" : "them"); a missing search trigger leaves search "
+                    + "stale), and restore refuses a backup without \(missing.count == 1 ? "it" : "them"), so no "
+                    + "backup was written to \(path). Copy the store into a new one, which makes the whole schema and "
+                    + "rebuilds the search index (shelf copy \(quoted) NEW.sqlite), check it, then put it in place "
+                    + "(shelf restore NEW.sqlite --db \(quoted)) and back up again")
         }
         guard !orphans.isEmpty else { return }
         let quoted = ShellQuoting.quoted(source)

@@ -190,6 +190,22 @@ extension Store {
         {
             throw StoreError(.database, "cannot close the checked copy of \(backup) (\(reason)); nothing was changed")
         }
+        // Checked once migrated: a migration of an older backup makes some objects again.
+        let missing = try StoreError.translating {
+            let connection = try Connection(path: temporary, readOnly: true)
+            defer { connection.close() }
+            return try SQLiteSchemaObjects.missing(connection)
+        }
+        guard missing.isEmpty else {
+            let quoted = ShellQuoting.quoted(backup)
+            throw StoreError(
+                .invalidValue,
+                "\(backup) lacks \(SQLiteSchemaObjects.listed(missing)), which this shelf's schema has (another "
+                    + "program dropped \(missing.count == 1 ? "it" : "them")); restored as it is, the store would go "
+                    + "wrong without a word (a missing search trigger leaves search stale). Copy it into a new store, "
+                    + "which makes the whole schema and rebuilds the search index (shelf copy \(quoted) NEW.sqlite), "
+                    + "then restore that; or restore another backup. Nothing was changed")
+        }
         return side
     }
 

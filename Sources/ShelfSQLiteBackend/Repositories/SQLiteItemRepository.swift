@@ -112,8 +112,9 @@ final class SQLiteItemRepository: ItemRepository {
     /// The item with `id`, or nil, read from a reader connection (it sees the last committed
     /// write, never a write in progress).
     public func item(id: Item.ID) async throws -> Item? {
-        try await database.storeRead { connection in
-            try StoreError.translating { try Self.item(id: id, connection) }
+        let location = database.path ?? "a private in-memory database"
+        return try await database.storeRead { connection in
+            try StoreError.translating { try Self.checkedItem(id: id, connection, location: location) }
         }
     }
 
@@ -165,6 +166,22 @@ final class SQLiteItemRepository: ItemRepository {
 
     static func item(id: Item.ID, _ connection: Connection) throws -> Item? {
         try connection.fetchOne("SELECT \(ItemQuery.itemColumns) FROM items WHERE id = ?", id, row: Item.init(row:))
+    }
+
+    /// `item(id:_:)` for a person to see (`item(id:)`, `liveItem(id:)`: `items show`, the
+    /// browser's detail): a row holding a value of the wrong type, or text that is not UTF-8,
+    /// is refused (`StoredValueCheck`, the rule copies and exports apply) rather than shown as
+    /// what reading it makes up. Pages of the list are read as they are (one bad row must not
+    /// keep a list from showing); the detail of that row says what is wrong.
+    static func checkedItem(id: Item.ID, _ connection: Connection, location: String) throws -> Item? {
+        try StoredValueCheck.refuseMistyped(.items, id: id.rawValue, on: connection, location: location, action: "try")
+        _ = try connection.fetchOne("SELECT title, notes FROM items WHERE id = ?", id) { row in
+            for (index, column) in [(Int32(0), "title"), (1, "notes")] {
+                try StoredValueCheck.refuseMalformed(
+                    row.textBytes(index), .items, id: id.rawValue, column: column, location: location, action: "try")
+            }
+        }
+        return try item(id: id, connection)
     }
 
     static func page(
