@@ -48,6 +48,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a request's body may take to arrive whole (from its headers); then it is answered 408 and "
+                + "the connection closed, nothing stored.", valueName: "seconds"))
+    var bodyTimeout = 30
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds a connection may stay without reading or writing before it is closed.", valueName: "seconds"))
     var idleTimeout = 60
 
@@ -62,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3_600).contains(keepAlive) else { throw ValidationError("--keep-alive must be 1 to 3600 seconds") }
         guard (1...3_600).contains(headerTimeout) else {
             throw ValidationError("--header-timeout must be 1 to 3600 seconds")
+        }
+        guard (1...3_600).contains(bodyTimeout) else {
+            throw ValidationError("--body-timeout must be 1 to 3600 seconds")
         }
         guard (1...86_400).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be 1 to 86400 seconds")
@@ -88,7 +97,8 @@ struct ServeCommand: AsyncParsableCommand {
                 store: store,
                 configuration: .init(
                     host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive)),
-                    headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+                    headerTimeout: .seconds(headerTimeout), bodyTimeout: .seconds(bodyTimeout),
+                    idleTimeout: .seconds(idleTimeout),
                     sendTimeout: .seconds(sendTimeout)),
                 logger: logger)
             do {
