@@ -12,6 +12,11 @@
     ///   byte at a time, or opens a connection and sends nothing is closed, so idle and
     ///   half-open connections cost nothing for long. (Their size is the HTTP decoder's limit,
     ///   `ShelfServer.maximumHeaderBytes`.)
+    /// - A request's body must arrive whole within `bodyTimeout` of its head: a client that
+    ///   trickles a body is answered 408 with `Connection: close` if its response has not started
+    ///   (then lingers as below), else the connection is closed. The request's handler, waiting
+    ///   on the body, sees it end in that 408 `Problem` (never a short body read as whole), so
+    ///   nothing of it is stored and the handler's task ends with the connection.
     /// - A response that ends before its request's body has arrived whole (a 413 for a body over
     ///   the limit, a 401 sent before the body is read) says `Connection: close`; once it is
     ///   written the server stops sending and discards what still comes of the body for at most
@@ -54,13 +59,29 @@
         private var discarded = 0
         /// True from an event stream's response head to its end.
         private var streaming = false
+        /// The deadline of the body arriving, from a request's head to its end.
+        private var bodyDeadline: Scheduled<Void>?
+        /// True from a response's head to its end.
+        private var responding = false
+        /// The 408 once the body deadline passed: from then on, what is written from above is
+        /// dropped (the 408, or the connection's end, was the answer), and the request's handler
+        /// gets it as the error ending its body.
+        private var timedOut: Problem?
+        /// True once `timedOut` was passed on to the handler.
+        private var timeoutDelivered = false
+        private var lingerEnd: Scheduled<Void>?
         /// The most body bytes discarded after such a response.
         static let lingerBytes = 8 << 20
         /// The longest a connection stays open after such a response.
         static let lingerTime = TimeAmount.seconds(5)
 
-        init(headerTimeout: Duration, sendTimeout: Duration) {
+        private let bodyTimeout: TimeAmount
+        private let bodySeconds: Int64
+
+        init(headerTimeout: Duration, bodyTimeout: Duration, sendTimeout: Duration) {
             self.headerTimeout = .nanoseconds(ShelfServer.nanoseconds(headerTimeout))
+            self.bodyTimeout = .nanoseconds(ShelfServer.nanoseconds(bodyTimeout))
+            self.bodySeconds = bodyTimeout.components.seconds
             self.sendTimeout = .nanoseconds(ShelfServer.nanoseconds(sendTimeout))
         }
 
@@ -86,10 +107,12 @@
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            deadline?.cancel()
-            deadline = nil
-            stalled?.cancel()
-            stalled = nil
+            cancelTimers()
+        }
+
+        private func cancelTimers() {
+            for timer in [deadline, stalled, bodyDeadline, lingerEnd] { timer?.cancel() }
+            (deadline, stalled, bodyDeadline, lingerEnd) = (nil, nil, nil, nil)
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -98,11 +121,19 @@
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            deadline?.cancel()
-            deadline = nil
-            stalled?.cancel()
-            stalled = nil
+            cancelTimers()
+            // Before the inactive channel ends the handler's body as if it were whole.
+            deliverTimeout(context)
             context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            // After the 408, the decoder's complaint about the body cut short is that same 408.
+            if timedOut != nil {
+                deliverTimeout(context)
+                return
+            }
+            context.fireErrorCaught(error)
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -129,15 +160,27 @@
                 deadline = nil
                 unanswered += 1
                 bodyArriving = true
+                let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) {
+                    handler.value.0.bodyTimedOut(handler.value.1)
+                }
             case .body: break
-            case .end: bodyArriving = false
+            case .end:
+                bodyArriving = false
+                bodyDeadline?.cancel()
+                bodyDeadline = nil
             }
             context.fireChannelRead(data)
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if timedOut != nil {
+                promise?.fail(ChannelError.ioOnClosedChannel)
+                return
+            }
             switch unwrapOutboundIn(data) {
             case .head(var head) where head.status.kind != .informational:
+                responding = true
                 streaming = head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true
                 guard bodyArriving else { break }
                 closing = true
@@ -147,21 +190,65 @@
             case .head, .body: break
             case .end:
                 streaming = false
+                responding = false
                 unanswered = max(0, unanswered - 1)
                 if closing {
-                    lingering = true
-                    let channel = context.channel
                     let written = promise ?? context.eventLoop.makePromise()
-                    written.futureResult.whenComplete { _ in
-                        channel.close(mode: .output, promise: nil)
-                        channel.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
-                    }
+                    linger(context, after: written.futureResult)
                     context.write(data, promise: written)
                     return
                 }
                 if unanswered == 0 { armDeadline(context) }
             }
             context.write(data, promise: promise)
+        }
+
+        /// Discards what still comes from the client and, once `written` completes, closes the
+        /// connection's output, then the connection after `lingerTime`.
+        private func linger(_ context: ChannelHandlerContext, after written: EventLoopFuture<Void>) {
+            lingering = true
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let channel = context.channel
+            written.whenComplete { _ in
+                channel.close(mode: .output, promise: nil)
+                handler.value.lingerEnd = channel.eventLoop.scheduleTask(in: Self.lingerTime) {
+                    channel.close(promise: nil)
+                }
+            }
+        }
+
+        /// The body deadline passed with the body still arriving: a 408 if the response has not
+        /// started (then linger), else the connection closes.
+        private func bodyTimedOut(_ context: ChannelHandlerContext) {
+            bodyDeadline = nil
+            guard bodyArriving, !lingering, timedOut == nil else { return }
+            let problem = Problem(
+                .requestTimeout,
+                "the request's body did not arrive whole within \(bodySeconds) s of its headers (--body-timeout); "
+                    + "nothing of it was stored: send the request again, its body at once")
+            timedOut = problem
+            guard !responding else {
+                context.close(promise: nil)
+                return
+            }
+            var fields = problem.headers
+            fields[.contentType] = "application/problem+json"
+            fields[.connection] = "close"
+            let body = ByteBuffer(bytes: problem.encoded())
+            fields[.contentLength] = String(body.readableBytes)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponse(status: problem.status, headerFields: fields))), promise: nil)
+            context.write(wrapOutboundOut(.body(body)), promise: nil)
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+            linger(context, after: written.futureResult)
+        }
+
+        /// Ends the handler's body in the 408, once.
+        private func deliverTimeout(_ context: ChannelHandlerContext) {
+            guard let timedOut, !timeoutDelivered else { return }
+            timeoutDelivered = true
+            context.fireErrorCaught(timedOut)
         }
 
         /// Closes the connection unless a request's head arrives within `headerTimeout`.

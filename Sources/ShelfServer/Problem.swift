@@ -62,15 +62,18 @@
 
         /// The problem's response, for code that has no request at hand.
         func body() -> Response {
+            var fields = headers
+            fields[.contentType] = "application/problem+json"
+            return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: encoded())))
+        }
+
+        /// The problem's JSON object, encoded.
+        func encoded() -> [UInt8] {
             let object: [String: JSONValue] = [
                 "type": .string("about:blank"), "title": .string(status.reasonPhrase),
                 "status": .integer(Int64(status.code)), "detail": .string(detail),
             ]
-            var fields = headers
-            fields[.contentType] = "application/problem+json"
-            return Response(
-                status: status, headers: fields,
-                body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.object(object).encoded())))
+            return JSONValue.object(object).encoded()
         }
     }
 

@@ -288,7 +288,8 @@
     enum ETag {
         static func make(_ version: Int64) -> String { "\"\(version)\"" }
 
-        /// The versions `If-Match` names (nil for `*`); a 428 when it is missing.
+        /// The tags `If-Match` names (nil for `*`), weak ones (`W/"N"`) as given, so that they
+        /// match nothing; a 428 when it is missing, a 400 when a tag is not quoted.
         static func required(_ request: Request) throws -> [String]? {
             guard let header = request.headers[.ifMatch] else {
                 throw Problem(
@@ -310,7 +311,9 @@
                     "If-Match must name ETags in double quotes, as the ETag header gives them: "
                         + "If-Match: \"1\", not If-Match: \(JSONReader.printable(header))")
             }
-            return tags.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 }
+            // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag stays `W/"N"`, which no
+            // stored version's tag equals, so it never matches.
+            return tags
         }
 
         /// A 412 when `expected` does not name `stored`.

@@ -68,6 +68,8 @@
         public let metrics: ServerMetrics
         let logger: Logger
         let rechecks = AuthorizationRechecks()
+        /// Live windows' events, encoded once per distinct query and window.
+        let windowEvents = LiveWindowEvents()
 
         /// Routes over `store`.
         public init(store: Store, options: Options = Options(), logger: Logger = Logger(label: "shelf.http")) {
@@ -84,8 +86,16 @@
             let root = router.group()
                 .add(middleware: AccessLogMiddleware<Context>(logger: logger, metrics: metrics))
                 .add(middleware: ProblemMiddleware<Context>())
-            root.read("healthz") { _, _ in try await self.health() }
-            root.read("metrics") { _, _ in self.metrics.response() }
+            // Like every route that takes no parameters, they refuse any (`/healthz?verbose`
+            // would otherwise seem to mean something).
+            root.read("healthz") { request, _ in
+                try QueryParameters.none(request)
+                return try await self.health()
+            }
+            root.read("metrics") { request, _ in
+                try QueryParameters.none(request)
+                return self.metrics.response()
+            }
             let api = root.group("api").add(
                 middleware: TokenMiddleware<Context>(store: store, requireToken: options.requireToken))
             addItemRoutes(to: api)

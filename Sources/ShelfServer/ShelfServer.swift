@@ -27,6 +27,12 @@
             /// client that never finishes its headers, or opens connections and sends nothing,
             /// holds. Default 10 s.
             public var headerTimeout: Duration
+            /// How long a request's body may take to arrive whole, counted from its head's arrival.
+            /// A body still arriving then is answered 408 (`Connection: close`) if its response has
+            /// not started, and the connection closes; the request's handler sees its body end in
+            /// an error, so nothing of it is stored. This bounds what a client that trickles a body
+            /// holds. Default 30 s.
+            public var bodyTimeout: Duration
             /// How long a connection may stay without reading or writing anything before it is
             /// closed (a live stream writes a keep-alive comment well within it). Default 60 s.
             public var idleTimeout: Duration
@@ -38,13 +44,15 @@
             public init(
                 host: String = "127.0.0.1", port: Int = 8080, corsOrigin: String? = nil,
                 options: ShelfAPI.Options = .init(), headerTimeout: Duration = .seconds(10),
-                idleTimeout: Duration = .seconds(60), sendTimeout: Duration = .seconds(30)
+                bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
+                sendTimeout: Duration = .seconds(30)
             ) {
                 self.host = host
                 self.port = port
                 self.corsOrigin = corsOrigin
                 self.options = options
                 self.headerTimeout = headerTimeout
+                self.bodyTimeout = bodyTimeout
                 self.idleTimeout = idleTimeout
                 self.sendTimeout = sendTimeout
             }
@@ -92,9 +100,12 @@
             // Reachable from other machines: a token is needed even once the last is revoked.
             if !Self.isLoopback(host) { options.requireToken = true }
             ShelfAPI(store: store, options: options, logger: logger).addRoutes(to: router)
-            let (headerTimeout, sendTimeout) = (configuration.headerTimeout, configuration.sendTimeout)
+            let (headerTimeout, bodyTimeout) = (configuration.headerTimeout, configuration.bodyTimeout)
+            let sendTimeout = configuration.sendTimeout
             let http = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(headerTimeout: headerTimeout, sendTimeout: sendTimeout)],
+                additionalChannelHandlers: [
+                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, sendTimeout: sendTimeout)
+                ],
                 idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes,

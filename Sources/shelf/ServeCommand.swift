@@ -29,7 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port; 0 picks a free one.")
+    // The numbers are parsed `.unconditional`: `--port -1` takes -1 as the value (and says
+    // the range), where the default strategy reads it as an option and says "Missing value".
+    @Option(parsing: .unconditional, help: "The port; 0 picks a free one.")
     var port = 8080
 
     @Option(
@@ -37,21 +39,33 @@ struct ServeCommand: AsyncParsableCommand {
             "An origin whose pages may call the API (CORS), as https://app.example.com.", valueName: "origin"))
     var cors: String?
 
-    @Option(help: ArgumentHelp("Seconds between keep-alive comments on an idle live stream.", valueName: "seconds"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Seconds between keep-alive comments on an idle live stream.", valueName: "seconds"))
     var keepAlive = 15
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds a connection may take to send a request's headers (from its opening or its previous "
                 + "response); then it is closed.", valueName: "seconds"))
     var headerTimeout = 10
 
     @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds a request's body may take to arrive whole (from its headers); then it is answered 408 and "
+                + "the connection closed, nothing stored.", valueName: "seconds"))
+    var bodyTimeout = 30
+
+    @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds a connection may stay without reading or writing before it is closed.", valueName: "seconds"))
     var idleTimeout = 60
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds a connection may take nothing of what is sent to it (a client not reading) before it is closed.",
             valueName: "seconds"))
@@ -62,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3_600).contains(keepAlive) else { throw ValidationError("--keep-alive must be 1 to 3600 seconds") }
         guard (1...3_600).contains(headerTimeout) else {
             throw ValidationError("--header-timeout must be 1 to 3600 seconds")
+        }
+        guard (1...3_600).contains(bodyTimeout) else {
+            throw ValidationError("--body-timeout must be 1 to 3600 seconds")
         }
         guard (1...86_400).contains(idleTimeout) else {
             throw ValidationError("--idle-timeout must be 1 to 86400 seconds")
@@ -88,7 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
                 store: store,
                 configuration: .init(
                     host: host, port: port, corsOrigin: cors, options: .init(keepAlive: .seconds(keepAlive)),
-                    headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+                    headerTimeout: .seconds(headerTimeout), bodyTimeout: .seconds(bodyTimeout),
+                    idleTimeout: .seconds(idleTimeout),
                     sendTimeout: .seconds(sendTimeout)),
                 logger: logger)
             do {

@@ -15,9 +15,34 @@
                     .PATCH, "/api/items/1", json: #"{"title": "b"}"#, headers: [("If-Match", "1")])
                 #expect(reply.status == 400)
                 #expect(reply.detail.contains("If-Match must name ETags in double quotes"), "\(reply.detail)")
-                let weak = try await served.send(
-                    .PATCH, "/api/items/1", json: #"{"title": "b"}"#, headers: [("If-Match", #"W/"1""#)])
-                #expect(weak.status == 200)
+            }
+        }
+
+        /// `If-Match: W/"1"` changed an item at version 1: If-Match compares strongly (RFC 9110
+        /// §13.1.1), and a weak tag never matches. On items and users, PATCH and DELETE alike;
+        /// a strong tag beside it, and `*`, still match.
+        @Test func aWeakIfMatchNeverMatches() async throws {
+            try await ServedShelf.with { served in
+                let item = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "a", "user": "ann@example.com"}"#)
+                let user = try await served.send(
+                    .POST, "/api/users", json: #"{"name": "Bo", "email": "bo@example.com"}"#)
+                for (path, reply) in [("/api/items/1", item), ("/api/users/2", user)] {
+                    let tag = try #require(reply["ETag"])
+                    let body = path.contains("items") ? #"{"title": "b"}"# : #"{"name": "Bob"}"#
+                    for method in [HTTPMethod.PATCH, .DELETE] {
+                        let weak = try await served.send(
+                            method, path, json: method == .PATCH ? body : nil, headers: [("If-Match", "W/\(tag)")])
+                        #expect(weak.status == 412, "\(method) \(path) with W/\(tag): \(weak.status)")
+                        #expect(weak.detail.contains("W/\(tag)"), "\(weak.detail)")
+                    }
+                    #expect(try await served.get(path)["ETag"] == tag, "\(path) was changed by a weak tag")
+                    let listed = try await served.send(
+                        .PATCH, path, json: body, headers: [("If-Match", "W/\(tag), \(tag)")])
+                    #expect(listed.status == 200, "a strong tag beside a weak one matches")
+                    let any = try await served.send(.PATCH, path, json: body, headers: [("If-Match", "*")])
+                    #expect(any.status == 200, "* matches")
+                }
             }
         }
 

@@ -30,6 +30,48 @@
             }
         }
 
+        /// A body trickled a byte every 250 ms (hostile tester: one every 5 s held its connection
+        /// and a handler task for as long as it went on) is answered 408 after the body timeout
+        /// and the connection closes; what had arrived, a whole JSON object already, is not stored.
+        @Test func aBodyThatTricklesIsCutOffWith408() async throws {
+            // The idle timeout far away: only the body timeout may end it within the trickle.
+            try await ServedShelf.with(arguments: ["--body-timeout", "2", "--idle-timeout", "600"]) { served in
+                let base = served.base
+                let (closed, sent, reply) = try await RawConnection.onThread { () -> (Bool, Int, String) in
+                    let connection = try RawConnection(base)
+                    let object = #"{"title": "half", "user": "ann@example.com"}"#
+                    var reply: [UInt8] = []
+                    guard
+                        connection.send(
+                            "POST /api/items HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                + "Content-Length: \(object.utf8.count + 200)\r\n\r\n\(object)")
+                    else { return (true, 0, "") }
+                    // One space every 250 ms for at most 20 s, never 200 of them: the body never ends.
+                    for sent in 0..<80 {
+                        usleep(250_000)
+                        guard let more = connection.receiveAvailable() else {
+                            return (true, sent, String(decoding: reply, as: UTF8.self))
+                        }
+                        reply += more
+                        if !connection.send(" ") { return (true, sent, String(decoding: reply, as: UTF8.self)) }
+                    }
+                    return (false, 80, String(decoding: reply, as: UTF8.self))
+                }
+                #expect(closed, "the connection was still open after 20 s of body")
+                #expect(sent < 40, "closed only after \(sent) bytes of body")
+                #expect(reply.hasPrefix("HTTP/1.1 408"), "\(reply.prefix(300))")
+                #expect(reply.lowercased().contains("connection: close"))
+                #expect(reply.contains("application/problem+json"))
+                // The handler ended (its access-log line), with nothing stored.
+                let logged = await ServedShelf.poll {
+                    served.standardError.contains("POST /api/items 408") ? true : nil
+                }
+                #expect(logged == true, "the handler's request never ended: \(served.standardError)")
+                #expect(try await served.get("/api/items").json["count"] as? Int == 0, "half a request was stored")
+                #expect(try await served.curl("/healthz").status == 200)
+            }
+        }
+
         /// Connections that never send a request are closed after the header timeout, and
         /// while they are open the server answers and its memory stays bounded.
         @Test func connectionsThatSendNothingAreClosed() async throws {

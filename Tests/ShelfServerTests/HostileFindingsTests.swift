@@ -116,6 +116,8 @@
             try await ServedShelf.with { served in
                 for path in [
                     "/api/views?limit=0", "/api/views?limit=-1", "/api/users/1?limit=99999", "/api/items/1?x=1",
+                    // Silently taken before, as if they meant something (`?verbose` means nothing here).
+                    "/healthz?x=1", "/metrics?x", "/healthz?verbose",
                 ] {
                     let reply = try await served.get(path)
                     #expect(reply.status == 400, "\(path)")
@@ -125,6 +127,8 @@
                     #expect(try await served.get("/api/users?limit=\(limit)").status == 400)
                 }
                 #expect(try await served.get("/api/views").status == 200)
+                #expect(try await served.get("/healthz").status == 200)
+                #expect(try await served.get("/metrics").status == 200)
             }
         }
     }

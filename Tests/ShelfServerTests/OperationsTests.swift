@@ -69,6 +69,24 @@
             }
         }
 
+        /// `--send-timeout -1` said "Missing value" (the parser took -1 for an option): a negative
+        /// number for any of serve's numbers gets the range it must be in.
+        @Test func aNegativeNumberGetsItsRange() async throws {
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let cli = ServedShelfCLI(databasePath: folder.path("shelf.sqlite"), folder: folder)
+            for (option, range) in [
+                ("--send-timeout", "1 to 3600 seconds"), ("--header-timeout", "1 to 3600 seconds"),
+                ("--body-timeout", "1 to 3600 seconds"), ("--idle-timeout", "1 to 86400 seconds"),
+                ("--keep-alive", "1 to 3600 seconds"), ("--port", "0 to 65535"),
+            ] {
+                let refused = try await cli.runAsync(["serve", option, "-1"])
+                #expect(refused.status != 0, "\(option) -1")
+                #expect(refused.error.contains("\(option) must be \(range)"), "\(option) -1: \(refused.error)")
+                #expect(!refused.error.contains("Missing value"), "\(refused.error)")
+            }
+        }
+
         @Test func aPortInUseIsSaidSo() async throws {
             try await ServedShelf.with { served in
                 let port = try #require(served.base.split(separator: ":").last.map(String.init))
