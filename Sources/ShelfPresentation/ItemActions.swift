@@ -63,7 +63,11 @@ public final class ItemActions {
     @discardableResult
     public func enqueued<Result: Sendable>(_ intent: @escaping @MainActor () async -> Result) async -> Result? {
         let box = ResultBox<Result>()
-        await enqueue { box.value = await intent() }.finished()
+        // An intent of its own, not one more task of the caller's: a prompt's submit calls this
+        // from its tracked task, and waiting for that task's group waited for itself (the
+        // prompt stayed open, taking only Esc, after its change was made).
+        let queued = IntentGroup.$current.withValue(nil) { enqueue { box.value = await intent() } }
+        await queued.finished()
         return box.value
     }
 

@@ -155,6 +155,10 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("set priority 0 on 2 items") }, "\(screen.text)")
         let items = try await store.items.items(matching: ItemQuery())
         #expect(items.map(\.priority) == [0, 0, 1])
+        // The prompt is gone and the list takes keys again (it stayed open, taking only Esc).
+        #expect(await screen.waitUntil { !$0.contains("┌─ Priority") }, "\(screen.text)")
+        screen.send(.character("?"))
+        #expect(await screen.waitUntil { $0.contains("Keys") || $0.contains("help") && $0.contains("─") }, "\(screen.text)")
     }
 
     @Test func ownerPromptSaysWhenNoUserHasTheEmail() async throws {
@@ -173,6 +177,7 @@ struct MarkScreenTests {
         screen.type(users[0].email)
         screen.send(KeyEvent(.enter))
         #expect(await screen.waitUntil { $0.contains("gave 1 item to Ada Lovelace") })
+        #expect(await screen.waitUntil { !$0.contains("┌─ Owner") }, "the prompt closes: \(screen.text)")
         let selected = try await store.items.items(matching: ItemQuery(), limit: 1)
         #expect(selected.first?.userID == users[0].id)
     }
