@@ -158,7 +158,8 @@ struct MarkScreenTests {
         // The prompt is gone and the list takes keys again (it stayed open, taking only Esc).
         #expect(await screen.waitUntil { !$0.contains("┌─ Priority") }, "\(screen.text)")
         screen.send(.character("?"))
-        #expect(await screen.waitUntil { $0.contains("Keys") || $0.contains("help") && $0.contains("─") }, "\(screen.text)")
+        #expect(
+            await screen.waitUntil { $0.contains("Keys") || $0.contains("help") && $0.contains("─") }, "\(screen.text)")
     }
 
     @Test func ownerPromptSaysWhenNoUserHasTheEmail() async throws {
