@@ -39,6 +39,43 @@ struct RestoreFindingsTests {
         #expect(try CopyFixture.dump(data.appendingPathComponent(try #require(kept.first)).path) == later)
     }
 
+    /// Positions in the change log never go back across a restore: the restored store's next
+    /// change comes after the old store's last one, with a gap between, so a client resuming
+    /// from an old position reads again in full (`event: reset`) instead of taking other rows
+    /// under numbers it has seen (hostile tester: `Last-Event-ID` then missed changes).
+    @Test func aRestoreContinuesTheChangeLogsPositions() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        let head = "SELECT seq FROM sqlite_sequence WHERE name = 'shelf_change_log';"
+        let atBackup = try #require(Int(try await ChildProcess.sqlite3Output(db, head)))
+        for title in ["gone 1", "gone 2", "gone 3"] {
+            #expect(
+                try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", title]).status
+                    == 0)
+        }
+        let before = try #require(Int(try await ChildProcess.sqlite3Output(db, head)))
+        #expect(before > atBackup)
+
+        let restored = try await shelf.run(["restore", "--db", db, backup])
+        #expect(restored.status == 0, "\(restored.error)")
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "new"]).status
+                == 0)
+        let first = try #require(
+            Int(
+                try await ChildProcess.sqlite3Output(
+                    db, "SELECT min(seq) FROM shelf_change_log WHERE seq > \(atBackup);")))
+        #expect(
+            first > before + 1, "the first change after the restore is \(first); the old store's last was \(before)")
+        let reused = try await ChildProcess.sqlite3Output(
+            db, "SELECT count(*) FROM shelf_change_log WHERE seq > \(atBackup) AND seq <= \(before);")
+        #expect(reused == "0")
+    }
+
     /// A backup holding items whose user is gone (deleted with foreign keys off) is refused,
     /// naming the table and how many rows; the store is unchanged.
     @Test func aBackupWithItemsWhoseUserIsGoneIsRefusedNamingThem() async throws {

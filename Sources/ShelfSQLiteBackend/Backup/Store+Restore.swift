@@ -67,6 +67,10 @@ extension Store {
                     .database,
                     "cannot merge \(path)-wal into \(path) before keeping it (\(reason)); nothing was changed")
             }
+            // Positions in the change log never go back: a client that followed the old store
+            // to position N and resumes from it must not be handed the restored store's own
+            // N-1, N… (other rows under the same numbers) as news.
+            try continueChangeLog(of: path, in: temporary)
             let kept = keptName(for: path, now: Date())
             guard link(path, kept) == 0 else {
                 throw StoreError(
@@ -84,6 +88,30 @@ extension Store {
         }
         try? makeDurable(folder)
         return RestoreOutcome(keptAs: keptAs, restored: restored)
+    }
+
+    /// Moves the change log of the store at `temporary` past the last position of the store at
+    /// `path` (see `SQLiteChangeLog.moveSequence`). A store at `path` whose log cannot be read
+    /// (not a shelf, damaged) has no positions anyone follows: nothing to do.
+    private static func continueChangeLog(of path: String, in temporary: String) throws {
+        let old: Int64
+        do {
+            let connection = try Connection(path: path, readOnly: true)
+            defer { connection.close() }
+            old = try SQLiteChangeLog.lastSequence(connection)
+        } catch {
+            return
+        }
+        do {
+            let connection = try Connection(path: temporary, creating: false)
+            defer { connection.close() }
+            try connection.transaction { try SQLiteChangeLog.moveSequence(past: old, on: connection) }
+        } catch {
+            throw StoreError(
+                .database,
+                "cannot carry the change log's position (\(old)) over to the restored store: \(error); "
+                    + "nothing was changed")
+        }
     }
 
     /// Replaces the contents of this store with the backup at `backup`, in one transaction

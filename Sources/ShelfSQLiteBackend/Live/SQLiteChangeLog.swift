@@ -31,6 +31,17 @@ enum SQLiteChangeLog {
                 + "WHERE NOT EXISTS (SELECT 1 FROM main.sqlite_sequence WHERE name = 'shelf_change_log')")
     }
 
+    /// Moves the log's sequence to at least `position` + 1 without an entry: a store put in
+    /// place of one whose log reached `position` (a restore) hands out no position twice, and
+    /// a reader at any earlier position meets a gap and reads again in full (`event: reset`).
+    static func moveSequence(past position: Int64, on connection: Connection) throws {
+        try connection.run(
+            "UPDATE main.sqlite_sequence SET seq = max(seq, ?) + 1 WHERE name = 'shelf_change_log'", position)
+        try connection.run(
+            "INSERT INTO main.sqlite_sequence (name, seq) SELECT 'shelf_change_log', ? + 1 "
+                + "WHERE NOT EXISTS (SELECT 1 FROM main.sqlite_sequence WHERE name = 'shelf_change_log')", position)
+    }
+
     /// The most entries `batch` reads: past them, every live query reads in full instead (a
     /// batch that large costs more to judge than to re-read).
     static let batchLimit = 4_096
