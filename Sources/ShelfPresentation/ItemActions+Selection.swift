@@ -107,6 +107,25 @@ extension ItemActions {
         }
     }
 
+    /// Ends the session's undo history (the browser quits): the bulk changes it could undo or
+    /// redo lose their records in the store, which hold the items' before-values, a deleted
+    /// item's title and notes among them; no later session could undo them anyway. Returns
+    /// what went wrong, nil when done. (Records a killed session leaves go after a day.)
+    public func endHistory() async -> String? {
+        let bulk = (history.undoStack + history.redoStack).compactMap { entry -> Int64? in
+            if case .bulk(let action) = entry.change { return action.id }
+            return nil
+        }
+        guard !bulk.isEmpty else { return nil }
+        do {
+            try await store.items.forget(bulk)
+            history = UndoHistory(limit: history.limit)
+            return nil
+        } catch {
+            return "could not delete the undo records of this session's bulk changes (they go after a day): \(error)"
+        }
+    }
+
     /// Records `entry`; the bulk entries the history drops lose their records in the store,
     /// and the status bar says what a full history dropped.
     func record(_ entry: HistoryEntry) async {

@@ -74,13 +74,18 @@ struct BrowseCommand: AsyncParsableCommand {
     private func browse(
         _ store: Store, view: SavedView?, environment: [String: String], configuration: BrowserConfiguration
     ) async throws -> Application.Ending {
-        let controller = BrowserController(
-            viewModel: BrowserViewModel(store: store, initialView: view), configuration: configuration)
+        let viewModel = BrowserViewModel(store: store, initialView: view)
+        let controller = BrowserController(viewModel: viewModel, configuration: configuration)
         do {
             // The application catches SIGINT, SIGTERM and SIGHUP itself while it runs (and then
             // resets them to their default actions): the relay takes them back afterwards.
             defer { SignalRelay.shared.reinstall() }
-            return try await Application(rootController: controller, environment: environment, mouse: !noMouse).run()
+            let ending = try await Application(rootController: controller, environment: environment, mouse: !noMouse)
+                .run()
+            if let problem = await viewModel.actions.endHistory() {
+                FileHandle.standardError.write(Data("shelf: \(problem)\n".utf8))
+            }
+            return ending
         } catch let error as TerminalError {
             throw CommandError(error.description)
         }

@@ -84,3 +84,33 @@ struct BrowseBulkCancelTests {
         try await tmux.waitFor("[exit 0]")
     }
 }
+
+/// The undo records of a session's bulk changes (before-values in the database, a deleted
+/// item's title and notes among them) go when the browser quits: no later session can undo
+/// them, and they stayed in the file, and in its backups, for a day (hostile tester).
+@Suite("shelf browse: a session's undo records go when it quits")
+struct BrowseUndoRecordsTests {
+    @Test func quittingDeletesTheSessionsUndoRecords() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
+        )
+        #expect(try await ChildProcess.sqlite3(db, CopyFixture.manyItems(50)) == 0)
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 110, height: 12,
+            environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("50 items")
+        try tmux.type("M")
+        try await tmux.waitFor("50 marked")
+        try tmux.type(" ")
+        try await tmux.waitFor("marked 50 items done")
+        let records = "SELECT (SELECT count(*) FROM bulk_actions) || ' ' || (SELECT count(*) FROM bulk_action_items);"
+        #expect(try await ChildProcess.sqlite3Output(db, records) == "1 50", "kept while the session can undo")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+        #expect(try await ChildProcess.sqlite3Output(db, records) == "0 0")
+        #expect(try await ChildProcess.sqlite3Output(db, "SELECT count(*) FROM items WHERE status = 'done';") == "50")
+    }
+}
