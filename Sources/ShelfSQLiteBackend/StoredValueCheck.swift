@@ -12,7 +12,7 @@ internal import ShelfStore
 /// such a row with `mistyped`'s message; a page of the list shows it as read, so that one bad row
 /// does not keep a browser from opening.
 enum StoredValueCheck {
-    /// Throws (`.invalidValue`), naming the first row by ID, its column, what it holds and the
+    /// Throws (`.database`), naming the first row by ID, its column, what it holds and the
     /// `sqlite3` statement that corrects it, when a row of `table` (only the row `id`, when
     /// given) holds a value that is not of its column's kind. `action` says what to do once
     /// it is corrected ("copy", "export"). One statement, a scan of the table (or a lookup
@@ -98,8 +98,10 @@ enum StoredValueCheck {
         default:
             fix = "UPDATE \(table.name) SET \(column) = CAST(\(column) AS INTEGER) WHERE \(target);"
         }
+        // `.database`, not `.invalidValue`: the fault is in what is stored, not in what was asked
+        // (the server answers 500, not 400; the command exits 1, not 2).
         return StoreError(
-            .invalidValue,
+            .database,
             "\(row) in \(location) holds \(holds) in \(column), which shelf keeps as \(expected) (another program "
                 + "wrote it); rather than make up a value, shelf stopped. Correct it with sqlite3 "
                 + "(sqlite3 \(ShellQuoting.quoted(location)) \(ShellQuoting.quoted(fix)), for example\(note)), then "

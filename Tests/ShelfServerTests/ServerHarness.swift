@@ -80,7 +80,13 @@
                 throw ShellError(message: "shelf serve did not start: '\(line ?? "(nothing)")', stderr: \(error)")
             }
             base = String(line.dropFirst("listening on ".count))
-            client = HTTPClient(eventLoopGroupProvider: .singleton)
+            // Idle pooled connections are dropped after 2 s, well before the server closes them
+            // (its header timeout, 10 s by default): a request sent on a connection the server was
+            // closing that moment failed with "I/O on closed channel" when a test paused over 10 s
+            // between requests (a full run beside other builds).
+            var configuration = HTTPClient.Configuration()
+            configuration.connectionPool = .init(idleTimeout: .seconds(2))
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
 
         /// Polls `probe` on a thread of its own (the test process's task threads may all be busy
