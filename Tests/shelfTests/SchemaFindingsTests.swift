@@ -9,6 +9,30 @@ struct SchemaFindingsTests {
     /// F8: a backup whose search trigger another program dropped is refused by restore, naming
     /// the trigger and what to do, the store left as it was; `shelf backup` of such a store
     /// writes nothing; `shelf copy` of it makes a store whose search works.
+    /// A backup missing its change log, a change trigger or a whole table is refused by name,
+    /// with nothing changed: restored, updates failed on the missing log, or live queries and
+    /// `/api/changes` went stale without a word; a dropped table gave a raw SQL error.
+    @Test(arguments: [
+        ("DROP TABLE shelf_change_log;", "the table shelf_change_log"),
+        ("DROP TRIGGER items_changes_after_update;", "the trigger items_changes_after_update"),
+        ("DROP TABLE saved_views;", "the table saved_views"),
+    ])
+    func aBackupMissingItsChangeTrackingOrATableIsRefused(_ drop: String, _ named: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await ChildProcess.sqlite3(backup, drop) == 0)
+        let before = try CopyFixture.dump(db)
+        let refused = try await shelf.run(["restore", "--db", db, backup])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.error.contains("lacks \(named)"), "\(refused.error)")
+        #expect(refused.error.contains("Nothing was changed"), "\(refused.error)")
+        #expect(try CopyFixture.dump(db) == before)
+    }
+
     @Test func aBackupMissingATriggerIsRefusedAndACopyOfItRebuildsIt() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }

@@ -219,6 +219,13 @@ extension Store {
             throw StoreError(.database, "cannot close the checked copy of \(backup) (\(reason)); nothing was changed")
         }
         // Checked once migrated: a migration of an older backup makes some objects again.
+        try refuseMissingObjects(temporary, backup: backup)
+        return side
+    }
+
+    /// Throws, naming them, when the store at `temporary` (the checked copy of `backup`) lacks
+    /// a table, index or trigger this shelf's migrations make.
+    private static func refuseMissingObjects(_ temporary: String, backup: String) throws {
         let missing = try StoreError.translating {
             let connection = try Connection(path: temporary, readOnly: true)
             defer { connection.close() }
@@ -234,7 +241,6 @@ extension Store {
                     + "which makes the whole schema and rebuilds the search index (shelf copy \(quoted) NEW.sqlite), "
                     + "then restore that; or restore another backup. Nothing was changed")
         }
-        return side
     }
 
     /// The rows, by table, whose user is gone (deleted by a program with foreign keys off), as
@@ -266,7 +272,14 @@ extension Store {
         } catch let error as StoreError {
             throw damaged(backup, error.message)
         }
-        return try backend.withCopySnapshot { snapshot in try StoreCopier.side(of: snapshot) }
+        do {
+            return try backend.withCopySnapshot { snapshot in try StoreCopier.side(of: snapshot) }
+        } catch {
+            // A table another program dropped fails this read before the schema check can name
+            // it ("no such table: saved_views"): name it.
+            try refuseMissingObjects(temporary, backup: backup)
+            throw error
+        }
     }
 
     /// The file `path` names once every symbolic link on the way is followed (relative
