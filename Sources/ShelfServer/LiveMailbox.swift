@@ -22,7 +22,6 @@
             var ended = false
             var unauthorized: String?
             var waiter: CheckedContinuation<LiveNext<Value>, Never>?
-            var onEnd: (@Sendable () -> Void)?
         }
 
         private let state = Mutex(State())
@@ -61,47 +60,31 @@
 
         /// Ends the stream: the writer's next `next()` returns `.end` (a pending value is dropped).
         func end() {
-            let (waiter, dropped, onEnd) = state.withLock {
-                state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?, (@Sendable () -> Void)?) in
+            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
                 state.ended = true
                 let dropped = state.pending?.0
                 state.pending = nil
-                defer { (state.waiter, state.onEnd) = (nil, nil) }
-                return (state.waiter, dropped, state.onEnd)
+                defer { state.waiter = nil }
+                return (state.waiter, dropped)
             }
             withExtendedLifetime(dropped) {}
             waiter?.resume(returning: .end)
-            onEnd?()
-        }
-
-        /// Calls `action` when the mailbox ends (at once if it has ended), unless another
-        /// `whenEnded` replaces it first; nil forgets the one set. For a writer that waits on
-        /// something else than `next()` (a window being encoded) and must stop waiting then.
-        func whenEnded(_ action: (@Sendable () -> Void)?) {
-            let now = state.withLock { state -> (@Sendable () -> Void)? in
-                guard !state.ended else { return action }
-                state.onEnd = action
-                return nil
-            }
-            now?()
         }
 
         /// Ends the stream for want of authorization: the writer's next `next()` returns
         /// `.unauthorized(detail)`, before any value, and `.end` after it.
         func revoke(_ detail: String) {
-            let (waiter, dropped, onEnd) = state.withLock {
-                state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?, (@Sendable () -> Void)?) in
-                guard !state.ended else { return (nil, nil, nil) }
+            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
+                guard !state.ended else { return (nil, nil) }
                 state.ended = true
                 let dropped = state.pending?.0
                 state.pending = nil
-                defer { (state.waiter, state.onEnd) = (nil, nil) }
+                defer { state.waiter = nil }
                 if state.waiter == nil { state.unauthorized = detail }
-                return (state.waiter, dropped, state.onEnd)
+                return (state.waiter, dropped)
             }
             withExtendedLifetime(dropped) {}
             waiter?.resume(returning: .unauthorized(detail))
-            onEnd?()
         }
 
         /// The next thing to write, waiting for one; `.end` once ended or the task is cancelled.

@@ -50,16 +50,12 @@
                 let token = Lifetime.Token()
                 property.observe(during: token.lifetime) { mailbox.post($0) }
                 metrics.streamOpened(query: key)
-                windowEvents.open(key)
                 defer {
                     token.end()
                     metrics.streamClosed(query: key)
-                    windowEvents.close(key)
                 }
-                try await serveEvents(
-                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
-                ) {
-                    try await stream(from: mailbox, to: &writer, after: resumeAfter, query: key)
+                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
+                    try await stream(from: mailbox, to: &writer, after: resumeAfter)
                 }
                 try await writer.finish(nil)
                 withExtendedLifetime(property) {}
@@ -76,12 +72,10 @@
         /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) beside
         /// what every event stream needs: a keep-alive tick into `mailbox` after each quiet
         /// `keepAlive`, the authorization rechecks (`recheckAuthorization`), and the end of the
-        /// mailbox when the application shuts down gracefully. A stream still writing a second
-        /// after that (a big window to a client that reads it slowly) has its `connection`
-        /// closed: a shutdown waits for no client.
+        /// mailbox when the application shuts down gracefully.
         func serveEvents<Context: RequestContext, Value: Sendable>(
             from mailbox: LiveMailbox<Value>, authorization: String?, of context: Context.Type,
-            connection: (any Channel)?, _ stream: () async throws -> Void
+            _ stream: () async throws -> Void
         ) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let keepAlive = options.keepAlive
@@ -97,11 +91,6 @@
                     try await stream()
                 } onGracefulShutdown: {
                     mailbox.end()
-                    // A scheduled close, not a task: closing a connection that has ended since
-                    // does nothing, and there is no error to report.
-                    if let connection {
-                        connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
-                    }
                 }
             }
         }
@@ -130,7 +119,7 @@
 
         private func stream(
             from mailbox: LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>, to writer: inout any ResponseBodyWriter,
-            after resumed: LivePosition?, query: String
+            after resumed: LivePosition?
         ) async throws {
             var sent = resumed
             while true {
@@ -151,14 +140,14 @@
                     // past it): send nothing, so ids only increase.
                     if let position, let last = sent?.sequence, position <= last { continue }
                     if let position { sent = LivePosition(sequence: position) }
-                    // Encoded once for all the query's streams (`LiveWindowEvents`).
-                    let fixed = position
-                    let event = try await windowEvents.event(for: window, at: position, of: query, unless: mailbox) {
-                        try await encodeWindowEvent(window, at: fixed)
-                    }
-                    // The mailbox ended while the window was encoded: the stream ends.
-                    guard let event else { return }
-                    try await writer.write(event)
+                    let data = JSONValue.object([
+                        "count": .integer(Int64(window.totalCount)),
+                        "items": .array(try await JSONShapes.items(window.items, store: store)),
+                        "seq": position.map(JSONValue.integer) ?? .null,
+                    ])
+                    var event = Array((position.map { "id: \($0)\n" } ?? "").utf8) + Array("event: window\ndata: ".utf8)
+                    event += data.encoded() + Array("\n\n".utf8)
+                    try await writer.write(ByteBuffer(bytes: event))
                     metrics.delivered(after: ContinuousClock.now - published)
                 case .value(.failure(let error), _):
                     let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
