@@ -57,13 +57,14 @@ struct BrowseCommand: AsyncParsableCommand {
         let ending = try await browse(store, view: opened?.view, environment: environment, configuration: configuration)
         if let configPath {
             for problem in configuration.problems {
-                FileHandle.standardError.write(
-                    Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
+                // A full or closed stderr must not trap after the browser ended well.
+                try? FileHandle.standardError.write(
+                    contentsOf: Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
             }
         }
         if LogSetup.withheld {
-            FileHandle.standardError.write(
-                Data(
+            try? FileHandle.standardError.write(
+                contentsOf: Data(
                     "shelf: logs were not shown: standard error is the browser's terminal; add 2>FILE to keep them\n"
                         .utf8))
         }
@@ -83,7 +84,7 @@ struct BrowseCommand: AsyncParsableCommand {
             let ending = try await Application(rootController: controller, environment: environment, mouse: !noMouse)
                 .run()
             if let problem = await viewModel.actions.endHistory() {
-                FileHandle.standardError.write(Data("shelf: \(problem)\n".utf8))
+                try? FileHandle.standardError.write(contentsOf: Data("shelf: \(problem)\n".utf8))
             }
             return ending
         } catch let error as TerminalError {

@@ -69,3 +69,10 @@ private func busyHandler(_ context: UnsafeMutableRawPointer?, _ count: Int32) ->
     guard let context else { return 0 }
     return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().retry(count: count) ? 1 : 0
 }
+
+extension Database {
+    /// `duration` in whole milliseconds, as SQLite's timeouts take them.
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

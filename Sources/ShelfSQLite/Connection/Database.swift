@@ -113,10 +113,6 @@ package final class Database: Sendable {
         )
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
-
     /// Switches `connection` to WAL and returns the mode it reports. Two connections opening a
     /// new file at once can each hold a read lock while wanting the write lock the switch
     /// needs; SQLite then answers BUSY at once, without waiting, to break the deadlock. So the
