@@ -38,7 +38,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         appliedMigrations = try Self.migrator.migrate(database)
         emailCollisions = try SQLiteUserRepository.fillEmailKeys(database)
         sqliteUsers = SQLiteUserRepository(database: database)
-        sqliteItems = SQLiteItemRepository(database: database)
+        sqliteItems = SQLiteItemRepository(
+            database: database, bulkMinimumRows: configuration.bulkActionMinimumRows)
         sqliteViews = SQLiteSavedViewRepository(database: database)
         liveWindows = SQLiteLiveWindows(database: database, runs: runs)
     }

@@ -8,6 +8,8 @@ extension Store.Configuration {
     /// - `SHELF_SLOW_QUERY_MS`: what `--verbose` logs as slow (100; 0 logs every statement).
     /// - `SHELF_BULK_IMPORT_MIN_ROWS`: the fewest rows an import stages to take the bulk
     ///   path (10,000; for tests).
+    /// - `SHELF_BULK_ACTION_MIN_ROWS`: the fewest items a bulk change writes to set its
+    ///   indexes aside (10,000; for tests).
     static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Store.Configuration {
@@ -20,6 +22,9 @@ extension Store.Configuration {
         }
         if let rows = environment["SHELF_BULK_IMPORT_MIN_ROWS"].flatMap(Int64.init), rows >= 0 {
             configuration.bulkImportMinimumRows = rows
+        }
+        if let rows = environment["SHELF_BULK_ACTION_MIN_ROWS"].flatMap(Int64.init), rows >= 0 {
+            configuration.bulkActionMinimumRows = rows
         }
         return configuration
     }

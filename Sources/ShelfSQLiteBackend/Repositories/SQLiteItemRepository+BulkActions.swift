@@ -36,6 +36,7 @@ extension SQLiteItemRepository {
         if case .priority(let priority) = change, !Item.priorities.contains(priority) {
             throw StoreError(.invalidValue, "priority \(priority) is not 0 to 3; nothing was changed")
         }
+        let minimum = bulkMinimumRows
         return try await longWrite { connection, cancellation in
             try connection.run("DELETE FROM bulk_actions WHERE created_at < ?", Date().addingTimeInterval(-86_400))
             let (kind, status, priority, owner) = Self.columns(of: change)
@@ -83,6 +84,9 @@ extension SQLiteItemRepository {
                 write = "UPDATE items SET \(column) = ?, updated_at = max(?, updated_at), version = version + 1"
                 values = [value, Date()]
             }
+            // Most of a big table: its indexes on the changed columns are made again once.
+            let rebuild = delete ? nil : try Self.setAside(updating: change, count: total, minimum: minimum, connection)
+            defer { rebuild?.restoreCache(on: connection) }
             // In chunks of IDs, in ID order: progress and cancellation between them.
             var after = Int64.min
             var done = 0
@@ -101,6 +105,8 @@ extension SQLiteItemRepository {
                 if upper == Int64.max { break }
                 after = upper
             }
+            try rebuild?.finish(
+                on: connection, counts: .updated(done), isCancelled: { cancellation.isCancelled })
             return BulkAction(id: action, change: change, count: total)
         }
     }
@@ -126,7 +132,8 @@ extension SQLiteItemRepository {
     /// Undoes or redoes `action` in one transaction: marks which of its items are still as
     /// it left them (`pending`), writes those, and moves their `written` version on.
     private func replay(_ action: BulkAction, undoing: Bool) async throws -> BulkReplay {
-        try await longWrite { connection, _ in
+        let minimum = bulkMinimumRows
+        return try await longWrite { connection, cancellation in
             guard
                 let undone = try connection.fetchOne(
                     "SELECT undone FROM bulk_actions WHERE id = ?", action.id, row: { try $0.int64(0) })
@@ -156,11 +163,18 @@ extension SQLiteItemRepository {
                     "SELECT count(*), coalesce(sum(pending), 0) FROM bulk_action_items WHERE action_id = ?", action.id,
                     row: { (try $0.get(0, as: Int.self), try $0.get(1, as: Int.self)) }) ?? (0, 0)
             let chosen = "SELECT item_id FROM bulk_action_items WHERE action_id = ? AND pending"
+            let rebuild =
+                delete ? nil : try Self.setAside(updating: action.change, count: counts.1, minimum: minimum, connection)
+            defer { rebuild?.restoreCache(on: connection) }
             switch (delete, undoing) {
             case (false, true):
+                // Only the column the action set: an item still at the version it left holds the
+                // recorded values in the others, and SQLite keeps only the indexes of the columns
+                // an UPDATE sets.
+                let column = Self.assignment(of: action.change).column
                 try connection.run(
                     """
-                    UPDATE items SET user_id = b.user_id, status = b.status, priority = b.priority,
+                    UPDATE items SET \(column) = b.\(column),
                         updated_at = max(?, items.updated_at), version = items.version + 1
                     FROM bulk_action_items b WHERE b.action_id = ? AND b.pending AND items.id = b.item_id
                     """, Date(), action.id)
@@ -179,6 +193,8 @@ extension SQLiteItemRepository {
             case (true, false):
                 try connection.run("DELETE FROM items WHERE id IN (\(chosen))", action.id)
             }
+            try rebuild?.finish(
+                on: connection, counts: .updated(counts.1), isCancelled: { cancellation.isCancelled })
             if !delete {
                 try connection.run(
                     "UPDATE bulk_action_items SET written = written + 1 WHERE action_id = ? AND pending", action.id)
@@ -197,6 +213,25 @@ extension SQLiteItemRepository {
         case .owner(let owner): ("owner", nil, nil, owner)
         case .delete: ("delete", nil, nil, nil)
         }
+    }
+
+    /// For a change of `count` items that are most of a big table (as many as
+    /// `minimum`, and a quarter of the items or more): sets aside the indexes on the
+    /// columns it writes and the change log's per-row entries (`ImportRebuild`); nil otherwise,
+    /// when writing row by row costs less than making those indexes again. Live queries read in
+    /// full once after the commit (the change log's sequence skips a number).
+    private static func setAside(updating change: BulkChange, count: Int, minimum: Int64, _ connection: Connection)
+        throws
+        -> ImportRebuild?
+    {
+        guard Int64(count) >= minimum, count > 0 else { return nil }
+        let rows =
+            try connection.fetchOne("SELECT row_count FROM shelf_changes WHERE table_name = 'items'") {
+                try $0.int64(0)
+            } ?? 0
+        guard Int64(count) * ImportRebuild.existingRowsPerStagedRow >= rows else { return nil }
+        return try ImportRebuild.begin(
+            on: connection, table: .items, updating: [Self.assignment(of: change).column, "updated_at", "version"])
     }
 
     /// The column of items a change sets, and its value (a delete sets none: never asked).
@@ -234,5 +269,14 @@ extension SQLiteItemRepository {
         } catch {
             throw StoreError.translatingAny(error)
         }
+    }
+}
+
+extension ImportCounts {
+    /// `count` rows updated, nothing else.
+    fileprivate static func updated(_ count: Int) -> ImportCounts {
+        var counts = ImportCounts()
+        counts.updated = count
+        return counts
     }
 }

@@ -6,9 +6,13 @@ internal import ShelfStore
 /// reads through the reader pool, so reads proceed during a long write.
 final class SQLiteItemRepository: ItemRepository {
     let database: Database
+    /// The fewest items a bulk change writes to set the changed columns' indexes aside
+    /// (`Store.Configuration.bulkActionMinimumRows`).
+    let bulkMinimumRows: Int64
 
-    init(database: Database) {
+    init(database: Database, bulkMinimumRows: Int64 = 10_000) {
         self.database = database
+        self.bulkMinimumRows = bulkMinimumRows
     }
 
     private static let insertSQL = """

@@ -25,6 +25,10 @@ extension Store {
         /// The fewest rows an import into a SQLite store must stage to take the bulk path
         /// (indexes and triggers set aside, then rebuilt once). 10,000.
         public var bulkImportMinimumRows: Int64
+        /// The fewest items a bulk change (the browser's actions on marked items, their undo
+        /// and redo) must write in a SQLite store, a quarter of its items or more, to set aside
+        /// the indexes on the columns it changes and make them again once. 10,000.
+        public var bulkActionMinimumRows: Int64
         /// The level from which the store's diagnostics (swift-log labels `shelf.sqlite` and
         /// `shelf.postgres`: change tracking, checkpoints, migrations, pool events, slow calls;
         /// all at `debug` or `trace`) reach the process's log handler; nil (the default) leaves
@@ -37,7 +41,7 @@ extension Store {
             writeTimeout: Duration = .seconds(60), readTimeout: Duration = .seconds(5),
             slowQueryThreshold: Duration = .milliseconds(100), writerCacheKiB: Int = 32 * 1024,
             readerCacheKiB: Int = 8 * 1024, bulkImportMinimumRows: Int64 = 10_000,
-            logLevel: Logger.Level? = nil
+            bulkActionMinimumRows: Int64 = 10_000, logLevel: Logger.Level? = nil
         ) {
             self.writeTimeout = writeTimeout
             self.readTimeout = readTimeout
@@ -45,6 +49,7 @@ extension Store {
             self.writerCacheKiB = writerCacheKiB
             self.readerCacheKiB = readerCacheKiB
             self.bulkImportMinimumRows = bulkImportMinimumRows
+            self.bulkActionMinimumRows = bulkActionMinimumRows
             self.logLevel = logLevel
         }
 
