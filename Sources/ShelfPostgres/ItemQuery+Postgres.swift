@@ -92,7 +92,7 @@
                 bindings.append(Int64(priorities.upperBound))
                 clauses.append("\(prefix)priority >= $\(bindings.count - 1) AND \(prefix)priority < $\(bindings.count)")
             }
-            let milliseconds = now.postgresMilliseconds
+            let milliseconds = (agesFrom ?? now).postgresMilliseconds
             for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)] where !terms.isEmpty
             {
                 let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) {

@@ -60,7 +60,10 @@ extension ItemActions {
         emit: ([Item]) throws -> Void
     ) throws {
         var besides = selection.included
-        if let query = selection.query {
+        if var marked = selection.query {
+            // What matched when the items were marked, as a bulk action reads them.
+            marked.agesFrom = selection.now
+            let query = marked
             var cursor: ItemCursor?
             while true {
                 try cancellation.check()

@@ -194,7 +194,9 @@ extension ItemActions {
     /// time, less the exceptions, plus the IDs marked besides.
     func items(in selection: ItemSelection) async throws -> [Item] {
         var found: [Item] = []
-        if let query = selection.query {
+        if var query = selection.query {
+            // What matched when the items were marked, as a bulk action reads them.
+            query.agesFrom = selection.now
             var cursor: ItemCursor?
             while true {
                 let page = try await store.items.items(matching: query, after: cursor, limit: Self.pageSize)

@@ -73,7 +73,7 @@ extension ItemQuery {
         if statusAndPriority, let priorities = parsed.priorities {
             add("\(alias)priority >= ? AND \(alias)priority < ?", priorities.lowerBound, priorities.upperBound)
         }
-        let milliseconds = TimeFormat.milliseconds(since1970: now)
+        let milliseconds = TimeFormat.milliseconds(since1970: agesFrom ?? now)
         for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)] where !terms.isEmpty {
             let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) { $0.intersection($1) }
             if let lower = range.lower { add("\(alias)\(column) >= ?", lower) }

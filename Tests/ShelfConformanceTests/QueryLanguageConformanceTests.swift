@@ -269,3 +269,30 @@ struct QueryLanguageConformanceTests {
         }
     }
 }
+
+/// `ItemQuery.agesFrom`: ages count back from the moment given, on every backend, in pages and
+/// counts alike (a marked selection's copy reads what matched when it was marked).
+@Suite("Conformance: ages from a given moment")
+struct AgesFromConformanceTests {
+    @Test(arguments: Backend.available)
+    func agesCountBackFromTheGivenMoment(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+            let now = Date()
+            let old = try await store.items.insert(
+                NewItem(userID: ann, title: "two hours old", createdAt: now.addingTimeInterval(-7200)))
+            let new = try await store.items.insert(
+                NewItem(userID: ann, title: "ten minutes old", createdAt: now.addingTimeInterval(-600)))
+            // Older than an hour: counted from now, the two-hour-old item; from three hours
+            // ago, none; from two hours ahead, both.
+            var query = ItemQuery(text: "created:>1h", sortField: .created, sortDirection: .ascending)
+            for (moment, expected) in [
+                (nil, [old]), (now.addingTimeInterval(-3 * 3600), []), (now.addingTimeInterval(2 * 3600), [old, new]),
+            ] as [(Date?, [Item.ID])] {
+                query.agesFrom = moment
+                #expect(try await store.items.items(matching: query, after: nil, limit: nil).map(\.id) == expected)
+                #expect(try await store.items.count(matching: query) == expected.count)
+            }
+        }
+    }
+}

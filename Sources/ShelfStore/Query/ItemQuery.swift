@@ -41,6 +41,10 @@ public struct ItemQuery: Hashable, Sendable, Codable {
     public var sortField: SortField
     /// Ascending or descending, for the sort field and its ID tie-break alike.
     public var sortDirection: SortDirection
+    /// The moment ages in `text` (`created:<7d`) count back from; nil (the default): the moment
+    /// the store builds each read's SQL. Set it to read "what matched then" page after page, as
+    /// a marked selection (`ItemSelection.now`) does.
+    public var agesFrom: Date?
 
     /// A query; every argument left out does not filter.
     public init(
