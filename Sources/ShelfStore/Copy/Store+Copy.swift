@@ -1,5 +1,5 @@
 internal import Foundation
-internal import Synchronization
+internal import ShelfReactive
 
 extension Store {
     /// Copies every user, item and saved view of this store into `target`, another store on
@@ -34,32 +34,14 @@ extension Store {
         to target: Store, options: CopyOptions = CopyOptions(),
         progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
     ) async throws -> CopyReport {
-        let cancelled = CopyCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let thread = Thread { [self] in
-                    continuation.resume(
-                        with: Result {
-                            try StoreCopier(
-                                source: self, target: target, options: options, progress: progress,
-                                isCancelled: { cancelled.isCancelled }
-                            ).run()
-                        })
-                }
-                thread.name = "shelf.copy"
-                thread.start()
-            }
-        } onCancel: {
-            cancelled.cancel()
+        let (source, target) = (self, target)
+        // On a thread of its own (it blocks for as long as the copy takes), through the one
+        // bridge: cancelling the task sets the flag the copy checks between pages.
+        return try await BlockingWork.run { cancellation in
+            try StoreCopier(
+                source: source, target: target, options: options, progress: progress,
+                isCancelled: { cancellation.isCancelled }
+            ).run()
         }
     }
-}
-
-/// A flag the calling task's cancellation sets and the copy's thread reads.
-final class CopyCancellation: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
-
-    func cancel() { flag.store(true, ordering: .relaxed) }
 }
