@@ -72,7 +72,8 @@ struct SnapshotPagesConformanceTests {
             try await store.items.delete(id: try #require(before.last).id)
             try await store.items.insert(contentsOf: [NewItem(userID: before[0].userID, title: "AAA new")])
             while let page = try await iterator.next() { read += page }
-            #expect(read == before)
+            let unchanged = read == before
+            #expect(unchanged, "pages read after the writes: \(read.map(\.title))")
             // The writes did commit: a new read sees them.
             let after = try await Self.collect(store.itemPages(matching: query, pageSize: 5), pageSize: 5)
             #expect(after == (try await store.items.items(matching: query)))
