@@ -12,8 +12,9 @@ extension SQLiteBackend {
     func readItemPages(matching query: ItemQuery, pageSize: Int, into sink: PageSink<Item>) async throws {
         let database = self.database
         let interruption = ReadInterruption()
+        let interrupt: @Sendable () -> Void = { interruption.cancel() }
         do {
-            try await BlockingWork.run(onCancel: { interruption.cancel() }) { _ in
+            try await BlockingWork.run(onCancel: interrupt) { _ in
                 try ReadInterruption.$current.withValue(interruption) {
                     try database.read { connection in
                         try StoreError.translating {

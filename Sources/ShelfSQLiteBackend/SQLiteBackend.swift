@@ -160,7 +160,8 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         _ fetch: @escaping @Sendable (Connection) throws -> Value
     ) async throws -> LiveValue<Value> {
         let interruption = ReadInterruption()
-        return try await BlockingWork.run(onCancel: { interruption.cancel() }) { _ in
+        let interrupt: @Sendable () -> Void = { interruption.cancel() }
+        return try await BlockingWork.run(onCancel: interrupt) { _ in
             try ReadInterruption.$current.withValue(interruption) { try self.makeLive(fetch) }
         }
     }

@@ -35,7 +35,8 @@ struct SnapshotPagesConformanceTests {
             for query in queries {
                 let listed = try await store.items.items(matching: query)
                 for pageSize in [1, 7, listed.count, 1000] where pageSize > 0 {
-                    let paged = try await Self.collect(store.itemPages(matching: query, pageSize: pageSize), pageSize: pageSize)
+                    let paged = try await Self.collect(
+                        store.itemPages(matching: query, pageSize: pageSize), pageSize: pageSize)
                     #expect(paged == listed, "\(query) in pages of \(pageSize)")
                 }
             }
@@ -63,11 +64,12 @@ struct SnapshotPagesConformanceTests {
             var read = try #require(try await iterator.next())
             // Committed while the read holds its snapshot: every title changes, the last item
             // of the order goes, new items come (first in the order).
-            let renamed = try await store.items.update(contentsOf: before.map { item in
-                var item = item
-                item.title = "renamed " + item.title
-                return item
-            })
+            let renamed = try await store.items.update(
+                contentsOf: before.map { item in
+                    var item = item
+                    item.title = "renamed " + item.title
+                    return item
+                })
             #expect(renamed.count == before.count)
             try await store.items.delete(id: try #require(before.last).id)
             try await store.items.insert(contentsOf: [NewItem(userID: before[0].userID, title: "AAA new")])

@@ -69,14 +69,12 @@ public struct Importer: Sendable {
         // at once when cancelled, even while the import waits for input or runs a long
         // statement: once cancelled it can no longer commit, and it stops at its next row or
         // statement.
-        var summary = try await BlockingWork.runAnsweringCancellation(
-            answersAtOnce: { cancellation.cancel() },
-            onCancel: {
-                // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now,
-                // so the import's thread lets go of the store at once.
-                wake?.wake()
-            }
-        ) {
+        let answersAtOnce: @Sendable () -> Bool = { cancellation.cancel() }
+        // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now, so the
+        // import's thread lets go of the store at once.
+        let wakeInput: @Sendable () -> Void = { wake?.wake() }
+        var summary = try await BlockingWork.runAnsweringCancellation(answersAtOnce: answersAtOnce, onCancel: wakeInput)
+        {
             try Transfer(table: table, source: source, options: options, progress: progress, wake: wake)
                 .run(store, cancellation)
         }
