@@ -38,7 +38,8 @@ public struct SnapshotPages<Value: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Iterates the pages of one read; releasing it before the last page ends the read.
-    public struct Iterator: AsyncIteratorProtocol, Sendable {
+    /// Not `Sendable`: one task iterates it (`next()` is not to be called by two at once).
+    public struct Iterator: AsyncIteratorProtocol {
         fileprivate let reader: PageReader<Value>
 
         /// The next page, or nil after the last one. The first call starts the read.

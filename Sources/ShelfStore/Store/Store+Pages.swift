@@ -10,10 +10,10 @@ extension Store {
     /// ```
     ///
     /// - Blocks: nothing that tasks share. `next()` suspends while a page is read. On SQLite
-    ///   the read runs on a thread of its own, holding one reader connection and its read
-    ///   transaction until it ends (on a store in memory, which has one connection, writes
-    ///   wait until then); on PostgreSQL a task holds one pooled connection in a
-    ///   `REPEATABLE READ READ ONLY` transaction.
+    ///   the read runs on a thread of its own, holding one of the store's four reader
+    ///   connections and its read transaction until it ends; on PostgreSQL a task holds one
+    ///   pooled connection in a `REPEATABLE READ READ ONLY` transaction. Reads beyond the
+    ///   readers or the pool wait for one, so end a read you no longer need.
     /// - Snapshot: taken when the first page is read (each `for` loop, that is each iterator,
     ///   reads a snapshot of its own). Writes committed meanwhile, here or in other processes,
     ///   proceed and are not seen: the pages are the list as it was at that moment.
