@@ -1,5 +1,6 @@
 import Foundation
 import ShelfStore
+import Synchronization
 import ShelfTestSupport
 import Testing
 
@@ -156,6 +157,36 @@ struct SnapshotPagesConformanceTests {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func closingTheStoreEndsAReadInProgress(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            _ = try await PagingConformanceTests.fill(store)
+            let closed = Flag()
+            var closing: Task<Void, Never>?
+            do {
+                // A consumer that stopped iterating but still holds its iterator.
+                var iterator = store.itemPages(pageSize: 4).makeAsyncIterator()
+                #expect(try await iterator.next()?.count == 4)
+                closing = Task {
+                    await store.close()
+                    closed.set()
+                }
+                // `close()` does not wait for the consumer: it ends the read.
+                #expect(await eventually { closed.isSet })
+                let error = await #expect(throws: StoreError.self) { try await iterator.next() }
+                #expect(error?.code == .closed, "\(String(describing: error))")
+                #expect(try await iterator.next() == nil)
+                withExtendedLifetime(iterator) {}
+            }
+            // Released only now (had `close()` waited for it, it would end here).
+            await closing?.value
+            let refused = await #expect(throws: StoreError.self) {
+                for try await _ in store.itemPages() {}
+            }
+            #expect(refused?.code == .closed)
+        }
+    }
+
     /// Whether a read transaction of `store` holds a snapshot now, as the engine tells another
     /// program: on SQLite a TRUNCATE checkpoint (the sqlite3 shell does not wait) is busy while
     /// a reader uses the WAL's frames; on PostgreSQL a connection of the database is idle in a
@@ -204,4 +235,13 @@ extension Result {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+/// A flag one task sets and another polls.
+final class Flag: Sendable {
+    private let value = Atomic(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

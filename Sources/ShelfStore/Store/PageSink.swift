@@ -29,6 +29,9 @@ package final class PageSink<Value: Sendable>: Sendable {
         var finished = false
         var failure: (any Error)?
         var stopped = false
+        /// What a stopped sink's consumer gets, once (nil: `CancellationError`, every time).
+        var stopFailure: (any Error)?
+        var stopFailureDelivered = false
         /// The consumer, suspended in `receive()` while no page is ready.
         var consumer: CheckedContinuation<[Value]?, any Error>?
         /// A blocking producer waits on `space`; whoever frees space or stops signals it once.
@@ -148,7 +151,12 @@ package final class PageSink<Value: Sendable>: Sendable {
     package func receive() async throws -> [Value]? {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Value]?, any Error>) in
             let action = state.withLock { state -> Take in
-                if state.stopped { return .end(failure: CancellationError()) }
+                if state.stopped {
+                    guard let failure = state.stopFailure else { return .end(failure: CancellationError()) }
+                    if state.stopFailureDelivered { return .end(failure: nil) }
+                    state.stopFailureDelivered = true
+                    return .end(failure: failure)
+                }
                 if !state.pages.isEmpty {
                     let page = state.pages.removeFirst()
                     state.received += 1
@@ -184,12 +192,19 @@ package final class PageSink<Value: Sendable>: Sendable {
         }
     }
 
-    /// The consumer quits: drops the waiting pages, ends a `receive()` in progress with
-    /// `CancellationError`, and wakes a waiting producer, whose send throws
-    /// `CancellationError`. Safe to call more than once, from any thread.
-    package func stop() {
-        let (consumer, wakeBlocked, producer) = state.withLock {
-            state -> (CheckedContinuation<[Value]?, any Error>?, Bool, CheckedContinuation<Void, Never>?) in
+    /// The consumer quits, or (with `failure`) the store closes: drops the waiting pages, ends
+    /// a `receive()` in progress with `CancellationError` (or `failure`, given once, then nil),
+    /// and wakes a waiting producer, whose send throws `CancellationError`. Safe to call more
+    /// than once, from any thread; the first call decides what the consumer gets.
+    package func stop(failing failure: (any Error)? = nil) {
+        let (consumer, wakeBlocked, producer, delivered) = state.withLock {
+            state -> (CheckedContinuation<[Value]?, any Error>?, Bool, CheckedContinuation<Void, Never>?, (any Error)?)
+            in
+            if !state.stopped, let failure {
+                state.stopFailure = failure
+                // A consumer waiting now gets it below.
+                if state.consumer != nil { state.stopFailureDelivered = true }
+            }
             state.stopped = true
             state.pages = []
             state.failure = nil
@@ -198,11 +213,11 @@ package final class PageSink<Value: Sendable>: Sendable {
                 state.producerBlocked = false
                 state.producer = nil
             }
-            return (state.consumer, state.producerBlocked, state.producer)
+            return (state.consumer, state.producerBlocked, state.producer, state.stopFailure)
         }
         if wakeBlocked { space.signal() }
         producer?.resume()
-        consumer?.resume(throwing: CancellationError())
+        consumer?.resume(throwing: delivered ?? CancellationError())
     }
 
     /// Whether `stop()` was called.

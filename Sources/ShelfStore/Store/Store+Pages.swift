@@ -21,18 +21,22 @@ extension Store {
     ///   empty result ends at once). The read runs at most one page ahead of the consumer, so
     ///   about three pages are in memory at most.
     /// - Ending: the read ends, its snapshot and connection released, after the last page,
-    ///   when the loop is left early (`break`, a throw), or when the consuming task is
-    ///   cancelled (`next()` then throws `CancellationError`).
+    ///   when the loop is left early (`break`, a throw), when the consuming task is cancelled
+    ///   (`next()` then throws `CancellationError`), or when the store is closed (`next()` then
+    ///   throws `StoreError` with code `.closed`; `close()` does not wait for the loop).
     /// - Throws: from `next()`: `StoreError` (`.invalidValue` for a `pageSize` below 1,
     ///   `.closed` when the store is closed, `.database` when the read fails); once, then the
     ///   sequence ends.
     public func itemPages(matching query: ItemQuery = ItemQuery(), pageSize: Int = 1000) -> SnapshotPages<Item> {
         let backend = self.backend
+        let reads = snapshotReads
         return SnapshotPages { sink in
             guard pageSize >= 1 else {
                 throw StoreError(.invalidValue, "a page size must be 1 or more, not \(pageSize)")
             }
-            try await backend.readItemPages(matching: query, pageSize: pageSize, into: sink)
+            try await reads.run(sink) {
+                try await backend.readItemPages(matching: query, pageSize: pageSize, into: sink)
+            }
         }
     }
 }
