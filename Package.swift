@@ -195,7 +195,7 @@ let package = Package(
             name: "ShelfConformanceTests",
             dependencies: [
                 "ShelfStore", "ShelfSQLiteBackend", "ShelfTransfer", "ShelfReactive", "ShelfPostgres",
-                "ShelfPostgresTesting",
+                "ShelfPostgresTesting", "ShelfTestSupport",
             ]),
         .testTarget(
             name: "ShelfServerTests",

@@ -43,6 +43,35 @@ package enum BlockingWork {
         }
     }
 
+    /// `run` for work whose caller must hear of its cancellation at once, before the work has
+    /// stopped (an import stopped with Ctrl-C while it waits for input or runs a long
+    /// statement). When the calling task is cancelled, `answersAtOnce()` decides: false (the
+    /// work is past the point where it can stop, say committing) leaves the caller waiting for
+    /// the work's result; true resumes the caller with `CancellationError` first, then calls
+    /// `onCancel` (to wake the work), and the work goes on to its end on its thread with its
+    /// result dropped, so it must change nothing once `answersAtOnce()` said true. Not
+    /// fire-and-forget: until that answer the caller awaits the work's outcome, and after it
+    /// nobody is left to hear one.
+    package static func runAnsweringCancellation<T: Sendable>(
+        answersAtOnce: @escaping @Sendable () -> Bool, onCancel: @escaping @Sendable () -> Void = {},
+        _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try Task.checkCancellation()
+        let outcome = OneAnswer<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                guard outcome.start(continuation) else { return }
+                Thread.detachNewThread { outcome.finish(Result { try body() }) }
+            }
+        } onCancel: {
+            guard answersAtOnce() else { return }
+            // The caller's answer first: the woken work throws an error of its own, which
+            // must not become the answer.
+            outcome.finish(.failure(CancellationError()))
+            onCancel()
+        }
+    }
+
     /// The other direction, for the store's blocking entry points (snapshot reads, import
     /// sessions, copies), which run on a plain thread that may block: runs `body` in a task and
     /// blocks the calling thread until it ends; returns what it returned or throws what it
@@ -96,5 +125,48 @@ package final class BlockingCancellation: Sendable {
     @inline(__always)
     package func check() throws(CancellationError) {
         if cancelled.load(ordering: .relaxed) { throw CancellationError() }
+    }
+}
+
+/// The continuation of a `runAnsweringCancellation` caller, resumed once: with the work's
+/// result, or with `CancellationError` when the caller was cancelled first.
+private final class OneAnswer<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var result: Result<T, any Error>?
+        var resumed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps the continuation; false (and it is resumed) when an answer came first.
+    func start(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        let early = state.withLock { state -> Result<T, any Error>? in
+            guard let result = state.result else {
+                state.continuation = continuation
+                return nil
+            }
+            state.resumed = true
+            return result
+        }
+        guard let early else { return true }
+        // Resumed outside the lock.
+        continuation.resume(with: early)
+        return false
+    }
+
+    /// Resumes the caller with `result`, unless an answer was given already.
+    func finish(_ result: Result<T, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<T, any Error>? in
+            guard !state.resumed else { return nil }
+            guard let continuation = state.continuation else {
+                if state.result == nil { state.result = result }
+                return nil
+            }
+            state.resumed = true
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(with: result)
     }
 }

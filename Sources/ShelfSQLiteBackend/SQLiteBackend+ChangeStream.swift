@@ -1,4 +1,4 @@
-internal import Dispatch
+internal import ShelfReactive
 internal import ShelfSQLite
 internal import ShelfStore
 
@@ -52,13 +52,9 @@ extension SQLiteBackend {
         let observer = ChangeLogObserver(onChange)
         let tracker = database.changeTracker
         // The first registration reads the tracker's baseline, which blocks: on a thread of
-        // its own, as the live windows register.
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                tracker.register(observer)
-                continuation.resume()
-            }
-        }
+        // its own, as the live windows register. Run to its end even when the caller is
+        // cancelled: the observer is registered or the tracker is stopped.
+        await BlockingWork.runToEnd { tracker.register(observer) }
         return ChangeLogWatch(holding: observer)
     }
 }

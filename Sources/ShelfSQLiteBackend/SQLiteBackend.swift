@@ -1,4 +1,3 @@
-internal import Dispatch
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
@@ -154,15 +153,17 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         try liveWindows.entryNow(for: LiveWindowKey(query: query, anchor: anchor, limit: limit))
     }
 
-    /// `makeLive` on a thread of its own: its first read may wait for a reader (a semaphore),
-    /// which must not block a cooperative thread.
+    /// `makeLive` on a thread of its own (`BlockingWork`): its first read may wait for a
+    /// reader (a semaphore), which must not block a cooperative thread. Cancelling the calling
+    /// task interrupts that first read (it throws `CancellationError`); later reads of the
+    /// live value are the change tracker's and are not tied to this task.
     func openLive<Value: Equatable & Sendable>(
         _ fetch: @escaping @Sendable (Connection) throws -> Value
     ) async throws -> LiveValue<Value> {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.makeLive(fetch) })
-            }
+        let interruption = ReadInterruption()
+        let interrupt: @Sendable () -> Void = { interruption.cancel() }
+        return try await BlockingWork.run(onCancel: interrupt) { _ in
+            try ReadInterruption.$current.withValue(interruption) { try self.makeLive(fetch) }
         }
     }
 

@@ -87,7 +87,10 @@ extension ChangeTracker {
         // The -wal at the path is still this process's: a process opening the new file would
         // read its frames as if they were the new file's pages. Checkpoint them into the old
         // file (where they belong: a moved file is then complete) and truncate the WAL to
-        // nothing, off this thread (which may hold the writer).
+        // nothing, off this thread (which may hold the writer). Dispatch, not `BlockingWork`:
+        // this runs from a synchronous check (a write's, a pass's) with no task to await it.
+        // Best effort, and nothing is lost when it fails: the failure that matters (the file
+        // moved) was recorded above and is what every later call throws.
         let database = owner.withLock { $0.database }
         DispatchQueue.global().async { database?.emptyWALAfterMove() }
         return true

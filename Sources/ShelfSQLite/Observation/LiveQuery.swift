@@ -172,6 +172,10 @@ package final class LiveQuery<Value: Equatable & Sendable>: TableObserver {
     private func scheduleRetry(after delay: Duration) {
         let tracker = database.changeTracker
         let nanoseconds = Int(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        // A timer, not `BlockingWork`: it is set from a synchronous refresh (on the tracker's
+        // queue, with no task to await anything), and it only enqueues the retry on that queue,
+        // where the read runs. The retry's failure is not dropped: `refresh` publishes it on
+        // the live value and schedules the next retry.
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
             guard let self else { return }
             tracker.enqueue { [weak self] in

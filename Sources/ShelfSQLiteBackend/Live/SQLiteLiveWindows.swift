@@ -1,5 +1,6 @@
 internal import Dispatch
 internal import Foundation
+internal import ShelfReactive
 internal import ShelfSQLite
 internal import ShelfStore
 internal import Synchronization
@@ -75,12 +76,7 @@ final class SQLiteLiveWindows: TableObserver {
         // Watching starts before the first read: a commit after it then makes a pass. The
         // first registration reads the tracker's baseline: on a thread of its own, once.
         if !state.withLock({ $0.registered }) {
-            await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    self.startWatching()
-                    continuation.resume()
-                }
-            }
+            await BlockingWork.runToEnd { self.startWatching() }
         }
         let runs = runs
         let first: FirstRead
@@ -306,6 +302,10 @@ final class SQLiteLiveWindows: TableObserver {
         for worker in 0..<workers {
             group.enter()
             inFlight.enter()
+            // Dispatch, not `BlockingWork`: this runs from a pass on `queue`, where no task
+            // exists to await a `BlockingWork` (a task made here would be unstructured). The
+            // workers are not forgotten: `group` and `inFlight` (which `close` waits for)
+            // track them, and each failure is published on its entry, then retried.
             DispatchQueue.global().async { [self] in
                 defer {
                     group.leave()

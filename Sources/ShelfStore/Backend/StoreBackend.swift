@@ -67,6 +67,12 @@ package protocol StoreBackend: TokenStorage {
     /// is ignored: items come by ID), from one snapshot, streaming. Blocks as `forEachUser`.
     func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws
 
+    /// Sends every item `query` selects, in its order, to `sink` in pages of `pageSize` (the
+    /// last one shorter, none empty), all from one snapshot: see `Store.itemPages`. Ends
+    /// when a send throws (the consumer stopped) and when the calling task is cancelled.
+    /// Blocks no thread tasks share: a blocking read runs behind `BlockingWork`.
+    func readItemPages(matching query: ItemQuery, pageSize: Int, into sink: PageSink<Item>) async throws
+
     /// Starts an import into `table`: see `ImportSession`. Blocks; call it from the thread
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession

@@ -45,6 +45,8 @@ public final class Store: Sendable {
     package let backend: any StoreBackend
     /// What the backend tells tests about its work (nil when it tells nothing).
     private let testHooks: (any StoreTestHooks)?
+    /// The `itemPages` reads in progress, which `close()` ends.
+    let snapshotReads = SnapshotReads()
 
     /// A store over `backend`; `testHooks` (usually the backend itself) answers
     /// `liveQueryRuns` and `statementCount`.
@@ -62,8 +64,11 @@ public final class Store: Sendable {
     /// the `-wal` file removed; a server store's connections are ended. Every later call on
     /// the store or its repositories throws `StoreError` with code `.closed`, naming the
     /// store. A store that is released without `close()` closes itself too (a server store
-    /// then keeps its background work until the process ends).
+    /// then keeps its background work until the process ends). Snapshot reads in progress
+    /// (`itemPages`) end first: their next page throws `.closed`.
     public func close() async {
+        snapshotReads.close(
+            with: StoreError(.closed, "\(location) was closed during a read of it in pages; open it again to read it"))
         await backend.close()
     }
 

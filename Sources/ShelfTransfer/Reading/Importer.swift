@@ -1,4 +1,5 @@
 internal import Foundation
+internal import ShelfReactive
 public import ShelfStore
 internal import Synchronization
 
@@ -63,34 +64,19 @@ public struct Importer: Sendable {
         let store = store
         let cancellation = CancellationFlag()
         let wake = InputWake()
-        let outcome = Outcome()
-        var summary = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ImportSummary, any Error>) in
-                guard outcome.start(continuation) else { return }
-                // A thread of its own: reading the input may block (a pipe that pauses), and
-                // staging and applying are blocking database calls.
-                DispatchQueue.global().async {
-                    outcome.finish(
-                        Result {
-                            try Transfer(
-                                table: table, source: source, options: options, progress: progress, wake: wake
-                            )
-                            .run(store, cancellation)
-                        })
-                }
-            }
-        } onCancel: {
-            // Answer at once, even while the import waits for input or runs a long statement:
-            // once cancelled it can no longer commit, and it stops at its next row or statement.
-            if cancellation.cancel() {
-                // The caller's answer first: woken, the import's thread throws a TransferError
-                // ("stopped while it waited"), which must not be the answer (it raced this one,
-                // and then no "Interrupted" message was printed).
-                outcome.finish(.failure(CancellationError()))
-                // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now,
-                // so the import's thread lets go of the store at once.
-                wake?.wake()
-            }
+        // A thread of its own (`BlockingWork`): reading the input may block (a pipe that
+        // pauses), and staging and applying are blocking database calls. The caller is answered
+        // at once when cancelled, even while the import waits for input or runs a long
+        // statement: once cancelled it can no longer commit, and it stops at its next row or
+        // statement.
+        let answersAtOnce: @Sendable () -> Bool = { cancellation.cancel() }
+        // A read waiting for input (a FIFO nobody writes to, a stalled pipe) stops now, so the
+        // import's thread lets go of the store at once.
+        let wakeInput: @Sendable () -> Void = { wake?.wake() }
+        var summary = try await BlockingWork.runAnsweringCancellation(answersAtOnce: answersAtOnce, onCancel: wakeInput)
+        {
+            try Transfer(table: table, source: source, options: options, progress: progress, wake: wake)
+                .run(store, cancellation)
         }
         summary.duration = clock.now - start
         return summary
@@ -117,49 +103,6 @@ private final class CancellationFlag: Sendable {
     func willCommit() -> Bool {
         state.compareExchange(expected: Self.running, desired: Self.committing, ordering: .acquiringAndReleasing)
             .exchanged
-    }
-}
-
-/// The continuation of an import's caller, resumed once: with the import's result, or with
-/// `CancellationError` as soon as the caller is cancelled.
-private final class Outcome: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<ImportSummary, any Error>?
-        var result: Result<ImportSummary, any Error>?
-        var resumed = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Keeps the continuation; false (and it is resumed) when the result came first.
-    func start(_ continuation: CheckedContinuation<ImportSummary, any Error>) -> Bool {
-        let early = state.withLock { state -> Result<ImportSummary, any Error>? in
-            guard let result = state.result else {
-                state.continuation = continuation
-                return nil
-            }
-            state.resumed = true
-            return result
-        }
-        guard let early else { return true }
-        // Resumed outside the lock.
-        continuation.resume(with: early)
-        return false
-    }
-
-    /// Resumes the caller with `result`, unless it was resumed already.
-    func finish(_ result: Result<ImportSummary, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<ImportSummary, any Error>? in
-            guard !state.resumed else { return nil }
-            guard let continuation = state.continuation else {
-                if state.result == nil { state.result = result }
-                return nil
-            }
-            state.resumed = true
-            state.continuation = nil
-            return continuation
-        }
-        continuation?.resume(with: result)
     }
 }
 
