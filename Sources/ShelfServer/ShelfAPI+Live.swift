@@ -12,7 +12,9 @@
         /// `GET /api/items/live?q=&limit=` (also `sort`, `order`): `text/event-stream` with an
         /// `event: window` of `{"count","items","seq"}` at once and whenever the window or the
         /// count changes, an `event: error` when a re-read fails (the stream stays open and the
-        /// store retries), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
+        /// store retries) or instead of a window holding a value another program stored with the
+        /// wrong type (`Store.refuseMistypedItems`; the stream stays open, and the window once the
+        /// row is corrected is sent), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
         /// the client goes, the store fails for good, the application shuts down, or the
         /// request's token no longer holds (checked every `authorizationRecheck`; then a last
         /// `event: error` of `{"status": 401, "detail"}`).
@@ -139,6 +141,15 @@
                     // The client has this window already (it resumed after a position at or
                     // past it): send nothing, so ids only increase.
                     if let position, let last = sent?.sequence, position <= last { continue }
+                    // A value another program stored with the wrong type is refused as the list
+                    // and the item's read refuse it: an error event instead of the window, and the
+                    // next window (the row corrected) is sent as new.
+                    do {
+                        try await store.refuseMistypedItems(window.items.map(\.id))
+                    } catch let error as StoreError {
+                        try await writer.write(Self.errorEvent(error))
+                        continue
+                    }
                     if let position { sent = LivePosition(sequence: position) }
                     let data = JSONValue.object([
                         "count": .integer(Int64(window.totalCount)),
@@ -150,12 +161,16 @@
                     try await writer.write(ByteBuffer(bytes: event))
                     metrics.delivered(after: ContinuousClock.now - published)
                 case .value(.failure(let error), _):
-                    let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
-                    try await writer.write(
-                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                    try await writer.write(Self.errorEvent(error))
                     if error.code == .fileReplaced { return }
                 }
             }
+        }
+
+        /// `event: error` with `{"detail", "code"}` of `error`.
+        static func errorEvent(_ error: StoreError) -> ByteBuffer {
+            let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
+            return ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8))
         }
     }
 #endif

@@ -67,6 +67,10 @@ package protocol StoreBackend: TokenStorage {
     /// is ignored: items come by ID), from one snapshot, streaming. Blocks as `forEachUser`.
     func forEachItem(matching query: ItemQuery, _ body: (ExportedItem) throws -> Void) throws
 
+    /// See `Store.refuseMistypedItems(_:)`. The default does nothing: for a backend whose
+    /// columns hold only values of their type.
+    func refuseMistypedItems(_ ids: [Item.ID]) async throws
+
     /// Starts an import into `table`: see `ImportSession`. Blocks; call it from the thread
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession
@@ -136,6 +140,8 @@ extension StoreBackend {
     }
 
     package func exportUserCount() async throws -> Int? { nil }
+
+    package func refuseMistypedItems(_ ids: [Item.ID]) async throws {}
 
     package var streamsChangeLog: Bool { false }
 
