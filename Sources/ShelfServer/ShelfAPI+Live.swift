@@ -52,12 +52,16 @@
                 let token = Lifetime.Token()
                 property.observe(during: token.lifetime) { mailbox.post($0) }
                 metrics.streamOpened(query: key)
+                windowEvents.open(key)
                 defer {
                     token.end()
                     metrics.streamClosed(query: key)
+                    windowEvents.close(key)
                 }
-                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
-                    try await stream(from: mailbox, to: &writer, after: resumeAfter)
+                try await serveEvents(
+                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
+                ) {
+                    try await stream(from: mailbox, to: &writer, after: resumeAfter, query: key)
                 }
                 try await writer.finish(nil)
                 withExtendedLifetime(property) {}
@@ -74,10 +78,12 @@
         /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) beside
         /// what every event stream needs: a keep-alive tick into `mailbox` after each quiet
         /// `keepAlive`, the authorization rechecks (`recheckAuthorization`), and the end of the
-        /// mailbox when the application shuts down gracefully.
+        /// mailbox when the application shuts down gracefully. A stream still writing a second
+        /// after that (a big window to a client that reads it slowly) has its `connection`
+        /// closed: a shutdown waits for no client.
         func serveEvents<Context: RequestContext, Value: Sendable>(
             from mailbox: LiveMailbox<Value>, authorization: String?, of context: Context.Type,
-            _ stream: () async throws -> Void
+            connection: (any Channel)?, _ stream: () async throws -> Void
         ) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let keepAlive = options.keepAlive
@@ -93,6 +99,11 @@
                     try await stream()
                 } onGracefulShutdown: {
                     mailbox.end()
+                    // A scheduled close, not a task: closing a connection that has ended since
+                    // does nothing, and there is no error to report.
+                    if let connection {
+                        connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
+                    }
                 }
             }
         }
@@ -121,7 +132,7 @@
 
         private func stream(
             from mailbox: LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>, to writer: inout any ResponseBodyWriter,
-            after resumed: LivePosition?
+            after resumed: LivePosition?, query: String
         ) async throws {
             var sent = resumed
             while true {
@@ -141,24 +152,20 @@
                     // The client has this window already (it resumed after a position at or
                     // past it): send nothing, so ids only increase.
                     if let position, let last = sent?.sequence, position <= last { continue }
-                    // A value another program stored with the wrong type is refused as the list
-                    // and the item's read refuse it: an error event instead of the window, and the
-                    // next window (the row corrected) is sent as new.
-                    do {
-                        try await store.refuseMistypedItems(window.items.map(\.id))
-                    } catch let error as StoreError {
-                        try await writer.write(Self.errorEvent(error))
-                        continue
+                    // Encoded once for all the query's streams (`LiveWindowEvents`).
+                    let fixed = position
+                    let event = try await windowEvents.event(for: window, at: position, of: query, unless: mailbox) {
+                        try await encodeWindowEvent(window, at: fixed)
                     }
+                    // The mailbox ended while the window was encoded: `next()` says how (the
+                    // end, or a revoked token's 401 event).
+                    guard let event else { continue }
+                    try await writer.write(event.bytes)
+                    // A window refused for a value of the wrong type (an error event in its
+                    // place) is not the client's: the next one, once the row is corrected, is
+                    // sent as new.
+                    guard event.isWindow else { continue }
                     if let position { sent = LivePosition(sequence: position) }
-                    let data = JSONValue.object([
-                        "count": .integer(Int64(window.totalCount)),
-                        "items": .array(try await JSONShapes.items(window.items, store: store)),
-                        "seq": position.map(JSONValue.integer) ?? .null,
-                    ])
-                    var event = Array((position.map { "id: \($0)\n" } ?? "").utf8) + Array("event: window\ndata: ".utf8)
-                    event += data.encoded() + Array("\n\n".utf8)
-                    try await writer.write(ByteBuffer(bytes: event))
                     metrics.delivered(after: ContinuousClock.now - published)
                 case .value(.failure(let error), _):
                     try await writer.write(Self.errorEvent(error))
