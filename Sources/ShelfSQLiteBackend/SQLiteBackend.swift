@@ -106,6 +106,14 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
         await BlockingWork.runToEnd { database.close() }
     }
 
+    func refuseMistypedItems(_ ids: [Item.ID]) async throws {
+        let location = self.location
+        try await database.storeRead(transaction: false) { connection in
+            try StoredValueCheck.refuseMistypedItems(
+                ids.map(\.rawValue), on: connection, location: location, action: "try")
+        }
+    }
+
     // MARK: Live values
 
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<

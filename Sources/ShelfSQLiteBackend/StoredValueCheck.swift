@@ -8,9 +8,10 @@ internal import ShelfStore
 /// and reading such a value as its kind makes one up: text in `created_at` read as 1970, 2.5
 /// as 2, bytes that are not UTF-8 as U+FFFD (the hostile tester's F7).
 ///
-/// `shelf copy`, exports and the reading of one item (`items show`, the browser's detail) refuse
-/// such a row with `mistyped`'s message; a page of the list shows it as read, so that one bad row
-/// does not keep a browser from opening.
+/// `shelf copy`, exports, the reading of one item (`items show`, the browser's detail) and the
+/// server's list and live windows (`refuseMistypedItems`, once per page or window) refuse such a
+/// row with `mistyped`'s message; the browser's page of the list shows it as read, so that one
+/// bad row does not keep a browser from opening.
 enum StoredValueCheck {
     /// Throws (`.database`), naming the first row by ID, its column, what it holds and the
     /// `sqlite3` statement that corrects it, when a row of `table` (only the row `id`, when
@@ -46,6 +47,43 @@ enum StoredValueCheck {
         throw mistyped(
             table, id: row, column: column, holds: shown.map { "\($0.0) \($0.1)" } ?? "a value", kind: kind,
             location: location, action: action)
+    }
+
+    /// Throws as `refuseMistyped` when one of the items `ids` (a page another read returned)
+    /// holds a value that is not of its column's kind, or title or notes that are not UTF-8:
+    /// the first such row by ID, named with its column and the `sqlite3` statement that
+    /// corrects it. One statement over the rows by their primary key, so its cost is that of
+    /// the rows, not of the table; `action` as for `refuseMistyped`.
+    static func refuseMistypedItems(
+        _ ids: [Int64], on connection: Connection, location: String, action: String
+    ) throws {
+        guard !ids.isEmpty else { return }
+        let table = CopyTable.items
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let statement = try StoreError.translating {
+            try connection.makeStatement(
+                "SELECT \(table.columnList) FROM items WHERE id IN (\(placeholders)) ORDER BY id")
+        }
+        let columns = table.columns
+        let text = columns.indices.filter { columns[$0].kind == .text }
+        try StoreError.translating {
+            try statement.bind(arguments: ids)
+            try statement.forEachRow { row in
+                let id = try row.int64(0)
+                for (index, column) in columns.enumerated()
+                where !holds(row, Int32(index), column.kind, nullable: column.nullable) {
+                    try refuseMistyped(table, id: id, on: connection, location: location, action: action)
+                    throw mistyped(
+                        table, id: id, column: column.name, holds: "a value of another type", kind: column.kind,
+                        location: location, action: action)
+                }
+                for index in text {
+                    try refuseMalformed(
+                        row.textBytes(Int32(index)), table, id: id, column: columns[index].name, location: location,
+                        action: action)
+                }
+            }
+        }
     }
 
     /// The per-row form of the rule, for loops that read rows anyway: true when column

@@ -98,11 +98,13 @@
 
         func handlerAdded(context: ChannelHandlerContext) {
             if context.channel.isActive { armDeadline(context) }
-            // HTTP/1.0 framing needs the request's version, which only handlers next to
-            // NIOHTTP1's decoder see.
+            // HTTP/1.0 framing and the Host check need the request's version (and the Host check
+            // every Host field), which only handlers next to NIOHTTP1's decoder see.
             let pipeline = context.pipeline.syncOperations
             if let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
-                try? pipeline.addHandler(HTTP10Framing(), position: .after(decoder))
+                let framing = HTTP10Framing()
+                try? pipeline.addHandler(framing, position: .after(decoder))
+                try? pipeline.addHandler(HostFieldCheck(), position: .after(framing))
             }
         }
 

@@ -22,6 +22,7 @@
             var ended = false
             var unauthorized: String?
             var waiter: CheckedContinuation<LiveNext<Value>, Never>?
+            var onEnd: (@Sendable () -> Void)?
         }
 
         private let state = Mutex(State())
@@ -60,31 +61,47 @@
 
         /// Ends the stream: the writer's next `next()` returns `.end` (a pending value is dropped).
         func end() {
-            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
+            let (waiter, dropped, onEnd) = state.withLock {
+                state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?, (@Sendable () -> Void)?) in
                 state.ended = true
                 let dropped = state.pending?.0
                 state.pending = nil
-                defer { state.waiter = nil }
-                return (state.waiter, dropped)
+                defer { (state.waiter, state.onEnd) = (nil, nil) }
+                return (state.waiter, dropped, state.onEnd)
             }
             withExtendedLifetime(dropped) {}
             waiter?.resume(returning: .end)
+            onEnd?()
+        }
+
+        /// Calls `action` when the mailbox ends (at once if it has ended), unless another
+        /// `whenEnded` replaces it first; nil forgets the one set. For a writer that waits on
+        /// something else than `next()` (a window being encoded) and must stop waiting then.
+        func whenEnded(_ action: (@Sendable () -> Void)?) {
+            let now = state.withLock { state -> (@Sendable () -> Void)? in
+                guard !state.ended else { return action }
+                state.onEnd = action
+                return nil
+            }
+            now?()
         }
 
         /// Ends the stream for want of authorization: the writer's next `next()` returns
         /// `.unauthorized(detail)`, before any value, and `.end` after it.
         func revoke(_ detail: String) {
-            let (waiter, dropped) = state.withLock { state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?) in
-                guard !state.ended else { return (nil, nil) }
+            let (waiter, dropped, onEnd) = state.withLock {
+                state -> (CheckedContinuation<LiveNext<Value>, Never>?, Value?, (@Sendable () -> Void)?) in
+                guard !state.ended else { return (nil, nil, nil) }
                 state.ended = true
                 let dropped = state.pending?.0
                 state.pending = nil
-                defer { state.waiter = nil }
+                defer { (state.waiter, state.onEnd) = (nil, nil) }
                 if state.waiter == nil { state.unauthorized = detail }
-                return (state.waiter, dropped)
+                return (state.waiter, dropped, state.onEnd)
             }
             withExtendedLifetime(dropped) {}
             waiter?.resume(returning: .unauthorized(detail))
+            onEnd?()
         }
 
         /// The next thing to write, waiting for one; `.end` once ended or the task is cancelled.

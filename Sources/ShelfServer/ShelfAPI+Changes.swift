@@ -78,7 +78,9 @@
                     metrics.changeStreamClosed()
                     withExtendedLifetime(watch) {}
                 }
-                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
+                try await serveEvents(
+                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
+                ) {
                     try await streamChanges(from: mailbox, to: &writer, after: start)
                 }
                 try await writer.finish(nil)

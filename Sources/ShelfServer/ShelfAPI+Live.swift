@@ -12,7 +12,9 @@
         /// `GET /api/items/live?q=&limit=` (also `sort`, `order`): `text/event-stream` with an
         /// `event: window` of `{"count","items","seq"}` at once and whenever the window or the
         /// count changes, an `event: error` when a re-read fails (the stream stays open and the
-        /// store retries), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
+        /// store retries) or instead of a window holding a value another program stored with the
+        /// wrong type (`Store.refuseMistypedItems`; the stream stays open, and the window once the
+        /// row is corrected is sent), a `: keep-alive` comment after each quiet `keepAlive`. It ends when
         /// the client goes, the store fails for good, the application shuts down, or the
         /// request's token no longer holds (checked every `authorizationRecheck`; then a last
         /// `event: error` of `{"status": 401, "detail"}`).
@@ -50,12 +52,16 @@
                 let token = Lifetime.Token()
                 property.observe(during: token.lifetime) { mailbox.post($0) }
                 metrics.streamOpened(query: key)
+                windowEvents.open(key)
                 defer {
                     token.end()
                     metrics.streamClosed(query: key)
+                    windowEvents.close(key)
                 }
-                try await serveEvents(from: mailbox, authorization: authorization, of: Context.self) {
-                    try await stream(from: mailbox, to: &writer, after: resumeAfter)
+                try await serveEvents(
+                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
+                ) {
+                    try await stream(from: mailbox, to: &writer, after: resumeAfter, query: key)
                 }
                 try await writer.finish(nil)
                 withExtendedLifetime(property) {}
@@ -72,10 +78,12 @@
         /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) beside
         /// what every event stream needs: a keep-alive tick into `mailbox` after each quiet
         /// `keepAlive`, the authorization rechecks (`recheckAuthorization`), and the end of the
-        /// mailbox when the application shuts down gracefully.
+        /// mailbox when the application shuts down gracefully. A stream still writing a second
+        /// after that (a big window to a client that reads it slowly) has its `connection`
+        /// closed: a shutdown waits for no client.
         func serveEvents<Context: RequestContext, Value: Sendable>(
             from mailbox: LiveMailbox<Value>, authorization: String?, of context: Context.Type,
-            _ stream: () async throws -> Void
+            connection: (any Channel)?, _ stream: () async throws -> Void
         ) async throws {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let keepAlive = options.keepAlive
@@ -91,6 +99,11 @@
                     try await stream()
                 } onGracefulShutdown: {
                     mailbox.end()
+                    // A scheduled close, not a task: closing a connection that has ended since
+                    // does nothing, and there is no error to report.
+                    if let connection {
+                        connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
+                    }
                 }
             }
         }
@@ -119,7 +132,7 @@
 
         private func stream(
             from mailbox: LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>, to writer: inout any ResponseBodyWriter,
-            after resumed: LivePosition?
+            after resumed: LivePosition?, query: String
         ) async throws {
             var sent = resumed
             while true {
@@ -139,23 +152,32 @@
                     // The client has this window already (it resumed after a position at or
                     // past it): send nothing, so ids only increase.
                     if let position, let last = sent?.sequence, position <= last { continue }
+                    // Encoded once for all the query's streams (`LiveWindowEvents`).
+                    let fixed = position
+                    let event = try await windowEvents.event(for: window, at: position, of: query, unless: mailbox) {
+                        try await encodeWindowEvent(window, at: fixed)
+                    }
+                    // The mailbox ended while the window was encoded: `next()` says how (the
+                    // end, or a revoked token's 401 event).
+                    guard let event else { continue }
+                    try await writer.write(event.bytes)
+                    // A window refused for a value of the wrong type (an error event in its
+                    // place) is not the client's: the next one, once the row is corrected, is
+                    // sent as new.
+                    guard event.isWindow else { continue }
                     if let position { sent = LivePosition(sequence: position) }
-                    let data = JSONValue.object([
-                        "count": .integer(Int64(window.totalCount)),
-                        "items": .array(try await JSONShapes.items(window.items, store: store)),
-                        "seq": position.map(JSONValue.integer) ?? .null,
-                    ])
-                    var event = Array((position.map { "id: \($0)\n" } ?? "").utf8) + Array("event: window\ndata: ".utf8)
-                    event += data.encoded() + Array("\n\n".utf8)
-                    try await writer.write(ByteBuffer(bytes: event))
                     metrics.delivered(after: ContinuousClock.now - published)
                 case .value(.failure(let error), _):
-                    let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
-                    try await writer.write(
-                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                    try await writer.write(Self.errorEvent(error))
                     if error.code == .fileReplaced { return }
                 }
             }
+        }
+
+        /// `event: error` with `{"detail", "code"}` of `error`.
+        static func errorEvent(_ error: StoreError) -> ByteBuffer {
+            let data = JSONValue.object(["detail": .string(error.message), "code": .string("\(error.code)")])
+            return ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8))
         }
     }
 #endif

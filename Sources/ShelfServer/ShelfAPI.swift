@@ -68,6 +68,8 @@
         public let metrics: ServerMetrics
         let logger: Logger
         let rechecks = AuthorizationRechecks()
+        /// Live windows' events, encoded once per distinct query and window.
+        let windowEvents = LiveWindowEvents()
 
         /// Routes over `store`.
         public init(store: Store, options: Options = Options(), logger: Logger = Logger(label: "shelf.http")) {

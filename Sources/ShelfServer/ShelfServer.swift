@@ -79,6 +79,7 @@
         public func run(onListening: @escaping @Sendable (_ host: String, _ port: Int) async -> Void) async throws {
             let router = Router(context: ConnectionContext.self)
             router.add(middleware: ProblemMiddleware())
+            router.add(middleware: HostFieldGuard())
             router.add(
                 middleware: RequestOriginGuard(
                     store: store, loopback: Self.isLoopback(configuration.host), corsOrigin: configuration.corsOrigin))

@@ -69,6 +69,41 @@
             }
         }
 
+        /// An UPDATE from the sqlite3 shell, which does not move `version`, was two changes: the
+        /// shell's, and the version trigger's own UPDATE logged again. Now one; live windows still
+        /// show each row as a fresh read does, its version moved.
+        @Test func aSQLiteShellUpdateIsOneChangeAndLiveWindowsStayExact() async throws {
+            try await ServedShelf.with { served in
+                for title in ["Catch the moth", "Feed the cat"] {
+                    let added = try await served.shelf.runAsync([
+                        "items", "add", "--user", "ann@example.com", "--title", title,
+                    ])
+                    #expect(added.status == 0)
+                }
+                let stream = try await EventStream(served, "/api/changes?after=0")
+                _ = try await Self.changes(stream, through: 3)
+                let live = try await EventStream(served, "/api/items/live")
+                #expect(try await live.next()?.event == "window")
+                #expect(try await served.cli(sqlite: "UPDATE items SET title = 'Caught the moth' WHERE id = 1") == 0)
+                #expect(try await served.cli(sqlite: "UPDATE items SET status = 'done' WHERE id = 2") == 0)
+                let events = try await Self.changes(stream, through: 5)
+                let summary = events.map { "\($0.seq ?? 0) \($0.json["id"] ?? "") \($0.json["op"] ?? "")" }
+                #expect(summary == ["4 1 update", "5 2 update"], "one change per UPDATE")
+                let window = try await live.next {
+                    let items = $0.json["items"] as? [[String: Any]] ?? []
+                    return items.contains { $0["id"] as? Int == 2 && $0["status"] as? String == "done" }
+                }
+                #expect(window?.id == "5", "the window is at the second UPDATE's position")
+                let fresh = try await served.get("/api/items")
+                let shown: ([[String: Any]]) -> [String] = { items in
+                    items.map { "\($0["id"] ?? "") \($0["title"] ?? "") \($0["status"] ?? "") \($0["version"] ?? "")" }
+                }
+                let windowItems = shown(window?.json["items"] as? [[String: Any]] ?? [])
+                #expect(windowItems == shown(fresh.json["items"] as? [[String: Any]] ?? []))
+                #expect(Set(windowItems) == ["1 Caught the moth open 2", "2 Feed the cat done 2"])
+            }
+        }
+
         @Test func resumingGivesExactlyTheChangesAfterThePosition() async throws {
             let prepare: (ServedShelfCLI) throws -> Void = { cli in
                 for title in ["one", "two", "three", "four", "five"] {

@@ -116,6 +116,52 @@
             }
         }
 
+        /// RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or with more than one, is a
+        /// 400 (it was answered as if it were whole). HTTP/1.0 may leave Host out.
+        @Test func anHTTP11RequestWithoutExactlyOneHostIsA400() async throws {
+            try await ServedShelf.with { served in
+                let faults = [
+                    ("GET /api/items HTTP/1.1\r\nConnection: close\r\n\r\n", "has no Host header"),
+                    ("GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", "has no Host header"),
+                    ("GET /nowhere HTTP/1.1\r\nConnection: close\r\n\r\n", "has no Host header"),
+                    (
+                        "GET /api/items HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                        "has 2 Host headers"
+                    ),
+                    (
+                        "POST /api/items HTTP/1.1\r\nhost: 127.0.0.1\r\nHOST: 127.0.0.1\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: 41\r\nConnection: close\r\n\r\n"
+                            + #"{"title": "x", "user": "ann@example.com"}"#,
+                        "has 2 Host headers"
+                    ),
+                    // A client cannot mark its own request as faulty, nor unmark it.
+                    (
+                        "GET /api/items HTTP/1.1\r\nShelf-Host-Fault: 1\r\nConnection: close\r\n\r\n",
+                        "has no Host header"
+                    ),
+                ]
+                for (request, found) in faults {
+                    let answer = try await Self.exchange(served.base, request, until: { _ in false })
+                    let (head, body) = Self.split(answer.text)
+                    #expect(head.hasPrefix("HTTP/1.1 400"), "\(request): \(head)")
+                    #expect(head.lowercased().contains("content-type: application/problem+json"), "\(head)")
+                    #expect(body.contains("this HTTP/1.1 request \(found)"), "\(request): \(body)")
+                    #expect(body.contains("Host: 127.0.0.1:"), "says what to send: \(body)")
+                }
+                #expect(try await served.get("/api/items").body.contains(#""count":0"#), "nothing was stored")
+                // HTTP/1.0 without Host, HTTP/1.1 with one, and a forged mark on a good request.
+                let fine = [
+                    "GET /api/items HTTP/1.0\r\n\r\n",
+                    "GET /api/items HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                    "GET /api/items HTTP/1.1\r\nHost: localhost\r\nShelf-Host-Fault: missing\r\nConnection: close\r\n\r\n",
+                ]
+                for request in fine {
+                    let answer = try await Self.exchange(served.base, request, until: { _ in false })
+                    #expect(answer.text.contains(" 200 OK\r\n"), "\(request): \(answer.text.prefix(300))")
+                }
+            }
+        }
+
         /// A response's head and body.
         static func split(_ text: String) -> (head: String, body: String) {
             guard let end = text.range(of: "\r\n\r\n") else { return (text, "") }

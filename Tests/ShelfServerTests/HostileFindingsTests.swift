@@ -26,8 +26,15 @@
                 let one = try await served.get("/api/items/1")
                 #expect(one.status == 500, "\(one.status) \(one.body)")
                 #expect(one.detail.contains("updated_at") && one.detail.contains("sqlite3"), "\(one.detail)")
-                #expect(try await served.get("/api/items").status == 200)
+                // The list and a live window refuse it in the same words (they served it as read).
+                let list = try await served.get("/api/items")
+                #expect(list.status == 500 && list.detail == one.detail, "\(list.status) \(list.body)")
                 let live = try await EventStream(served, "/api/items/live")
+                let event = try await live.next()
+                #expect(event?.event == "error" && event?.json["detail"] as? String == one.detail)
+                // The out-of-range integer alone is served, clamped.
+                #expect(try await served.cli(sqlite: "UPDATE items SET updated_at = 1700000000000 WHERE id = 1") == 0)
+                #expect(try await served.get("/api/items").status == 200)
                 #expect(try await live.next()?.event == "window")
                 #expect(served.isRunning, "the server ended")
             }

@@ -73,6 +73,10 @@ package protocol StoreBackend: TokenStorage {
     /// Blocks no thread tasks share: a blocking read runs behind `BlockingWork`.
     func readItemPages(matching query: ItemQuery, pageSize: Int, into sink: PageSink<Item>) async throws
 
+    /// See `Store.refuseMistypedItems(_:)`. The default does nothing: for a backend whose
+    /// columns hold only values of their type.
+    func refuseMistypedItems(_ ids: [Item.ID]) async throws
+
     /// Starts an import into `table`: see `ImportSession`. Blocks; call it from the thread
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession
@@ -142,6 +146,8 @@ extension StoreBackend {
     }
 
     package func exportUserCount() async throws -> Int? { nil }
+
+    package func refuseMistypedItems(_ ids: [Item.ID]) async throws {}
 
     package var streamsChangeLog: Bool { false }
 
