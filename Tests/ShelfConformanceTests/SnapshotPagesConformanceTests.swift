@@ -1,7 +1,7 @@
 import Foundation
 import ShelfStore
-import Synchronization
 import ShelfTestSupport
+import Synchronization
 import Testing
 
 /// `Store.itemPages`: a whole result a page at a time from one snapshot, on every backend;
