@@ -69,6 +69,20 @@ extension ItemActions {
         bulkWrite?.cancel()
     }
 
+    /// Ends the bulk change in progress, if any, as Esc does, and waits for it to end: for the
+    /// browser's end (a quit, or a signal such as a closed terminal's SIGHUP), so that no change
+    /// goes on after the session whose history could undo it. Returns what became of it, or nil
+    /// when none ran.
+    public func endBulkWrite() async -> String? {
+        guard let task = bulkWrite else { return nil }
+        let recorded = history.undoStack.count
+        task.cancel()
+        await task.value
+        return history.undoStack.count > recorded
+            ? "the bulk change in progress had already finished when the browser ended"
+            : "the bulk change in progress was cancelled when the browser ended: nothing was changed"
+    }
+
     /// Marks done every item of `selection` when any of them is open, else marks them all open.
     func toggleDone(in selection: ItemSelection) async {
         let open: Int

@@ -83,6 +83,11 @@ struct BrowseCommand: AsyncParsableCommand {
             defer { SignalRelay.shared.reinstall() }
             let ending = try await Application(rootController: controller, environment: environment, mouse: !noMouse)
                 .run()
+            // A bulk change still running (q, or a signal: a closed terminal) is cancelled, not
+            // left to commit with no session to undo it.
+            if let outcome = await viewModel.actions.endBulkWrite() {
+                try? FileHandle.standardError.write(contentsOf: Data("shelf: \(outcome)\n".utf8))
+            }
             if let problem = await viewModel.actions.endHistory() {
                 try? FileHandle.standardError.write(contentsOf: Data("shelf: \(problem)\n".utf8))
             }

@@ -42,6 +42,20 @@ struct CopyCommand: AsyncParsableCommand {
         if case .sqlite(let path) = source, !FileManager.default.fileExists(atPath: path) {
             throw CommandError("no database at \(path) to copy from; check the first location")
         }
+        if case .sqlite(let path) = target {
+            // The source's own -wal, -shm or -journal (or any SQLite database's): SQLite would take
+            // the copy for part of that database, and remove or replay it (seen: "Copied", then
+            // the copy gone).
+            var sourcePaths: [String] = []
+            // The source itself is refused below, as the same database, by its identity.
+            if case .sqlite(let from) = source, !Self.sameFile(from, path) { sourcePaths = [from] }
+            do {
+                try OutputSafety.refuseCompanionName(path, protecting: sourcePaths)
+            } catch {
+                throw CommandError(
+                    error.description.replacingOccurrences(of: "refusing to write", with: "refusing to copy into"))
+            }
+        }
         let sourceStore = try await OpenDatabases.open(source)
         if case .sqlite(let path) = target, !FileManager.default.fileExists(atPath: path) {
             try await copy(from: sourceStore, intoNewFile: path)
@@ -49,6 +63,14 @@ struct CopyCommand: AsyncParsableCommand {
         }
         let targetStore = try await OpenDatabases.open(target)
         try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+    }
+
+    /// Whether both paths name one existing file (by device and inode).
+    private static func sameFile(_ one: String, _ other: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        return stat(one, &first) == 0 && stat(other, &second) == 0 && first.st_dev == second.st_dev
+            && first.st_ino == second.st_ino
     }
 
     /// A copy into a SQLite file that does not exist yet: made in a hidden file beside it, and

@@ -86,4 +86,34 @@ struct BackupCommandTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == before)
         }
     }
+
+    /// Another store (a shelf database opened as a store since, in WAL mode) holds data of its
+    /// own, maybe newer: a backup does not replace it; an older backup it does replace (hostile
+    /// tester: another store, with its newest item, replaced without a word).
+    @Test func anotherStoreIsNotReplacedButAnOlderBackupIs() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        let precious = shelf.folder.appendingPathComponent("precious.sqlite").path
+        #expect(
+            try await shelf.run(["users", "add", "--db", precious, "--name", "Bo", "--email", "bo@example.com"]).status
+                == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: precious))
+        let refused = try await shelf.run(["backup", "--db", db, precious])
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains("\(precious) is a shelf store in use as one")
+                && refused.error.contains("shelf copy --replace"), "\(refused.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: precious)) == before)
+        let older = shelf.folder.appendingPathComponent("older.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, older]).status == 0)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Cy", "--email", "cy@example.com"]).status == 0)
+        let again = try await shelf.run(["backup", "--db", db, older])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(try await ChildProcess.sqlite3Output(older, "SELECT count(*) FROM users;") == "2")
+    }
 }

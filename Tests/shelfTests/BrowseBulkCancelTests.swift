@@ -63,6 +63,45 @@ struct BrowseBulkCancelTests {
         try await tmux.waitFor("[exit 0]")
     }
 
+    /// The terminal closes (SIGHUP) while the action waits for another program's lock: the
+    /// browser ends at once, and the action with it; nothing is changed once the lock is gone
+    /// (it went on and committed, with no session left to undo it: hostile tester).
+    @Test func aHangupWhileAnActionWaitsCancelsIt() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        let tmux = try await open(shelf, items: 2_000)
+        let holder = try TmuxSession("sqlite3 " + TmuxSession.quote(db), width: 80, height: 10)
+        try holder.type("BEGIN IMMEDIATE; SELECT 'holding';\n")
+        try await holder.waitFor("holding")
+        #expect(await CopyFixture.waitForWriteLock(of: db))
+        try tmux.type(" ")
+        try await tmux.waitFor("(Esc cancels)")
+        let browser = try #require(Self.process(running: ShelfProcess.executable.path, with: db))
+        #expect(kill(browser, SIGHUP) == 0)
+        // Within the lock's hold: before the fix the action waited for it (60 s) and then ran.
+        let ended = try await tmux.waitFor("[exit 129]", timeout: .seconds(45))
+        #expect(ended.contains(line: "[exit 129]"), "\(ended)")
+        try holder.type("COMMIT;\n.quit\n")
+        try await holder.waitFor("[exit 0]")
+        #expect(try await openCount(db) == "2000")
+        let records = "SELECT (SELECT count(*) FROM bulk_actions) || ' ' || (SELECT count(*) FROM bulk_action_items);"
+        #expect(try await ChildProcess.sqlite3Output(db, records) == "0 0")
+    }
+
+    /// The process whose command line starts with `executable` and names `argument`.
+    private static func process(running executable: String, with argument: String) -> pid_t? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = pid_t(entry),
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.first == executable, arguments.contains(argument) { return pid }
+        }
+        return nil
+    }
+
     /// Esc while the action writes (its progress line shows): it stops, every item is as it
     /// was, and the browser goes on.
     @Test func escWhileWritingRollsEverythingBack() async throws {

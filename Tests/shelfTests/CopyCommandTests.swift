@@ -111,6 +111,32 @@ struct CopyCommandTests {
         #expect(same.error.contains("are the same database"), "\(same.error)")
     }
 
+    /// The source's -wal, -shm or -journal (or those of another database beside it) are not a
+    /// place for a copy: SQLite would take the copy for part of that database and remove or
+    /// replay it (seen: "Copied: both sides match.", then the copy gone, or the store unopenable).
+    @Test func aCopyIntoADatabasesOwnFilesIsRefused() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        let other = shelf.folder.appendingPathComponent("other.sqlite").path
+        try await CopyFixture.make(other, shelf: shelf)
+        let before = try CopyFixture.dump(source)
+        for target in [
+            source + "-wal", source + "-journal", source + "-shm", "sqlite:" + source + "-wal", other + "-journal",
+        ] {
+            let refused = try await shelf.run(["copy", source, target])
+            #expect(refused.status == 1, "\(target): \(refused.output)")
+            #expect(refused.error.contains("refusing to copy into"), "\(target): \(refused.error)")
+            #expect(
+                !FileManager.default.fileExists(atPath: target.replacingOccurrences(of: "sqlite:", with: "") + "-shm"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: source + "-journal"))
+        #expect(!FileManager.default.fileExists(atPath: other + "-journal"))
+        #expect(try CopyFixture.dump(source) == before)
+        #expect(try await shelf.run(["items", "list", "--db", source]).status == 0)
+    }
+
     /// A row another program wrote with text in an integer column stops the copy, naming the
     /// row; a target that did not exist is not left behind.
     @Test func aCopyThatFailsLeavesNoNewFile() async throws {

@@ -178,6 +178,21 @@ extension Store {
                 ) { _ in true } ?? false
             }) ?? false
         guard isShelf else { throw notABackup }
+        // A backup is written in rollback-journal mode; a file in WAL mode (header bytes 18 and
+        // 19 are 2) was opened as a store by shelf since, and holds data of its own, maybe newer
+        // than this store's (seen: another store replaced, with its newest item, and no word).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { closeDescriptor(descriptor) }
+        var header = [UInt8](repeating: 0, count: 20)
+        let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
+        if count == 20, header[18] == 2 || header[19] == 2 {
+            throw StoreError(
+                .invalidValue,
+                "\(path) is a shelf store in use as one (opened by shelf since it was written, if it ever was a "
+                    + "backup), not a backup: a backup replaces only an older backup. Choose another file; if you "
+                    + "mean to replace that store with this one, use shelf copy --replace")
+        }
     }
 
     /// Flushes the file or folder at `path` to disk.
