@@ -107,7 +107,7 @@ struct BrowserSuite {
                     if seen { break }
                     keys.append(elapsed)
                     if ContinuousClock.now - started > .seconds(120) { throw CocoaError(.fileReadUnknown) }
-                    Thread.sleep(forTimeInterval: 0.05)
+                    try await Task.sleep(for: .milliseconds(50))
                 }
                 let total = (ContinuousClock.now - started).seconds
                 if samples == 0 { changing.append(total) } else { undoing.append(total) }

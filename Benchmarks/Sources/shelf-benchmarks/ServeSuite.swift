@@ -242,7 +242,9 @@ final class ServeProcess: @unchecked Sendable {
 
     init(shelf: String, database: String, folder: URL) throws {
         let output = folder.appendingPathComponent("serve.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: output.path])
+        }
         process.executableURL = URL(fileURLWithPath: shelf)
         process.arguments = ["serve", "--db", database, "--port", "0"]
         process.standardOutput = try FileHandle(forWritingTo: output)
