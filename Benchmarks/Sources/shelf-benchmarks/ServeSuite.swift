@@ -59,7 +59,7 @@ struct ServeSuite {
             return
         }
         let path = "/api/items?limit=50"
-        let bytes = try Data(contentsOf: URL(string: server.base + path)!)
+        let bytes = try Self.curl(server.base + path)
         let router = Router()
         router.get("api/items") { _, _ in
             Response(
@@ -82,6 +82,20 @@ struct ServeSuite {
     }
 
     /// Requests per second `wrk` reaches on `url` (2 threads, 50 connections, 10 s).
+    /// The body `curl` reads from `url` (Foundation on Linux reads no http URL).
+    static func curl(_ url: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sf", url]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let body = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, !body.isEmpty else { throw BenchError("curl \(url) failed") }
+        return body
+    }
+
     static func wrk(_ url: String) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
