@@ -218,8 +218,14 @@ struct SnapshotPagesConformanceTests {
                     with: Result { () throws -> String in
                         let out = NSTemporaryDirectory() + "snapshot-pages-\(UUID().uuidString)"
                         defer { unlink(out) }
+                        // The shareable location leaves the password out: psql takes it from
+                        // the server's URL (CI's server has one).
+                        var environment = ["PATH": "/usr/bin:/bin"]
+                        if let password = PostgresServer.url.flatMap({ URLComponents(string: $0)?.password }) {
+                            environment["PGPASSWORD"] = password.removingPercentEncoding ?? password
+                        }
                         let status = try ChildProcess(
-                            executable, arguments, environment: ["PATH": "/usr/bin:/bin"], stdout: out
+                            executable, arguments, environment: environment, stdout: out
                         ).wait()
                         let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
                         guard status == 0 else { throw ShellError(message: "\(executable) exited \(status)") }

@@ -203,8 +203,26 @@ package final class Connection: @unchecked Sendable {
     /// a transaction is already open. Throwing from `body` rolls back everything it did.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         if isInTransaction { return try savepoint(body) }
-        try cachedStatement("BEGIN IMMEDIATE").run()
+        try beginImmediate()
         return try commit(body)
+    }
+
+    /// `BEGIN IMMEDIATE`, then one read of the schema table, so that a schema another
+    /// connection changed since this one last read it (an index or trigger made again by a
+    /// bulk import or bulk change) is read again before the transaction's first statement.
+    /// Without it, SQLite 3.40 failed to prepare a DELETE on a table with foreign keys, with
+    /// SQLITE_SCHEMA "no such table: users", once the connection had waited for the lock of a
+    /// transaction that changed the schema (reproduced with the sqlite3 shell too: `PRAGMA
+    /// foreign_keys=ON`, a read, `BEGIN IMMEDIATE` waiting on another connection's `CREATE INDEX`,
+    /// then `DELETE FROM users`; a statement reading the schema first makes it work).
+    package func beginImmediate() throws {
+        try cachedStatement("BEGIN IMMEDIATE").run()
+        do {
+            try cachedStatement("SELECT 1 FROM main.sqlite_schema LIMIT 1").run()
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
     }
 
     /// Runs `body` in the transaction just begun, then commits; throwing from `body` (or a

@@ -268,7 +268,7 @@ package final class Database: Sendable {
         writer.setBusyTimeout(milliseconds: 0)
         let began: Bool
         do {
-            try writer.cachedStatement("BEGIN IMMEDIATE").run()
+            try writer.beginImmediate()
             began = true
         } catch let error as DatabaseError where error.code == DatabaseError.busy {
             began = false
