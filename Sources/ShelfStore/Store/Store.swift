@@ -67,7 +67,7 @@ public final class Store: Sendable {
     /// then keeps its background work until the process ends). Snapshot reads in progress
     /// (`itemPages`) end first: their next page throws `.closed`.
     public func close() async {
-        snapshotReads.close(
+        await snapshotReads.close(
             with: StoreError(.closed, "\(location) was closed during a read of it in pages; open it again to read it"))
         await backend.close()
     }
