@@ -52,7 +52,7 @@ extension ItemActions {
         }
         do {
             let matching = try await store.items.ids(
-                in: ItemSelection(matching: query, now: selection.now), among: rows)
+                in: ItemSelection(matching: query, now: selection.now, through: selection.through), among: rows)
             if describedSelection?.query == query { mutableMarks.value.learnMatching(matching) }
         } catch {
             mutableMessage.value = "Could not tell which rows are marked: \(error)"

@@ -109,7 +109,22 @@ public final class ItemActions {
             clearMarks()
             return
         }
-        mutableMarks.value = ItemMarks(matching: query, now: Date(), shown: shown, count: count)
+        let marks = ItemMarks(matching: query, now: Date(), shown: shown, count: count)
+        mutableMarks.value = marks
+        // Items added from now on (here or by another process) stay out of the marks: what
+        // a confirmation counts is what the action changes.
+        do {
+            let highest = try await store.items.highestItemID()
+            // Unless the marks were cleared or made again meanwhile (a toggle keeps them).
+            guard mutableMarks.value.isDescribed, mutableMarks.value.selection?.now == marks.selection?.now else {
+                return
+            }
+            mutableMarks.value.bound(through: highest)
+        } catch {
+            mutableMessage.value = "Could not read the items to mark: \(error)"
+            mutableMarks.value.removeAll()
+            return
+        }
         await recountMarks()
     }
 

@@ -51,7 +51,22 @@ public struct ItemMarks: Hashable, Sendable {
     public func contains(_ id: Item.ID) -> Bool {
         guard let selection else { return false }
         if selection.included.contains(id) { return true }
-        return selection.query != nil && !selection.excluded.contains(id) && matching.contains(id)
+        return selection.query != nil && !selection.excluded.contains(id) && matchesQuery(id)
+    }
+
+    /// True when the rows looked up say the item with `id` matches the marks' query, and it is
+    /// not an item added after the query was marked.
+    private func matchesQuery(_ id: Item.ID) -> Bool {
+        guard matching.contains(id) else { return false }
+        guard let through = selection?.through else { return true }
+        return id <= through
+    }
+
+    /// Leaves out of a query's marks the items added after `highest` (the highest item ID
+    /// when the query was marked): nothing for marks by ID, or when `highest` is nil.
+    public mutating func bound(through highest: Item.ID?) {
+        guard let highest, selection?.query != nil else { return }
+        selection?.through = highest
     }
 
     /// Marks the item, or unmarks it when it is marked.
@@ -59,10 +74,10 @@ public struct ItemMarks: Hashable, Sendable {
         var selection = self.selection ?? ItemSelection(ids: [])
         if contains(id) {
             selection.included.remove(id)
-            if selection.query != nil, matching.contains(id) { selection.excluded.insert(id) }
+            if selection.query != nil, matchesQuery(id) { selection.excluded.insert(id) }
             counted = counted.map { max(0, $0 - 1) }
         } else {
-            if selection.query != nil, matching.contains(id) {
+            if selection.query != nil, matchesQuery(id) {
                 selection.excluded.remove(id)
             } else {
                 selection.included.insert(id)

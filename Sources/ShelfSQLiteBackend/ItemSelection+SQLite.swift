@@ -20,6 +20,10 @@ extension ItemSelection {
                 filter.clauses.append("i.id IN (SELECT value FROM json_each(?))")
                 filter.arguments.append(amongJSON)
             }
+            if let through {
+                filter.clauses.append("i.id <= ?")
+                filter.arguments.append(through.rawValue)
+            }
             var arm = "SELECT i.id FROM "
             if let match = filter.match {
                 // Matches first, from the full-text index, as a count reads them.
@@ -50,7 +54,21 @@ extension ItemSelection {
     /// How many items of the selection exist (with `status`, when given).
     func sqliteCount(status: Item.Status?) -> BoundSQL {
         if let query, excluded.isEmpty, included.isEmpty, status == nil {
-            return query.countSQL(now: now)
+            let count = query.countSQL(now: now)
+            guard let through else { return count }
+            let filter = query.sqliteFilter(alias: "i.", now: now, forPage: false)
+            guard filter.match == nil else {
+                let ids = sqliteIDs()
+                return BoundSQL(text: "SELECT count(*) FROM (\(ids.text))", arguments: ids.arguments)
+            }
+            // The query's own count (kept by triggers when unfiltered) less the items added
+            // since it was marked: a short walk down from the top of the ID order (CROSS JOIN
+            // keeps SQLite from reading every match of a status through its index instead).
+            var later = "SELECT count(*) FROM (SELECT id FROM items WHERE id > ?) l CROSS JOIN items i ON i.id = l.id"
+            if !filter.clauses.isEmpty { later += " WHERE " + filter.clauses.joined(separator: " AND ") }
+            return BoundSQL(
+                text: "SELECT (\(count.text)) - (\(later))",
+                arguments: count.arguments + [through.rawValue] + filter.arguments)
         }
         let ids = sqliteIDs()
         guard let status else {

@@ -20,6 +20,10 @@
                     bindings.append(among.map(\.rawValue))
                     clauses.append("i.id = ANY($\(bindings.count))")
                 }
+                if let through {
+                    bindings.append(through.rawValue)
+                    clauses.append("i.id <= $\(bindings.count)")
+                }
                 arms.append(
                     "SELECT i.id FROM items i" + (clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND "))
                 )
@@ -51,6 +55,15 @@
             return try await pool.read { connection in
                 try await connection.query(query, logger: .silent).all((Int64).self).first.map(Int.init) ?? 0
             }
+        }
+
+        package func highestItemID() async throws -> Item.ID? {
+            // IDs start at 1: 0 means no items.
+            let query = PostgresQuery(unsafeSQL: "SELECT coalesce(max(id), 0) FROM items", binds: PostgresBindings())
+            let top: Int64 = try await pool.read { connection in
+                try await connection.query(query, logger: .silent).all((Int64).self).first ?? Int64(0)
+            }
+            return top > 0 ? Item.ID(rawValue: top) : nil
         }
 
         package func ids(in selection: ItemSelection, among ids: [Item.ID]) async throws -> Set<Item.ID> {
@@ -101,9 +114,11 @@
                     let ids = selection.postgresIDs(into: &bindings)
                     var record = """
                         INSERT INTO bulk_action_items
-                            (action_id, item_id, user_id, title, notes, status, priority, created_at, updated_at, version, written)
+                            (action_id, item_id, user_id, title, notes, status, priority, created_at, updated_at, version, written,
+                            pending)
                         SELECT $1, i.id, i.user_id, \(delete ? "i.title, i.notes" : "NULL, NULL"), i.status, i.priority,
-                            \(delete ? "i.created_at, i.updated_at" : "NULL, NULL"), i.version, i.version\(delete ? "" : " + 1")
+                            \(delete ? "i.created_at, i.updated_at" : "NULL, NULL"), i.version, i.version\(delete ? "" : " + 1"),
+                            true
                         FROM items i WHERE i.id IN (\(ids))
                         """
                     if let status {
@@ -187,18 +202,26 @@
                         case (true, true):
                             "NOT EXISTS (SELECT 1 FROM items WHERE items.id = b.item_id) AND \(ownerExists)"
                         }
+                    // `pending` holds what the action, or its last undo or redo, wrote: an item
+                    // that one skipped is left out from then on, and not counted as skipped again.
+                    let written: Int64 =
+                        try await connection.query(
+                            "SELECT count(*) FROM bulk_action_items WHERE action_id = \(id) AND pending",
+                            logger: .silent
+                        ).all((Int64).self).first ?? Int64(0)
                     var binds = PostgresBindings()
                     binds.append(id)
                     try await connection.query(
                         PostgresQuery(
-                            unsafeSQL: "UPDATE bulk_action_items b SET pending = (\(pending)) WHERE b.action_id = $1",
+                            unsafeSQL:
+                                "UPDATE bulk_action_items b SET pending = (\(pending)) WHERE b.action_id = $1 AND b.pending",
                             binds: binds), logger: .silent)
-                    let rows: [(Int64, Int64)] =
+                    let still: Int64 =
                         try await connection.query(
-                            "SELECT count(*), count(*) FILTER (WHERE pending) FROM bulk_action_items WHERE action_id = \(id)",
+                            "SELECT count(*) FROM bulk_action_items WHERE action_id = \(id) AND pending",
                             logger: .silent
-                        ).all((Int64, Int64).self)
-                    let counts: (Int64, Int64) = rows.first ?? (0, 0)
+                        ).all((Int64).self).first ?? Int64(0)
+                    let counts: (Int64, Int64) = (written, still)
                     let chosen = "SELECT item_id FROM bulk_action_items WHERE action_id = $1 AND pending"
                     switch (delete, undoing) {
                     case (false, true):

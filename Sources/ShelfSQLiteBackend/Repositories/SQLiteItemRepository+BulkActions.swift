@@ -20,6 +20,16 @@ extension SQLiteItemRepository {
         }
     }
 
+    public func highestItemID() async throws -> Item.ID? {
+        try await database.storeRead { connection in
+            try StoreError.translating {
+                // IDs start at 1: 0 means no items.
+                let top = try connection.fetchOne("SELECT coalesce(max(id), 0) FROM items") { try $0.int64(0) } ?? 0
+                return top > 0 ? Item.ID(top) : nil
+            }
+        }
+    }
+
     public func ids(in selection: ItemSelection, among ids: [Item.ID]) async throws -> Set<Item.ID> {
         guard !selection.isEmpty, !ids.isEmpty else { return [] }
         return try await database.storeRead { connection in
@@ -55,9 +65,10 @@ extension SQLiteItemRepository {
             let ids = selection.sqliteIDs()
             var record = """
                 INSERT INTO bulk_action_items
-                    (action_id, item_id, user_id, title, notes, status, priority, created_at, updated_at, version, written)
+                    (action_id, item_id, user_id, title, notes, status, priority, created_at, updated_at, version, written,
+                    pending)
                 SELECT ?, i.id, i.user_id, \(delete ? "i.title, i.notes" : "NULL, NULL"), i.status, i.priority,
-                    \(delete ? "i.created_at, i.updated_at" : "NULL, NULL"), i.version, i.version\(delete ? "" : " + 1")
+                    \(delete ? "i.created_at, i.updated_at" : "NULL, NULL"), i.version, i.version\(delete ? "" : " + 1"), 1
                 FROM items i WHERE i.id IN (\(ids.text))
                 """
             var arguments: [any SQLBindable] = [action] + ids.arguments
@@ -157,11 +168,16 @@ extension SQLiteItemRepository {
                 case (true, true):
                     "NOT EXISTS (SELECT 1 FROM items WHERE items.id = bulk_action_items.item_id) AND \(ownerExists)"
                 }
-            try connection.run("UPDATE bulk_action_items SET pending = (\(pending)) WHERE action_id = ?", action.id)
-            let counts =
-                try connection.fetchOne(
-                    "SELECT count(*), coalesce(sum(pending), 0) FROM bulk_action_items WHERE action_id = ?", action.id,
-                    row: { (try $0.get(0, as: Int.self), try $0.get(1, as: Int.self)) }) ?? (0, 0)
+            // `pending` holds what the action, or its last undo or redo, wrote: an item that one
+            // skipped is left out from then on, and not counted as skipped again.
+            let pendingCount = "SELECT coalesce(sum(pending), 0) FROM bulk_action_items WHERE action_id = ?"
+            let written = try connection.fetchOne(pendingCount, action.id, row: { try $0.get(0, as: Int.self) }) ?? 0
+            try connection.run(
+                "UPDATE bulk_action_items SET pending = pending AND (\(pending)) WHERE action_id = ? AND pending",
+                action.id)
+            let counts = (
+                written, try connection.fetchOne(pendingCount, action.id, row: { try $0.get(0, as: Int.self) }) ?? 0
+            )
             let chosen = "SELECT item_id FROM bulk_action_items WHERE action_id = ? AND pending"
             let rebuild =
                 delete ? nil : try Self.setAside(updating: action.change, count: counts.1, minimum: minimum, connection)

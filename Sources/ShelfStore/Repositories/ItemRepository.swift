@@ -90,6 +90,11 @@ public protocol BulkItemWriting: Sendable {
     /// How many items of `selection` exist now (with `status`, when given).
     func count(in selection: ItemSelection, status: Item.Status?) async throws -> Int
 
+    /// The highest item ID there is (nil when there are no items): an `ItemSelection`'s
+    /// `through`, taken when a query is marked. Item IDs only grow, so items added later have
+    /// higher ones.
+    func highestItemID() async throws -> Item.ID?
+
     /// Which items of `ids` are in `selection` (the rows a list shows, to draw their marks).
     func ids(in selection: ItemSelection, among ids: [Item.ID]) async throws -> Set<Item.ID>
 

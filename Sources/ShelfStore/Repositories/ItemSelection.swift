@@ -11,7 +11,9 @@ public import Foundation
 /// Ages in the query (`created:<7d`) count back from `now`, the moment it was marked, so the
 /// selection does not drift as time passes. Items deleted since are simply not found; an item
 /// whose fields changed so that it no longer matches leaves the selection (unless it is in
-/// `included`). A plain value.
+/// `included`). Items added after it was marked are not selected when `through` is set (the
+/// highest ID when marked): what a confirmation counted is what a bulk action changes. A plain
+/// value.
 public struct ItemSelection: Hashable, Sendable {
     /// Every item matching it is selected (less `excluded`); nil selects only `included`.
     public var query: ItemQuery?
@@ -21,6 +23,10 @@ public struct ItemSelection: Hashable, Sendable {
     public var excluded: Set<Item.ID>
     /// Items selected whether or not they match `query`.
     public var included: Set<Item.ID>
+    /// When set, items matching `query` with a higher ID are not selected: the highest item ID
+    /// when the query was marked, so items added after (by anyone) stay out. IDs are never
+    /// reused. `included` is not bounded by it.
+    public var through: Item.ID?
 
     /// The items with `ids`, and no others.
     public init(ids: some Sequence<Item.ID>) {
@@ -28,14 +34,17 @@ public struct ItemSelection: Hashable, Sendable {
         now = Date()
         excluded = []
         included = Set(ids)
+        through = nil
     }
 
-    /// Every item matching `query` at `now` (ages count back from it).
-    public init(matching query: ItemQuery, now: Date = Date()) {
+    /// Every item matching `query` at `now` (ages count back from it) with an ID up to
+    /// `through`, when given.
+    public init(matching query: ItemQuery, now: Date = Date(), through: Item.ID? = nil) {
         self.query = query
         self.now = now
         excluded = []
         included = []
+        self.through = through
     }
 
     /// True when it can select no item at all.
