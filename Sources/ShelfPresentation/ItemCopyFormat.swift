@@ -41,22 +41,34 @@ public enum ItemCopyFormat {
 
     /// `text` with every control or bidirectional formatting character turned into a space.
     static func clean(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    let value = scalar.value
-                    let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
-                    let isBidi =
-                        (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
-                        || value == 0x200E || value == 0x200F || value == 0x061C
-                    let isSeparator = value == 0x2028 || value == 0x2029
-                    return isControl || isBidi || isSeparator ? " " : scalar
-                }))
+        // Most titles hold none: their bytes are checked, and the text is returned as it is.
+        // Every scalar `unsafe` names starts with one of these bytes in UTF-8 (C0 controls and
+        // DEL; U+0080–U+009F; U+061C; U+200E–U+2069).
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 })
+        else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { result.append(unsafe(scalar) ? " " : scalar) }
+        return String(result)
+    }
+
+    /// True for a control, bidirectional formatting or line/paragraph separator character.
+    private static func unsafe(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        let isControl = value < 0x20 || (0x7F...0x9F).contains(value)
+        let isBidi =
+            (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0x200E
+            || value == 0x200F || value == 0x061C
+        let isSeparator = value == 0x2028 || value == 0x2029
+        return isControl || isBidi || isSeparator
     }
 
     /// A JSON string as the exporter writes it, or `null`.
     static func jsonString(_ text: String?) -> String {
         guard let text else { return "null" }
+        // Most text needs no escape: its bytes are checked, and it is quoted as it is.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar.value {

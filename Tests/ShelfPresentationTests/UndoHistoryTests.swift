@@ -96,6 +96,23 @@ struct UndoHistoryTests {
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
     }
 
+    @Test func copiedLinesCleanEveryControlAndBidiCharacterAndKeepTheRest() {
+        let ann = User(id: User.ID(1), name: "Ann", email: "ann@example.com", createdAt: fixedDate)
+        let cases: [(String, String)] = [
+            ("plain ASCII", "plain ASCII"),
+            ("café ☕️ 漢字 — «x»", "café ☕️ 漢字 — «x»"),  // lead bytes C3, E2, E6: kept
+            ("a\u{85}b\u{9F}c\u{A0}d", "a b c\u{A0}d"),  // C1 controls; NBSP kept
+            ("\u{61C}x\u{200E}\u{200F}\u{2028}\u{2029}\u{202A}\u{202E}\u{2066}\u{2069}", " x        "),
+            ("\u{2030}\u{2065}\u{206A}\u{201C}", "\u{2030}\u{2065}\u{206A}\u{201C}"),  // E2 neighbours kept
+            ("\u{7F}\u{0}", "  "),
+        ]
+        for (title, shown) in cases {
+            #expect(
+                ItemCopyFormat.lines([item(1, title: title)], owners: [User.ID(1): ann]) == "#1 [open] \(shown) — Ann\n"
+            )
+        }
+    }
+
     @Test func copiedJSONHasTheExportShape() {
         let ann = User(id: User.ID(1), name: "Ann", email: "ann@example.com", createdAt: fixedDate)
         var quoted = item(3, title: "Say \"hi\"\t\\")
