@@ -257,16 +257,17 @@
                 }, body)
         }
 
-        /// Rows buffered between the query and a snapshot read's body.
-        package static let streamCapacity = 2048
         /// Rows per page of a snapshot read.
         package static let pageSize = 2000
 
         /// Calls `body` on this thread with every row of the pages `page` gives, decoded by
         /// `decode`: `page(nil)` is the first page, `page(last)` the one after the row `last`;
         /// a page shorter than `pageSize` is the last. The pages are read in one REPEATABLE
-        /// READ READ ONLY transaction (one snapshot) by a task, into a bounded `RowChannel`,
-        /// so memory stays flat. A throwing body stops the read; its error is rethrown.
+        /// READ READ ONLY transaction (one snapshot) as `SnapshotPages` reads them (the read
+        /// runs ahead of `body` by at most a page, so memory stays flat), and handed to this
+        /// thread a page at a time (`SnapshotPages.forEachPage`). A throwing body stops the
+        /// read; its error is rethrown. Returns only once the read has ended and its connection
+        /// is back in the pool.
         ///
         /// Each page is read whole before its rows are handed on: no row stream of
         /// postgres-nio is ever held back while the consumer is slow, since a connection lost
@@ -275,38 +276,27 @@
             page: @escaping @Sendable (Row?) -> PostgresQuery, decode: @escaping @Sendable (PostgresRow) throws -> Row,
             _ body: (Row) throws -> Void
         ) throws {
-            let channel = RowChannel<Row>(capacity: Self.streamCapacity)
-            let producerEnded = RowChannel<Bool>(capacity: 1)
+            try pool.checkOpen()
             let pool = self.pool
             let place = self.place
-            Task {
-                do {
-                    try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
-                        _ = try await Self.readPages(
-                            on: connection, at: place, page: page, decode: decode, send: { await channel.send($0) })
+            let pages = SnapshotPages<Row> { sink in
+                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY") { connection in
+                    try await Self.readPages(on: connection, at: place, page: page, decode: decode) {
+                        try await sink.send($0)
                     }
-                    channel.finish(throwing: nil)
-                } catch {
-                    channel.finish(throwing: error)
                 }
-                producerEnded.finish(throwing: nil)
             }
-            // Returns only once the query has ended and its connection is back in the pool.
-            defer {
-                channel.stop()
-                while (try? producerEnded.next()) != nil {}
-            }
-            while let batch = try channel.next() {
-                for row in batch { try body(row) }
+            try pages.forEachPage { rows in
+                for row in rows { try body(row) }
             }
         }
 
         /// Reads the pages `page` gives on `connection` (see `stream`), each page whole, and
-        /// `send`s their rows in order; false when `send` returned false (the consumer quit).
+        /// `send`s them in order (a send that throws ends the read: the consumer stopped).
         static func readPages<Row: Sendable>(
             on connection: PostgresConnection, at place: PostgresLocation, page: (Row?) -> PostgresQuery,
-            decode: (PostgresRow) throws -> Row, send: (Row) async -> Bool
-        ) async throws -> Bool {
+            decode: (PostgresRow) throws -> Row, send: ([Row]) async throws -> Void
+        ) async throws {
             var last: Row?
             while true {
                 // A query sent on a connection the server has ended never answers (postgres-nio
@@ -315,15 +305,11 @@
                     throw StoreError(
                         .database, StoreError.lostConnection(at: place, cause: "the server closed it"))
                 }
-                let rows = try await connection.query(page(last), logger: .silent).collect()
-                var count = 0
-                for row in rows {
-                    let decoded = try decode(row)
-                    guard await send(decoded) else { return false }
-                    last = decoded
-                    count += 1
-                }
-                if count < pageSize { return true }
+                let rows = try await connection.query(page(last), logger: .silent).collect().map(decode)
+                guard let final = rows.last else { return }
+                try await send(rows)
+                if rows.count < pageSize { return }
+                last = final
             }
         }
 

@@ -32,9 +32,10 @@
 //   notifies the channel 'shelf_changes' with the table's name (the live-query feed listens).
 // - Blocking entry points (snapshot reads, import sessions) are called from plain threads:
 //   each runs its async work in a task and waits on a semaphore (`BlockingWork.waitFor`); snapshot
-//   reads (and backups) read keyset pages of 2,000 rows, each whole, in one REPEATABLE READ
-//   READ ONLY transaction, and hand them on through a bounded `RowChannel`, so memory stays
-//   flat and no row stream is ever held back (a lost connection under a held-back
+//   reads (exports, `items list`) read keyset pages of 2,000 rows, each whole, in one
+//   REPEATABLE READ READ ONLY transaction, as the store's `SnapshotPages` (`itemPages`) do,
+//   handed to the blocking thread a page at a time (`SnapshotPages.forEachPage`), so memory
+//   stays flat and no row stream is ever held back (a lost connection under a held-back
 //   postgres-nio stream stops the process).
 // - Imports stage rows by multi-row INSERT (never COPY, whose postgres-nio code hangs on a
 //   lost connection) into TEMP tables of a connection of their own (no lock on shared tables

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfReactive
 import ShelfStore
 import ShelfTestSupport
 import Synchronization
@@ -52,6 +53,41 @@ struct SnapshotPagesConformanceTests {
                 for try await _ in store.itemPages(pageSize: 0) {}
             }
             #expect(refused?.code == .invalidValue)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aBlockingConsumerTakesEveryPageAndStopsTheReadByThrowing(_ backend: Backend) async throws {
+        struct Enough: Error {}
+        try await backend.withStore { (store: Store) async throws in
+            let items = try await PagingConformanceTests.fill(store)
+            let listed = try await store.items.items(matching: ItemQuery())
+            let pages = store.itemPages(pageSize: 7)
+            // As an export does: on a thread of its own, a page at a time.
+            let read = try await BlockingWork.run { _ in
+                var seen: [Item] = []
+                try pages.forEachPage { seen += $0 }
+                return seen
+            }
+            #expect(read == listed)
+            let calls = try await BlockingWork.run { _ in
+                var calls = 0
+                do {
+                    try pages.forEachPage { _ in
+                        calls += 1
+                        if calls == 2 { throw Enough() }
+                    }
+                } catch is Enough {}
+                return calls
+            }
+            #expect(calls == 2, "the body's error ends the read")
+            // Each read ended, releasing its snapshot, before forEachPage returned.
+            #expect(try await store.items.count(matching: ItemQuery()) == items.count)
+            await store.close()
+            let closed = await #expect(throws: StoreError.self) {
+                try await BlockingWork.run { _ in try pages.forEachPage { _ in } }
+            }
+            #expect(closed?.code == .closed)
         }
     }
 

@@ -29,8 +29,8 @@
                     return rows
                 }
                 #expect(one == ["ann@example.com"])
-                // More rows than the buffer holds, so the reader waits for the body many times.
-                let many = PostgresBackend.streamCapacity * 3 + 17
+                // More rows than a page holds, so the reader waits for the body many times.
+                let many = PostgresBackend.pageSize * 3 + 17
                 let new = (0..<many).map { NewItem(userID: ann, title: "item \($0)", priority: $0 % 4) }
                 let ids = try await store.items.insert(contentsOf: new)
                 let read = try await onThread {
@@ -52,7 +52,7 @@
             struct Enough: Error {}
             try await Scratch.withBackend { store, _ in
                 let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
-                let count = PostgresBackend.streamCapacity * 4
+                let count = PostgresBackend.pageSize * 4
                 try await store.items.insert(contentsOf: (0..<count).map { NewItem(userID: ann, title: "t\($0)") })
                 let calls = try await onThread { () -> Int in
                     var calls = 0

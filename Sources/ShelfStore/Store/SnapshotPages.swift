@@ -1,3 +1,4 @@
+internal import ShelfReactive
 internal import Synchronization
 
 /// The pages of one snapshot read (`Store.itemPages(matching:pageSize:)`), as an
@@ -37,6 +38,24 @@ public struct SnapshotPages<Value: Sendable>: AsyncSequence, Sendable {
         Iterator(reader: PageReader(read))
     }
 
+    /// For blocking code on a thread of its own (never a task: it blocks while each page is
+    /// read, as `BlockingWork.waitFor` does): reads the pages as a `for` loop does and calls
+    /// `body` with each, in order, on this thread. A throwing body stops the read; its error is
+    /// rethrown. Returns, or throws, only once the read has ended and released its snapshot
+    /// (and, on PostgreSQL, its connection), so a store closed right after never closes a
+    /// connection under a read.
+    package func forEachPage(_ body: ([Value]) throws -> Void) throws {
+        let reader = PageReader(read)
+        defer {
+            reader.stop()
+            // Waits for the read's task, which ends promptly once stopped; it throws nothing.
+            _ = try? BlockingWork.waitFor { await reader.ended() }
+        }
+        while let page = try BlockingWork.waitFor({ try await reader.next() }) {
+            try body(page)
+        }
+    }
+
     /// Iterates the pages of one read; releasing it before the last page ends the read.
     /// Not `Sendable`: one task iterates it (`next()` is not to be called by two at once).
     public struct Iterator: AsyncIteratorProtocol {
@@ -63,7 +82,8 @@ private final class PageReader<Value: Sendable>: Sendable {
     private enum Stage {
         case idle
         case reading(Task<Void, Never>)
-        case stopped
+        /// Stopped, with the read's task when it had started.
+        case stopped(Task<Void, Never>?)
     }
 
     private let stage = Mutex(Stage.idle)
@@ -111,10 +131,25 @@ private final class PageReader<Value: Sendable>: Sendable {
     func stop() {
         sink.stop()
         let task = stage.withLock { stage -> Task<Void, Never>? in
-            defer { stage = .stopped }
-            if case .reading(let task) = stage { return task }
+            if case .reading(let task) = stage {
+                stage = .stopped(task)
+                return task
+            }
+            if case .idle = stage { stage = .stopped(nil) }
             return nil
         }
         task?.cancel()
+    }
+
+    /// Returns once the read's task has ended (at once when it never started).
+    func ended() async {
+        let task = stage.withLock { stage -> Task<Void, Never>? in
+            switch stage {
+            case .idle: nil
+            case .reading(let task), .stopped(let task?): task
+            case .stopped(nil): nil
+            }
+        }
+        await task?.value
     }
 }
