@@ -37,6 +37,9 @@ struct CopyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try LogSetup.start(verbose: verbose)
+        // The counts go to stdout once the copy is committed: a closed stdout is refused now,
+        // not after a copy that is in place but reported as failed.
+        try StandardOutput.checkOpen()
         let source = try StoreLocation(parsing: from)
         let target = try StoreLocation(parsing: to)
         if case .sqlite(let path) = source, !FileManager.default.fileExists(atPath: path) {
