@@ -108,7 +108,7 @@ package struct StoreCopier {
         case .copy:
             return StoreError(
                 .invalidValue,
-                "\(source.location) holds \(refusal.problem) in \(refusal.place); correct that value in "
+                "\(source.location) holds, in \(refusal.place), \(refusal.problem); correct that value in "
                     + "\(source.location), then copy again; nothing was written to \(target.location)")
         case .restore(let backup):
             let quoted = ShellQuoting.quoted(backup)
@@ -118,7 +118,7 @@ package struct StoreCopier {
                 } ?? ""
             return StoreError(
                 .invalidValue,
-                "the backup \(backup) holds \(refusal.problem) in \(refusal.place), so it cannot be restored into "
+                "the backup \(backup) holds, in \(refusal.place), \(refusal.problem), so it cannot be restored into "
                     + "\(target.location). Correct that value in a copy of the backup\(shown), then restore that "
                     + "copy; or restore another backup. Nothing was restored: \(target.location) is as it was")
         }
