@@ -79,9 +79,16 @@
             SlowCallThreshold.set(configuration.slowQueryThreshold)
             PostgresPool.setLogLevel(configuration.logLevel)
             let (applied, collisions, identity) = try await withConnection(to: place) { connection in
-                let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
-                let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)
-                return (applied, collisions, try await databaseIdentity(on: connection))
+                // Watched as the pool's calls are: a lock held meanwhile (a `shelf copy` into
+                // this database holds its tables until it commits) ends the wait with a message
+                // naming the session that holds it, not "busy with another transaction".
+                let pid = try await connection.query("SELECT pg_backend_pid()", logger: .silent).all((Int32).self)
+                return try await LockWait.watching(connection: connection, pid: pid.first ?? 0, at: place, .open) {
+                    connection in
+                    let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
+                    let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)
+                    return (applied, collisions, try await databaseIdentity(on: connection))
+                }
             }
             return try PostgresBackend(
                 url: url, place: place, appliedMigrations: applied, emailCollisions: collisions,

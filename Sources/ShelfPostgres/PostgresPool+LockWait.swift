@@ -11,11 +11,22 @@
         var user: String
         /// The client's address, or "" for a Unix socket.
         var address: String
+        /// What the session runs, or ran last when it is idle (`pg_stat_activity.query`,
+        /// white space folded); "" when unknown.
+        var query: String = ""
+        /// `pg_stat_activity.state`: "active", "idle in transaction", …
+        var state: String = ""
 
         var description: String {
             let name = application.isEmpty ? "a session" : "the session \(OutputText.quoted(application))"
             let from = address.isEmpty ? "a local socket" : address
-            return "\(name) (PID \(pid), user \(user), from \(from))"
+            let doing =
+                query.isEmpty
+                ? ""
+                : state == "active"
+                    ? ", running \(OutputText.quoted(query))"
+                    : ", \(state.isEmpty ? "idle" : state) after \(OutputText.quoted(query))"
+            return "\(name) (PID \(pid), user \(user), from \(from)\(doing))"
         }
     }
 
@@ -31,6 +42,13 @@
         /// What waited for the lock, for the message: a read or a write.
         enum Operation: String, Sendable {
             case read, write
+            /// Opening the store: its migrations and upkeep, which write.
+            case open
+
+            /// What waited, to follow "that": "this write", "opening the store".
+            var waiter: String { self == .open ? "opening the store" : "this \(rawValue)" }
+            /// What was not done: "read", "written".
+            var undone: String { self == .read ? "read" : "written" }
         }
 
         /// When a call has run for this long, the watcher starts.
@@ -100,16 +118,17 @@
         ) -> String {
             let limit = WriteTimeout.text(timeout)
             guard !holders.isEmpty else {
-                return "another session held a lock on the store \(place.server)/\(place.database) that this "
-                    + "\(waiting.rawValue) waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); wait for it to finish, then retry (psql: SELECT pid, application_name, client_addr "
+                return "another session held a lock on the store \(place.server)/\(place.database) that "
+                    + "\(waiting.waiter) waited for longer than \(limit); nothing was \(waiting.undone); wait for it to "
+                    + "finish, then retry (psql: SELECT pid, application_name, client_addr, query "
                     + "FROM pg_stat_activity WHERE wait_event_type = 'Lock' OR state = 'idle in transaction')"
             }
             let names = holders.map(\.description).joined(separator: ", ")
             let pids = holders.map { "\($0.pid)" }.joined(separator: ", ")
             let verb = holders.count == 1 ? "holds" : "hold"
             return
-                "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that this \(waiting.rawValue) "
-                + "waited for longer than \(limit); nothing was \(waiting == .read ? "read" : "written"); "
+                "\(names) \(verb) a lock on the store \(place.server)/\(place.database) that \(waiting.waiter) "
+                + "waited for longer than \(limit); nothing was \(waiting.undone); "
                 + "wait for it to finish (commit or roll back), or end it "
                 + "(psql: SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (\(pids))), then retry"
         }
@@ -137,10 +156,12 @@
                             let holders = try await connection.query(
                                 """
                                 SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
-                                       coalesce(host(client_addr), '')
+                                       coalesce(host(client_addr), ''),
+                                       coalesce(left(regexp_replace(query, '\\s+', ' ', 'g'), 200), ''),
+                                       coalesce(state, '')
                                 FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids(\(pid))) ORDER BY pid
                                 """, logger: .silent
-                            ).all((Int32, String, String, String).self)
+                            ).all((Int32, String, String, String, String, String).self)
                             let sessions = try await connection.query(
                                 "SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid)", logger: .silent
                             ).all((Int64).self)
@@ -149,7 +170,8 @@
                         guard let (rows, alive) = answer else { return silent }
                         guard alive else { return "the server ended its session (PID \(pid))" }
                         let found = rows.map {
-                            LockHolderSession(pid: $0.0, application: $0.1, user: $0.2, address: $0.3)
+                            LockHolderSession(
+                                pid: $0.0, application: $0.1, user: $0.2, address: $0.3, query: $0.4, state: $0.5)
                         }
                         if !found.isEmpty { report(found) }
                         try await Task.sleep(for: interval(for: timeout))

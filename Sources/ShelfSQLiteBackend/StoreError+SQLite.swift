@@ -30,6 +30,7 @@ extension StoreError {
                     + "or restore the file from a backup", hint: .checkDatabaseLocation)
         default:
             self.init(.database, "\(prefix)\(error.description)")
+            if error.code == DatabaseError.full { markDiskFull() }
         }
     }
 

@@ -37,12 +37,24 @@ struct CopyCommand: AsyncParsableCommand {
 
     func run() async throws {
         try LogSetup.start(verbose: verbose)
+        // The counts go to stdout once the copy is committed: a closed stdout is refused now,
+        // not after a copy that is in place but reported as failed.
+        try StandardOutput.checkOpen()
         let source = try StoreLocation(parsing: from)
         let target = try StoreLocation(parsing: to)
         if case .sqlite(let path) = source, !FileManager.default.fileExists(atPath: path) {
             throw CommandError("no database at \(path) to copy from; check the first location")
         }
+        // Where a new file goes: a symbolic link is written through, as every file shelf writes
+        // (`OutputSafety.writtenPath`): the link stays, its target gets the copy.
+        var newFile: String?
         if case .sqlite(let path) = target {
+            let written: String
+            do {
+                written = try OutputSafety.writtenPath(path)
+            } catch {
+                throw CommandError(error.description + "; nothing was copied")
+            }
             // The source's own -wal, -shm or -journal (or any SQLite database's): SQLite would take
             // the copy for part of that database, and remove or replay it (seen: "Copied", then
             // the copy gone).
@@ -50,19 +62,38 @@ struct CopyCommand: AsyncParsableCommand {
             // The source itself is refused below, as the same database, by its identity.
             if case .sqlite(let from) = source, !Self.sameFile(from, path) { sourcePaths = [from] }
             do {
-                try OutputSafety.refuseCompanionName(path, protecting: sourcePaths)
+                for candidate in Set([path, written]) {
+                    try OutputSafety.refuseCompanionName(candidate, protecting: sourcePaths)
+                }
             } catch {
                 throw CommandError(
                     error.description.replacingOccurrences(of: "refusing to write", with: "refusing to copy into"))
             }
+            var status = stat()
+            if lstat(written, &status) != 0 { newFile = written }
         }
-        let sourceStore = try await OpenDatabases.open(source)
-        if case .sqlite(let path) = target, !FileManager.default.fileExists(atPath: path) {
-            try await copy(from: sourceStore, intoNewFile: path)
+        let sourceStore = try await Self.open(source, as: "FROM", from)
+        if let newFile, case .sqlite(let path) = target {
+            try await copy(from: sourceStore, intoNewFile: newFile, shownAs: path)
             return
         }
-        let targetStore = try await OpenDatabases.open(target)
-        try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+        let targetStore = try await Self.open(target, as: "TO", to)
+        let report = try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+        try finish(report, from: sourceStore, shownAs: targetStore.location)
+    }
+
+    /// Opens one side of the copy; a store that cannot be opened is named as the side it is,
+    /// with advice for this command (the library's hint names --db, which copy has not).
+    private static func open(_ location: StoreLocation, as side: String, _ given: String) async throws -> Store {
+        do {
+            return try await OpenDatabases.open(location)
+        } catch let error as StoreError where error.hint != nil {
+            let advice =
+                side == "TO"
+                ? "TO must be a new file or an empty database, or with --replace a shelf to replace"
+                : "FROM must be a shelf store"
+            throw CommandError("\(error.message); nothing was copied: \(advice)")
+        }
     }
 
     /// Whether both paths name one existing file (by device and inode).
@@ -73,10 +104,11 @@ struct CopyCommand: AsyncParsableCommand {
             && first.st_ino == second.st_ino
     }
 
-    /// A copy into a SQLite file that does not exist yet: made in a hidden file beside it, and
-    /// renamed into place once committed and closed, so a copy that fails or is interrupted
-    /// leaves no file at all.
-    private func copy(from source: Store, intoNewFile path: String) async throws {
+    /// A copy into a SQLite file that does not exist yet, at `path` (where the user's `name`
+    /// leads, through any symbolic link): made in a hidden file beside it, and linked into
+    /// place once committed and closed, so a copy that fails or is interrupted leaves no file
+    /// at all. The counts are printed once the file is in place.
+    private func copy(from source: Store, intoNewFile path: String, shownAs name: String) async throws {
         let folder =
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         // Claimed while it exists (see `WorkFile`), so that the next copy into the same path
@@ -85,27 +117,32 @@ struct CopyCommand: AsyncParsableCommand {
         WorkFile.removeAbandoned(in: folder, prefix: prefix)
         let temporary = folder + "/" + prefix + UUID().uuidString
         guard let claim = WorkFile.create(temporary) else {
-            throw CommandError(
-                "cannot write the copy beside \(path): \(String(cString: strerror(errno))); check that its folder "
-                    + "exists, is writable and has room; nothing was copied")
+            throw CommandError(Self.cannotWrite(name, at: path, errno))
         }
         // Runs after the removal below: the claim ends once the file is gone.
         defer { close(claim) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
-        let target = try OpenDatabases.open(temporary)
+        let target: Store
         do {
-            try await copy(from: source, into: target, shownAs: path)
+            target = try OpenDatabases.open(temporary)
+        } catch let error as StoreError {
+            throw CommandError(Self.failure(error, target: temporary, shownAs: name))
+        }
+        let report: CopyReport
+        do {
+            report = try await copy(from: source, into: target, shownAs: name)
         } catch {
             await target.close()
             throw error
         }
         // Closed, its WAL is merged into the file and removed: the whole file moves into place.
         await target.close()
+        guard report.matches else { return try finish(report, from: source, shownAs: name) }
         if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
         // A link, not a rename: rename would replace a file that another process (a second
         // copy into the same new path) made meanwhile, silently. The temporary name goes with
         // the `defer` above.
-        if link(temporary, path) == 0 { return }
+        if link(temporary, path) == 0 { return try finish(report, from: source, shownAs: name) }
         let failure = errno
         if failure == EEXIST {
             throw CommandError(
@@ -118,11 +155,27 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
+        try finish(report, from: source, shownAs: name)
     }
 
-    /// Copies `source` into `target`, with a progress bar on a terminal, and prints both sides'
-    /// counts and fingerprints; throws when they differ (nothing was committed then).
-    private func copy(from source: Store, into target: Store, shownAs name: String) async throws {
+    /// Why the copy cannot be written beside `path` (errno `code`), and what to do.
+    private static func cannotWrite(_ name: String, at path: String, _ code: Int32) -> String {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let advice =
+            switch code {
+            case ENOSPC, EDQUOT: "the disk holding \(folder) is full; free space there or copy to another disk"
+            case EACCES, EPERM, EROFS: "the folder \(folder) is not writable; copy into a folder you may write"
+            case ENOENT, ENOTDIR: "the folder \(folder) does not exist; create it or copy into another folder"
+            default: "check that the folder \(folder) exists, is writable and has room"
+            }
+        let shown = name == path ? name : "\(name) (which leads to \(path))"
+        return "cannot write the copy \(shown): \(String(cString: strerror(code))); \(advice); nothing was copied"
+    }
+
+    /// Copies `source` into `target`, with a progress bar on a terminal; returns both sides'
+    /// counts and fingerprints (when they differ, nothing was committed).
+    private func copy(from source: Store, into target: Store, shownAs name: String) async throws -> CopyReport {
         let progress = ProgressLine(total: 0, label: "Copying")
         let report: CopyReport
         do {
@@ -139,6 +192,11 @@ struct CopyCommand: AsyncParsableCommand {
             progress.finish()
             throw error
         }
+        return report
+    }
+
+    /// Prints both sides' counts and fingerprints; throws when they differ.
+    private func finish(_ report: CopyReport, from source: Store, shownAs name: String) throws {
         try StandardOutput.write(Self.summary(report, from: source.location, to: name))
         guard report.matches else {
             throw CommandError(
@@ -156,6 +214,11 @@ struct CopyCommand: AsyncParsableCommand {
         let message = error.message.replacingOccurrences(of: location, with: name)
         guard error.code != .conflict else { return message }
         let outcome = "nothing was copied: \(name) is as it was"
+        if error.isDiskFull {
+            // SQLite's words name neither the file nor the disk (and may quote an index's SQL).
+            return "the disk holding \(name) is full (SQLite: database or disk is full); free space there, or copy "
+                + "to another disk; \(outcome)"
+        }
         for said in ["nothing was written", "nothing was read"] {
             if let range = message.range(of: said) { return message.replacingCharacters(in: range, with: outcome) }
         }

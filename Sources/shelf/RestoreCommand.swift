@@ -24,6 +24,8 @@ struct RestoreCommand: AsyncParsableCommand {
     var backup: String
 
     func run() async throws {
+        // What was restored goes to stdout: refused now, not after a restore reported as failed.
+        try StandardOutput.checkOpen()
         let location = try database.resolvedLocation()
         switch location {
         case .sqlite(let path):

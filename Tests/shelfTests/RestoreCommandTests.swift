@@ -42,7 +42,7 @@ struct RestoreCommandTests {
                 newer, "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES ('9999_future', 'x', 0);") == 0
         )
         for (backup, expected) in [
-            (other, "is not a shelf backup"), (csv, "is not a shelf backup"), (newer, "newer"),
+            (other, "is not a shelf backup"), (csv, "is a text file, not a shelf backup"), (newer, "newer"),
             (shelf.folder.appendingPathComponent("missing").path, "no backup at"),
         ] {
             let result = try await shelf.run(["restore", "--db", db, backup])

@@ -178,11 +178,9 @@
                     case (.boolean, _): bindings.append(Bool?.none)
                     case (.text, .text(let bytes)):
                         guard let text = String(validating: bytes, as: UTF8.self) else {
-                            throw StoreError(
-                                .invalidValue,
-                                "\(table.name) row \(row.first?.integer.map(String.init) ?? "?") holds bytes in "
-                                    + "\(column.name) that are not UTF-8 text, which PostgreSQL cannot store; "
-                                    + "correct that row in the source, then copy again")
+                            throw CopyValueRefusal(
+                                table: table.name, row: row.first?.integer, column: column.name,
+                                problem: "bytes that are not UTF-8 text, which PostgreSQL cannot store")
                         }
                         bindings.append(text)
                     case (.text, _): bindings.append(String?.none)

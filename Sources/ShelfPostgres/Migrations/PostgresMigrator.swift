@@ -106,13 +106,19 @@
             let logger = Logger.silent
             try await connection.query("BEGIN", logger: logger)
             do {
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+                // Read to the end: a SELECT's error (a lock timeout) comes after its row
+                // description, so a result left unread hid it, and the next statement failed
+                // with "current transaction is aborted" (25P02) instead, naming no cause.
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+                    .collect()
                 let value = try await body()
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 if let error = error as? StoreError { throw error }
+                // As it is, for the caller's `LockWait` to name the session that held the lock.
+                if LockWait.isLockTimeout(error) { throw error }
                 throw StoreError(postgres: error, at: location)
             }
         }

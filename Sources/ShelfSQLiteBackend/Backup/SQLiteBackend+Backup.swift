@@ -31,9 +31,18 @@ extension SQLiteBackend {
             try Self.moveIntoPlace(temporary, path, found: found)
             try? Store.makeDurable(folder.isEmpty ? "." : folder)
         } catch {
-            unlink(temporary)
+            // With its journal: VACUUM INTO stopped by a full disk left `-journal` beside it.
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
             if let error = error as? StoreError { throw error }
             if let error = error as? DatabaseError, error.isDatabaseClosed { throw StoreError(error) }
+            if let error = error as? DatabaseError, error.code == DatabaseError.full {
+                var full = StoreError(
+                    .database,
+                    "cannot write the backup \(path): the disk holding it is full (SQLite: \(error.message)); free "
+                        + "space there, or back up to another disk; no backup was written")
+                full.markDiskFull()
+                throw full
+            }
             if let error = error as? DatabaseError {
                 throw StoreError(
                     .database,

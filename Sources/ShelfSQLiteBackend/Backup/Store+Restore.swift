@@ -128,7 +128,9 @@ extension Store {
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         _ = try Self.checkedBackup(backup, copiedTo: temporary, refusing: path)
         let source = try Store(path: temporary)
-        return try await source.copy(to: self, options: CopyOptions(replace: true), progress: progress)
+        var options = CopyOptions(replace: true)
+        options.purpose = .restore(backup: backup)
+        return try await source.copy(to: self, options: options, progress: progress)
     }
 
     /// Copies `backup` to `temporary` and checks it there (a shelf, sound, not newer;
@@ -150,6 +152,7 @@ extension Store {
                 throw StoreError(.invalidValue, "\(backup) is the store itself; give a backup of it")
             }
         }
+        try refuseNonDatabase(backup, size: Int(backupStatus.st_size))
         if let size = (try? FileManager.default.attributesOfItem(atPath: backup + "-wal"))?[.size] as? Int, size > 0 {
             throw StoreError(
                 .invalidValue,
@@ -282,32 +285,46 @@ extension Store {
         }
     }
 
-    /// The file `path` names once every symbolic link on the way is followed (relative
-    /// links from the folder that holds them); `path` itself when it is not a link or does
-    /// not exist. The target need not exist yet (a dangling link names where the store goes).
+    /// The file `path` names once every symbolic link on the way is followed (see
+    /// `OutputSafety.linkTarget(of:)`). The target need not exist yet (a dangling link names
+    /// where the store goes).
     static func linkTarget(of path: String) throws -> String {
-        var current = path
-        for _ in 0..<40 {
-            var status = stat()
-            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlink(current, &buffer, buffer.count - 1)
-            guard length >= 0 else {
-                throw StoreError(
-                    .database, "cannot read the link \(current): \(errnoText()); nothing was changed")
-            }
-            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if target.hasPrefix("/") {
-                current = target
-            } else {
-                let folder = (current as NSString).deletingLastPathComponent
-                current = folder.isEmpty ? target : folder + "/" + target
-            }
+        do {
+            return try OutputSafety.linkTarget(of: path)
+        } catch {
+            throw StoreError(.invalidValue, error.description + "; nothing was changed")
         }
-        throw StoreError(
-            .invalidValue,
-            "\(path) is a loop of symbolic links; point it at the store file (ls -l shows where it leads), then "
-                + "restore again")
+    }
+
+    /// Throws, saying what the file is, when `backup` (`size` bytes) cannot be a backup: it is
+    /// empty, or does not start as every SQLite database does (a text file, a compressed
+    /// file). SQLite would take an empty file for an empty database, and another file for a
+    /// damaged one.
+    private static func refuseNonDatabase(_ backup: String, size: Int) throws {
+        let advice =
+            "give the file shelf backup wrote (shelf backup --db STORE FILE makes one); nothing was changed"
+        guard size > 0 else {
+            throw StoreError(.invalidValue, "\(backup) is empty (0 bytes), not a shelf backup; \(advice)")
+        }
+        guard let handle = FileHandle(forReadingAtPath: backup) else { return }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 512)) ?? Data())
+        guard !head.starts(with: Array("SQLite format 3\0".utf8)) else { return }
+        let what: String
+        if head.starts(with: [0x1F, 0x8B]) {
+            what =
+                "a gzip-compressed file, not a shelf backup (a backup is a SQLite database); if it holds one, "
+                + "decompress it (gunzip) and restore that; otherwise \(advice)"
+        } else if !head.contains(0),
+            (0...3).contains(where: { String(validating: head.dropLast($0), as: UTF8.self) != nil })
+        {
+            what =
+                "a text file, not a shelf backup (a backup is a SQLite database; an export is loaded with "
+                + "shelf import); \(advice)"
+        } else {
+            what = "not a shelf backup: it is no SQLite database (it does not start as one); \(advice)"
+        }
+        throw StoreError(.invalidValue, "\(backup) is \(what)")
     }
 
     /// True when the file at `path` starts as every SQLite database does ("SQLite format 3"):

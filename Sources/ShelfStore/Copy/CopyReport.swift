@@ -34,6 +34,16 @@ public struct CopyOptions: Sendable, Hashable {
     /// target that is not empty. Refused while another process has the target open.
     public var replace: Bool
 
+    /// What the copy is done for, so that its messages speak of that: a copy between stores,
+    /// or a restore from a backup file (whose rows a person corrects in the backup).
+    package enum Purpose: Sendable, Hashable {
+        case copy
+        case restore(backup: String)
+    }
+
+    /// What the copy is done for (a copy unless said otherwise).
+    package var purpose: Purpose = .copy
+
     /// Options with `replace` as given (default: refuse a target that is not empty).
     public init(replace: Bool = false) {
         self.replace = replace

@@ -73,7 +73,11 @@ package struct StoreCopier {
                     owners.check(page, of: table)
                     // Before the insert, whose failure would only say "foreign key constraint".
                     if let orphans = owners.orphans(of: table) { throw orphaned(orphans, of: table) }
-                    try transaction.insert(page, into: table)
+                    do {
+                        try transaction.insert(page, into: table)
+                    } catch let refusal as CopyValueRefusal {
+                        throw refused(refusal)
+                    }
                     for row in page { fingerprint.add(row) }
                     rows += page.count
                     copied += page.count
@@ -94,6 +98,29 @@ package struct StoreCopier {
             guard report.matches else { throw Mismatch(report: report) }
             if isCancelled() { throw CancellationError() }
             return report
+        }
+    }
+
+    /// The error for a source value the target cannot store: where it is, and what to do,
+    /// in the terms of what the copy is for.
+    private func refused(_ refusal: CopyValueRefusal) -> StoreError {
+        switch options.purpose {
+        case .copy:
+            return StoreError(
+                .invalidValue,
+                "\(source.location) holds, in \(refusal.place), \(refusal.problem); correct that value in "
+                    + "\(source.location), then copy again; nothing was written to \(target.location)")
+        case .restore(let backup):
+            let quoted = ShellQuoting.quoted(backup)
+            let shown =
+                refusal.row.map {
+                    " (sqlite3 \(quoted) \"SELECT hex(\(refusal.column)) FROM \(refusal.table) WHERE id = \($0)\" shows it)"
+                } ?? ""
+            return StoreError(
+                .invalidValue,
+                "the backup \(backup) holds, in \(refusal.place), \(refusal.problem), so it cannot be restored into "
+                    + "\(target.location). Correct that value in a copy of the backup\(shown), then restore that "
+                    + "copy; or restore another backup. Nothing was restored: \(target.location) is as it was")
         }
     }
 

@@ -57,8 +57,11 @@ package enum OutputSafety {
         try refuseCompanionName(path, protecting: protecting)
         var status = stat()
         guard stat(path, &status) == 0 else {
-            // Nothing there (or a dangling link): a new file.
-            return .newFile(path: path)
+            // Nothing there: a new file. A dangling link: a new file where it points, so the
+            // link stays a link (as when its target exists, below).
+            let target = try writtenPath(path)
+            if target != path { try refuseCompanionName(target, protecting: protecting) }
+            return .newFile(path: target)
         }
         try refuseProtected(status, name: path, protecting: protecting)
         guard isRegular(status) else { return .inPlace(path: path) }
@@ -102,6 +105,59 @@ package enum OutputSafety {
     /// The files a path stands for: itself and its SQLite companions.
     package static func companions(of path: String) -> [String] {
         [path, path + "-wal", path + "-shm", path + "-journal"]
+    }
+
+    /// The file a write to `path` creates or replaces: `path` itself, or, when `path` is a
+    /// symbolic link (or a chain of them), the file it points to, which need not exist yet.
+    /// Every writer that renames a finished file into place writes there, so that a link
+    /// stays a link and its target gets the file, whether that target exists or not (a
+    /// rename onto the link itself would replace the link; a `link(2)` onto it fails).
+    ///
+    /// Relative links are read from the folder that holds them.
+    /// - Throws: `Refusal` when the links loop, cannot be read, or lead into a folder that
+    ///   does not exist, naming the link, where it points and what to do.
+    package static func writtenPath(_ path: String) throws(Refusal) -> String {
+        let target = try linkTarget(of: path)
+        guard target != path else { return path }
+        var status = stat()
+        guard lstat(target, &status) != 0 else { return target }
+        let folder = (target as NSString).deletingLastPathComponent
+        var folderStatus = stat()
+        if stat(folder.isEmpty ? "." : folder, &folderStatus) != 0 || folderStatus.st_mode & S_IFMT != S_IFDIR {
+            throw Refusal(
+                description:
+                    "\(path) is a symbolic link to \(target), whose folder \(folder) does not exist; create that "
+                    + "folder, or remove the link (rm \(ShellQuoting.quoted(path))) to write a new file in its place")
+        }
+        return target
+    }
+
+    /// The file `path` names once every symbolic link on the way is followed (relative
+    /// links from the folder that holds them); `path` itself when it is not a link or does
+    /// not exist. The target need not exist (a dangling link names where a new file goes).
+    /// - Throws: `Refusal` when a link cannot be read or the links loop.
+    package static func linkTarget(of path: String) throws(Refusal) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length >= 0 else {
+                throw Refusal(
+                    description: "cannot read the symbolic link \(current): \(String(cString: strerror(errno)))")
+            }
+            let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if target.hasPrefix("/") {
+                current = target
+            } else {
+                let folder = (current as NSString).deletingLastPathComponent
+                current = folder.isEmpty ? target : folder + "/" + target
+            }
+        }
+        throw Refusal(
+            description:
+                "\(path) is a loop of symbolic links; point it at a file (ls -l shows where it leads), or remove it")
     }
 
     /// The descriptor a path names by convention, if it does.

@@ -13,12 +13,20 @@ extension Store {
     ///
     /// The copy is written beside `path`, flushed to disk, then renamed over it, so `path`
     /// is either the old file or the whole new copy, never half of one. An existing `path`
-    /// is replaced only when it is a shelf database (an older backup, say).
+    /// is replaced only when it is a shelf database (an older backup, say). When `path` is a
+    /// symbolic link (or a chain of them), the copy is written where it points, whether a file
+    /// is there yet or not, and the link stays as it is.
     /// - Throws: `StoreError` with `.invalidValue` when `path` is this store's own file (or
     ///   its `-wal`, `-shm`, `-journal`), is not a regular file, or holds something other
-    ///   than a shelf; `.database` when the copy cannot be written (the folder is missing or
+    ///   than a shelf, or is a link into a folder that does not exist; `.database` when the copy cannot be written (the folder is missing or
     ///   read-only, the disk is full). Nothing at `path` changes then.
     public func backup(to path: String) async throws {
-        try await backend.backup(to: path)
+        let target: String
+        do {
+            target = try OutputSafety.writtenPath(path)
+        } catch {
+            throw StoreError(.invalidValue, error.description + "; no backup was written")
+        }
+        try await backend.backup(to: target)
     }
 }

@@ -55,6 +55,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (the server ended it, a restart, the network): it may work when tried again, on another
     /// connection. Set by server backends (`markConnectionLost()`).
     package private(set) var isConnectionLost = false
+    /// True when the operation failed because the disk it wrote to is full (SQLite's
+    /// SQLITE_FULL): the program, which knows which file it was writing, can say where. Set by
+    /// backends (`markDiskFull()`).
+    package private(set) var isDiskFull = false
 
     /// An error of kind `code`; `message` should say what to do.
     public init(_ code: Code, _ message: String, hint: Hint? = nil) {
@@ -66,6 +70,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Marks this error as a lost connection (`isConnectionLost`).
     package mutating func markConnectionLost() {
         isConnectionLost = true
+    }
+
+    /// Marks this error as a full disk (`isDiskFull`).
+    package mutating func markDiskFull() {
+        isDiskFull = true
     }
 
     /// The message: what happened, to what, and what to do.
