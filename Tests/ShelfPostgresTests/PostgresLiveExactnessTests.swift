@@ -155,14 +155,14 @@
             }
         }
 
-        /// The backend of the store's listening connection: the one whose last statement was its
-        /// `LISTEN` or a read of the change log (the pool's never read the log).
+        /// The backend of the store's listening connection, by its `application_name` (the
+        /// pool's connections read the change log too, for the live windows' passes).
         static func listenerPID(_ url: String) async throws -> Int {
             let pids = try await Scratch.strings(
                 """
                 SELECT pid::text FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                  AND (query LIKE 'LISTEN%' OR query LIKE '%shelf_change_log_horizon%')
+                  AND application_name = 'shelf-change-feed'
                 """, at: url)
             guard let pid = pids.first.flatMap({ Int($0) }) else { throw GaveUpWaiting(what: "no listener") }
             return pid

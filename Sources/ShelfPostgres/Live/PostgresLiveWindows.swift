@@ -188,7 +188,9 @@
 
         /// Publishes `error` on `entries` and retries passes after 100 ms, 300 ms, 1 s, then
         /// every 3 s while they fail.
+        /// Once the feed is closed, windows keep their last value: nothing is published.
         func failed(_ entries: [LiveWindowEntry], _ error: any Error) {
+            guard !state.withLock({ $0.stopped }) else { return }
             let failure = PostgresChangeFeed.translate(error)
             for entry in entries { entry.fail(failure) }
             state.withLock { state in
