@@ -155,14 +155,15 @@
             }
         }
 
-        /// The backend of the store's listening connection, by its `application_name` (the
-        /// pool's connections read the change log too, for the live windows' passes).
+        /// The backend of the store's listening connection: the one whose last statement was its
+        /// `LISTEN` or its cursor's read of the log (`ChangeLog.page`, `true AS after`). The
+        /// pool's connections read the log too (the live windows' passes), but never that way.
         static func listenerPID(_ url: String) async throws -> Int {
             let pids = try await Scratch.strings(
                 """
                 SELECT pid::text FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                  AND application_name = 'shelf-change-feed'
+                  AND (query LIKE 'LISTEN%' OR query LIKE '%true AS after%')
                 """, at: url)
             guard let pid = pids.first.flatMap({ Int($0) }) else { throw GaveUpWaiting(what: "no listener") }
             return pid
