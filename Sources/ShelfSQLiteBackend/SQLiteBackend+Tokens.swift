@@ -51,7 +51,8 @@ extension SQLiteBackend: TokenStorage {
     }
 
     func hasTokens() async throws -> Bool {
-        try await database.storeRead { connection in
+        // One statement: it reads one snapshot without BEGIN and ROLLBACK (asked per request).
+        try await database.storeRead(transaction: false) { connection in
             try StoreError.translating {
                 try connection.fetchOne("SELECT 1 FROM api_tokens LIMIT 1", row: { _ in true }) != nil
             }

@@ -22,10 +22,10 @@
 
         func append(to bytes: inout [UInt8]) {
             switch self {
-            case .null: bytes += Array("null".utf8)
-            case .bool(let value): bytes += Array((value ? "true" : "false").utf8)
-            case .integer(let value): bytes += Array(String(value).utf8)
-            case .number(let value): bytes += Array((value.isFinite ? "\(value)" : "null").utf8)
+            case .null: bytes.append(contentsOf: "null".utf8)
+            case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+            case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+            case .number(let value): bytes.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
             case .string(let value): Self.appendString(value, to: &bytes)
             case .array(let values):
                 bytes.append(UInt8(ascii: "["))
@@ -50,6 +50,14 @@
 
         static func appendString(_ text: String, to bytes: inout [UInt8]) {
             bytes.append(UInt8(ascii: "\""))
+            // Most text needs no escape: copied whole, not byte by byte.
+            let quote = UInt8(ascii: "\"")
+            let backslash = UInt8(ascii: "\\")
+            if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == quote || $0 == backslash }) {
+                bytes.append(contentsOf: text.utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return
+            }
             for byte in text.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]

@@ -38,6 +38,8 @@
                 }
                 let replaced = state.pending?.0
                 state.pending = (value, now)
+                // The value is a write: a keep-alive asked for before it is not needed.
+                state.keepAlive = false
                 return (nil, replaced)
             }
             // A replaced value dies outside the lock (its deinit may run anything).

@@ -79,11 +79,10 @@
                     withExtendedLifetime(watch) {}
                 }
                 try await serveEvents(
-                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
-                ) {
+                    from: mailbox, to: writer, authorization: authorization, of: Context.self, connection: connection
+                ) { writer in
                     try await streamChanges(from: mailbox, to: &writer, after: start)
                 }
-                try await writer.finish(nil)
             }
             return Response(
                 status: .ok,

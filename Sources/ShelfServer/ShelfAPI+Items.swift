@@ -21,7 +21,15 @@
             api.delete("items/{id}") { request, context in try await self.removeItem(request, context: context) }
         }
 
+        /// `GET /api/items`. The answer's bytes are kept for the request's exact query string at
+        /// the store's content version read first (`ItemPageCache`): while nothing changes, the
+        /// same request is answered from them after one read of the version.
         private func listItems(_ request: Request) async throws -> Response {
+            let version = try await store.contentVersion()
+            let key = request.uri.query ?? ""
+            if let version, let body = itemPages.body(for: key, at: version) {
+                return JSONResponse.make(.ok, body: body)
+            }
             let parameters = try QueryParameters(request.uri.query)
             try parameters.allowOnly(["q", "sort", "order", "limit", "after"])
             let query = try Self.itemQuery(parameters)
@@ -38,12 +46,13 @@
             if more, let last = page.last {
                 next = .string(try await encodeCursor(last, for: query))
             }
-            return JSONResponse.make(
-                .ok,
-                .object([
-                    "count": .integer(Int64(count)), "items": .array(try await JSONShapes.items(page, store: store)),
-                    "next": next,
-                ]))
+            let value = JSONValue.object([
+                "count": .integer(Int64(count)), "items": .array(try await JSONShapes.items(page, store: store)),
+                "next": next,
+            ])
+            let body = ByteBuffer(bytes: value.encoded())
+            if let version { itemPages.store(body, for: key, at: version) }
+            return JSONResponse.make(.ok, body: body)
         }
 
         /// The `ItemQuery` of `q`, `sort` and `order`; a query problem is a 400 naming its column.
@@ -86,9 +95,18 @@
             }
             let cursor = PageCursor(
                 sort: query.sortField.rawValue, order: PageCursor.order(of: query), position: position)
-            return try JSONEncoder().encode(cursor).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "")
+            // base64url without padding, mapped byte by byte (Foundation's replacingOccurrences
+            // took as long as the whole page's JSON).
+            let base64 = try JSONEncoder().encode(cursor).base64EncodedString()
+            let bytes = base64.utf8.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: "+"): UInt8(ascii: "-")
+                case UInt8(ascii: "/"): UInt8(ascii: "_")
+                case UInt8(ascii: "="): nil
+                default: byte
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// The position `text` (a page's `next`) names; a 400 when it is not one, or was made for

@@ -59,11 +59,10 @@
                     windowEvents.close(key)
                 }
                 try await serveEvents(
-                    from: mailbox, authorization: authorization, of: Context.self, connection: connection
-                ) {
+                    from: mailbox, to: writer, authorization: authorization, of: Context.self, connection: connection
+                ) { writer in
                     try await stream(from: mailbox, to: &writer, after: resumeAfter, query: key)
                 }
-                try await writer.finish(nil)
                 withExtendedLifetime(property) {}
             }
             return Response(
@@ -75,28 +74,29 @@
                 body: body)
         }
 
-        /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) beside
-        /// what every event stream needs: a keep-alive tick into `mailbox` after each quiet
-        /// `keepAlive`, the authorization rechecks (`recheckAuthorization`), and the end of the
-        /// mailbox when the application shuts down gracefully. A stream still writing a second
-        /// after that (a big window to a client that reads it slowly) has its `connection`
-        /// closed: a shutdown waits for no client.
+        /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) to
+        /// `writer`, then finishes the body, beside what every event stream needs: a keep-alive
+        /// tick into `mailbox` once `keepAlive` has passed without any write to the stream (a
+        /// stream busy sending events sends none), the authorization rechecks
+        /// (`recheckAuthorization`), and the end of the mailbox when the application shuts down
+        /// gracefully. A stream still writing a second after that (a big window to a client that
+        /// reads it slowly) has its `connection` closed: a shutdown waits for no client.
         func serveEvents<Context: RequestContext, Value: Sendable>(
-            from mailbox: LiveMailbox<Value>, authorization: String?, of context: Context.Type,
-            connection: (any Channel)?, _ stream: () async throws -> Void
+            from mailbox: LiveMailbox<Value>, to writer: any ResponseBodyWriter, authorization: String?,
+            of context: Context.Type, connection: (any Channel)?,
+            _ stream: (inout any ResponseBodyWriter) async throws -> Void
         ) async throws {
+            let activity = StreamActivity()
+            var recording: any ResponseBodyWriter = ActivityRecordingWriter(base: writer, activity: activity)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let keepAlive = options.keepAlive
                 group.addTask {
-                    while true {
-                        try await Task.sleep(for: keepAlive)
-                        mailbox.keepAlive()
-                    }
+                    try await activity.requestKeepAlives(every: keepAlive) { mailbox.keepAlive() }
                 }
                 group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
                 defer { group.cancelAll() }
                 try await withGracefulShutdownHandler {
-                    try await stream()
+                    try await stream(&recording)
                 } onGracefulShutdown: {
                     mailbox.end()
                     // A scheduled close, not a task: closing a connection that has ended since
@@ -106,6 +106,7 @@
                     }
                 }
             }
+            try await recording.finish(nil)
         }
 
         /// Checks the request's authorization (`authorization`, its header) again every

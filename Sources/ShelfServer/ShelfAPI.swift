@@ -70,6 +70,8 @@
         let rechecks = AuthorizationRechecks()
         /// Live windows' events, encoded once per distinct query and window.
         let windowEvents = LiveWindowEvents()
+        /// `GET /api/items` answers, kept while the store does not change.
+        let itemPages = ItemPageCache()
 
         /// Routes over `store`.
         public init(store: Store, options: Options = Options(), logger: Logger = Logger(label: "shelf.http")) {
@@ -159,10 +161,14 @@
     /// JSON responses.
     enum JSONResponse {
         static func make(_ status: HTTPResponse.Status, _ value: JSONValue, headers: HTTPFields = [:]) -> Response {
+            make(status, body: ByteBuffer(bytes: value.encoded()), headers: headers)
+        }
+
+        /// A response whose body is JSON already encoded.
+        static func make(_ status: HTTPResponse.Status, body: ByteBuffer, headers: HTTPFields = [:]) -> Response {
             var fields = headers
             fields[.contentType] = "application/json"
-            return Response(
-                status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: value.encoded())))
+            return Response(status: status, headers: fields, body: .init(byteBuffer: body))
         }
     }
 #endif

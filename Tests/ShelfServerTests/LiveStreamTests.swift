@@ -1,5 +1,6 @@
 #if Server
     import Foundation
+    import NIOHTTP1
     import ShelfTestSupport
     import Testing
 
@@ -60,6 +61,33 @@
                 let metrics = try await served.get("/metrics")
                 #expect(metrics.body.contains("shelf_live_streams 1"))
                 #expect(metrics.body.contains("shelf_live_queries 1"))
+            }
+        }
+
+        /// The keep-alive comment is for a quiet stream: one busy sending windows for more than
+        /// two keep-alive intervals sends none (issue 24: it sent one every interval anyway),
+        /// and once quiet for an interval it sends one.
+        @Test func aBusyStreamSendsNoKeepAlive() async throws {
+            try await ServedShelf.with(arguments: ["--keep-alive", "3"]) { served in
+                let stream = try await EventStream(served, "/api/items/live?q=moth&limit=5")
+                #expect(try await stream.next()?.event == "window")
+                // A window every few milliseconds for 7 s: the old schedule sent a comment at 3 s
+                // and at 6 s. The loop is bounded in time and count, and waits for each window.
+                let start = ContinuousClock.now
+                var added = 0
+                while ContinuousClock.now - start < .seconds(7), added < 5_000 {
+                    added += 1
+                    let reply = try await served.send(
+                        .POST, "/api/items", json: #"{"title": "moth \#(added)", "user": "ann@example.com"}"#)
+                    #expect(reply.status == 201)
+                    let count = added
+                    #expect(try await stream.next { ($0.json["count"] as? Int) == count } != nil)
+                }
+                #expect(added > 10, "the stream was busy: \(added) windows")
+                #expect(stream.comments.isEmpty, "keep-alive comments while windows were being sent")
+                // Quiet now: a keep-alive comes.
+                #expect(try await stream.waitForComments(1))
+                #expect(stream.comments == [" keep-alive"])
             }
         }
 

@@ -32,6 +32,56 @@ struct LiveQueryTests {
         #expect(seen.value.count == 2, "the initial window, then one for the one commit")
     }
 
+    /// Streams opening the same live query at the same moment share its first read (issue 24:
+    /// each read the window, and all but one threw theirs away). The openings are made to meet:
+    /// every reader is held, so each opening waits for one, then all are let go together.
+    @Test func liveWindowsOpenedAtOnceShareOneFirstRead() async throws {
+        let fixture = try await Fixture()
+        _ = try await fixture.store.items.insert(
+            contentsOf: (0..<200).map { NewItem(userID: fixture.ann, title: "moth \($0)") })
+        // Another window first: the store starts watching its tables (which may read) now.
+        let other = try await fixture.store.liveItems(matching: ItemQuery(text: "other"), limit: 1)
+        let database = fixture.sqlite.database
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let readers = database.readerCount
+        for _ in 0..<readers {
+            Thread.detachNewThread {
+                _ = try? database.read { _ in
+                    held.signal()
+                    release.wait()
+                }
+            }
+        }
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                for _ in 0..<readers { held.wait() }
+                continuation.resume()
+            }
+        }
+        let query = ItemQuery(text: "moth")
+        let before = fixture.store.liveReadCount
+        let store = fixture.store
+        let opening = Task {
+            try await withThrowingTaskGroup(of: Property<LiveResult<ItemWindow>>.self) { group in
+                for _ in 0..<16 {
+                    group.addTask { try await store.liveItems(matching: query, limit: 10) }
+                }
+                var opened: [Property<LiveResult<ItemWindow>>] = []
+                for try await window in group { opened.append(window) }
+                return opened
+            }
+        }
+        // Not an assertion: time for the openings to reach the held readers (with fewer of
+        // them there, the test finds less; it cannot fail wrongly).
+        try await Task.sleep(for: .milliseconds(500))
+        for _ in 0..<readers { release.signal() }
+        let windows = try await opening.value
+        #expect(fixture.store.liveReadCount - before == 1, "16 streams of one query: one first read")
+        #expect(Set(windows.map { $0.value.success?.totalCount }) == [200])
+        withExtendedLifetime((windows, other)) {}
+    }
+
     @Test func rerunsOnlyForTablesItReads() async throws {
         let fixture = try await Fixture()
         // A table nobody reads (made first: a schema change re-runs every query, see below).

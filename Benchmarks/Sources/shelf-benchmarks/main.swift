@@ -117,7 +117,7 @@ for suite in suites {
         try await ServeSuite(
             shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
             seconds: option("--seconds", default: 60, in: arguments),
-            rate: option("--rate", default: 20, in: arguments), report: report
+            rate: option("--rate", default: 20, in: arguments), runs: runs, report: report
         ).run()
     case "search":
         try await SearchSuite(

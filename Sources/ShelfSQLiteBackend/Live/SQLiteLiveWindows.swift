@@ -42,6 +42,8 @@ final class SQLiteLiveWindows: TableObserver {
 
     private let database: Database
     let registry = LiveWindowRegistry()
+    /// First reads under way, shared by the callers opening the same key at once.
+    private let openings = LiveWindowOpenings()
     private let queue = DispatchQueue(label: "shelf.live-windows")
     private let state = Mutex(State())
     /// Re-reads under way (for `settle`).
@@ -69,10 +71,37 @@ final class SQLiteLiveWindows: TableObserver {
     }
 
     /// The shared entry of `key`, opened with a first read (off the calling task's thread when
-    /// no reader is free) unless one exists.
+    /// no reader is free) unless one exists. Callers opening the same key at the same moment
+    /// share one first read (`LiveWindowOpenings`).
     func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
-        try refuseAfterTerminalFailure()
-        if let existing = registry.entry(for: key) { return existing }
+        while true {
+            try refuseAfterTerminalFailure()
+            if let existing = registry.entry(for: key) { return existing }
+            switch openings.claim(key) {
+            case .read:
+                do {
+                    let entry = try await firstEntry(for: key)
+                    openings.finish(key, .success(entry))
+                    return entry
+                } catch {
+                    // A read interrupted because this task was cancelled says nothing about the
+                    // window (the error may be translated into a `StoreError` on the way): the
+                    // waiters read again.
+                    openings.finish(key, .failure(Task.isCancelled ? CancellationError() : error))
+                    throw error
+                }
+            case .wait:
+                switch try await openings.wait(for: key) {
+                case .entry(let entry): return entry
+                case .retry: continue
+                }
+            }
+        }
+    }
+
+    /// `key`'s entry from a first read on the calling task (`entry(for:)` makes sure only one
+    /// caller reads a key at a time).
+    private func firstEntry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
         // Watching starts before the first read: a commit after it then makes a pass. The
         // first registration reads the tracker's baseline: on a thread of its own, once.
         if !state.withLock({ $0.registered }) {

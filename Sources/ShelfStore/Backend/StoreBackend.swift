@@ -77,6 +77,9 @@ package protocol StoreBackend: TokenStorage {
     /// columns hold only values of their type.
     func refuseMistypedItems(_ ids: [Item.ID]) async throws
 
+    /// See `Store.contentVersion()`. The default is nil (no version to keep answers by).
+    func contentVersion() async throws -> StoreContentVersion?
+
     /// Starts an import into `table`: see `ImportSession`. Blocks; call it from the thread
     /// that runs the import, never from a task.
     func makeImportSession(table: ImportTable) throws -> any ImportSession
@@ -146,6 +149,8 @@ extension StoreBackend {
     }
 
     package func exportUserCount() async throws -> Int? { nil }
+
+    package func contentVersion() async throws -> StoreContentVersion? { nil }
 
     package func refuseMistypedItems(_ ids: [Item.ID]) async throws {}
 
