@@ -114,10 +114,14 @@ extension ItemActions {
             let replay = try await undoing ? store.items.undo(action) : store.items.redo(action)
             if undoing { self.history.undone() } else { self.history.redone() }
             await self.recountMarks()
-            let skipped =
-                replay.skipped == 0
-                ? "" : " (skipped \(Self.describe(replay.skipped)) changed elsewhere since)"
-            return "\(undoing ? "undid" : "redid"): \(name)\(skipped)"
+            // Items an earlier undo or redo skipped are left alone from then on: said too, so
+            // the message never claims the action's whole count.
+            let earlier = max(0, action.count - replay.applied - replay.skipped)
+            var notes: [String] = []
+            if replay.skipped > 0 { notes.append("skipped \(Self.describe(replay.skipped)) changed elsewhere since") }
+            if earlier > 0 { notes.append("left \(Self.describe(earlier)) alone, changed elsewhere before") }
+            let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+            return "\(undoing ? "undid" : "redid"): \(name)\(said)"
         }
     }
 

@@ -112,6 +112,49 @@ struct SelectionBulkConformanceTests {
     }
 
     @Test(arguments: Backend.available)
+    func anItemDeletedAndMadeAgainWithItsIDIsNotUndone(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let (_, _, items) = try await fill(store)
+            let action = try await store.items.updateItems(
+                in: ItemSelection(matching: ItemQuery(text: "even")), .priority(3), progress: nil)
+            // Someone deletes item 2 and makes it again with its ID (an import), then edits it
+            // until its version is the one the action left, with another priority.
+            let changed = try #require(try await store.items.item(id: items[2].id))
+            try await store.items.delete(id: changed.id)
+            let again = Item(
+                id: changed.id, userID: changed.userID, title: "theirs", notes: nil, status: changed.status,
+                priority: 1,
+                createdAt: changed.createdAt, updatedAt: changed.updatedAt, version: 1)
+            try await store.items.restore([again])
+            while let now = try await store.items.item(id: changed.id), now.version < changed.version {
+                var edited = now
+                edited.notes = (now.notes ?? "") + "."
+                _ = try await store.items.update(edited)
+            }
+            #expect(try await store.items.item(id: changed.id)?.version == changed.version)
+            let undone = try await store.items.undo(action)
+            #expect(undone == BulkReplay(applied: 4, skipped: 1))
+            #expect(try await store.items.item(id: changed.id)?.priority == 1, "theirs, kept")
+            // The same for a redo: item 4 is deleted and made again, back at its version after
+            // the undo, with another priority than the undo wrote.
+            let undoneItem = try #require(try await store.items.item(id: items[4].id))
+            try await store.items.delete(id: undoneItem.id)
+            let remade = Item(
+                id: undoneItem.id, userID: undoneItem.userID, title: undoneItem.title, notes: nil,
+                status: undoneItem.status, priority: (undoneItem.priority + 1) % 3, createdAt: undoneItem.createdAt,
+                updatedAt: undoneItem.updatedAt, version: 1)
+            try await store.items.restore([remade])
+            while let now = try await store.items.item(id: remade.id), now.version < undoneItem.version {
+                var edited = now
+                edited.notes = (now.notes ?? "") + "."
+                _ = try await store.items.update(edited)
+            }
+            #expect(try await store.items.redo(action) == BulkReplay(applied: 3, skipped: 1))
+            #expect(try await store.items.item(id: remade.id)?.priority == remade.priority, "theirs, kept")
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func itemsAddedAfterAQueryIsMarkedAreLeftOut(_ backend: Backend) async throws {
         try await backend.withStore { (store: Store) async throws in
             #expect(try await store.items.highestItemID() == nil, "no items")

@@ -192,8 +192,11 @@
                         throw StoreError(.conflict, "this bulk change is \(undoing ? "undone" : "applied") already")
                     }
                     let delete = action.change == .delete
+                    // At the version the last write left, and holding the value it wrote: an item
+                    // deleted and made again with its ID starts its versions again.
+                    let holds = delete ? "" : " AND " + action.change.holdsWritten(undoing: undoing, record: "b")
                     let atWritten =
-                        "EXISTS (SELECT 1 FROM items WHERE items.id = b.item_id AND items.version = b.written)"
+                        "EXISTS (SELECT 1 FROM items WHERE items.id = b.item_id AND items.version = b.written\(holds))"
                     let ownerExists = "EXISTS (SELECT 1 FROM users WHERE users.id = b.user_id)"
                     let pending =
                         switch (delete, undoing) {

@@ -158,8 +158,13 @@ extension SQLiteItemRepository {
                 throw StoreError(.conflict, "this bulk change is \(undoing ? "undone" : "applied") already")
             }
             let delete = action.change == .delete
+            // At the version the last write left, and holding the value it wrote: an item deleted
+            // and made again with its ID starts its versions again, and may reach that version.
+            let holds =
+                delete ? "" : " AND " + action.change.holdsWritten(undoing: undoing, record: "bulk_action_items")
             let atWritten =
-                "EXISTS (SELECT 1 FROM items WHERE items.id = bulk_action_items.item_id AND items.version = bulk_action_items.written)"
+                "EXISTS (SELECT 1 FROM items WHERE items.id = bulk_action_items.item_id "
+                + "AND items.version = bulk_action_items.written\(holds))"
             let ownerExists = "EXISTS (SELECT 1 FROM users WHERE users.id = bulk_action_items.user_id)"
             let pending =
                 switch (delete, undoing) {

@@ -63,6 +63,22 @@ public enum BulkChange: Hashable, Sendable {
     case delete
 }
 
+extension BulkChange {
+    /// SQL true when `items` holds in the changed column what the last write of this change
+    /// left there: its own value before an undo, the recorded value before it (in the
+    /// `bulk_action_items` row `record`) before a redo. Both backends' undo and redo check it
+    /// besides the version. Not for `.delete`.
+    package func holdsWritten(undoing: Bool, record: String) -> String {
+        switch self {
+        case .status(let status):
+            "items.status = " + (undoing ? "'\(status == .done ? "done" : "open")'" : "\(record).status")
+        case .priority(let priority): "items.priority = " + (undoing ? "\(priority)" : "\(record).priority")
+        case .owner(let owner): "items.user_id = " + (undoing ? "\(owner.rawValue)" : "\(record).user_id")
+        case .delete: "true"
+        }
+    }
+}
+
 /// A bulk write as the store recorded it: what undoing or redoing it needs (the items' values
 /// before it) is kept in the database under `id`, not in memory.
 public struct BulkAction: Hashable, Sendable {
