@@ -118,7 +118,11 @@ extension ItemActions {
             // the message never claims the action's whole count.
             let earlier = max(0, action.count - replay.applied - replay.skipped)
             var notes: [String] = []
-            if replay.skipped > 0 { notes.append("skipped \(Self.describe(replay.skipped)) changed elsewhere since") }
+            let changed = replay.skipped - replay.ownerGone
+            if changed > 0 { notes.append("skipped \(Self.describe(changed)) changed elsewhere since") }
+            if replay.ownerGone > 0 {
+                notes.append("skipped \(Self.describe(replay.ownerGone)) whose owner before was deleted since")
+            }
             if earlier > 0 { notes.append("left \(Self.describe(earlier)) alone, changed elsewhere before") }
             let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
             return "\(undoing ? "undid" : "redid"): \(name)\(said)"

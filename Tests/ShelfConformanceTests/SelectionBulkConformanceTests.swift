@@ -155,6 +155,24 @@ struct SelectionBulkConformanceTests {
     }
 
     @Test(arguments: Backend.available)
+    func anUndoSaysWhichItemsItSkippedBecauseTheirOwnerIsGone(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            let (ann, bob, items) = try await fill(store)
+            let owner = try await store.items.updateItems(
+                in: ItemSelection(matching: ItemQuery(owner: ann)), .owner(bob), progress: nil)
+            #expect(owner.count == 5)
+            // Someone else edits one of them, and removes Ann, who holds no item now.
+            var theirs = try #require(try await store.items.item(id: items[0].id))
+            theirs.title = "theirs"
+            _ = try await store.items.update(theirs)
+            try await store.users.delete(id: ann)
+            let undone = try await store.items.undo(owner)
+            #expect(undone == BulkReplay(applied: 0, skipped: 5, ownerGone: 5))
+            #expect(try await all(store).allSatisfy { $0.userID == bob })
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func itemsAddedAfterAQueryIsMarkedAreLeftOut(_ backend: Backend) async throws {
         try await backend.withStore { (store: Store) async throws in
             #expect(try await store.items.highestItemID() == nil, "no items")

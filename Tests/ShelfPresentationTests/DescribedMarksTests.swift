@@ -87,6 +87,19 @@ struct DescribedMarksTests {
         #expect(try await store.items.item(id: later)?.status == .open)
     }
 
+    @Test func anUndoSaysItemsWhoseOwnerBeforeIsGoneForThatReason() async throws {
+        let (store, users) = try await makeStore(users: 2, items: 10)
+        let actions = ItemActions(store: store)
+        await actions.markAll(matching: ItemQuery(owner: users[0].id), shown: [], count: nil)
+        #expect(await actions.setOwner(email: users[1].email, selected: nil) == nil)
+        #expect(actions.message.value == "gave 5 items to \(users[1].name)")
+        try await store.users.delete(id: users[0].id)
+        await actions.undo()
+        #expect(
+            actions.message.value
+                == "undid: give 5 items to \(users[1].name) (skipped 5 items whose owner before was deleted since)")
+    }
+
     @Test func aDescribedDeleteIsUndoneWhole() async throws {
         let (store, _) = try await makeStore(items: 10)
         let actions = ItemActions(store: store)

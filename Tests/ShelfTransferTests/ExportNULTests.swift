@@ -40,6 +40,33 @@ struct ExportNULTests {
         await reopened.close()
     }
 
+    /// A time another program stored past the year 9999 was exported as `+287396-…`, which
+    /// import refuses: the round trip the export promises failed (hostile tester).
+    @Test(arguments: [TransferFormat.csv, .ndjson])
+    func aTimeAnImportCannotReadStopsTheExportNamingIt(_ format: TransferFormat) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("shelf.sqlite")
+        let store = try Store(path: path)
+        let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@x.com"))
+        try await store.items.insert(NewItem(userID: ann, title: "Clean"))
+        let late = try await store.items.insert(NewItem(userID: ann, title: "Late"))
+        await store.close()
+        #expect(
+            try await ChildProcess.sqlite3(
+                path, "UPDATE items SET created_at = 9007199254740993 WHERE id = \(late.rawValue)") == 0)
+        let reopened = try Store(path: path)
+        let target = folder.path("out.\(format.rawValue)")
+        await #expect {
+            try await Exporter(store: reopened).exportItems(to: .file(target), options: ExportOptions(format: format))
+        } throws: { error in
+            "\(error)".contains("item \(late.rawValue) has the created_at +287396-10-12T08:59:00.993Z")
+                && "\(error)".contains("outside the years 0000 to 9999")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target), "no file is left")
+        await reopened.close()
+    }
+
     @Test func aUserWithANULStopsTheExportNamingIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -212,6 +212,19 @@
                             "SELECT count(*) FROM bulk_action_items WHERE action_id = \(id) AND pending",
                             logger: .silent
                         ).all((Int64).self).first ?? Int64(0)
+                    // Skipped for a reason of their own: the owner they go back to is gone.
+                    var ownerGone: Int64 = 0
+                    if undoing {
+                        var gone = PostgresBindings()
+                        gone.append(id)
+                        ownerGone =
+                            try await connection.query(
+                                PostgresQuery(
+                                    unsafeSQL:
+                                        "SELECT count(*) FROM bulk_action_items b WHERE b.action_id = $1 AND b.pending "
+                                        + "AND NOT \(ownerExists)", binds: gone), logger: .silent
+                            ).all((Int64).self).first ?? Int64(0)
+                    }
                     var binds = PostgresBindings()
                     binds.append(id)
                     try await connection.query(
@@ -255,7 +268,8 @@
                     }
                     try await connection.query(
                         "UPDATE bulk_actions SET undone = \(undoing) WHERE id = \(id)", logger: .silent)
-                    return BulkReplay(applied: Int(counts.1), skipped: Int(counts.0 - counts.1))
+                    return BulkReplay(
+                        applied: Int(counts.1), skipped: Int(counts.0 - counts.1), ownerGone: Int(ownerGone))
                 }
             }
         }

@@ -177,6 +177,12 @@ extension SQLiteItemRepository {
             // skipped is left out from then on, and not counted as skipped again.
             let pendingCount = "SELECT coalesce(sum(pending), 0) FROM bulk_action_items WHERE action_id = ?"
             let written = try connection.fetchOne(pendingCount, action.id, row: { try $0.get(0, as: Int.self) }) ?? 0
+            // Skipped for a reason of their own: the owner they go back to is gone.
+            let ownerGone =
+                undoing
+                ? try connection.fetchOne(
+                    "SELECT count(*) FROM bulk_action_items WHERE action_id = ? AND pending AND NOT \(ownerExists)",
+                    action.id, row: { try $0.get(0, as: Int.self) }) ?? 0 : 0
             try connection.run(
                 "UPDATE bulk_action_items SET pending = pending AND (\(pending)) WHERE action_id = ? AND pending",
                 action.id)
@@ -221,7 +227,7 @@ extension SQLiteItemRepository {
                     "UPDATE bulk_action_items SET written = written + 1 WHERE action_id = ? AND pending", action.id)
             }
             try connection.run("UPDATE bulk_actions SET undone = ? WHERE id = ?", undoing ? 1 : 0, action.id)
-            return BulkReplay(applied: counts.1, skipped: counts.0 - counts.1)
+            return BulkReplay(applied: counts.1, skipped: counts.0 - counts.1, ownerGone: ownerGone)
         }
     }
 

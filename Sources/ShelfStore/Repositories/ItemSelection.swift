@@ -104,11 +104,16 @@ public struct BulkReplay: Hashable, Sendable {
     /// Items left alone because they changed elsewhere since (another version, deleted, put
     /// back, or their owner deleted).
     public let skipped: Int
+    /// Of `skipped`, the items an undo left alone because the owner they had before was
+    /// deleted since (they cannot go back to that owner).
+    public let ownerGone: Int
 
-    /// A replay that wrote `applied` items and skipped `skipped`.
-    public init(applied: Int, skipped: Int) {
+    /// A replay that wrote `applied` items and skipped `skipped`, `ownerGone` of them for their
+    /// owner before.
+    public init(applied: Int, skipped: Int, ownerGone: Int = 0) {
         self.applied = applied
         self.skipped = skipped
+        self.ownerGone = ownerGone
     }
 }
 

@@ -40,7 +40,8 @@ struct RowWriter {
     /// - Parameter row: names the row ("item 42") for the error below.
     /// - Throws: `TransferError` when a text field holds a NUL character (a row stored by
     ///   another program, or before the database refused them): no format shelf imports can
-    ///   carry it, so the export stops rather than write what cannot be read back.
+    ///   carry it, so the export stops rather than write what cannot be read back. The same
+    ///   for a time outside the years 0000 to 9999, which an import refuses.
     @inline(__always)
     mutating func row(_ row: @autoclosure () -> String, _ body: (inout RowFields) -> Void) throws(TransferError) {
         if format == .json { Encode.ascii(count == 0 ? "\n" : ",\n", into: &output.bytes) }
@@ -51,6 +52,12 @@ struct RowWriter {
         body(&fields)
         fields.close()
         swap(&fields.bytes, &output.bytes)
+        if let (field, milliseconds) = fields.timeOutOfRange {
+            throw TransferError(
+                "\(row()) has the \(field) \(Timestamp.string(milliseconds)) (\(milliseconds) ms since 1970, "
+                    + "stored by another program), outside the years 0000 to 9999 that an import reads back; "
+                    + "set it to a time in those years in that row, then export again")
+        }
         if let field = fields.nulField {
             throw TransferError(
                 "\(row()) holds a NUL character in its \(field) (stored by another program, or before shelf "
@@ -85,6 +92,8 @@ struct RowFields {
     var bytes: [UInt8] = []
     /// The first text field that held a NUL character, if any (see `RowWriter.row`).
     var nulField: StaticString?
+    /// The first time outside the years an import reads back, with its value, if any.
+    var timeOutOfRange: (field: StaticString, milliseconds: Int64)?
     private var first = true
 
     init(json: Bool, delimiter: UInt8 = 0x2C) {
@@ -135,6 +144,7 @@ struct RowFields {
     @inline(__always)
     mutating func time(_ name: StaticString, _ milliseconds: Int64) {
         separate(name)
+        if timeOutOfRange == nil, !Timestamp.range.contains(milliseconds) { timeOutOfRange = (name, milliseconds) }
         Timestamp.format(milliseconds, into: &bytes, quoted: json)
     }
 
