@@ -68,18 +68,20 @@
         /// two keep-alive intervals sends none (issue 24: it sent one every interval anyway),
         /// and once quiet for an interval it sends one.
         @Test func aBusyStreamSendsNoKeepAlive() async throws {
-            try await ServedShelf.with(arguments: ["--keep-alive", "5"]) { served in
+            let interval = Duration.seconds(6)
+            try await ServedShelf.with(arguments: ["--keep-alive", "6"]) { served in
                 let stream = try await EventStream(served, "/api/items/live?q=moth&limit=5")
                 #expect(try await stream.next()?.event == "window")
-                // Windows one after another for 11 s: the old schedule sent a comment at 5 s and
-                // at 10 s. The loop is bounded in time and count, and waits for each window; the
-                // longest gap between two windows is kept, since a machine so loaded that a
-                // window takes a whole interval makes the stream quiet for that long.
+                // Windows one after another for 13 s: the old schedule sent a comment at 6 s and
+                // at 12 s whatever happened. The loop is bounded in time and count, and waits
+                // for each window. The gaps between windows are kept: a machine so loaded (CI
+                // beside other builds) that one window takes a whole interval makes the stream
+                // quiet that long, and then a comment is due.
                 let start = ContinuousClock.now
                 var last = start
-                var longestGap = Duration.zero
+                var quietIntervals = 0
                 var added = 0
-                while ContinuousClock.now - start < .seconds(11), added < 5_000 {
+                while ContinuousClock.now - start < .seconds(13), added < 5_000 {
                     added += 1
                     let reply = try await served.send(
                         .POST, "/api/items", json: #"{"title": "moth \#(added)", "user": "ann@example.com"}"#)
@@ -87,14 +89,18 @@
                     let count = added
                     #expect(try await stream.next { ($0.json["count"] as? Int) == count } != nil)
                     let now = ContinuousClock.now
-                    longestGap = max(longestGap, now - last)
+                    // A second of slack: the server's quiet time runs from its write, not from
+                    // this read.
+                    quietIntervals += Int((now - last + .seconds(1)) / interval)
                     last = now
                 }
-                #expect(longestGap < .seconds(5), "the stream was busy: \(added) windows, longest gap \(longestGap)")
-                #expect(stream.comments.isEmpty, "keep-alive comments while windows were being sent")
+                let sent = stream.comments.count
+                #expect(
+                    sent <= quietIntervals, "\(sent) keep-alives while busy: \(added) windows, \(quietIntervals) quiet")
                 // Quiet now: a keep-alive comes.
-                #expect(try await stream.waitForComments(1))
-                #expect(stream.comments == [" keep-alive"])
+                let before = stream.comments.count
+                #expect(try await stream.waitForComments(before + 1))
+                #expect(stream.comments.allSatisfy { $0 == " keep-alive" })
             }
         }
 
