@@ -35,6 +35,8 @@
         /// Wakes live values after this store's own commits (here and in other processes).
         private let wake: CommitWake
         private let runs = RunCounter()
+        /// The live item windows: shared by key, re-read only when a change can affect them.
+        let windows: PostgresLiveWindows
 
         private init(
             url: String, place: PostgresLocation, appliedMigrations: [String], emailCollisions: [EmailCollision],
@@ -50,6 +52,7 @@
             let pool = PostgresPool(location: place)
             self.feed = feed
             self.pool = pool
+            windows = PostgresLiveWindows(pool: pool, listener: feed.listener, runs: runs)
             // The wake-up holds the pool weakly: the pool holds the wake-up.
             let wake = CommitWake(
                 logger: PostgresPool.logger, local: { feed.wake() },
@@ -127,19 +130,14 @@
 
         // MARK: Live values
 
+        /// Shared by key with every other live window of the same query, anchor and limit, and
+        /// kept from the change log (`PostgresLiveWindows`).
         package func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
             -> Property<LiveResult<ItemWindow>>
         {
-            let page = try query.postgresPage(cursor: anchor, backward: false, limit: limit)
-            let count = query.postgresCount()
-            return try await live(reading: ["items"]) { pool in
-                // The window and its count from one snapshot.
-                try await pool.transaction(isolation: "REPEATABLE READ READ ONLY", retryable: true) { connection in
-                    let items = try await PostgresItemRepository.items(page, on: connection)
-                    let totals: [Int64] = try await connection.query(count, logger: .silent).all((Int64).self)
-                    return ItemWindow(items: items, totalCount: Int(totals.first ?? 0))
-                }
-            }
+            try pool.checkOpen()
+            return try await windows.entry(for: LiveWindowKey(query: query, anchor: anchor, limit: limit))
+                .windowProperty
         }
 
         package func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>> {

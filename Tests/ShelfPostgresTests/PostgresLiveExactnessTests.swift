@@ -156,13 +156,14 @@
         }
 
         /// The backend of the store's listening connection: the one whose last statement was its
-        /// `LISTEN` or a read of the change log (the pool's never read the log).
+        /// `LISTEN` or its cursor's read of the log (`ChangeLog.page`, `true AS after`). The
+        /// pool's connections read the log too (the live windows' passes), but never that way.
         static func listenerPID(_ url: String) async throws -> Int {
             let pids = try await Scratch.strings(
                 """
                 SELECT pid::text FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                  AND (query LIKE 'LISTEN%' OR query LIKE '%shelf_change_log_horizon%')
+                  AND (query LIKE 'LISTEN%' OR query LIKE '%true AS after%')
                 """, at: url)
             guard let pid = pids.first.flatMap({ Int($0) }) else { throw GaveUpWaiting(what: "no listener") }
             return pid

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresNIO
+import ShelfPostgres
 import ShelfReactive
 import ShelfSQLiteBackend
 import ShelfStore
@@ -17,6 +19,10 @@ import Synchronization
 /// commit; live reads per commit (`Store.liveReadCount`); cores used (CPU over wall time
 /// during the writes). `--no-wait`: the writer starts a write every 1/rate s whatever happens
 /// (writers that do not wait), each a task of its own.
+///
+/// With `--backend postgres` (`server`), the same on PostgreSQL: the seed is a scratch
+/// database, and each run a copy of it (`CREATE DATABASE … TEMPLATE`); CPU is this process's
+/// only (the server's is not counted).
 struct FanoutSuite {
     let items: Int
     let counts: [Int]
@@ -24,6 +30,7 @@ struct FanoutSuite {
     let rate: Int
     let noWait: Bool
     let report: Report
+    var server: PostgresBenchServer? = nil
 
     static let owners = 1_000
     static let words = [
@@ -45,12 +52,48 @@ struct FanoutSuite {
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let seed = folder.appendingPathComponent("seed.sqlite").path
-        try await populate(seed)
+        var postgresSeed: PostgresBenchServer?
+        if let server {
+            let scratch = try await server.createScratch()
+            postgresSeed = scratch
+            try await populate(try await Store.open(postgres: scratch.url))
+        } else {
+            try await populate(try Store(path: seed))
+        }
+        do {
+            try await measureAll(seed: seed, folder: folder, postgresSeed: postgresSeed)
+        } catch {
+            if let server, let postgresSeed { await server.drop(postgresSeed) }
+            throw error
+        }
+        if let server, let postgresSeed { await server.drop(postgresSeed) }
+    }
+
+    /// The runs with no live query and with each count, each on a copy of the seed.
+    func measureAll(seed: String, folder: URL, postgresSeed: PostgresBenchServer?) async throws {
         var baselineP99: Double?
         for count in [0] + counts {
-            let path = folder.appendingPathComponent("run-\(count).sqlite").path
-            try copyDatabase(seed, to: path)
-            let result = try await measure(path: path, liveQueries: count)
+            let result: Result
+            if let server, let postgresSeed {
+                let name = "\(postgresSeed.database)_\(count)"
+                try await server.withConnection { connection in
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(postgresSeed.database)"),
+                        logger: .bench)
+                }
+                let copy = server.with(database: name)
+                do {
+                    result = try await measure(store: try await Store.open(postgres: copy.url), liveQueries: count)
+                } catch {
+                    await server.drop(copy)
+                    throw error
+                }
+                await server.drop(copy)
+            } else {
+                let path = folder.appendingPathComponent("run-\(count).sqlite").path
+                try copyDatabase(seed, to: path)
+                result = try await measure(store: try Store(path: path), liveQueries: count)
+            }
             if count == 0 {
                 baselineP99 = result.writeP99
                 report.print(Figure(name: "fanout.0.write_p99", unit: "ms", value: result.writeP99 * 1000, target: ""))
@@ -163,8 +206,7 @@ struct FanoutSuite {
         let lastHead = Mutex<Int64>(0)
     }
 
-    func measure(path: String, liveQueries: Int) async throws -> Result {
-        let store = try Store(path: path)
+    func measure(store: Store, liveQueries: Int) async throws -> Result {
         let deliveries = Deliveries()
         let token = Lifetime.Token()
         let rssBefore = residentBytes()
@@ -254,8 +296,7 @@ struct FanoutSuite {
         return result
     }
 
-    func populate(_ path: String) async throws {
-        let store = try Store(path: path)
+    func populate(_ store: Store) async throws {
         _ = try await store.users.insert(
             contentsOf: (1...Self.owners).map { NewUser(name: "Owner \($0)", email: "owner\($0)@example.com") })
         let base = Date(timeIntervalSince1970: 1_700_000_000)

@@ -245,6 +245,17 @@ func runPostgres(
                 server: server, writes: option("--writes", default: 300, in: arguments), report: report
             ).run()
         case "load": try await runLoad(server: server, arguments: arguments, report: report)
+        case "fanout":
+            let counts = arguments.firstIndex(of: "--counts").flatMap {
+                $0 + 1 < arguments.count ? arguments[$0 + 1] : nil
+            }
+            try await FanoutSuite(
+                items: option("--items", default: 100_000, in: arguments),
+                counts: (counts ?? "1,100,1000").split(separator: ",").compactMap { Int($0) },
+                seconds: option("--seconds", default: 30, in: arguments),
+                rate: option("--rate", default: 20, in: arguments),
+                noWait: arguments.contains("--no-wait"), report: report, server: server
+            ).run()
         case "search":
             try await runPostgresShapes(
                 server: server, items: option("--items", default: 1_000_000, in: arguments), runs: runs,

@@ -179,7 +179,7 @@
         }
 
         /// The change in cells 3 to 19 of a row, or nil when they are NULL (no change).
-        private static func change(_ cells: PostgresRandomAccessRow) throws -> LoggedChange? {
+        static func change(_ cells: PostgresRandomAccessRow) throws -> LoggedChange? {
             guard let seq = try cells[3].decode(Int64?.self) else { return nil }
             let operation = try cells[5].decode(String.self)
             let textChanged = try cells[19].decode(Bool?.self) ?? true

@@ -37,7 +37,7 @@
     ///
     /// Call `close()` when done; releasing the feed stops it too, without waiting.
     package final class PostgresChangeFeed: Sendable {
-        private let listener: ChangeListener
+        let listener: ChangeListener
 
         /// A feed that will listen on a connection made with `configuration`; connects on the
         /// first `live` call, not now. `lossGrace`: how long the listening connection may be away

@@ -16,9 +16,14 @@ package final class LiveWindowEntry: Sendable {
     private let state: Mutex<State>
     private let windows: MutableProperty<LiveResult<ItemWindow>>
     private let snapshots: MutableProperty<LiveResult<LiveSnapshot<ItemWindow>>>
+    /// Kept alive as long as the entry is (a backend's upkeep shared by its entries, such as
+    /// its subscription to changes).
+    private let upkeep: (any Sendable)?
 
-    /// An entry holding `window`, read at log position `position`.
-    package init(key: LiveWindowKey, window: ItemWindow, position: Int64) {
+    /// An entry holding `window`, read at log position `position`; it retains `upkeep` (if
+    /// any) for as long as it lives.
+    package init(key: LiveWindowKey, window: ItemWindow, position: Int64, retaining upkeep: (any Sendable)? = nil) {
+        self.upkeep = upkeep
         judge = LiveWindowJudge(key)
         state = Mutex(State(window: window, position: position))
         windows = MutableProperty(.success(window))
