@@ -426,7 +426,13 @@
                 guard state.phase != .listening, state.phase != .stopped, state.epoch == epoch else { return [:] }
                 return state.registrations
             }
-            for observer in Self.load(registrations) { observer.listenerWasLost(failure) }
+            let observers = Self.load(registrations)
+            for observer in observers { observer.listenerWasLost(failure) }
+            // Listening again while they were told: the reconnect's own word may have reached
+            // them first, and this loss would then stay shown (and hold their runs back) until
+            // the next reconnect. Tell them again; a second reconnect notice only runs them.
+            guard state.withLock({ $0.phase == .listening }) else { return }
+            for observer in observers { observer.listenerDidReconnect(changed: true) }
         }
 
         /// The observers still alive among `registrations`, loaded outside the lock.

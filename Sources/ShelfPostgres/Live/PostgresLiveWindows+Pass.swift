@@ -49,9 +49,12 @@
                         for case .publish(let entry, _) in result.outcomes {
                             state.marks[ObjectIdentifier(entry)] = result.mark
                         }
-                        // Released windows leave no mark behind.
+                        // Released windows leave no mark behind; a window opened during the
+                        // pass (its mark set since it began) keeps its own.
                         let alive = Set(entries.map(ObjectIdentifier.init))
-                        state.marks = state.marks.filter { alive.contains($0.key) || busy.contains($0.key) }
+                        state.marks = state.marks.filter { id, mark in
+                            alive.contains(id) || busy.contains(id) || marks[id] != mark
+                        }
                     }
                     let retry = state.withLock { state -> Task<Void, Never>? in
                         defer { state.retry = nil }
@@ -225,12 +228,16 @@
             let watermark = state.withLock { $0.watermark }
             do {
                 let read = try await read(entry.key, watermark: watermark)
+                // The window first, then its mark, then back to the passes: a pass that judged
+                // the entry between the two would apply the changes after the new mark to the
+                // old window, and publish it at a later position than this read's, which this
+                // update could no longer replace (a count off for good; CI ci23).
+                entry.update(read.window, position: read.position)
                 state.withLock { state in
                     state.marks[id] = read.mark
                     state.broken.remove(id)
                     state.rereading.remove(id)
                 }
-                entry.update(read.window, position: read.position)
                 return true
             } catch {
                 state.withLock { state in

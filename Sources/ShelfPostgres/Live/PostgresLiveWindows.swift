@@ -94,9 +94,13 @@
             let first = try await read(key, watermark: watermark)
             let entry = LiveWindowEntry(
                 key: key, window: first.window, position: first.position, retaining: subscription)
+            // The mark before the entry is shared: a pass that finds the entry finds the mark
+            // its window is exact in (or none, and reads it again), never an older one set
+            // after a newer read.
+            state.withLock { $0.marks[ObjectIdentifier(entry)] = first.mark }
             let shared = registry.insert(entry)
             let behind = state.withLock { state -> Bool in
-                if shared === entry { state.marks[ObjectIdentifier(entry)] = first.mark }
+                if shared !== entry { state.marks[ObjectIdentifier(entry)] = nil }
                 if state.watermark == nil { state.watermark = first.watermark }
                 return runningBefore || state.running || state.starts != startsBefore
             }
