@@ -77,6 +77,7 @@
             return try await withTaskCancellationHandler {
                 try await outcome.value()
             } onCancel: {
+                outcome.resolve(.failure(CancellationError()))
                 work.cancel()
             }
         }
@@ -124,7 +125,9 @@
     enum Deadline {
         /// What `body` returns, or nil when it has not answered within `limit`: then its task is
         /// cancelled and left behind (a query that never answers cannot be awaited, see
-        /// `CallGuard`).
+        /// `CallGuard`). Cancelled, it throws `CancellationError` at once and leaves `body`
+        /// behind the same way: a task group ending (the listener's, when its connection is
+        /// lost) must not wait out the limit for a query that will never answer.
         static func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T)
             async throws -> T?
         {
@@ -144,6 +147,7 @@
             return try await withTaskCancellationHandler {
                 try await outcome.value()
             } onCancel: {
+                outcome.resolve(.failure(CancellationError()))
                 work.cancel()
             }
         }

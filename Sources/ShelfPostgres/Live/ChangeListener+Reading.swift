@@ -61,7 +61,7 @@
         private func answered<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
             let connection = state.withLock { $0.connection }
             guard let value = try await Deadline.answer(within: Self.readLimit, body) else {
-                try? await connection?.close()
+                await Self.closeQuickly(connection)
                 throw HeartbeatMissed(limit: Self.readLimit)
             }
             return value

@@ -271,7 +271,7 @@
                     if Task.isCancelled { break }
                     throw ListenerEnded()
                 } catch {
-                    if let opened { try? await opened.close() }
+                    await Self.closeQuickly(opened)
                     opened = nil
                     if Task.isCancelled || !didLose(error) { break }
                 }
@@ -287,7 +287,19 @@
                 defer { state.connection = nil }
                 return state.connection
             }
-            try? await connection?.close()
+            await Self.closeQuickly(connection)
+        }
+
+        /// How long the listener waits for a connection it gives up to close.
+        static let closeLimit: Duration = .milliseconds(500)
+
+        /// Closes `connection`, waiting at most `closeLimit`: closing a connection the server has
+        /// just terminated took 10 s at times under forced reconnects (postgres-nio 1.33), and
+        /// the listener stayed deaf for that long (and its live values behind). A close still
+        /// running then is left to end on its own; it has no result anyone needs.
+        static func closeQuickly(_ connection: PostgresConnection?) async {
+            guard let connection else { return }
+            _ = try? await Deadline.answer(within: closeLimit) { try await connection.close() }
         }
 
         /// Decides whether to (re)connect: only while observers are registered or waiting.

@@ -17,6 +17,8 @@
             let watermark: ChangeLogWatermark
             let mark: Mark
             let head: Int64
+            /// Every seq up to `head` is visible in the pass's snapshot or never commits.
+            let settled: Bool
         }
 
         /// One pass over every window that is not being read again (see the type's
@@ -63,7 +65,8 @@
                     retry?.cancel()
                     for outcome in result.outcomes {
                         switch outcome {
-                        case .publish(let entry, let window): entry.update(window, position: result.head)
+                        case .publish(let entry, let window):
+                            entry.update(window, position: result.head, settled: result.settled)
                         case .reread(let entry): rereads.append(entry)
                         }
                     }
@@ -73,6 +76,7 @@
                 }
             }
             startRereads(rereads)
+            settleSoon(entries)
         }
 
         /// The outcome for every window in `judged`, in the snapshot of `connection`'s
@@ -96,7 +100,8 @@
                     "live windows on PostgreSQL read in full: the change log no longer holds every change after \(from), holds more than \(Self.batchLimit) at once, or an emptied table; \(judged.count) windows read again",
                     metadata: ["server": "\(listener.serverDescription)"])
                 return PassResult(
-                    outcomes: judged.map { .reread($0.0) }, watermark: advanced, mark: mark, head: read.head)
+                    outcomes: judged.map { .reread($0.0) }, watermark: advanced, mark: mark, head: read.head,
+                    settled: false)
             }
             // The changes each mark's snapshot did not see, merged per row.
             var changesByMark: [Mark: (items: [ItemChange], users: Bool)] = [:]
@@ -142,7 +147,9 @@
                     outcomes.append(.reread(entry))
                 }
             }
-            return PassResult(outcomes: outcomes, watermark: advanced, mark: mark, head: read.head)
+            return PassResult(
+                outcomes: outcomes, watermark: advanced, mark: mark, head: read.head,
+                settled: advanced.position >= read.head)
         }
 
         /// The changed rows that exist now, by ID, and for every distinct query with words or
@@ -232,7 +239,7 @@
                 // the entry between the two would apply the changes after the new mark to the
                 // old window, and publish it at a later position than this read's, which this
                 // update could no longer replace (a count off for good; CI ci23).
-                entry.update(read.window, position: read.position)
+                entry.update(read.window, position: read.position, settled: read.settled)
                 state.withLock { state in
                     state.marks[id] = read.mark
                     state.broken.remove(id)

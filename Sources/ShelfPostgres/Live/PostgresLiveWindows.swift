@@ -59,6 +59,9 @@
             var stopped = false
             var failures = 0
             var retry: Task<Void, Never>?
+            /// A pass to come, for windows whose snapshots wait to be settled (`settleSoon`).
+            var settling: Task<Void, Never>?
+            var settleDelay = PostgresLiveWindows.firstSettleDelay
             weak var subscription: WindowSubscription?
         }
 
@@ -66,6 +69,11 @@
         static let batchLimit = 4096
         /// At most this many windows are read again at once.
         static let rereadWorkers = 4
+        /// How soon a pass follows one that left a window's snapshot unsettled (a transaction
+        /// still in progress holds a seq below the log's head); doubling up to the ceiling
+        /// while they stay so.
+        static let firstSettleDelay: Duration = .milliseconds(2)
+        static let settleDelayCeiling: Duration = .milliseconds(100)
 
         let registry = LiveWindowRegistry()
         let state = Mutex(State())
@@ -93,7 +101,8 @@
             let (startsBefore, runningBefore, watermark) = state.withLock { ($0.starts, $0.running, $0.watermark) }
             let first = try await read(key, watermark: watermark)
             let entry = LiveWindowEntry(
-                key: key, window: first.window, position: first.position, retaining: subscription)
+                key: key, window: first.window, position: first.position, settled: first.settled,
+                retaining: subscription)
             // The mark before the entry is shared: a pass that finds the entry finds the mark
             // its window is exact in (or none, and reads it again), never an older one set
             // after a newer read.
@@ -130,6 +139,8 @@
         struct FullRead: Sendable {
             let window: ItemWindow
             let position: Int64
+            /// Every seq up to `position` is visible in the read's snapshot or never commits.
+            let settled: Bool
             let mark: Mark
             let watermark: ChangeLogWatermark
         }
@@ -151,6 +162,7 @@
                 advanced.advance(log.watermark)
                 return FullRead(
                     window: ItemWindow(items: items, totalCount: Int(totals.first ?? 0)), position: log.head,
+                    settled: !log.isFull && advanced.position >= log.head,
                     mark: Mark(transactions: log.transactions, bound: advanced.position), watermark: advanced)
             }
         }
@@ -233,12 +245,59 @@
 
         /// The feed is closing: no more passes or retries.
         func stop() {
-            let retry = state.withLock { state -> Task<Void, Never>? in
+            let (retry, settling) = state.withLock { state -> (Task<Void, Never>?, Task<Void, Never>?) in
                 state.stopped = true
-                defer { state.retry = nil }
-                return state.retry
+                defer {
+                    state.retry = nil
+                    state.settling = nil
+                }
+                return (state.retry, state.settling)
             }
             retry?.cancel()
+            settling?.cancel()
+        }
+
+        // MARK: Positions
+
+        /// `entry`'s snapshots, once a settled window is published on them: passes follow
+        /// each other (`settleSoon`) until it is. Throws only when cancelled.
+        func settledSnapshots(of entry: LiveWindowEntry) async throws
+            -> Property<LiveResult<LiveSnapshot<ItemWindow>>>
+        {
+            entry.wantSnapshots()
+            var delay = Self.firstSettleDelay
+            while !entry.isSettled, !entry.isFailing {
+                schedulePass()
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, Self.settleDelayCeiling)
+            }
+            return entry.snapshotProperty
+        }
+
+        /// After a pass: when a window someone reads with positions is not settled, another
+        /// pass follows after a short delay (2 ms, doubling to 100 ms while they stay so).
+        func settleSoon(_ entries: [LiveWindowEntry]) {
+            let waiting = entries.contains { $0.wantsSnapshots && !$0.isSettled && !$0.isFailing }
+            state.withLock { state in
+                guard waiting else {
+                    state.settleDelay = Self.firstSettleDelay
+                    return
+                }
+                guard state.settling == nil, !state.stopped else { return }
+                let delay = state.settleDelay
+                state.settleDelay = min(delay * 2, Self.settleDelayCeiling)
+                // Made under the lock, so `stop` always finds it recorded. Not forgotten: it
+                // only sleeps (a cancellation ends it) and schedules a pass.
+                state.settling = Task { [weak self] in
+                    do {
+                        try await Task.sleep(for: delay)
+                    } catch {
+                        return
+                    }
+                    self?.state.withLock { $0.settling = nil }
+                    self?.schedulePass()
+                }
+            }
         }
     }
 

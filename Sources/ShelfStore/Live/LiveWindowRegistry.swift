@@ -12,6 +12,10 @@ package final class LiveWindowEntry: Sendable {
         var window: ItemWindow
         var position: Int64
         var failed = false
+        /// The window last published with its position (nil until one is settled).
+        var settledWindow: ItemWindow?
+        var snapshotFailed = false
+        var wantsSnapshots = false
     }
     private let state: Mutex<State>
     private let windows: MutableProperty<LiveResult<ItemWindow>>
@@ -21,13 +25,21 @@ package final class LiveWindowEntry: Sendable {
     private let upkeep: (any Sendable)?
 
     /// An entry holding `window`, read at log position `position`; it retains `upkeep` (if
-    /// any) for as long as it lives.
-    package init(key: LiveWindowKey, window: ItemWindow, position: Int64, retaining upkeep: (any Sendable)? = nil) {
+    /// any) for as long as it lives. `settled`: whether `window` is exactly what a fresh read
+    /// returns at `position` (see `update`); until a settled window is published, the snapshots
+    /// show `window` without a position.
+    package init(
+        key: LiveWindowKey, window: ItemWindow, position: Int64, settled: Bool = true,
+        retaining upkeep: (any Sendable)? = nil
+    ) {
         self.upkeep = upkeep
         judge = LiveWindowJudge(key)
-        state = Mutex(State(window: window, position: position))
+        var initial = State(window: window, position: position)
+        if settled { initial.settledWindow = window }
+        state = Mutex(initial)
         windows = MutableProperty(.success(window))
-        snapshots = MutableProperty(.success(LiveSnapshot(value: window, position: LivePosition(sequence: position))))
+        snapshots = MutableProperty(
+            .success(LiveSnapshot(value: window, position: settled ? LivePosition(sequence: position) : nil)))
     }
 
     package var key: LiveWindowKey { judge.key }
@@ -53,27 +65,53 @@ package final class LiveWindowEntry: Sendable {
     /// older position is ignored) and publishes it when it differs from the last published
     /// window (or after a failure). Returns whether it published. Call from one pass at a
     /// time: properties deliver on the calling thread.
+    ///
+    /// `settled`: whether every change up to `position` is in `window` (none still to commit
+    /// below it, as commits out of order can leave on PostgreSQL). Only a settled window is
+    /// published with its position (`snapshotProperty`); an unsettled one reaches the plain
+    /// windows only, and its snapshot follows once a settled update brings it.
     @discardableResult
-    package func update(_ window: ItemWindow, position: Int64) -> Bool {
-        let publish = state.withLock { state -> Bool in
-            guard position >= state.position else { return false }
+    package func update(_ window: ItemWindow, position: Int64, settled: Bool = true) -> Bool {
+        let (publish, snapshot) = state.withLock { state -> (Bool, Bool) in
+            guard position >= state.position else { return (false, false) }
             state.position = position
-            guard window != state.window || state.failed else { return false }
+            let snapshot = settled && (state.settledWindow != window || state.snapshotFailed)
+            if snapshot {
+                state.settledWindow = window
+                state.snapshotFailed = false
+            }
+            guard window != state.window || state.failed else { return (false, snapshot) }
             state.window = window
             state.failed = false
-            return true
+            return (true, snapshot)
         }
-        guard publish else { return false }
-        windows.value = .success(window)
-        snapshots.value = .success(LiveSnapshot(value: window, position: LivePosition(sequence: position)))
-        return true
+        if publish { windows.value = .success(window) }
+        if snapshot {
+            snapshots.value = .success(LiveSnapshot(value: window, position: LivePosition(sequence: position)))
+        }
+        return publish
     }
+
+    /// Whether the snapshots show the current window with its position (`update`'s `settled`).
+    package var isSettled: Bool {
+        state.withLock { $0.settledWindow == $0.window && !$0.snapshotFailed && !$0.failed }
+    }
+
+    /// Whether something reads this entry's snapshots (`wantSnapshots`): a backend whose
+    /// updates may be unsettled then reads until they are.
+    package var wantsSnapshots: Bool { state.withLock { $0.wantsSnapshots } }
+
+    /// Marks that a caller reads `snapshotProperty`.
+    package func wantSnapshots() { state.withLock { $0.wantsSnapshots = true } }
 
     /// Publishes `error` (once while failures go on); the window and position stay as they
     /// were, so the next successful read is published even when equal.
     package func fail(_ error: StoreError) {
         let publish = state.withLock { state -> Bool in
-            defer { state.failed = true }
+            defer {
+                state.failed = true
+                state.snapshotFailed = true
+            }
             return !state.failed
         }
         guard publish else { return }
