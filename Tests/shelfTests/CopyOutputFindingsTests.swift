@@ -86,6 +86,26 @@ struct CopyOutputFindingsTests {
         #expect(!left.contains { $0.hasPrefix(".") }, "no work file left: \(left)")
     }
 
+    /// The look at an existing target goes through a `file:` URI (immutable): a name with
+    /// `?`, `#`, `%` and spaces must still be read as that file, so an older backup under
+    /// such a name is replaced, and another store under it refused.
+    @Test func aBackupUnderANameWithURICharactersStillReplacesAnOlderOne() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        let target = shelf.folder.appendingPathComponent("back up?x=1#a%20b.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", source, target]).status == 0)
+        let again = try await shelf.run(["backup", "--db", source, target])
+        #expect(again.status == 0, "\(again.error)")
+        let store = shelf.folder.appendingPathComponent("st?re#%41.sqlite").path
+        #expect(
+            try await shelf.run(["users", "add", "--db", store, "--name", "Bo", "--email", "bo@example.com"]).status
+                == 0)
+        let refused = try await shelf.run(["backup", "--db", source, store])
+        #expect(refused.error.contains("\(store) is a shelf store in use as one"), "\(refused.error)")
+    }
+
     /// A backup to a symbolic link that points at the store was refused naming only the
     /// store's file: the refusal names the link the user typed, and where it leads.
     @Test(arguments: [true, false])
