@@ -37,12 +37,16 @@ extension Store {
     /// is not SQLite, or a SQLite database with tables but no `shelf_migrations` (somebody
     /// else's database, which migrating would fill with shelf's tables and switch to WAL).
     /// A missing or empty file, and an empty database, are fine: they become a new shelf.
-    static func refuseForeignDatabase(at path: String, timeout: Duration = WriteTimeout.defaultDuration) throws {
+    /// `immutable`: read the file as `Connection(immutable:)` does, leaving no `-wal` or `-shm`
+    /// (for a file no process has open, whose WAL holds nothing).
+    static func refuseForeignDatabase(
+        at path: String, timeout: Duration = WriteTimeout.defaultDuration, immutable: Bool = false
+    ) throws {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let size = attributes[.size] as? Int, size > 0
         else { return }
         let tables = try StoreError.translating { () -> [String] in
-            let connection = try Connection(path: path, readOnly: true, busyTimeout: timeout)
+            let connection = try Connection(path: path, readOnly: true, busyTimeout: timeout, immutable: immutable)
             defer { connection.close() }
             return try connection.fetch(
                 "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"

@@ -1,4 +1,7 @@
 import Foundation
+import ShelfSQLiteBackend
+import ShelfStore
+import Synchronization
 
 /// `shelf-benchmarks copy`: rows per second of the release `shelf copy` in every direction,
 /// against the nearest tool on the same rows, in one run (issue 25's "Measure"):
@@ -14,6 +17,10 @@ import Foundation
 /// server whose user may create databases; `psql` and `pg_dump` must be on PATH. Each command
 /// is a process of its own, timed and measured for peak RSS (`FreshProcess`). Rows are
 /// items plus users (1,000,000 items of 1,000 users by default: `--items N`, `--users N`).
+///
+/// `copy.writers_p99_during_copy`: a writer adding an item to the SQLite source every 20 ms,
+/// its p99 latency while `shelf copy` of that source runs, against the same writes with no
+/// copy running (issue 25: within 2×).
 struct CopySuite {
     let items: Int
     let users: Int
@@ -27,7 +34,7 @@ struct CopySuite {
     private static let itemColumns = "id, user_id, title, notes, status, priority, created_at, updated_at, version"
     private static let userColumns = "id, name, email, email_key, created_at"
 
-    func run() throws {
+    func run() async throws {
         _ = try FreshProcess.probe()
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -54,6 +61,7 @@ struct CopySuite {
             "copy.sqlite_to_sqlite", unit: "rows/s", shelf: shelf,
             against: [("sqlite3 .backup", backup, "1,000,000 items in ≤ 15 s")])
         report.print(Figure(name: "copy.sqlite_to_sqlite.peak_rss", unit: "MB", value: median(peaks), target: "≤ 64"))
+        try await writersDuringCopy(source: source, folder: folder)
 
         guard let postgres else {
             report.note("copy: no PostgreSQL server (--postgres URL or SHELF_BENCH_POSTGRES); its directions skipped")
@@ -131,6 +139,55 @@ struct CopySuite {
         }
     }
 
+    /// The writer's p99 latency on `source` with no copy running, then while `shelf copy`
+    /// copies it into a new file, as many writes each (at least 200). Adds items to `source`.
+    private func writersDuringCopy(source: String, folder: URL) async throws {
+        let store = try Store(path: source)
+        var idle: [Double] = []
+        var during: [Double] = []
+        do {
+            for run in 0..<runs {
+                let target = folder.appendingPathComponent("writers-\(run).sqlite").path
+                let copy = CopyInBackground()
+                let copying = try await Self.writes(to: store, count: 200) {
+                    copy.finished
+                } start: {
+                    copy.start(shelfPath, ["copy", source, target])
+                }
+                if let error = copy.failure { throw error }
+                let quiet = try await Self.writes(to: store, count: copying.count) {
+                    true
+                } start: {
+                }
+                during.append(percentile(copying, 99) * 1000)
+                idle.append(percentile(quiet, 99) * 1000)
+                try? FileManager.default.removeItem(atPath: target)
+            }
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        report.compare(
+            "copy.writers_p99_during_copy", unit: "ms", shelf: during,
+            against: [("the same writes, no copy", idle, "ratio ≤ 2")])
+    }
+
+    /// Latencies (s) of items added to `store` one every 20 ms, after `start`, until `done`
+    /// and at least `count` of them.
+    private static func writes(
+        to store: Store, count: Int, until done: () -> Bool, start: () -> Void
+    ) async throws -> [Double] {
+        var samples: [Double] = []
+        start()
+        while samples.count < count || !done() {
+            let item = NewItem(userID: User.ID(1), title: "writer \(samples.count)", createdAt: Date())
+            samples.append(try await time { _ = try await store.items.insert(item) })
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return samples
+    }
+
     /// SQL that adds `users` users (the first is ID 1) and `items` items spread over them.
     private static func fill(items: Int, users: Int) -> String {
         """
@@ -166,5 +223,27 @@ struct CopySuite {
         guard var components = URLComponents(string: server) else { return server }
         components.path = "/" + database
         return components.string ?? server
+    }
+}
+
+/// A `shelf copy` run on a thread of its own (`FreshProcess.run` blocks), watched from a task.
+private final class CopyInBackground: Sendable {
+    private let done = Atomic<Bool>(false)
+    private let error = Mutex<(any Error)?>(nil)
+
+    /// Whether the command has ended.
+    var finished: Bool { done.load(ordering: .acquiring) }
+    /// Why it failed, once it has ended; nil when it succeeded.
+    var failure: (any Error)? { error.withLock { $0 } }
+
+    func start(_ executable: String, _ arguments: [String]) {
+        Thread.detachNewThread {
+            do {
+                _ = try FreshProcess.run(executable, arguments)
+            } catch {
+                self.error.withLock { $0 = error }
+            }
+            self.done.store(true, ordering: .releasing)
+        }
     }
 }

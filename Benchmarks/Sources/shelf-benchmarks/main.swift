@@ -142,7 +142,7 @@ for suite in suites {
     case "copy":
         let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("shelf").path
-        try CopySuite(
+        try await CopySuite(
             items: option("--items", default: 1_000_000, in: arguments),
             users: option("--users", default: 1_000, in: arguments), runs: option("--runs", default: 3, in: arguments),
             report: report, shelfPath: shelf,

@@ -21,21 +21,21 @@
         /// `path`, flushed, then renamed over it; an existing `path` is replaced only when it
         /// is an older shelf backup. The file is a single file (no -wal or -shm), as a SQLite
         /// store's backup is.
-        package func backup(to path: String) async throws {
-            try Store.checkBackupDestination(path, source: nil)
+        package func backup(to path: String, shownAs name: String) async throws {
+            try Store.checkBackupDestination(path, source: nil, shownAs: name)
             let folder = (path as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder),
                 isFolder.boolValue
             else {
                 throw StoreError(
-                    .database, "cannot write the backup \(path): the folder \(folder) does not exist; create it first")
+                    .database, "cannot write the backup \(name): the folder \(folder) does not exist; create it first")
             }
             // Claimed before SQLite opens it (an empty file becomes a new store), so that
             // another backup's cleanup never takes it for abandoned. The claim ends after the
             // store is closed: closing a descriptor of the file earlier would drop SQLite's
             // locks on it.
-            let (temporary, claim) = try WorkFile.claimBackup(of: path)
+            let (temporary, claim) = try WorkFile.claimBackup(of: path, shownAs: name)
             do {
                 defer {
                     for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
@@ -64,10 +64,16 @@
                 await copy.close()
             } catch {
                 if let error = error as? StoreError {
-                    if error.message.hasPrefix("cannot write the backup") { throw error }
-                    let outcome = error.isLostConnection ? "; nothing was written (\(path) is as it was)" : ""
+                    if error.message.hasPrefix("cannot write the backup") {
+                        // The inner backup names the file it writes; the user gave `name`.
+                        let prefix = "cannot write the backup \(path):"
+                        guard name != path, error.message.hasPrefix(prefix) else { throw error }
+                        throw StoreError(
+                            error.code, "cannot write the backup \(name):" + error.message.dropFirst(prefix.count))
+                    }
+                    let outcome = error.isLostConnection ? "; nothing was written (\(name) is as it was)" : ""
                     let message = error.message.replacingOccurrences(of: temporary, with: path)
-                    throw StoreError(error.code, "cannot write the backup \(path): \(message)\(outcome)")
+                    throw StoreError(error.code, "cannot write the backup \(name): \(message)\(outcome)")
                 }
                 throw error
             }

@@ -38,18 +38,23 @@ package final class Connection: @unchecked Sendable {
     /// for another process's lock, from its first statement on: a connection that failed at
     /// once while another process was opening, migrating or closing the same file failed
     /// concurrent commands ("database is locked").
+    ///
+    /// An `immutable` connection (read-only) reads the main file alone, taking no lock and
+    /// making no `-wal` or `-shm`: for a look at a file that no process has open and whose
+    /// WAL holds nothing, which must leave nothing behind (a read-only connection to a WAL
+    /// database makes both files and, unable to checkpoint, leaves them when it closes).
     package init(
         path: String, readOnly: Bool = false, creating: Bool = true,
         busyTimeout: Duration = Database.defaultWriteTimeout,
-        counter: StatementCounter? = nil
+        counter: StatementCounter? = nil, immutable: Bool = false
     ) throws {
         self.counter = counter
         busyWait = BusyWait(milliseconds: Int32(clamping: Database.milliseconds(busyTimeout)))
         var handle: OpaquePointer?
         let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
-            | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
+            (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
+            | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0)
+        let code = sqlite3_open_v2(immutable ? Self.immutableURI(path) : path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = DatabaseError(handle: handle, code: code, sql: nil)
             sqlite3_close_v2(handle)
@@ -62,6 +67,33 @@ package final class Connection: @unchecked Sendable {
         // The authorizer runs only while statements are prepared, never per row.
         sqlite3_set_authorizer(handle, recordRead, Unmanaged.passUnretained(self).toOpaque())
         Diagnostics.profile(handle)
+    }
+
+    /// `file:` URI of `path`, opened read-only and immutable. The path is made absolute and
+    /// every byte but unreserved ones and `/` is percent-encoded, so `?`, `#` and `%` in a
+    /// name stay part of it (an empty authority, `file://`, keeps a leading `//` a path).
+    static func immutableURI(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                absolute = folder + "/" + path
+            }
+        }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        for byte in absolute.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return "file://" + String(decoding: encoded, as: UTF8.self) + "?mode=ro&immutable=1"
     }
 
     /// Sets how long this connection waits for another process's lock (0: not at all).

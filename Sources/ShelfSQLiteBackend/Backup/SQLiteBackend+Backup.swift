@@ -7,28 +7,34 @@ package import ShelfStore
 #endif
 
 extension SQLiteBackend {
-    func backup(to path: String) async throws {
+    func backup(to path: String, shownAs name: String) async throws {
         guard let source = self.path else {
             throw StoreError(.invalidValue, "an in-memory store has no file to back up")
         }
         try StoreError.translating { try database.checkOpen() }
-        try Store.checkBackupDestination(path, source: source)
+        try Store.checkBackupDestination(path, source: source, shownAs: name)
         // What is at the path now: the move checks it is still that (see `moveIntoPlace`).
         let found = Self.fileIdentity(path)
         let folder = (path as NSString).deletingLastPathComponent
         // Made empty and claimed first (VACUUM INTO fills an empty file), so that another
         // backup's cleanup never takes it for abandoned; the claim ends after the rename.
-        let (temporary, claim) = try WorkFile.claimBackup(of: path)
+        let (temporary, claim) = try WorkFile.claimBackup(of: path, shownAs: name)
         defer { Glibc.close(claim) }
         do {
             try await database.withReader { connection in
                 try connection.run("VACUUM INTO ?", temporary)
             }
-            try refuseUnrestorable(in: temporary, store: source, backup: path)
+            try refuseUnrestorable(in: temporary, store: source, backup: name)
             try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
-            try Self.moveIntoPlace(temporary, path, found: found)
+            // An older backup replaced keeps its mode (a new one has 0666 less the umask).
+            var old = stat()
+            if found != nil, stat(path, &old) == 0, chmod(temporary, old.st_mode & 0o7777) != 0 {
+                throw StoreError(
+                    .database, "cannot give the backup \(name) the mode of the file it replaces: \(Store.errnoText())")
+            }
+            try Self.moveIntoPlace(temporary, path, found: found, shownAs: name)
             try? Store.makeDurable(folder.isEmpty ? "." : folder)
         } catch {
             // With its journal: VACUUM INTO stopped by a full disk left `-journal` beside it.
@@ -38,7 +44,7 @@ extension SQLiteBackend {
             if let error = error as? DatabaseError, error.code == DatabaseError.full {
                 var full = StoreError(
                     .database,
-                    "cannot write the backup \(path): the disk holding it is full (SQLite: \(error.message)); free "
+                    "cannot write the backup \(name): the disk holding it is full (SQLite: \(error.message)); free "
                         + "space there, or back up to another disk; no backup was written")
                 full.markDiskFull()
                 throw full
@@ -46,7 +52,7 @@ extension SQLiteBackend {
             if let error = error as? DatabaseError {
                 throw StoreError(
                     .database,
-                    "cannot write the backup \(path): \(error.message); check that its folder exists, is writable "
+                    "cannot write the backup \(name): \(error.message); check that its folder exists, is writable "
                         + "and has room")
             }
             throw error
@@ -68,7 +74,7 @@ extension SQLiteBackend {
     /// opened meanwhile (another process took it for a store), is kept and the backup refused:
     /// a rename would replace it without a word (the hostile tester's items added to such a
     /// file were lost).
-    private static func moveIntoPlace(_ temporary: String, _ path: String, found: [Int]?) throws {
+    private static func moveIntoPlace(_ temporary: String, _ path: String, found: [Int]?, shownAs name: String) throws {
         let meanwhile =
             "was changed by another process while the backup ran; it is kept as it is and no backup was written. "
             + "Check what it holds, then back up again (to another file if it is a store now)"
@@ -78,18 +84,18 @@ extension SQLiteBackend {
                 return
             }
             let failure = errno
-            if failure == EEXIST { throw StoreError(.conflict, "\(path) \(meanwhile)") }
+            if failure == EEXIST { throw StoreError(.conflict, "\(name) \(meanwhile)") }
             // A file system without hard links: the rename is all there is.
             guard failure == EPERM || failure == ENOTSUP || failure == EOPNOTSUPP, rename(temporary, path) == 0 else {
-                throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
+                throw StoreError(.database, "cannot move the backup into place at \(name): \(Store.errnoText())")
             }
             return
         }
         guard fileIdentity(path) == found, LockHolder.user(ofDatabase: path) == nil else {
-            throw StoreError(.conflict, "\(path) \(meanwhile)")
+            throw StoreError(.conflict, "\(name) \(meanwhile)")
         }
         guard rename(temporary, path) == 0 else {
-            throw StoreError(.database, "cannot move the backup into place at \(path): \(Store.errnoText())")
+            throw StoreError(.database, "cannot move the backup into place at \(name): \(Store.errnoText())")
         }
     }
 
@@ -129,27 +135,34 @@ extension Store {
     /// Throws, changing nothing, unless `path` may receive a backup: it must not be `source`
     /// (the store's own file, when it has one) or one of its companions, a database in use, a
     /// device, or anything but a missing file or an older shelf backup.
-    package static func checkBackupDestination(_ path: String, source: String?) throws {
+    /// Messages name the destination `name` (what the user gave; `path` by default).
+    package static func checkBackupDestination(_ path: String, source: String?, shownAs name: String? = nil) throws {
+        let name = name ?? path
         guard !path.isEmpty else {
             throw StoreError(.invalidValue, "the backup's path is empty; give the file to write, such as backup.sqlite")
         }
         do {
             try OutputSafety.refuseCompanionName(path, protecting: source.map { [$0] } ?? [])
         } catch {
-            throw StoreError(.invalidValue, error.description)
+            // Its message names the file written; the user gave `name`.
+            var message = error.description
+            if message.hasPrefix("refusing to write \(path):") {
+                message = "refusing to write \(name):" + message.dropFirst("refusing to write \(path):".count)
+            }
+            throw StoreError(.invalidValue, message)
         }
         // Replacing a database that a process has open, or whose WAL holds frames, would
         // leave that WAL beside the copy, to be read as the copy's pages: a corrupt backup.
         if let user = LockHolder.user(ofDatabase: path) {
             throw StoreError(
                 .invalidValue,
-                "\(path) is open in \(user); a backup cannot replace a database in use, so stop it or choose another file"
+                "\(name) is open in \(user); a backup cannot replace a database in use, so stop it or choose another file"
             )
         }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0 {
             throw StoreError(
                 .invalidValue,
-                "\(path) has a \(path)-wal with data beside it (it was not closed cleanly); open it once with shelf "
+                "\(name) has a \(path)-wal with data beside it (it was not closed cleanly); open it once with shelf "
                     + "or sqlite3 to merge that in, or choose another file")
         }
         var target = stat()
@@ -160,27 +173,30 @@ extension Store {
             if stat(source + suffix, &own) == 0, own.st_dev == target.st_dev, own.st_ino == target.st_ino {
                 throw StoreError(
                     .invalidValue,
-                    "\(path) is this store's own \(suffix.isEmpty ? "database file" : "\(suffix) file"); "
+                    "\(name) is this store's own \(suffix.isEmpty ? "database file" : "\(suffix) file"); "
                         + "back up to another file")
             }
         }
         guard target.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError(.invalidValue, "\(path) is not a regular file; back up to a file")
+            throw StoreError(.invalidValue, "\(name) is not a regular file; back up to a file")
         }
         guard target.st_size > 0 else { return }
         // Anything but a shelf database (a CSV, another program's SQLite file, a damaged
         // file) is left alone, with one message: what it is not, and what to do.
         let notABackup = StoreError(
             .invalidValue,
-            "\(path) is not a shelf backup; choose another file (a backup replaces only an older shelf backup)")
+            "\(name) is not a shelf backup; choose another file (a backup replaces only an older shelf backup)")
+        // Looked at immutable: no process has it open and its WAL is empty (both checked
+        // above), and a read-only connection to a WAL database would leave an empty -wal and a
+        // -shm beside it when the backup is refused (the hostile tester's finding).
         do {
-            try refuseForeignDatabase(at: path)
+            try refuseForeignDatabase(at: path, immutable: true)
         } catch {
             throw notABackup
         }
         let isShelf =
             (try? StoreError.translating { () -> Bool in
-                let connection = try Connection(path: path, readOnly: true)
+                let connection = try Connection(path: path, readOnly: true, immutable: true)
                 defer { connection.close() }
                 return try connection.fetchOne(
                     "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'shelf_migrations'"
@@ -198,7 +214,7 @@ extension Store {
         if count == 20, header[18] == 2 || header[19] == 2 {
             throw StoreError(
                 .invalidValue,
-                "\(path) is a shelf store in use as one (opened by shelf since it was written, if it ever was a "
+                "\(name) is a shelf store in use as one (opened by shelf since it was written, if it ever was a "
                     + "backup), not a backup: a backup replaces only an older backup. Choose another file; if you "
                     + "mean to replace that store with this one, use shelf copy --replace")
         }

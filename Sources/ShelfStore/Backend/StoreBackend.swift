@@ -99,8 +99,9 @@ package protocol StoreBackend: TokenStorage {
     /// (`.invalidValue`): a backend that can be a backup's destination implements it.
     func restoreSavedViews(_ views: [SavedView]) throws
 
-    /// See `Store.backup(to:)`.
-    func backup(to path: String) async throws
+    /// See `Store.backup(to:)`. `path` is the file to write (symbolic links followed); `name`
+    /// is how messages name it: what the user gave, and where it leads when that is a link.
+    func backup(to path: String, shownAs name: String) async throws
 
     // Copying (`Store.copy(to:)`, backups and restores): every method blocks the calling
     // thread (a thread of the copy's own, never a task).
@@ -135,6 +136,11 @@ package protocol StoreBackend: TokenStorage {
 }
 
 extension StoreBackend {
+    /// `backup(to:shownAs:)` with messages naming `path` itself.
+    package func backup(to path: String) async throws {
+        try await backup(to: path, shownAs: path)
+    }
+
     /// The windows of `liveItems`, each with no position (for a backend without a change log).
     package func liveItemSnapshots(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws
         -> Property<LiveResult<LiveSnapshot<ItemWindow>>>

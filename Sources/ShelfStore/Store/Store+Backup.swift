@@ -27,6 +27,7 @@ extension Store {
         } catch {
             throw StoreError(.invalidValue, error.description + "; no backup was written")
         }
-        try await backend.backup(to: target)
+        // Refusals name what the user gave (a link to the store itself named only the store).
+        try await backend.backup(to: target, shownAs: target == path ? path : "\(path) (a symbolic link to \(target))")
     }
 }

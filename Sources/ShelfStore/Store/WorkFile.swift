@@ -29,8 +29,11 @@ package enum WorkFile {
     /// The work file of a backup to `path`, beside it: what earlier backups killed before
     /// their rename left is removed first, then a new, empty file is made and claimed (see
     /// `create`). Returns its path and the descriptor holding the claim (for the caller to
-    /// close, as `create` says). Throws a `StoreError` naming `path` when it cannot be made.
-    package static func claimBackup(of path: String) throws -> (path: String, claim: Int32) {
+    /// close, as `create` says). Throws a `StoreError` naming `name` (what the user gave;
+    /// `path` by default) when it cannot be made.
+    package static func claimBackup(
+        of path: String, shownAs name: String? = nil
+    ) throws -> (path: String, claim: Int32) {
         let folder = (path as NSString).deletingLastPathComponent
         let prefix = ".\((path as NSString).lastPathComponent).backup-"
         removeAbandoned(in: folder, prefix: prefix)
@@ -38,14 +41,17 @@ package enum WorkFile {
         guard let claim = create(temporary) else {
             throw StoreError(
                 .database,
-                "cannot write the backup \(path): \(String(cString: strerror(errno))); check that its folder exists, "
+                "cannot write the backup \(name ?? path): \(String(cString: strerror(errno))); check that its folder exists, "
                     + "is writable and has room")
         }
         return (temporary, claim)
     }
 
     /// Creates the work file at `path` (it must not exist) and claims it. Returns the
-    /// descriptor that holds the claim, or nil when the file cannot be created. The caller
+    /// descriptor that holds the claim, or nil when the file cannot be created. Its mode is
+    /// what a new file of the user's gets (0666 less the umask: 0644 under the usual 022, as
+    /// `sqlite3` makes a database), since it becomes the copy or backup the user asked for;
+    /// SQLite gives its `-wal` and `-shm` the same mode. The caller
     /// closes it once the file is renamed or removed, and after SQLite has closed the file
     /// when SQLite writes it: closing any descriptor of a file drops this process's POSIX
     /// locks on it, which would be SQLite's.
@@ -56,7 +62,7 @@ package enum WorkFile {
         // creating and claiming it lost its file to another run (AbandonedWorkFileTests).
         let folder = (path as NSString).deletingLastPathComponent
         let staging = (folder.isEmpty ? "." : folder) + "/.shelf-claiming-\(UUID().uuidString)"
-        let descriptor = open(staging, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(staging, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { return nil }
         claim(descriptor)
         let linked = link(staging, path) == 0
