@@ -33,6 +33,8 @@ public final class ItemActions {
     var isWorking = false
     /// The bulk write running now, which Esc cancels (`cancelBulkWrite()`).
     var bulkWrite: Task<Void, Never>?
+    /// Stops the copy running now (`copy(selected:json:write:finish:)`), which Esc cancels too.
+    var copyCancel: (@MainActor () -> Void)?
     /// A recount of a query's marks is queued (one at a time: changes in a burst share it).
     var recountQueued = false
     /// What a full history dropped while recording the running action, said after its outcome.
