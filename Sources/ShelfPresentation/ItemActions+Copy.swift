@@ -8,9 +8,11 @@ extension ItemActions {
     /// Copies the marked items (or the selected one) as text lines or as export JSON:
     /// `write` takes the text piece by piece and `finish` ends the copy (both called on a
     /// thread of their own, which may block). Marks of a query are read a page at a time in
-    /// the query's order (the IDs marked besides after them); marks by ID in ID order. Returns
-    /// what `finish` returned and how many items were copied; nil when there was nothing to
-    /// copy or it failed (then `message` says why, and `write`'s copy is the caller's to drop).
+    /// the query's order (the IDs marked besides after them); marks by ID in ID order. While it
+    /// runs, `message` says how many items are copied of how many, and `cancelBulkWrite()` (Esc)
+    /// stops it before `finish`. Returns what `finish` returned and how many items were
+    /// copied; nil when there was nothing to copy, it failed or it was cancelled (then
+    /// `message` says so, `finish` was not called, and `write`'s copy is the caller's to drop).
     public func copy<Outcome: Sendable>(
         selected: Item.ID?, json: Bool, write: @escaping @Sendable (String) throws -> Void,
         finish: @escaping @Sendable () throws -> Outcome
@@ -19,36 +21,75 @@ extension ItemActions {
         let ids = targets(selected: selected)
         guard selection != nil || !ids.isEmpty else { return nil }
         let store = self.store
-        do {
-            return try await BlockingWork.run { cancellation in
-                let owners = try BlockingWork.waitFor {
-                    Dictionary(
-                        try await store.users.users().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-                }
-                var count = 0
-                func emit(_ items: [Item]) throws {
-                    var text = ""
-                    for item in items {
-                        if json {
-                            text += (count == 0 ? "[\n" : ",\n") + ItemCopyFormat.jsonObject(item, owners: owners)
-                        } else {
-                            text += ItemCopyFormat.lines([item], owners: owners)
-                        }
-                        count += 1
-                    }
-                    if !text.isEmpty { try write(text) }
-                }
-                if let selection {
-                    try Self.streamSelection(selection, store: store, cancellation: cancellation, emit: emit)
-                } else {
-                    try emit(try BlockingWork.waitFor { try await Self.items(ids: Set(ids), store: store) })
-                }
-                if json { try write(count == 0 ? "[]\n" : "\n]\n") }
-                return (try finish(), count)
+        let total = selection != nil ? mutableMarks.value.count : ids.count
+        mutableMessage.value = "copying \(Self.describe(total))… (Esc cancels)"
+        // Said on the main actor as pages go, while the copy still runs.
+        let progress: @Sendable (Int) -> Void = { [weak self] done in
+            Task { @MainActor in
+                guard let self, self.copyCancel != nil else { return }
+                self.mutableMessage.value =
+                    "copying \(Formatting.count(done))/\(Formatting.count(max(total, done))) items… (Esc cancels)"
             }
-        } catch {
+        }
+        let task = Task { @MainActor () -> Result<(outcome: Outcome, count: Int), any Error> in
+            do {
+                return .success(
+                    try await Self.copy(
+                        selection: selection, ids: ids, json: json, store: store, progress: progress, write: write,
+                        finish: finish))
+            } catch {
+                return .failure(error)
+            }
+        }
+        copyCancel = { task.cancel() }
+        defer { copyCancel = nil }
+        switch await task.value {
+        case .success(let copy):
+            return copy
+        case .failure(is CancellationError):
+            mutableMessage.value = "copy cancelled: nothing was copied"
+            return nil
+        case .failure(let error):
             mutableMessage.value = "Could not copy the items: \(error)"
             return nil
+        }
+    }
+
+    /// The copy itself, on a thread of its own: stops with `CancellationError` between pages
+    /// when its task is cancelled, before `finish`.
+    nonisolated private static func copy<Outcome: Sendable>(
+        selection: ItemSelection?, ids: [Item.ID], json: Bool, store: Store,
+        progress: @escaping @Sendable (Int) -> Void, write: @escaping @Sendable (String) throws -> Void,
+        finish: @escaping @Sendable () throws -> Outcome
+    ) async throws -> (outcome: Outcome, count: Int) {
+        try await BlockingWork.run { cancellation in
+            let owners = try BlockingWork.waitFor {
+                Dictionary(
+                    try await store.users.users().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            var count = 0
+            func emit(_ items: [Item]) throws {
+                var text = ""
+                for item in items {
+                    if json {
+                        text += (count == 0 ? "[\n" : ",\n") + ItemCopyFormat.jsonObject(item, owners: owners)
+                    } else {
+                        text += ItemCopyFormat.lines([item], owners: owners)
+                    }
+                    count += 1
+                }
+                if !text.isEmpty { try write(text) }
+                progress(count)
+            }
+            if let selection {
+                try Self.streamSelection(selection, store: store, cancellation: cancellation, emit: emit)
+            } else {
+                try emit(try BlockingWork.waitFor { try await Self.items(ids: Set(ids), store: store) })
+            }
+            if json { try write(count == 0 ? "[]\n" : "\n]\n") }
+            // Esc after the last page: nothing is claimed as done.
+            try cancellation.check()
+            return (try finish(), count)
         }
     }
 

@@ -11,8 +11,9 @@ extension ItemActions {
         return marks.isDescribed ? marks.selection : nil
     }
 
-    /// True while a bulk write runs (Esc cancels it: `cancelBulkWrite()`).
-    public var isBulkWriting: Bool { bulkWrite != nil }
+    /// True while a bulk write or a copy of the marked items runs (Esc cancels it:
+    /// `cancelBulkWrite()`).
+    public var isBulkWriting: Bool { bulkWrite != nil || copyCancel != nil }
 
     /// Counts the marks of a query again in the store (items deleted, or changed so they no
     /// longer match, leave the count). A count already queued serves this call too. When the
@@ -65,8 +66,10 @@ extension ItemActions {
     }
 
     /// Stops the bulk write running now, if any: its transaction rolls back, nothing changes.
+    /// Stops a copy running now too: it ends before its file is put in place.
     public func cancelBulkWrite() {
         bulkWrite?.cancel()
+        copyCancel?()
     }
 
     /// Ends the bulk change in progress, if any, as Esc does, and waits for it to end: for the

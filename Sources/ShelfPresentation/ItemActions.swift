@@ -33,6 +33,8 @@ public final class ItemActions {
     var isWorking = false
     /// The bulk write running now, which Esc cancels (`cancelBulkWrite()`).
     var bulkWrite: Task<Void, Never>?
+    /// Stops the copy running now (`copy(selected:json:write:finish:)`), which Esc cancels too.
+    var copyCancel: (@MainActor () -> Void)?
     /// A recount of a query's marks is queued (one at a time: changes in a burst share it).
     var recountQueued = false
     /// What a full history dropped while recording the running action, said after its outcome.
@@ -403,6 +405,8 @@ public final class ItemActions {
         isWorking = true
         defer { isWorking = false }
         defer { historyNote = nil }
+        let watcher = watchLockWait()
+        defer { watcher.cancel() }
         do {
             let outcome = try await body()
             mutableMessage.value = [outcome, historyNote].compactMap { $0 }.joined(separator: " · ")
@@ -410,6 +414,23 @@ public final class ItemActions {
             mutableMessage.value = refusal.message
         } catch {
             mutableMessage.value = "Could not \(what) the items: \(error)"
+        }
+    }
+
+    /// While an action runs: says in `message` when its write waits for another program's
+    /// (another browser's bulk change, a script), and whose, asked every quarter second. The
+    /// action's own messages (its progress, its outcome) take over when the wait ends.
+    private func watchLockWait() -> Task<Void, Never> {
+        let store = self.store
+        return Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                let holder = try? await BlockingWork.run { _ in store.writeLockWait }
+                guard !Task.isCancelled, let self, let holder = holder ?? nil else { continue }
+                // What matters first: a long command line may run past the status bar's end.
+                self.mutableMessage.value =
+                    "waiting\(self.bulkWrite != nil ? " (Esc cancels)" : ""): \(holder) is writing to this store"
+            }
         }
     }
 

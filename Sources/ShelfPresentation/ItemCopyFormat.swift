@@ -15,10 +15,13 @@ public enum ItemCopyFormat {
         return text
     }
 
-    /// The items as a JSON array in exactly the shape `shelf export items --format json`
-    /// writes: one object per line with `id`, `user` (the owner's email), `title`, `notes`,
-    /// `status`, `priority`, `created_at`, `updated_at` (ISO 8601 UTC, milliseconds), only `"`,
-    /// `\` and control characters escaped. A missing owner's email is null.
+    /// The items as a JSON array in the shape `shelf export items --format json` writes: one
+    /// object per line with `id`, `user` (the owner's email), `title`, `notes`, `status`,
+    /// `priority`, `created_at`, `updated_at` (ISO 8601 UTC, milliseconds). `"`, `\`, C0
+    /// controls and DEL are escaped as the export escapes them; so are, unlike the export,
+    /// C1 controls (U+0080–U+009F), bidirectional marks, overrides and isolates, and the line
+    /// and paragraph separators, as `\uXXXX`: the same JSON values, and text that can drive
+    /// no terminal it is pasted into. A missing owner's email is null.
     public static func json(_ items: [Item], owners: [User.ID: User]) -> String {
         guard !items.isEmpty else { return "[]\n" }
         var text = "["
@@ -65,8 +68,13 @@ public enum ItemCopyFormat {
     /// A JSON string as the exporter writes it, or `null`.
     static func jsonString(_ text: String?) -> String {
         guard let text else { return "null" }
-        // Most text needs no escape: its bytes are checked, and it is quoted as it is.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else {
+        // Most text needs no escape: its bytes are checked, and it is quoted as it is. Every
+        // scalar `unsafe` names starts with one of these bytes in UTF-8.
+        guard
+            text.utf8.contains(where: {
+                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2
+            })
+        else {
             return "\"" + text + "\""
         }
         var result = "\""
@@ -77,7 +85,7 @@ public enum ItemCopyFormat {
             case 0x0A: result += "\\n"
             case 0x0D: result += "\\r"
             case 0x09: result += "\\t"
-            case let control where control < 0x20 || control == 0x7F:
+            case let control where control < 0x20 || unsafe(scalar):
                 let hex = String(control, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

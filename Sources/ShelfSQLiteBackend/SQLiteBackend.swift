@@ -25,6 +25,7 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
     var items: any ItemRepository { sqliteItems }
     var views: any SavedViewRepository { sqliteViews }
     var path: String? { database.path }
+    var writeLockWait: String? { database.writeLockWait }
     var location: String { database.path ?? "a private in-memory database" }
     var shareableLocation: String? { database.path }
 

@@ -26,6 +26,10 @@ struct BrowseCommand: AsyncParsableCommand {
     func run() async throws {
         // The screen is drawn on the terminal; logs written there would scramble it.
         try LogSetup.start(verbose: database.verbose, screenOnStandardError: isatty(2) == 1)
+        // A clipboard choice it does not know is refused before anything else, not ignored.
+        if let problem = Clipboard.choiceProblem(environment: ProcessInfo.processInfo.environment) {
+            throw CommandError(problem)
+        }
         // A view that does not exist is named before the terminal is asked for.
         var opened: (store: Store, view: SavedView)?
         if let view {

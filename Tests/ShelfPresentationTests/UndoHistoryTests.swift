@@ -128,4 +128,21 @@ struct UndoHistoryTests {
                 """)
         #expect(ItemCopyFormat.json([], owners: [:]) == "[]\n")
     }
+
+    /// Hostile tester (issue 26): `Y` wrote U+009B (a CSI for terminals that take C1) and
+    /// U+202E raw, so a pasted copy could drive a terminal or read backwards.
+    @Test func copiedJSONEscapesC1AndBidiControlsAndParsesBackToTheSameText() throws {
+        let ann = User(id: User.ID(1), name: "Ann", email: "ann@example.com", createdAt: fixedDate)
+        var hostile = item(4, title: "a\u{9B}31mb\u{202E}cba\u{2066}d\u{2069}\u{2028}e\u{61C}\u{85}")
+        hostile.notes = "café \u{A0}漢字 \u{201C}x\u{201D} \u{200F}"
+        let json = ItemCopyFormat.json([hostile], owners: [User.ID(1): ann])
+        #expect(json.contains(#""title":"a\u009b31mb\u202ecba\u2066d\u2069\u2028e\u061c\u0085""#), "\(json)")
+        #expect(json.contains(#""notes":"café \#u{A0}漢字 \#u{201C}x\#u{201D} \u200f""#), "\(json)")
+        let unsafe: Set<UInt32> = [0x9B, 0x85, 0x202E, 0x2066, 0x2069, 0x2028, 0x61C, 0x200F]
+        #expect(!json.unicodeScalars.contains { unsafe.contains($0.value) }, "\(json)")
+        let parsed = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(parsed.first?["title"] as? String == hostile.title)
+        #expect(parsed.first?["notes"] as? String == hostile.notes)
+    }
 }

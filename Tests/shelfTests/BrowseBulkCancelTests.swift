@@ -7,16 +7,16 @@ import Testing
 /// writing.
 @Suite("shelf browse: Esc cancels a bulk action")
 struct BrowseBulkCancelTests {
-    private func open(_ shelf: ShelfProcess, items: Int, environment: [String: String] = [:]) async throws
-        -> TmuxSession
-    {
+    private func open(
+        _ shelf: ShelfProcess, items: Int, width: Int = 110, environment: [String: String] = [:]
+    ) async throws -> TmuxSession {
         let db = shelf.databasePath
         #expect(
             try await shelf.run(["users", "add", "--db", db, "--name", "Ada", "--email", "ada@example.com"]).status == 0
         )
         #expect(try await ChildProcess.sqlite3(db, CopyFixture.manyItems(items)) == 0)
         let tmux = try TmuxSession(
-            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 110, height: 12,
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: width, height: 12,
             environment: environment.merging(["HOME": shelf.folder.path]) { _, home in home })
         try await tmux.waitFor(Self.grouped(items) + " items")
         try tmux.type("M")
@@ -61,6 +61,43 @@ struct BrowseBulkCancelTests {
         let done = try await tmux.waitFor("marked 2,000 items done")
         #expect(done.contains(line: "marked 2,000 items done"))
         #expect(try await openCount(db) == "0")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
+
+    /// Hostile tester (issue 26): a second browser waited silently while another program held
+    /// the store's write lock (another browser's bulk change). It says who holds it, for a bulk
+    /// change (Esc cancels it) and for one item's, and goes on once the lock is gone.
+    @Test func aWriteThatWaitsForAnotherProgramsLockSaysWhoHoldsIt() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        let tmux = try await open(shelf, items: 2_000, width: 250)
+        let holder = try TmuxSession("sqlite3 " + TmuxSession.quote(db), width: 80, height: 10)
+        try holder.type("BEGIN IMMEDIATE; SELECT 'holding';\n")
+        try await holder.waitFor("holding")
+        #expect(await CopyFixture.waitForWriteLock(of: db))
+
+        try tmux.type(" ")
+        var screen = try await tmux.waitFor("is writing to this store")
+        #expect(screen.contains(line: "waiting (Esc cancels): process "), "\(screen)")
+        #expect(screen.contains(line: "(sqlite3 "), "the holder's command line: \(screen)")
+        try holder.type("COMMIT;\n")
+        screen = try await tmux.waitFor("marked 2,000 items done")
+        #expect(!screen.contains(line: "is writing to this store"), "\(screen)")
+
+        // One item's change (the marks cleared: M again), while the lock is held again.
+        try tmux.type("M")
+        try await tmux.waitFor { !$0.contains(line: "marked ·") }
+        try holder.type("BEGIN IMMEDIATE; SELECT 'again';\n")
+        try await holder.waitFor("again")
+        try tmux.type(" ")
+        screen = try await tmux.waitFor("is writing to this store")
+        #expect(screen.contains(line: "waiting: process "), "\(screen)")
+        try holder.type("COMMIT;\n.quit\n")
+        try await holder.waitFor("[exit 0]")
+        screen = try await tmux.waitFor("marked 1 item open")
+        #expect(!screen.contains(line: "is writing to this store"), "\(screen)")
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }

@@ -109,4 +109,21 @@ struct BrowseCommandTests {
         #expect(result.error.contains("the browser needs a terminal"))
         #expect(!FileManager.default.fileExists(atPath: shelf.databasePath), "nothing is created")
     }
+
+    /// Hostile tester (issue 26): `SHELF_CLIPBOARD=bogus` was ignored silently (copies went by
+    /// the terminal's kind). It is refused first, naming the variable, its value and the values
+    /// it takes; case does not matter, and an empty value is as unset.
+    @Test func anUnknownClipboardChoiceIsRefusedNamingItsValueAndTheAcceptedOnes() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let result = try await shelf.run(["--db", shelf.databasePath], environment: ["SHELF_CLIPBOARD": "bogus"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("SHELF_CLIPBOARD is \"bogus\""), "\(result.error)")
+        #expect(result.error.contains("file") && result.error.contains("osc52"), "\(result.error)")
+        #expect(!FileManager.default.fileExists(atPath: shelf.databasePath), "nothing is created")
+        for accepted in ["File", "osc52", "terminal", ""] {
+            let run = try await shelf.run(["--db", shelf.databasePath], environment: ["SHELF_CLIPBOARD": accepted])
+            #expect(run.error.contains("the browser needs a terminal"), "\(accepted): \(run.error)")
+        }
+    }
 }

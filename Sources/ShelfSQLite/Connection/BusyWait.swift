@@ -17,6 +17,9 @@ package final class BusyWait: Sendable {
     private let interrupted = Atomic<Bool>(false)
     /// When the current wait began (`count` 0), in nanoseconds of the monotonic clock.
     private let started = Atomic<UInt64>(0)
+    /// When the handler last ran (0: never), in nanoseconds of the monotonic clock: a wait
+    /// runs it at least every 20 ms.
+    private let lastAsked = Atomic<UInt64>(0)
 
     init(milliseconds: Int32) {
         timeout = Atomic(milliseconds)
@@ -48,6 +51,7 @@ package final class BusyWait: Sendable {
         let limit = Int64(timeout.load(ordering: .relaxed))
         guard limit > 0 else { return false }
         let now = Self.now()
+        lastAsked.store(now, ordering: .relaxed)
         if count == 0 { started.store(now, ordering: .relaxed) }
         let elapsed = Int64((now &- started.load(ordering: .relaxed)) / 1_000_000)
         guard elapsed < limit else { return false }
@@ -56,6 +60,13 @@ package final class BusyWait: Sendable {
         let step = min(steps[min(Int(count), steps.count - 1)], limit - elapsed)
         usleep(useconds_t(step * 1000))
         return !interrupted.load(ordering: .acquiring)
+    }
+
+    /// True while a wait is under way: the handler ran within the last 100 ms (a wait sleeps
+    /// at most 20 ms between runs). Safe from any thread.
+    var isWaiting: Bool {
+        let last = lastAsked.load(ordering: .relaxed)
+        return last != 0 && Self.now() &- last < 100_000_000
     }
 
     private static func now() -> UInt64 {

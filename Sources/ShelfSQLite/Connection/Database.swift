@@ -291,6 +291,15 @@ package final class Database: Sendable {
         }
     }
 
+    /// What the writer waits for now, when it waits for another process's write lock:
+    /// "process 812 (shelf browse …)", or "another process" when none can be named; nil when it
+    /// does not wait. Safe from any thread, without the writer; it reads the `-shm` file's lock
+    /// and `/proc`, so call it off the threads tasks share.
+    package var writeLockWait: String? {
+        guard writer.busyWait.isWaiting else { return nil }
+        return path.flatMap { LockHolder.writeLockHolder(databasePath: $0)?.description } ?? "another process"
+    }
+
     /// Runs `body`; a busy failure gains which process holds the write lock and what to do.
     private func explainingBusy<T>(_ body: () throws -> T) throws -> T {
         do {

@@ -69,7 +69,7 @@ extension SQLiteItemRepository {
                     pending)
                 SELECT ?, i.id, i.user_id, \(delete ? "i.title, i.notes" : "NULL, NULL"), i.status, i.priority,
                     \(delete ? "i.created_at, i.updated_at" : "NULL, NULL"), i.version, i.version\(delete ? "" : " + 1"), 1
-                FROM items i WHERE i.id IN (\(ids.text))
+                FROM (\(ids.text)) s CROSS JOIN items i ON i.id = s.id WHERE true
                 """
             var arguments: [any SQLBindable] = [action] + ids.arguments
             // Items already as asked are left alone (not written, not counted, not undone).
@@ -183,12 +183,11 @@ extension SQLiteItemRepository {
                 ? try connection.fetchOne(
                     "SELECT count(*) FROM bulk_action_items WHERE action_id = ? AND pending AND NOT \(ownerExists)",
                     action.id, row: { try $0.get(0, as: Int.self) }) ?? 0 : 0
+            // Only the rows that change are written: in the usual case, none of a million.
             try connection.run(
-                "UPDATE bulk_action_items SET pending = pending AND (\(pending)) WHERE action_id = ? AND pending",
+                "UPDATE bulk_action_items SET pending = 0 WHERE action_id = ? AND pending AND NOT (\(pending))",
                 action.id)
-            let counts = (
-                written, try connection.fetchOne(pendingCount, action.id, row: { try $0.get(0, as: Int.self) }) ?? 0
-            )
+            let counts = (written, written - connection.changes)
             let chosen = "SELECT item_id FROM bulk_action_items WHERE action_id = ? AND pending"
             let rebuild =
                 delete ? nil : try Self.setAside(updating: action.change, count: counts.1, minimum: minimum, connection)

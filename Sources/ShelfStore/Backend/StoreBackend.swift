@@ -129,6 +129,9 @@ package protocol StoreBackend: TokenStorage {
     /// equal for two stores only when they are the same database.
     var copyIdentity: String { get }
 
+    /// See `Store.writeLockWait`. The default is nil (a backend that cannot tell).
+    var writeLockWait: String? { get }
+
     /// Ends the backend's connections once nothing uses them; live values stop changing.
     /// Safe to call more than once. A released backend closes itself too, but a server
     /// connection pool needs an explicit end to stop its event-loop work.
@@ -161,6 +164,8 @@ extension StoreBackend {
     package func refuseMistypedItems(_ ids: [Item.ID]) async throws {}
 
     package var streamsChangeLog: Bool { false }
+
+    package var writeLockWait: String? { nil }
 
     package func changeLog(after position: Int64, limit: Int, pending: ChangeLogPending) async throws
         -> ChangeLogExcerpt

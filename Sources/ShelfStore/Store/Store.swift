@@ -40,6 +40,11 @@ public final class Store: Sendable {
     /// `location` when another program can open the store there (a file, or a server's URL
     /// without its password); nil for a store only this process can reach (in memory).
     public var shareableLocation: String? { backend.shareableLocation }
+    /// What a write of this store waits for now, when it waits for another program's write
+    /// (a bulk change in another browser): "process 812 (shelf browse …)", or "another
+    /// process" when it cannot be named; nil when no write waits, or the store cannot tell (a
+    /// server's store). It reads lock state from files: call it off the threads tasks share.
+    public var writeLockWait: String? { backend.writeLockWait }
 
     /// The database engine behind this store.
     package let backend: any StoreBackend

@@ -70,6 +70,23 @@ public struct Clipboard: Sendable {
         return .file(path: try writeFile(text))
     }
 
+    /// The values `SHELF_CLIPBOARD` takes (in any case): `file`, or `osc52` and its other name
+    /// `terminal`.
+    public static let acceptedChoices = ["file", "osc52", "terminal"]
+
+    /// Why `SHELF_CLIPBOARD` in `environment` cannot be followed, naming the variable, its
+    /// value and the values it takes; nil when it is unset, empty or one of
+    /// `acceptedChoices`. A value it does not know would otherwise be ignored silently, and a
+    /// copy go where the user asked it not to.
+    public static func choiceProblem(environment: [String: String]) -> String? {
+        guard let value = environment["SHELF_CLIPBOARD"], !value.isEmpty,
+            !acceptedChoices.contains(value.lowercased())
+        else { return nil }
+        return "SHELF_CLIPBOARD is \(Sanitizer.sanitize(value).debugDescription), which shelf does not know: "
+            + "set it to file (copies go to a file), osc52 or terminal (copies go through the terminal), "
+            + "or unset it (shelf picks the terminal when it takes OSC 52, else a file)"
+    }
+
     /// True when the environment names a terminal that takes OSC 52.
     public static func terminalAccepts(environment: [String: String]) -> Bool {
         switch environment["SHELF_CLIPBOARD"]?.lowercased() {
