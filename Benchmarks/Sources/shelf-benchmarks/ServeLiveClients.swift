@@ -41,7 +41,16 @@ final class LiveClient: Sendable {
         var repeatedIDs = 0
         var seen: [Int: Duration] = [:]
         var latencies: [Double] = []
+        /// The answer of the current connection when it was not a stream (status line and body).
         var badStatus: String?
+        /// Connections before the current one that were answered so, and the first such answer.
+        var refusedBefore = 0
+        var firstRefusal: String?
+
+        /// Connections of this client not answered with a stream, and the first answer.
+        var refusals: (count: Int, first: String?) {
+            (refusedBefore + (badStatus == nil ? 0 : 1), firstRefusal ?? badStatus)
+        }
     }
 
     let state = Mutex(State())
@@ -61,8 +70,9 @@ final class LiveClient: Sendable {
 
     /// The query string of a client of `owner` (nil: every item), also the fresh read's.
     static func query(owner: Int?) -> String {
-        guard let owner else { return "sort=created&order=desc&limit=10" }
-        return "q=owner:\(ServeSuite.email(owner).prefix(5))%20is:open&sort=created&order=desc&limit=10"
+        let window = "sort=created&order=desc&limit=\(ServeSuite.windowLimit)"
+        guard let owner else { return window }
+        return "q=owner:\(ServeSuite.email(owner).prefix(5))%20is:open&" + window
     }
 
     /// Opens a connection and sends the request, with `Last-Event-ID` when the client has read an id.
@@ -86,6 +96,11 @@ final class LiveClient: Sendable {
     func reconnect(group: any EventLoopGroup) async throws {
         let old = state.withLock { state -> (any Channel)? in
             state.generation += 1
+            if let bad = state.badStatus {
+                state.refusedBefore += 1
+                state.firstRefusal = state.firstRefusal ?? bad
+                state.badStatus = nil
+            }
             state.raw = []
             state.events = []
             state.headDone = false
@@ -106,11 +121,21 @@ final class LiveClient: Sendable {
         state.withLock { state in
             guard state.generation == generation else { return }
             state.raw += bytes
+            // A refused stream: its status line and the start of its problem+json, for the report.
+            if let bad = state.badStatus {
+                if bad.utf8.count < 600 { state.badStatus = bad + String(decoding: state.raw, as: UTF8.self) }
+                state.raw = []
+                return
+            }
             if !state.headDone {
                 guard let end = Self.find([13, 10, 13, 10], in: state.raw, from: 0) else { return }
                 let head = String(decoding: state.raw[0..<end], as: UTF8.self)
-                if !head.hasPrefix("HTTP/1.1 200") { state.badStatus = String(head.prefix(200)) }
                 state.raw.removeFirst(end + 4)
+                if !head.hasPrefix("HTTP/1.1 200") {
+                    state.badStatus = String(head.prefix(200)) + " " + String(decoding: state.raw, as: UTF8.self)
+                    state.raw = []
+                    return
+                }
                 state.headDone = true
             }
             // Chunks: SIZE(hex)\r\nDATA\r\n.
