@@ -45,7 +45,14 @@
 
         private let headerTimeout: TimeAmount
         private let sendTimeout: TimeAmount
-        private var deadline: Scheduled<Void>?
+        /// When the connection closes unless a request's head arrived: nil while a request is
+        /// being answered. The two deadlines move once or twice per request; their timers are
+        /// not moved with them (a scheduled task costs an allocation, and its cancellation a
+        /// search of the event loop's timer queue, which under `wrk` was a visible share of the
+        /// server's CPU, issue 24): a timer that fires before its deadline sets itself again
+        /// for it, and one that finds no deadline ends.
+        private var headerDue: NIODeadline?
+        private var headerTimer: Scheduled<Void>?
         private var stalled: Scheduled<Void>?
         /// Requests whose head has arrived and whose response has not ended.
         private var unanswered = 0
@@ -59,8 +66,10 @@
         private var discarded = 0
         /// True from an event stream's response head to its end.
         private var streaming = false
-        /// The deadline of the body arriving, from a request's head to its end.
-        private var bodyDeadline: Scheduled<Void>?
+        /// The deadline of the body arriving, from a request's head to its end (else nil), and
+        /// its timer (set again as `headerTimer` is).
+        private var bodyDue: NIODeadline?
+        private var bodyTimer: Scheduled<Void>?
         /// True from a response's head to its end.
         private var responding = false
         /// The 408 once the body deadline passed: from then on, what is written from above is
@@ -113,8 +122,9 @@
         }
 
         private func cancelTimers() {
-            for timer in [deadline, stalled, bodyDeadline, lingerEnd] { timer?.cancel() }
-            (deadline, stalled, bodyDeadline, lingerEnd) = (nil, nil, nil, nil)
+            for timer in [headerTimer, stalled, bodyTimer, lingerEnd] { timer?.cancel() }
+            (headerTimer, stalled, bodyTimer, lingerEnd) = (nil, nil, nil, nil)
+            (headerDue, bodyDue) = (nil, nil)
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -158,19 +168,16 @@
             }
             switch part {
             case .head:
-                deadline?.cancel()
-                deadline = nil
+                headerDue = nil
                 unanswered += 1
                 bodyArriving = true
-                let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) {
-                    handler.value.0.bodyTimedOut(handler.value.1)
-                }
+                let due = NIODeadline.now() + bodyTimeout
+                bodyDue = due
+                if bodyTimer == nil { setBodyTimer(context, at: due) }
             case .body: break
             case .end:
                 bodyArriving = false
-                bodyDeadline?.cancel()
-                bodyDeadline = nil
+                bodyDue = nil
             }
             context.fireChannelRead(data)
         }
@@ -222,7 +229,7 @@
         /// The body deadline passed with the body still arriving: a 408 if the response has not
         /// started (then linger), else the connection closes.
         private func bodyTimedOut(_ context: ChannelHandlerContext) {
-            bodyDeadline = nil
+            bodyDue = nil
             guard bodyArriving, !lingering, timedOut == nil else { return }
             let problem = Problem(
                 .requestTimeout,
@@ -255,9 +262,37 @@
 
         /// Closes the connection unless a request's head arrives within `headerTimeout`.
         private func armDeadline(_ context: ChannelHandlerContext) {
-            deadline?.cancel()
-            let channel = context.channel
-            deadline = context.eventLoop.scheduleTask(in: headerTimeout) { channel.close(promise: nil) }
+            let due = NIODeadline.now() + headerTimeout
+            headerDue = due
+            if headerTimer == nil { setHeaderTimer(context, at: due) }
+        }
+
+        private func setHeaderTimer(_ context: ChannelHandlerContext, at due: NIODeadline) {
+            let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            headerTimer = context.eventLoop.scheduleTask(deadline: due) {
+                let (this, context) = handler.value
+                this.headerTimer = nil
+                guard let due = this.headerDue else { return }  // a request came; it arms the next
+                if due > .now() {
+                    this.setHeaderTimer(context, at: due)
+                } else {
+                    context.channel.close(promise: nil)
+                }
+            }
+        }
+
+        private func setBodyTimer(_ context: ChannelHandlerContext, at due: NIODeadline) {
+            let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            bodyTimer = context.eventLoop.scheduleTask(deadline: due) {
+                let (this, context) = handler.value
+                this.bodyTimer = nil
+                guard let due = this.bodyDue else { return }  // the body arrived whole
+                if due > .now() {
+                    this.setBodyTimer(context, at: due)
+                } else {
+                    this.bodyTimedOut(context)
+                }
+            }
         }
     }
 #endif

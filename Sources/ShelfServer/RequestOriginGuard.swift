@@ -32,8 +32,8 @@
                         + "(DNS rebinding) cannot read it; use one of those, or protect the store with "
                         + "`shelf tokens create`")
             }
-            let reads: Set<HTTPRequest.Method> = [.get, .head, .options]
-            if !reads.contains(request.method), let origin = request.headers[.origin], origin != corsOrigin,
+            let read = request.method == .get || request.method == .head || request.method == .options
+            if !read, let origin = request.headers[.origin], origin != corsOrigin,
                 host.map({ origin != "http://" + $0 }) ?? true
             {
                 throw Problem(

@@ -23,9 +23,12 @@
 
         /// `GET /api/items`. The answer's bytes are kept for the request's exact query string at
         /// the store's content version read first (`ItemPageCache`): while nothing changes, the
-        /// same request is answered from them after one read of the version.
+        /// same request is answered from them after one read of the version (the one
+        /// `TokenMiddleware` made for this request, if it made one: it is as early, and no older
+        /// than the request).
         private func listItems(_ request: Request) async throws -> Response {
-            let version = try await store.contentVersion()
+            var version = RequestContentVersion.current
+            if version == nil { version = try await store.contentVersion() }
             let key = request.uri.query ?? ""
             if let version, let body = itemPages.body(for: key, at: version) {
                 return JSONResponse.make(.ok, body: body)

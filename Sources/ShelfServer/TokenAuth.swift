@@ -83,6 +83,12 @@
         }
     }
 
+    /// The store's content version `TokenMiddleware` read for the request being handled (with
+    /// whether a token exists), before its route ran; nil when none was read.
+    enum RequestContentVersion {
+        @TaskLocal static var current: StoreContentVersion?
+    }
+
     /// When the database holds API tokens, or `requireToken` is set (a server other machines can
     /// reach), refuses every request without a valid `Authorization: Bearer TOKEN` (401, also
     /// for a revoked token) and every write with a read-only token (403). Otherwise, with no
@@ -101,20 +107,39 @@
             if request.headers[values: .authorization].count > 1 {
                 throw Problem(.badRequest, "the request has Authorization twice; send one Authorization: Bearer TOKEN")
             }
+            let header = request.headers[.authorization]
+            // Without a token given, whether one is needed is read with the store's content
+            // version (one statement; nil where the backend has none): `GET /api/items` then
+            // answers from the bytes kept at that version without a read of its own.
+            var version: StoreContentVersion?
+            if header == nil, !requireToken { version = try await store.contentVersion() }
             let caller = try await Self.authorize(
-                request.headers[.authorization], method: request.method, store: store, requireToken: requireToken)
-            return try await APICaller.$current.withValue(caller) { try await next(request, context) }
+                header, method: request.method, store: store, requireToken: requireToken,
+                tokensExist: version?.hasTokens)
+            guard let version else {
+                return try await APICaller.$current.withValue(caller) { try await next(request, context) }
+            }
+            return try await APICaller.$current.withValue(caller) {
+                try await RequestContentVersion.$current.withValue(version) { try await next(request, context) }
+            }
         }
 
         /// The caller an `Authorization` header names, or nil when none is needed; a 401 or 403
-        /// `Problem` when the request may not pass.
+        /// `Problem` when the request may not pass. `tokensExist`, when given, is whether the
+        /// store holds a token as read for this request (else it is read here).
         static func authorize(
-            _ header: String?, method: HTTPRequest.Method, store: Store, requireToken: Bool
+            _ header: String?, method: HTTPRequest.Method, store: Store, requireToken: Bool,
+            tokensExist: Bool? = nil
         ) async throws -> APICaller? {
             let tokens = store.tokens
             let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"shelf\""]
             guard let header else {
-                let closed = try await requireToken ? true : tokens.hasTokens()
+                var closed = requireToken
+                if !closed, let tokensExist {
+                    closed = tokensExist
+                } else if !closed {
+                    closed = try await tokens.hasTokens()
+                }
                 guard closed else { return nil }
                 throw Problem(
                     .unauthorized,

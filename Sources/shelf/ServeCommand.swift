@@ -99,7 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
                     "refusing to listen on \(host) with no API token: anyone who reaches it could read and change "
                         + "the store; create one with `shelf tokens create --user EMAIL`, or listen on 127.0.0.1")
             }
-            var logger = Logger(label: "shelf.http") { StreamLogHandler.standardError(label: $0) }
+            var logger = Logger(label: "shelf.http") { StandardErrorLogHandler(label: $0) }
             logger.logLevel = .info
             let server = ShelfServer(
                 store: store,

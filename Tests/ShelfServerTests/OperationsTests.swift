@@ -11,14 +11,16 @@
                 let health = try await served.get("/healthz")
                 #expect(health.status == 200)
                 #expect(health.json["status"] as? String == "ok")
-                _ = try await served.get("/api/items")
+                // Three times: the second and third are answered from kept bytes, and each is
+                // counted by the counter the first made.
+                for _ in 0..<3 { _ = try await served.get("/api/items") }
                 _ = try await served.get("/api/items/999")
                 let metrics = try await served.get("/metrics")
                 #expect(metrics.status == 200)
                 #expect(metrics["Content-Type"]?.hasPrefix("text/plain") == true)
                 #expect(
                     metrics.body.contains(
-                        #"shelf_http_requests_total{route="/api/items",method="GET",status="200"} 1"#),
+                        #"shelf_http_requests_total{route="/api/items",method="GET",status="200"} 3"#),
                     "\(metrics.body)")
                 #expect(metrics.body.contains(#"route="/api/items/{id}",method="GET",status="404"} 1"#))
                 #expect(metrics.body.contains("shelf_live_streams 0"))
@@ -27,6 +29,14 @@
                     served.standardError.contains("GET /api/items/999 404") ? true : nil
                 }
                 #expect(logged == true, "the access log: \(served.standardError)")
+                // One line per request, as swift-log's StreamLogHandler wrote them:
+                // `TIME info shelf.http: ms=0.3 route=/api/items/{id} [ShelfServer] GET /api/items/999 404`.
+                let line = served.standardError.split(separator: "\n").first { $0.hasSuffix("GET /api/items/999 404") }
+                let pattern =
+                    #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info shelf\.http: ms=\d+\.\d route=/api/items/\{id\} \[ShelfServer\] GET /api/items/999 404$/#
+                #expect(line.map { (try? pattern.wholeMatch(in: $0)) != nil } == true, "\(line ?? "no line")")
+                let listed = served.standardError.split(separator: "\n").filter { $0.hasSuffix("GET /api/items 200") }
+                #expect(listed.count == 3, "\(served.standardError)")
             }
         }
 

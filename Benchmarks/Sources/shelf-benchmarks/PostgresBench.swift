@@ -228,7 +228,7 @@ func runPostgresShapes(server: PostgresBenchServer, items: Int, runs: Int, repor
     }
 }
 
-/// Runs `suites` (`store`, `live`, `load`, `search`) on PostgreSQL (`--backend postgres`).
+/// Runs `suites` (`store`, `live`, `load`, `serve`, `search`) on PostgreSQL (`--backend postgres`).
 func runPostgres(
     _ suites: [String], server: PostgresBenchServer, report: Report, arguments: [String], runs: Int, rows: Int,
     only: String?
@@ -256,6 +256,7 @@ func runPostgres(
                 rate: option("--rate", default: 20, in: arguments),
                 noWait: arguments.contains("--no-wait"), report: report, server: server
             ).run()
+        case "serve": try await serveSuite(postgres: server, arguments: arguments, runs: runs, report: report).run()
         case "search":
             try await runPostgresShapes(
                 server: server, items: option("--items", default: 1_000_000, in: arguments), runs: runs,

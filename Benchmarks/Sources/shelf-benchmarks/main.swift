@@ -34,9 +34,14 @@ import Foundation
 //           while a live window listens; needs pgbench and --postgres URL of a server of your own
 //           (PgwriteSuite)
 //   serve   serve.items_page_rps: wrk on GET /api/items?limit=50 of the release `shelf serve`
-//           against a Hummingbird route answering the same bytes from memory; serve.live_p99_ms,
-//           peak RSS and the load generator's CPU for --clients (10,000) live streams of 100
-//           owners while --rate (20) commits/s run for --seconds (60) (ServeSuite; loopback only)
+//           against a Hummingbird route answering the same bytes from memory; serve.sqlite.owners.*
+//           and serve.sqlite.shared.*: p99 from commit to client, missed deliveries, repeated ids,
+//           last windows against fresh reads, peak RSS and CPU of the server and of the load
+//           generator, for --clients (10,000) live streams of 100 owners (in the second run
+//           --shared (1,000) of them watching every item) while --rate (20) commits/s run for
+//           --seconds (60) and --reconnects (1,000) random clients drop and resume with
+//           Last-Event-ID; with --backend postgres, the same on two instances of one scratch
+//           database (serve.postgres.*, cross_instance_p99_ms) (ServeSuite; loopback only)
 //   copy    copy.sqlite_to_sqlite (against sqlite3 .backup), and with --postgres URL (or
 //           $SHELF_BENCH_POSTGRES) copy.sqlite_to_postgres (sqlite3 -csv | psql COPY),
 //           copy.postgres_to_sqlite (psql COPY | sqlite3 .import), copy.postgres_to_postgres
@@ -112,13 +117,7 @@ for suite in suites {
         ).run()
     case "terminal": await TerminalSuite(runs: runs, report: report).run()
     case "serve":
-        let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("shelf").path
-        try await ServeSuite(
-            shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
-            seconds: option("--seconds", default: 60, in: arguments),
-            rate: option("--rate", default: 20, in: arguments), runs: runs, report: report
-        ).run()
+        try await serveSuite(postgres: nil, arguments: arguments, runs: runs, report: report).run()
     case "search":
         try await SearchSuite(
             items: option("--items", default: 1_000_000, in: arguments), runs: runs, report: report, only: only
@@ -162,4 +161,16 @@ for suite in suites {
         ).run()
     default: break
     }
+}
+
+/// The serve suite with the options of `arguments`, on SQLite or on `postgres`.
+func serveSuite(postgres: PostgresBenchServer?, arguments: [String], runs: Int, report: Report) -> ServeSuite {
+    let shelf = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("shelf").path
+    return ServeSuite(
+        shelfPath: shelf, clients: option("--clients", default: 10_000, in: arguments),
+        seconds: option("--seconds", default: 60, in: arguments),
+        rate: option("--rate", default: 20, in: arguments), runs: runs,
+        shared: option("--shared", default: 1_000, in: arguments),
+        reconnects: option("--reconnects", default: 1_000, in: arguments), postgres: postgres, report: report)
 }

@@ -6,10 +6,14 @@ package struct StoreContentVersion: Hashable, Sendable {
     package let changes: Int64
     /// The schema's version: a table rebuilt or dropped logs no rows but changes reads.
     package let schema: Int64
+    /// Whether the store held an API token at that moment, read in the same statement: a
+    /// server asks it of every request, and one read then answers both (issue 24).
+    package let hasTokens: Bool
 
-    package init(changes: Int64, schema: Int64) {
+    package init(changes: Int64, schema: Int64, hasTokens: Bool = false) {
         self.changes = changes
         self.schema = schema
+        self.hasTokens = hasTokens
     }
 }
 
