@@ -76,6 +76,7 @@
         static let settleDelayCeiling: Duration = .milliseconds(100)
 
         let registry = LiveWindowRegistry()
+        private let openings = LiveWindowOpenings()
         let state = Mutex(State())
         let pool: PostgresPool
         let listener: ChangeListener
@@ -92,9 +93,37 @@
             self.runs = runs
         }
 
-        /// The shared entry of `key`, opened with a first read unless one exists. The feed
-        /// listens before the read, so no commit after it is missed.
+        /// The shared entry of `key`, opened with a first read unless one exists; callers
+        /// opening one key at the same moment share one first read (`LiveWindowOpenings`: a
+        /// thousand clients of a service connecting at once are one read per distinct query,
+        /// not a thousand on the pool).
         func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
+            while true {
+                if let existing = registry.entry(for: key) { return existing }
+                switch openings.claim(key) {
+                case .read:
+                    do {
+                        let entry = try await firstEntry(for: key)
+                        openings.finish(key, .success(entry))
+                        return entry
+                    } catch {
+                        // Cancelled, this caller's read says nothing about the window: the
+                        // waiters read again.
+                        openings.finish(key, .failure(Task.isCancelled ? CancellationError() : error))
+                        throw error
+                    }
+                case .wait:
+                    switch try await openings.wait(for: key) {
+                    case .entry(let entry): return entry
+                    case .retry: continue
+                    }
+                }
+            }
+        }
+
+        /// `key`'s entry from a first read (`entry(for:)` makes sure one caller reads a key at a
+        /// time). The feed listens before the read, so no commit after it is missed.
+        private func firstEntry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
             if let existing = registry.entry(for: key) { return existing }
             let subscription = subscribe()
             _ = try await listener.waitUntilListening()

@@ -1,4 +1,3 @@
-internal import ShelfStore
 internal import Synchronization
 
 /// The first reads of live windows under way, by key, so that callers opening the same key at
@@ -9,9 +8,11 @@ internal import Synchronization
 /// that fails hands its error to the waiters, except a cancellation, which is its own task's
 /// business: the waiters are then told to try again (one of them reads). A waiter whose task is
 /// cancelled stops waiting at once.
-final class LiveWindowOpenings: Sendable {
+package final class LiveWindowOpenings: Sendable {
+    package init() {}
+
     /// What `claim` answers.
-    enum Claim {
+    package enum Claim {
         /// No read of the key is under way: the caller reads, then calls `finish`.
         case read
         /// A read of the key is under way: the caller calls `wait`.
@@ -19,7 +20,7 @@ final class LiveWindowOpenings: Sendable {
     }
 
     /// What a waiter gets.
-    enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case entry(LiveWindowEntry)
         /// The read was cancelled (or ended before the waiter was registered): look again.
         case retry
@@ -38,7 +39,7 @@ final class LiveWindowOpenings: Sendable {
     private let state = Mutex(State())
 
     /// Whether the caller reads `key`'s first window or waits for the read under way.
-    func claim(_ key: LiveWindowKey) -> Claim {
+    package func claim(_ key: LiveWindowKey) -> Claim {
         state.withLock { state in
             if state.reading[key] != nil { return .wait }
             state.reading[key] = []
@@ -48,7 +49,7 @@ final class LiveWindowOpenings: Sendable {
 
     /// Ends the read of `key` that `claim` gave the caller: its waiters get `result`'s entry or
     /// error (a `CancellationError` tells them to retry).
-    func finish(_ key: LiveWindowKey, _ result: Result<LiveWindowEntry, any Error>) {
+    package func finish(_ key: LiveWindowKey, _ result: Result<LiveWindowEntry, any Error>) {
         let waiters = state.withLock { $0.reading.removeValue(forKey: key) } ?? []
         for waiter in waiters {
             switch result {
@@ -61,7 +62,7 @@ final class LiveWindowOpenings: Sendable {
 
     /// The outcome of the read of `key` under way (`.retry` when it has ended already).
     /// - Throws: the reader's error, or `CancellationError` when the calling task is cancelled.
-    func wait(for key: LiveWindowKey) async throws -> Outcome {
+    package func wait(for key: LiveWindowKey) async throws -> Outcome {
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
