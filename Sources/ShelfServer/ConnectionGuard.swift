@@ -16,7 +16,9 @@
     ///   trickles a body is answered 408 with `Connection: close` if its response has not started
     ///   (then lingers as below), else the connection is closed. The request's handler, waiting
     ///   on the body, sees it end in that 408 `Problem` (never a short body read as whole), so
-    ///   nothing of it is stored and the handler's task ends with the connection.
+    ///   nothing of it is stored and the handler's task ends with the connection. Once the
+    ///   server shuts down (SIGTERM), a body still arriving gets at most `shutdownBodyGrace`
+    ///   more, then the same end as a 503: shutdown does not wait out `bodyTimeout`.
     /// - A response that ends before its request's body has arrived whole (a 413 for a body over
     ///   the limit, a 401 sent before the body is read) says `Connection: close`; once it is
     ///   written the server stops sending and discards what still comes of the body for at most
@@ -70,6 +72,10 @@
         /// True once `timedOut` was passed on to the handler.
         private var timeoutDelivered = false
         private var lingerEnd: Scheduled<Void>?
+        /// When `bodyDeadline` fires.
+        private var bodyDeadlineAt: NIODeadline?
+        /// The longest a body still arriving when the server starts shutting down is waited for.
+        static let shutdownBodyGrace = TimeAmount.seconds(2)
         /// The most body bytes discarded after such a response.
         static let lingerBytes = 8 << 20
         /// The longest a connection stays open after such a response.
@@ -115,6 +121,7 @@
         private func cancelTimers() {
             for timer in [deadline, stalled, bodyDeadline, lingerEnd] { timer?.cancel() }
             (deadline, stalled, bodyDeadline, lingerEnd) = (nil, nil, nil, nil)
+            bodyDeadlineAt = nil
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -142,6 +149,20 @@
             if streaming, let event = event as? ChannelEvent, event == .inputClosed {
                 context.close(promise: nil)
             }
+            // Shutdown: Hummingbird waits for requests in progress, so a body still arriving is
+            // given `shutdownBodyGrace` more, not what is left of `bodyTimeout`.
+            if event is ChannelShouldQuiesceEvent, bodyArriving, !lingering, timedOut == nil {
+                let grace = NIODeadline.now() + Self.shutdownBodyGrace
+                // Unless its deadline comes sooner anyway.
+                if bodyDeadlineAt.map({ $0 > grace }) ?? true {
+                    bodyDeadline?.cancel()
+                    bodyDeadlineAt = grace
+                    let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                    bodyDeadline = context.eventLoop.scheduleTask(deadline: grace) {
+                        handler.value.0.bodyTimedOut(handler.value.1, shuttingDown: true)
+                    }
+                }
+            }
             context.fireUserInboundEventTriggered(event)
         }
 
@@ -163,14 +184,17 @@
                 unanswered += 1
                 bodyArriving = true
                 let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                bodyDeadline = context.eventLoop.scheduleTask(in: bodyTimeout) {
-                    handler.value.0.bodyTimedOut(handler.value.1)
+                let due = NIODeadline.now() + bodyTimeout
+                bodyDeadlineAt = due
+                bodyDeadline = context.eventLoop.scheduleTask(deadline: due) {
+                    handler.value.0.bodyTimedOut(handler.value.1, shuttingDown: false)
                 }
             case .body: break
             case .end:
                 bodyArriving = false
                 bodyDeadline?.cancel()
                 bodyDeadline = nil
+                bodyDeadlineAt = nil
             }
             context.fireChannelRead(data)
         }
@@ -219,15 +243,24 @@
             }
         }
 
-        /// The body deadline passed with the body still arriving: a 408 if the response has not
-        /// started (then linger), else the connection closes.
-        private func bodyTimedOut(_ context: ChannelHandlerContext) {
+        /// The body deadline passed with the body still arriving: a 408 (a 503 when the server is
+        /// `shuttingDown`) if the response has not started (then linger), else the connection
+        /// closes.
+        private func bodyTimedOut(_ context: ChannelHandlerContext, shuttingDown: Bool) {
             bodyDeadline = nil
+            bodyDeadlineAt = nil
             guard bodyArriving, !lingering, timedOut == nil else { return }
-            let problem = Problem(
-                .requestTimeout,
-                "the request's body did not arrive whole within \(bodySeconds) s of its headers (--body-timeout); "
-                    + "nothing of it was stored: send the request again, its body at once")
+            let problem =
+                shuttingDown
+                ? Problem(
+                    .serviceUnavailable,
+                    "the server is shutting down, and the request's body had not arrived whole "
+                        + "\(Self.shutdownBodyGrace.nanoseconds / 1_000_000_000) s after that began; nothing of it "
+                        + "was stored: send the request again, its body at once, when the server is back")
+                : Problem(
+                    .requestTimeout,
+                    "the request's body did not arrive whole within \(bodySeconds) s of its headers (--body-timeout); "
+                        + "nothing of it was stored: send the request again, its body at once")
             timedOut = problem
             guard !responding else {
                 context.close(promise: nil)

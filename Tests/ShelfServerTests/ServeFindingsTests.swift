@@ -182,6 +182,40 @@
                 #expect(try await reading.value == 0, "every stream ended")
             }
         }
+
+        /// A client that sent its headers and part of a body held SIGTERM for the whole
+        /// `--body-timeout` (33 s). Shutdown gives such a body 2 s more, then answers 503 and
+        /// ends. The bound (30 s, under a 90 s body timeout) is for a machine under load.
+        @Test func sigtermDoesNotWaitOutAPartBody() async throws {
+            let timeouts = ["--body-timeout", "90", "--header-timeout", "90", "--idle-timeout", "90"]
+            try await ServedShelf.with(arguments: timeouts) { served in
+                let connection = try RawConnection(served.base)
+                #expect(
+                    connection.send(
+                        "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: 100\r\n\r\n{\"title\": "))
+                // The head is taken before the signal (the body waits in the handler).
+                try await Task.sleep(for: .seconds(1))
+                let start = ContinuousClock.now
+                served.deliver(SIGTERM)
+                let answer = try await RawConnection.onThread { () -> String in
+                    var bytes: [UInt8] = []
+                    let deadline = ContinuousClock.now + .seconds(180)
+                    while ContinuousClock.now < deadline, let more = connection.receiveAvailable() {
+                        bytes += more
+                        if more.isEmpty { usleep(10_000) }
+                    }
+                    return String(decoding: bytes, as: UTF8.self)
+                }
+                let ended = await ServedShelf.poll { served.isRunning ? nil : true }
+                let took = ContinuousClock.now - start
+                #expect(ended == true)
+                #expect(took < .seconds(30), "SIGTERM took \(took) with a body half sent")
+                #expect(served.exitStatus() == 0)
+                #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
+                #expect(answer.contains("the server is shutting down"), "\(answer)")
+            }
+        }
     }
 #endif
 
