@@ -41,8 +41,15 @@
                 hasMore: !interrupted && read.isFull && watermark.pending.isEmpty, pending: watermark.pending)
         }
 
-        package func changeLogStart() async throws -> Int64 {
-            try await pool.read { connection in try await ChangeLog.start(on: connection).position }
+        package func changeLogStart() async throws -> ChangeLogStart {
+            try await pool.read { connection in
+                let (watermark, head) = try await ChangeLog.start(on: connection)
+                // The gaps at or below the head are the seqs not visible now that may still
+                // commit: owed. Everything else up to the head was visible: not from now on.
+                return ChangeLogStart(
+                    position: min(watermark.position, head), head: head,
+                    owed: watermark.pending.gaps.map(\.seqs).filter { $0.lowerBound <= head })
+            }
         }
 
         package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {

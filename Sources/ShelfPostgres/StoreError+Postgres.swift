@@ -25,6 +25,12 @@
                 }
             case let error as PSQLError:
                 self.init(psql: error, at: location, prefix: prefix)
+            case let error as KeepAliveConnectError where Self.wasDropped(error.underlying):
+                // Reached, then reset while connecting (the server ending new sessions, a
+                // restart): lost, as a connection lost in the middle of work, not unreachable.
+                self.init(
+                    .database, prefix + Self.lostConnection(at: location, cause: Self.connectionCause(error.underlying))
+                )
             case let error as KeepAliveConnectError:
                 self.init(
                     .database,
@@ -104,6 +110,11 @@
             case .serverClosedConnection:
                 let cause = error.underlying.map(Self.connectionCause) ?? "the server closed it"
                 self.init(.database, prefix + Self.lostConnection(at: location, cause: cause))
+            case .connectionError where error.underlying.map(Self.wasDropped) == true:
+                // The server was reached and the connection reset while it started (the server
+                // ending sessions, a restart): lost, not unreachable, so a caller tries again.
+                let cause = error.underlying.map(Self.closingCause) ?? "\(error.code)"
+                self.init(.database, prefix + Self.lostConnection(at: location, cause: cause))
             case .connectionError, .failedToAddSSLHandler:
                 let cause = error.underlying.map(Self.connectionCause) ?? "\(error.code)"
                 self.init(
@@ -168,6 +179,25 @@
                 return error.code == .serverClosedConnection ? "the server closed it" : "\(error.code)"
             }
             return connectionCause(error)
+        }
+
+        /// True when `error` says a connection was made and then dropped (reset, broken, closed
+        /// by the server, or ended by it with 57P01-57P03), not that none could be made.
+        private static func wasDropped(_ error: any Error) -> Bool {
+            switch error {
+            case let error as IOError:
+                return [ECONNRESET, EPIPE, ECONNABORTED].contains(error.errnoCode)
+            case let error as NIOConnectionError:
+                return error.connectionErrors.contains { wasDropped($0.error) }
+            case let error as PSQLError:
+                if let state = error.serverInfo?[.sqlState] { return state.hasPrefix("57P0") }
+                if error.code == .serverClosedConnection { return true }
+                return error.underlying.map(wasDropped) ?? false
+            case ChannelError.eof, ChannelError.ioOnClosedChannel:
+                return true
+            default:
+                return false
+            }
         }
 
         /// Why a connection could not be made, in a few words: "connection refused", "the

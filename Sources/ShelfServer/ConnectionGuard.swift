@@ -16,7 +16,9 @@
     ///   trickles a body is answered 408 with `Connection: close` if its response has not started
     ///   (then lingers as below), else the connection is closed. The request's handler, waiting
     ///   on the body, sees it end in that 408 `Problem` (never a short body read as whole), so
-    ///   nothing of it is stored and the handler's task ends with the connection.
+    ///   nothing of it is stored and the handler's task ends with the connection. Once the
+    ///   server shuts down (SIGTERM), a body still arriving gets at most `shutdownBodyGrace`
+    ///   more, then the same end as a 503: shutdown does not wait out `bodyTimeout`.
     /// - A response that ends before its request's body has arrived whole (a 413 for a body over
     ///   the limit, a 401 sent before the body is read) says `Connection: close`; once it is
     ///   written the server stops sending and discards what still comes of the body for at most
@@ -70,6 +72,10 @@
         /// its timer (set again as `headerTimer` is).
         private var bodyDue: NIODeadline?
         private var bodyTimer: Scheduled<Void>?
+        /// The body's deadline is the shutdown's grace (`shutdownBodyGrace`), not `bodyTimeout`.
+        private var bodyShutdown = false
+        /// The longest a body still arriving when the server starts shutting down is waited for.
+        static let shutdownBodyGrace = TimeAmount.seconds(2)
         /// True from a response's head to its end.
         private var responding = false
         /// The 408 once the body deadline passed: from then on, what is written from above is
@@ -125,6 +131,7 @@
             for timer in [headerTimer, stalled, bodyTimer, lingerEnd] { timer?.cancel() }
             (headerTimer, stalled, bodyTimer, lingerEnd) = (nil, nil, nil, nil)
             (headerDue, bodyDue) = (nil, nil)
+            bodyShutdown = false
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -152,6 +159,18 @@
             if streaming, let event = event as? ChannelEvent, event == .inputClosed {
                 context.close(promise: nil)
             }
+            // Shutdown: Hummingbird waits for requests in progress, so a body still arriving is
+            // given `shutdownBodyGrace` more, not what is left of `bodyTimeout`.
+            if event is ChannelShouldQuiesceEvent, bodyArriving, !lingering, timedOut == nil {
+                let grace = NIODeadline.now() + Self.shutdownBodyGrace
+                // Unless its deadline comes sooner anyway.
+                if bodyDue.map({ $0 > grace }) ?? true {
+                    bodyDue = grace
+                    bodyShutdown = true
+                    bodyTimer?.cancel()
+                    setBodyTimer(context, at: grace)
+                }
+            }
             context.fireUserInboundEventTriggered(event)
         }
 
@@ -178,6 +197,7 @@
             case .end:
                 bodyArriving = false
                 bodyDue = nil
+                bodyShutdown = false
             }
             context.fireChannelRead(data)
         }
@@ -226,15 +246,25 @@
             }
         }
 
-        /// The body deadline passed with the body still arriving: a 408 if the response has not
-        /// started (then linger), else the connection closes.
+        /// The body deadline passed with the body still arriving: a 408 (a 503 when the server is
+        /// shutting down, `bodyShutdown`) if the response has not started (then linger), else
+        /// the connection closes.
         private func bodyTimedOut(_ context: ChannelHandlerContext) {
             bodyDue = nil
+            let shuttingDown = bodyShutdown
+            bodyShutdown = false
             guard bodyArriving, !lingering, timedOut == nil else { return }
-            let problem = Problem(
-                .requestTimeout,
-                "the request's body did not arrive whole within \(bodySeconds) s of its headers (--body-timeout); "
-                    + "nothing of it was stored: send the request again, its body at once")
+            let problem =
+                shuttingDown
+                ? Problem(
+                    .serviceUnavailable,
+                    "the server is shutting down, and the request's body had not arrived whole "
+                        + "\(Self.shutdownBodyGrace.nanoseconds / 1_000_000_000) s after that began; nothing of it "
+                        + "was stored: send the request again, its body at once, when the server is back")
+                : Problem(
+                    .requestTimeout,
+                    "the request's body did not arrive whole within \(bodySeconds) s of its headers (--body-timeout); "
+                        + "nothing of it was stored: send the request again, its body at once")
             timedOut = problem
             guard !responding else {
                 context.close(promise: nil)

@@ -106,6 +106,10 @@
             onEnd?()
         }
 
+        /// True once the mailbox has ended (`end`, `revoke`, or the waiting task cancelled): for a
+        /// writer busy with a long job of its own to stop between steps. `next()` then says how.
+        var hasEnded: Bool { state.withLock { $0.ended } }
+
         /// The next thing to write, waiting for one; `.end` once ended or the task is cancelled.
         func next() async -> LiveNext<Value> {
             await withTaskCancellationHandler {

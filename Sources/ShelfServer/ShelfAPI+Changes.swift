@@ -16,7 +16,11 @@
         /// change log after position `SEQ`, in log order, one `event: change` each, with `id:
         /// SEQ` and data `{"seq","table","id","op","row"}` (`table` is `items` or `users`; `op`
         /// is `insert`, `update` or `delete`; `row` is the row as `GET /api/{table}/{id}` shows it
-        /// now, or null when it is gone). Then it follows new commits (any writer: another
+        /// now, or null when it is gone). A row is sent once per page of changes (`changePage`),
+        /// with the page's last change to it: an earlier change to the same row in that page has
+        /// `row_in` (the seq of the event that carries the row) instead of `row`, so what one
+        /// request can make the server send is bounded by the rows changed, not by the changes
+        /// logged against them. Then it follows new commits (any writer: another
         /// process, the sqlite3 shell) until the client goes, the application shuts down, or the
         /// token no longer holds (as `/api/items/live`: a last `event: error` of
         /// `{"status": 401, "detail"}`).
@@ -60,9 +64,11 @@
             // client first started).
             let after = try parameters["after"].map { try Self.position($0, named: "parameter 'after'", head: head) }
             let lastEventID = try lastEventIDs.first.map { try Self.position($0, named: "Last-Event-ID", head: head) }
-            let start: Int64
+            // From now on: the head, or, on PostgreSQL while transactions are in progress,
+            // below it, passing over what was visible at the start (only what commits later).
+            let start: ChangeLogStart
             if let position = lastEventID ?? after {
-                start = position
+                start = ChangeLogStart(position: position, head: position)
             } else {
                 start = try await store.changeLogStart()
             }
@@ -112,9 +118,9 @@
         }
 
         private func streamChanges(
-            from mailbox: LiveMailbox<Bool>, to writer: inout any ResponseBodyWriter, after start: Int64
+            from mailbox: LiveMailbox<Bool>, to writer: inout any ResponseBodyWriter, after start: ChangeLogStart
         ) async throws {
-            var position = start
+            var position = start.position
             var pending = ChangeLogPending()
             var due = true
             // Changes held back behind a position that may still commit (PostgreSQL) are read
@@ -123,19 +129,33 @@
             var recheckDelay = Self.firstRecheck
             defer { recheck?.cancel() }
             while true {
+                // Shutdown, the client gone or its token revoked: no further page is read (a
+                // catch-up of a long log checks between pages, not only once it has caught up).
+                if due, mailbox.hasEnded { due = false }
                 if due {
                     let excerpt: ChangeLogExcerpt
                     var events: [(Int64, ByteBuffer)] = []
                     do {
                         excerpt = try await store.changeLog(after: position, limit: Self.changePage, pending: pending)
                         var rows = ChangeRows(store: store)
-                        for change in excerpt.changes {
-                            let data = JSONValue.object([
+                        // A row is sent once a page, with the last of the page's changes to it
+                        // (the row as it is now); the earlier ones name that change in `row_in`.
+                        let sent = excerpt.changes.filter { start.includes($0.sequence) }
+                        var last: [String: Int64] = [:]
+                        for change in sent { last[ChangeRows.key(of: change)] = change.sequence }
+                        for change in sent {
+                            if mailbox.hasEnded { break }
+                            var fields: [String: JSONValue] = [
                                 "seq": .integer(change.sequence), "table": .string(change.table),
                                 "id": .integer(change.rowID), "op": .string(change.operation.rawValue),
-                                "row": try await rows.row(of: change),
-                            ])
-                            events.append((change.sequence, Self.event("change", id: change.sequence, data: data)))
+                            ]
+                            if let later = last[ChangeRows.key(of: change)], later != change.sequence {
+                                fields["row_in"] = .integer(later)
+                            } else {
+                                fields["row"] = try await rows.row(of: change)
+                            }
+                            events.append(
+                                (change.sequence, Self.event("change", id: change.sequence, data: .object(fields))))
                         }
                     } catch let error as StoreError {
                         let data = JSONValue.object([
@@ -146,12 +166,17 @@
                         try await writer.write(Self.event("error", data: data))
                         return
                     }
+                    // Ended while the page was read: none of it is sent (the mailbox says why).
+                    if mailbox.hasEnded {
+                        due = false
+                        continue
+                    }
                     for (sequence, event) in events {
                         try await writer.write(event)
                         position = sequence
                     }
                     if excerpt.interrupted {
-                        let head = (try? await store.changeLogStart()) ?? excerpt.head
+                        let head = (try? await store.changeLogStart())?.position ?? excerpt.head
                         let data = JSONValue.object([
                             "detail": .string(
                                 "the changes after \(position) are no longer in the change log (pruned, or written "
@@ -214,8 +239,11 @@
 
         init(store: Store) { self.store = store }
 
+        /// What names `change`'s row: its table and ID.
+        static func key(of change: RowChange) -> String { "\(change.table) \(change.rowID)" }
+
         mutating func row(of change: RowChange) async throws -> JSONValue {
-            let key = "\(change.table) \(change.rowID)"
+            let key = Self.key(of: change)
             if let known = read[key] { return known }
             var value = JSONValue.null
             switch change.table {

@@ -236,7 +236,16 @@
             let item = try await requireItem(id)
             try APICaller.requireWrite(toItemsOf: item.userID, "delete an item of another user")
             try ETag.check(expected, stored: item.version, what: "item \(id.rawValue)")
-            try await store.items.delete(id: id)
+            // Compare-and-set: deleted only while still at the version (and owner) just checked,
+            // so a PATCH committed since is never deleted unseen.
+            do {
+                try await store.items.delete(item)
+            } catch let error as StoreError where error.code == .conflict {
+                throw Problem(
+                    .preconditionFailed,
+                    "item \(id.rawValue) changed since version \(item.version) was checked; nothing was deleted: "
+                        + "GET it again")
+            }
             return Response(status: .noContent)
         }
 

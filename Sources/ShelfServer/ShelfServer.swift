@@ -158,9 +158,18 @@
             return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
 
-        /// True when `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+        /// True when `host` is a loopback address: a literal IPv4 address in `127.0.0.0/8`
+        /// (four decimal parts of 0...255, the first 127), `::1` or `[::1]`, or exactly
+        /// `localhost` (letter case ignored). A name that only starts like one
+        /// (`127.evil.example`, `127.0.0.1.nip.io`) is not: DNS can point it anywhere.
         public static func isLoopback(_ host: String) -> Bool {
-            host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+            if host.lowercased() == "localhost" || host == "::1" || host == "[::1]" { return true }
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts[0] == "127" else { return false }
+            return parts.allSatisfy { part in
+                (1...3).contains(part.count) && part.allSatisfy { ("0"..."9").contains($0) }
+                    && Int(part).map { $0 <= 255 } == true
+            }
         }
     }
 #endif

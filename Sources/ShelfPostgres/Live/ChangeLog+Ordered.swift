@@ -77,11 +77,12 @@
         /// transactions of this database are in progress, below the first seq of the last
         /// `startWindow` that is not visible and may still commit. (A transaction holding a
         /// seq further below the head, and still to commit, is not waited for.)
-        static func start(on connection: PostgresConnection) async throws -> ChangeLogWatermark {
+        /// Returns the log's head too (the highest visible seq).
+        static func start(on connection: PostgresConnection) async throws -> (ChangeLogWatermark, head: Int64) {
             let read = try await ordered(after: nil, limit: Int(startWindow), on: connection)
             var watermark = ChangeLogWatermark(position: max(0, read.head - startWindow))
             watermark.advance(read.snapshot)
-            return watermark
+            return (watermark, read.head)
         }
     }
 #endif

@@ -115,6 +115,34 @@
             }
         }
 
+        package func delete(_ item: Item) async throws {
+            // Compare-and-set in the DELETE: a change committed since `item` was read is kept.
+            let outcome = try await pool.write { connection -> (deleted: Bool, version: Int64?) in
+                let deleted =
+                    try await connection.query(
+                        """
+                        DELETE FROM items WHERE id = \(item.id.rawValue) AND version = \(item.version)
+                            AND user_id = \(item.userID.rawValue) RETURNING id
+                        """,
+                        logger: .silent
+                    ).collect().count > 0
+                if deleted { return (true, nil) }
+                let versions = try await connection.query(
+                    "SELECT version FROM items WHERE id = \(item.id.rawValue)", logger: .silent
+                ).all((Int64).self)
+                return (false, versions.first)
+            }
+            if outcome.deleted { return }
+            guard let version = outcome.version else {
+                throw StoreError(.notFound, "item \(item.id) does not exist (it may have been deleted already)")
+            }
+            throw StoreError(
+                .conflict,
+                "item \(item.id) was changed elsewhere (you read version \(item.version), the store has "
+                    + "version \(version)); nothing was deleted: reload it and delete it again if you still "
+                    + "mean to")
+        }
+
         package func deleteItems(ids: [Item.ID]) async throws -> Int {
             guard !ids.isEmpty else { return 0 }
             let raw = ids.map(\.rawValue)

@@ -98,6 +98,28 @@ final class SQLiteItemRepository: ItemRepository {
         }
     }
 
+    /// Deletes `item` if the stored row is still at its version and owner (compare-and-set in
+    /// the DELETE, so a change committed since `item` was read is never deleted unseen).
+    /// - Throws: `StoreError` `.conflict` when the version or owner differs, `.notFound`.
+    public func delete(_ item: Item) async throws {
+        try await database.storeWrite { connection in
+            try StoreError.translating {
+                try connection.run(
+                    "DELETE FROM items WHERE id = ? AND version = ? AND user_id = ?", item.id, item.version,
+                    item.userID)
+                guard connection.changes == 0 else { return }
+                guard let stored = try Self.item(id: item.id, connection) else {
+                    throw StoreError(.notFound, "item \(item.id) does not exist (it may have been deleted already)")
+                }
+                throw StoreError(
+                    .conflict,
+                    "item \(item.id) was changed elsewhere (you read version \(item.version), the store has "
+                        + "version \(stored.version)); nothing was deleted: reload it and delete it again if you "
+                        + "still mean to")
+            }
+        }
+    }
+
     /// Deletes every item of `ids` that exists, in one write transaction, and returns how many
     /// were deleted; IDs that do not exist are skipped, not an error.
     public func deleteItems(ids: [Item.ID]) async throws -> Int {

@@ -45,7 +45,7 @@ package protocol StoreBackend: TokenStorage {
     /// See `Store.changeLog(after:limit:pending:)`. The default refuses (`.invalidValue`).
     func changeLog(after position: Int64, limit: Int, pending: ChangeLogPending) async throws -> ChangeLogExcerpt
     /// See `Store.changeLogStart()`. The default is the head of `changeLog`'s excerpt.
-    func changeLogStart() async throws -> Int64
+    func changeLogStart() async throws -> ChangeLogStart
     /// See `Store.watchChangeLog(_:)`. The default refuses (`.invalidValue`).
     func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch
     /// See `Store.liveItem(id:)`.
@@ -173,8 +173,9 @@ extension StoreBackend {
         throw StoreError(.invalidValue, "\(location) does not stream its change log")
     }
 
-    package func changeLogStart() async throws -> Int64 {
-        try await changeLog(after: .max, limit: 1, pending: ChangeLogPending()).head
+    package func changeLogStart() async throws -> ChangeLogStart {
+        let head = try await changeLog(after: .max, limit: 1, pending: ChangeLogPending()).head
+        return ChangeLogStart(position: head, head: head)
     }
 
     package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {

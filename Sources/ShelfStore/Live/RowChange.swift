@@ -53,6 +53,30 @@ package struct ChangeLogPending: Sendable, Hashable {
     package var isEmpty: Bool { gaps.isEmpty }
 }
 
+/// Where a reader that follows the change log from now on starts (`Store.changeLogStart()`):
+/// the changes from now on are those after `head`, and those at or below it that were not
+/// visible when the start was taken (`owed`: their transactions were in progress, and may
+/// still commit). Read from `position`, and pass over what `includes` refuses.
+package struct ChangeLogStart: Sendable, Hashable {
+    /// The position to read the log after: `head`, or below the lowest of `owed`.
+    package var position: Int64
+    /// The log's highest visible position when the start was taken.
+    package var head: Int64
+    /// Positions at or below `head` that were not visible then and may still commit.
+    package var owed: [ClosedRange<Int64>]
+
+    package init(position: Int64, head: Int64, owed: [ClosedRange<Int64>] = []) {
+        self.position = position
+        self.head = head
+        self.owed = owed
+    }
+
+    /// True when the change at `seq` is one from now on: after `head`, or owed.
+    package func includes(_ seq: Int64) -> Bool {
+        seq > head || owed.contains { $0.contains(seq) }
+    }
+}
+
 /// What one read of the change log after a position found, from one snapshot.
 package struct ChangeLogExcerpt: Sendable, Hashable {
     /// The changes after the position asked for, in log order: at most the limit asked for.
@@ -121,12 +145,14 @@ extension Store {
         try await backend.changeLog(after: position, limit: limit, pending: pending)
     }
 
-    /// A position to follow the change log from (`changeLog(after:limit:pending:)`) that
-    /// misses no change committed after this call returns: the log's head on SQLite; on
-    /// PostgreSQL the head, or below it while transactions that may hold lower positions are
-    /// in progress (a few changes committed before this call may then come too).
+    /// Where to follow the change log from (`changeLog(after:limit:pending:)`) so as to miss
+    /// no change committed after this call returns, and to pass over (`ChangeLogStart.includes`)
+    /// every change visible before it: the log's head on SQLite; on PostgreSQL the head, or
+    /// below it while transactions that may hold lower positions are in progress (those
+    /// positions are then `owed`: a transaction holding one more than 4096 positions below the
+    /// head is not waited for).
     /// - Throws: `StoreError` (`.invalidValue` on a backend that does not stream its log).
-    package func changeLogStart() async throws -> Int64 {
+    package func changeLogStart() async throws -> ChangeLogStart {
         try await backend.changeLogStart()
     }
 

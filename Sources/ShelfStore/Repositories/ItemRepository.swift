@@ -50,6 +50,13 @@ public protocol ItemRepository: BulkItemWriting {
     /// - Throws: `.notFound` when no such item exists.
     func delete(id: Item.ID) async throws
 
+    /// Deletes `item` only if the stored row is still at `item.version` and owned by
+    /// `item.userID` (a read of it): the check is part of the DELETE, so a change committed
+    /// since the read (an edit, a new owner) is never deleted unseen.
+    /// - Throws: `.conflict` when the stored version or owner differs (nothing is deleted),
+    ///   `.notFound` when no such item exists.
+    func delete(_ item: Item) async throws
+
     /// Deletes every item in `ids` that exists, in one transaction; returns how many.
     func deleteItems(ids: [Item.ID]) async throws -> Int
 
