@@ -103,7 +103,9 @@ extension ChangeTracker {
             }
             return
         }
-        for observer in observers {
+        // Commits of this process told the observers that are `toldAtCommit` themselves.
+        let toldAlready = !pending.external
+        for observer in observers where !(toldAlready && observer.toldAtCommit) {
             guard let changed, let tables = observer.observedTables else {
                 observer.tablesDidChange()
                 continue
