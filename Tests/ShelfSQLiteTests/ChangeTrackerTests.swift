@@ -179,34 +179,6 @@ struct ChangeTrackerTests {
         }
     }
 
-    /// An observer that only schedules work of its own (`toldAtCommit`, as the live windows)
-    /// hears of this process's commit from the committing task, before the write returns,
-    /// even while the tracker's queue is held up; an ordinary observer still hears of it from
-    /// the pass on the queue, and neither hears of a commit to a table it does not read.
-    @Test func anObserverToldAtCommitHearsOfTheCommitBeforeTheWriteReturns() async throws {
-        let database = try support.makeDatabase()
-        let eager = CountingObserver(tables: ["a"], toldAtCommit: true)
-        let ordinary = CountingObserver(tables: ["a"], toldAtCommit: false)
-        let tracker = database.changeTracker
-        tracker.register(eager)
-        tracker.register(ordinary)
-        // Hold the tracker's queue: no pass can run until it is let go.
-        let hold = DispatchSemaphore(value: 0)
-        tracker.enqueue { hold.wait() }
-        try await insertIntoA(database, 1)
-        // Before, every observer was told by a pass on the queue: none here.
-        #expect(eager.told == 1, "not told by the commit itself")
-        #expect(ordinary.told == 0)
-        try await database.write { try $0.run("INSERT INTO b VALUES (1)") }
-        #expect(eager.told == 1, "told of a commit to a table it does not read")
-        hold.signal()
-        #expect(await eventually { ordinary.told == 1 })
-        await support.settle(database)
-        // The pass of those commits does not tell the observer told at commit again.
-        #expect(eager.told == 1)
-        #expect(ordinary.told == 1)
-    }
-
     @Test func thisProcesssOwnWriteLockIsNotAnotherProcesss() async throws {
         let database = try support.makeDatabase()
         let path = try #require(database.path)
@@ -214,22 +186,4 @@ struct ChangeTrackerTests {
         let seen = try await database.write { _ in walIndex.writeLock() }
         #expect(seen == .free)
     }
-}
-
-/// Counts how often the tracker tells it that one of its tables changed.
-private final class CountingObserver: TableObserver {
-    let observedTables: Set<String>?
-    let toldAtCommit: Bool
-    private let count = Atomic<Int>(0)
-
-    init(tables: Set<String>, toldAtCommit: Bool) {
-        observedTables = tables
-        self.toldAtCommit = toldAtCommit
-    }
-
-    var told: Int { count.load(ordering: .relaxed) }
-
-    func tablesDidChange() { count.add(1, ordering: .relaxed) }
-
-    func databaseDidFail(_ error: any Error) {}
 }

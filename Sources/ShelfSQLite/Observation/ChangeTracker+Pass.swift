@@ -103,9 +103,7 @@ extension ChangeTracker {
             }
             return
         }
-        // Commits of this process told the observers that are `toldAtCommit` themselves.
-        let toldAlready = !pending.external
-        for observer in observers where !(toldAlready && observer.toldAtCommit) {
+        for observer in observers {
             guard let changed, let tables = observer.observedTables else {
                 observer.tablesDidChange()
                 continue

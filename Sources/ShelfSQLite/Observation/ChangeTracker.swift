@@ -11,23 +11,11 @@ internal import Synchronization
 package protocol TableObserver: AnyObject, Sendable {
     /// The tables it reads, or nil when not known yet (then every change concerns it).
     var observedTables: Set<String>? { get }
-    /// Called serially, after a commit changed an observed table, on the tracker's queue (and,
-    /// for an observer `toldAtCommit`, also on the thread of this process's commit).
+    /// Called serially, after a commit changed an observed table, on the tracker's queue.
     func tablesDidChange()
     /// Called serially, like `tablesDidChange`, when the database can no longer be read through this
     /// process's connections (its file was deleted or replaced); nothing is called after it.
     func databaseDidFail(_ error: any Error)
-    /// True when `tablesDidChange` only schedules work of the observer's own (it never blocks,
-    /// never reads, and is safe on any thread, concurrently with a pass): a commit made through
-    /// this process's `Database` then tells it on the committing thread, right after COMMIT,
-    /// instead of after a hop to the tracker's queue (one thread wake less between a commit and
-    /// what shows it), and a pass tells it only of commits the tracker learned from file events
-    /// and checks. False unless the observer says otherwise.
-    var toldAtCommit: Bool { get }
-}
-
-extension TableObserver {
-    package var toldAtCommit: Bool { false }
 }
 
 /// Learns which tables each commit changed, in this process and in others, and tells the
@@ -54,20 +42,12 @@ extension TableObserver {
 /// stale ones. Idle, it uses no CPU: the file watcher blocks in `poll(2)`.
 ///
 /// **Where passes run.** On the tracker's serial queue, never on a committing thread: a write
-/// returns once committed, whatever its observers cost. The one exception is not a pass: an
-/// observer that only schedules work of its own (`toldAtCommit`, the live windows) is told of
-/// this process's commits by the committing thread, and when every observer is such, a commit
-/// of this process needs no pass at all. Deliveries stay in order: every pass
+/// returns once committed, whatever its observers cost. Deliveries stay in order: every pass
 /// and every enqueued piece holds `passLock`, so none overlaps another, and each pass reads a
 /// snapshot no older than the last one's.
 package final class ChangeTracker: Sendable {
     struct State {
         var observers: [ObjectIdentifier: WeakObserver] = [:]
-        /// The observers among `observers` that are `toldAtCommit`.
-        var atCommit: [ObjectIdentifier: WeakObserver] = [:]
-        /// The counters as of the last commit that told `atCommit` (see `didCommit`); nil
-        /// until the first observer registers.
-        var atCommitCounters: [String: Int64]?
         var nextRegistration: UInt64 = 0
         /// The counters as of the last pass; nil until the first observer registers.
         var counters: [String: Int64]?
@@ -203,12 +183,10 @@ package final class ChangeTracker: Sendable {
     /// Starts telling `observer` about changes to its tables. Held weakly; a released
     /// observer is dropped on its own.
     package func register(_ observer: any TableObserver) {
-        let atCommit = observer.toldAtCommit
         let needsStart = state.withLock { state -> Bool in
             state.nextRegistration += 1
-            let box = WeakObserver(observer: observer, registration: state.nextRegistration)
-            state.observers[ObjectIdentifier(observer)] = box
-            if atCommit { state.atCommit[ObjectIdentifier(observer)] = box }
+            state.observers[ObjectIdentifier(observer)] = WeakObserver(
+                observer: observer, registration: state.nextRegistration)
             // Watching again after the last observer had gone: the safety check restarts.
             if state.counters != nil { startSafetyTimer(&state) }
             return state.counters == nil
@@ -222,10 +200,7 @@ package final class ChangeTracker: Sendable {
             if let path { dataVersionMoved(path) }
             let counters = readCounters() ?? [:]
             state.withLock { state in
-                if state.counters == nil {
-                    state.counters = counters
-                    state.atCommitCounters = counters
-                }
+                if state.counters == nil { state.counters = counters }
                 guard !state.stopped, path != nil else { return }
                 if state.watcher == nil, watchesFiles, let path {
                     state.watcher = makeFileWatcher(databasePath: path) { [weak self] in self?.externalChange() }
@@ -260,10 +235,7 @@ package final class ChangeTracker: Sendable {
 
     /// Stops telling `observer`.
     package func unregister(_ observer: any TableObserver) {
-        state.withLock {
-            _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer))
-            _ = $0.atCommit.removeValue(forKey: ObjectIdentifier(observer))
-        }
+        state.withLock { _ = $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
     }
 
     /// Runs `work` on the tracker's queue, after any pass in progress, never while a pass or
@@ -291,31 +263,9 @@ package final class ChangeTracker: Sendable {
     /// index's change counter as the commit left it. The pass runs on the tracker's queue,
     /// merged with any other commit not yet taken: never on the committing thread, so a write
     /// returns as soon as it is committed, whatever its observers cost.
-    ///
-    /// Observers that are `toldAtCommit` are told here, on the committing thread, when the
-    /// commit moved a counter of a table they read (commits of this process can report out of
-    /// order: a commit whose counters a later one already passed was shown by that one's
-    /// telling). When every observer is such, no pass is scheduled: the counters are folded
-    /// into the baseline here.
     func didCommit(counters: [String: Int64]?, walChange: UInt32? = nil) {
-        var atCommit: [ObjectIdentifier: WeakObserver] = [:]
-        var changed: Set<String>?
         let claimed = state.withLock { state -> Bool in
             guard state.counters != nil else { return false }  // nobody observes yet
-            if !state.atCommit.isEmpty {
-                atCommit = state.atCommit
-                if let counters, let previous = state.atCommitCounters {
-                    changed = []
-                    for (table, counter) in counters where counter > previous[table, default: 0] {
-                        changed?.insert(table)
-                    }
-                    if changed?.contains(Self.schemaKey) == true { changed = nil }
-                }
-                if let counters {
-                    state.atCommitCounters = (state.atCommitCounters ?? [:]).merging(
-                        counters, uniquingKeysWith: max)
-                }
-            }
             if let counters {
                 state.pending.snapshot = (state.pending.snapshot ?? [:]).merging(counters, uniquingKeysWith: max)
             } else {
@@ -328,25 +278,8 @@ package final class ChangeTracker: Sendable {
                 state.ownCommitChange = walChange
             }
             guard !state.scheduled else { return false }  // a pass on the queue will take it
-            if state.atCommit.count == state.observers.count, !state.pending.external {
-                // Every observer is told below: no pass. Fold the counters in as a pass would.
-                if let snapshot = state.pending.snapshot, let previous = state.counters {
-                    state.counters = previous.merging(snapshot, uniquingKeysWith: max)
-                }
-                state.pending = Pending()
-                return false
-            }
             state.scheduled = true
             return true
-        }
-        if !atCommit.isEmpty, changed?.isEmpty != true {
-            for observer in liveObservers(atCommit) {
-                guard let changed, let tables = observer.observedTables else {
-                    observer.tablesDidChange()
-                    continue
-                }
-                if !tables.isDisjoint(with: changed) { observer.tablesDidChange() }
-            }
         }
         guard claimed else { return }
         queue.async { self.runPass() }
@@ -432,7 +365,6 @@ package final class ChangeTracker: Sendable {
             state.withLock { state in
                 for (id, registration) in dead where state.observers[id]?.registration == registration {
                     state.observers[id] = nil
-                    state.atCommit[id] = nil
                 }
             }
         }

@@ -10,10 +10,8 @@ internal import Synchronization
 ///
 /// **When.** Registered with the change tracker as one observer of `items` and `users`: a
 /// commit that changes either (in any process) schedules one pass on this type's own serial
-/// queue. A commit of this process schedules it from the committing thread, right after
-/// COMMIT (`toldAtCommit`: no hop through the tracker's queue first); other processes' commits
-/// from the tracker's pass. Either only schedules it: no writer and no tracker pass waits for
-/// live windows. Commits arriving during a pass make one more pass.
+/// queue. The tracker's thread (or a committing task) only schedules it: no writer and no
+/// tracker pass waits for live windows. Commits arriving during a pass make one more pass.
 ///
 /// **A pass.** In one read transaction: the change log after the oldest window's position
 /// (`SQLiteChangeLog.batch`), then, for each window, `LiveWindowJudge` on the changes after its
@@ -64,10 +62,6 @@ final class SQLiteLiveWindows: TableObserver {
     }
 
     let observedTables: Set<String>? = ["items", "users"]
-
-    /// `tablesDidChange` only schedules a pass (a lock and a dispatch): safe on a committing
-    /// thread.
-    let toldAtCommit = true
 
     func tablesDidChange() { schedulePass() }
 
