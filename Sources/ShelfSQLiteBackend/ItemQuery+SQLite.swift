@@ -42,10 +42,12 @@ extension ItemQuery {
     /// `statusAndPriority`: false leaves the status and priority tests out, for the arms of a
     /// merged page, which each test one pair (see `mergedPageSQL`): the planner then reads
     /// each arm's pair as one range of an index already in the order.
+    /// `parsed`, when given, must be `ItemQueryText(text)` (a page read parses its text once).
     func sqliteFilter(
-        alias: String = "", now: Date = Date(), forPage: Bool = true, statusAndPriority: Bool = true
+        alias: String = "", now: Date = Date(), forPage: Bool = true, statusAndPriority: Bool = true,
+        parsed: ItemQueryText? = nil
     ) -> SQLiteFilter {
-        let parsed = ItemQueryText(text)
+        let parsed = parsed ?? ItemQueryText(text)
         var filter = SQLiteFilter()
         func add(_ clause: String, _ values: any SQLBindable...) {
             filter.clauses.append(clause)
@@ -73,11 +75,16 @@ extension ItemQuery {
         if statusAndPriority, let priorities = parsed.priorities {
             add("\(alias)priority >= ? AND \(alias)priority < ?", priorities.lowerBound, priorities.upperBound)
         }
-        let milliseconds = TimeFormat.milliseconds(since1970: agesFrom ?? now)
-        for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)] where !terms.isEmpty {
-            let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) { $0.intersection($1) }
-            if let lower = range.lower { add("\(alias)\(column) >= ?", lower) }
-            if let upper = range.upper { add("\(alias)\(column) < ?", upper) }
+        if !parsed.created.isEmpty || !parsed.updated.isEmpty {
+            let milliseconds = TimeFormat.milliseconds(since1970: agesFrom ?? now)
+            for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)]
+            where !terms.isEmpty {
+                let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) {
+                    $0.intersection($1)
+                }
+                if let lower = range.lower { add("\(alias)\(column) >= ?", lower) }
+                if let upper = range.upper { add("\(alias)\(column) < ?", upper) }
+            }
         }
         let excluded = FullTextQuery.matchExpression(anyOf: parsed.excluded)
         if let included = FullTextQuery.matchExpression(allOf: parsed.included) {
@@ -155,18 +162,21 @@ extension ItemQuery {
     /// `SELECT … FROM items` for one keyset page. `backward` reads the rows before `cursor`
     /// in reverse order (the caller reverses them back). `plan` says how to apply words and
     /// phrases (see `MatchPlan`); it changes the cost, never the rows.
+    /// `parsed`, when given, must be `ItemQueryText(text)`.
     func pageSQL(
-        cursor: ItemCursor?, backward: Bool, limit: Int?, plan: MatchPlan = .walk, now: Date = Date()
+        cursor: ItemCursor?, backward: Bool, limit: Int?, plan: MatchPlan = .walk, now: Date = Date(),
+        parsed: ItemQueryText? = nil
     ) -> BoundSQL {
+        let parsed = parsed ?? ItemQueryText(text)
         // Reading forward in ascending order, or backward in descending order, moves to
         // larger keys.
         let increasing = (sortDirection == .ascending) != backward
         if sortField == .owner {
-            return ownerPageSQL(cursor: cursor, increasing: increasing, limit: limit, now: now)
+            return ownerPageSQL(cursor: cursor, increasing: increasing, limit: limit, now: now, parsed: parsed)
         }
         let alias = "i."
-        let pairs = statusPriorityPairs
-        var filter = sqliteFilter(alias: alias, now: now, statusAndPriority: pairs == nil)
+        let pairs = statusPriorityPairs(parsed: parsed)
+        var filter = sqliteFilter(alias: alias, now: now, statusAndPriority: pairs == nil, parsed: parsed)
         let column = alias + Self.sortColumn(sortField)
         if let cursor {
             filter.clauses.append("(\(column), i.id) \(increasing ? ">" : "<") (?, ?)")
@@ -243,8 +253,10 @@ extension ItemQuery {
     /// owner's items by ID (items_by_user of Migrations/0004), in one nested loop that is
     /// already in order. The cursor's own owner resumes after the cursor's item; later owners
     /// start at their first item.
-    private func ownerPageSQL(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date) -> BoundSQL {
-        var filter = sqliteFilter(alias: "i.", now: now)
+    private func ownerPageSQL(
+        cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date, parsed: ItemQueryText
+    ) -> BoundSQL {
+        var filter = sqliteFilter(alias: "i.", now: now, parsed: parsed)
         if let match = filter.match {
             // Tested per row against the matches found once: the order comes from the indexes.
             filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")

@@ -217,8 +217,10 @@ final class SQLiteItemRepository: ItemRepository {
         if let limit, limit < 0 {
             throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
         }
-        let plan = try matchPlan(query, limit: limit, connection)
-        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit, plan: plan)
+        // The text is parsed once for the plan and the SQL.
+        let parsed = ItemQueryText(query.text)
+        let plan = try matchPlan(query, limit: limit, connection, parsed: parsed)
+        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit, plan: plan, parsed: parsed)
         let statement = try connection.cachedStatement(sql.text)
         try statement.bind(arguments: sql.arguments)
         // The loop is written here rather than through the generic `Connection.fetch`, so the
@@ -237,8 +239,14 @@ final class SQLiteItemRepository: ItemRepository {
     /// many (cheap: it stops there) and picks a walk when it reaches it. Other filters only
     /// thin the walk further, so with them the threshold is doubled. Measured at 1,000,000
     /// items: Benchmarks, `store.search`.
-    static func matchPlan(_ query: ItemQuery, limit: Int?, _ connection: Connection) throws -> ItemQuery.MatchPlan {
-        let filter = query.sqliteFilter()
+    /// `parsed`, when given, must be `ItemQueryText(query.text)`.
+    static func matchPlan(
+        _ query: ItemQuery, limit: Int?, _ connection: Connection, parsed: ItemQueryText? = nil
+    ) throws -> ItemQuery.MatchPlan {
+        let parsed = parsed ?? ItemQueryText(query.text)
+        // No words or phrases to match (every filter is a plain WHERE clause): nothing to plan.
+        if parsed.included.isEmpty { return .walk }
+        let filter = query.sqliteFilter(parsed: parsed)
         guard let match = filter.match else { return .walk }
         guard let limit else { return .matchFirst }
         let total =
@@ -251,7 +259,6 @@ final class SQLiteItemRepository: ItemRepository {
             "SELECT count(*) FROM (SELECT 1 FROM items_fts WHERE items_fts MATCH ? LIMIT ?)",
             arguments: [match, threshold], row: { try $0.get(0, as: Int.self) })
         guard (found ?? 0) >= threshold else { return .matchFirst }
-        let parsed = ItemQueryText(query.text)
         return FullTextQuery.isCheapToProbe(parsed.included, parsed.excluded) ? .walk : .walkOverMatches
     }
 

@@ -10,8 +10,13 @@ extension ItemQuery {
     /// `prio:3` read and sorted 250,000 rows, and `status:done prio:3` (no match) walked every
     /// row of the ordering's index. An empty array means no item can match.
     package var statusPriorityPairs: [(status: Item.Status, priority: Int)]? {
+        statusPriorityPairs(parsed: ItemQueryText(text))
+    }
+
+    /// `statusPriorityPairs` from `text` already parsed (`parsed` must be `ItemQueryText(text)`):
+    /// a page read parses its query once.
+    package func statusPriorityPairs(parsed: ItemQueryText) -> [(status: Item.Status, priority: Int)]? {
         guard owner == nil, sortField != .owner else { return nil }
-        let parsed = ItemQueryText(text)
         guard parsed.included.isEmpty, status != nil || !parsed.statuses.isEmpty || parsed.priorities != nil else {
             return nil
         }

@@ -77,6 +77,18 @@ public struct ItemQueryText: Hashable, Sendable {
 
     /// Parses `text`. Never fails: see `problems`.
     public init(_ text: String) {
+        // The text of most reads (every unfiltered list page): parsed once per process.
+        if text.isEmpty {
+            self = Self.empty
+            return
+        }
+        self.init(parsing: text)
+    }
+
+    /// The parse of the empty text.
+    private static let empty = ItemQueryText(parsing: "")
+
+    private init(parsing text: String) {
         var parser = QueryParser(text: text)
         parser.parse()
         self.text = text
