@@ -98,27 +98,7 @@
         /// thousand clients of a service connecting at once are one read per distinct query,
         /// not a thousand on the pool).
         func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
-            while true {
-                if let existing = registry.entry(for: key) { return existing }
-                switch openings.claim(key) {
-                case .read:
-                    do {
-                        let entry = try await firstEntry(for: key)
-                        openings.finish(key, .success(entry))
-                        return entry
-                    } catch {
-                        // Cancelled, this caller's read says nothing about the window: the
-                        // waiters read again.
-                        openings.finish(key, .failure(Task.isCancelled ? CancellationError() : error))
-                        throw error
-                    }
-                case .wait:
-                    switch try await openings.wait(for: key) {
-                    case .entry(let entry): return entry
-                    case .retry: continue
-                    }
-                }
-            }
+            try await openings.entry(for: key, in: registry) { try await firstEntry(for: key) }
         }
 
         /// `key`'s entry from a first read (`entry(for:)` makes sure one caller reads a key at a

@@ -74,28 +74,8 @@ final class SQLiteLiveWindows: TableObserver {
     /// no reader is free) unless one exists. Callers opening the same key at the same moment
     /// share one first read (`LiveWindowOpenings`).
     func entry(for key: LiveWindowKey) async throws -> LiveWindowEntry {
-        while true {
-            try refuseAfterTerminalFailure()
-            if let existing = registry.entry(for: key) { return existing }
-            switch openings.claim(key) {
-            case .read:
-                do {
-                    let entry = try await firstEntry(for: key)
-                    openings.finish(key, .success(entry))
-                    return entry
-                } catch {
-                    // A read interrupted because this task was cancelled says nothing about the
-                    // window (the error may be translated into a `StoreError` on the way): the
-                    // waiters read again.
-                    openings.finish(key, .failure(Task.isCancelled ? CancellationError() : error))
-                    throw error
-                }
-            case .wait:
-                switch try await openings.wait(for: key) {
-                case .entry(let entry): return entry
-                case .retry: continue
-                }
-            }
+        try await openings.entry(for: key, in: registry, check: refuseAfterTerminalFailure) {
+            try await firstEntry(for: key)
         }
     }
 

@@ -38,6 +38,38 @@ package final class LiveWindowOpenings: Sendable {
 
     private let state = Mutex(State())
 
+    /// `key`'s entry in `registry`, or, when there is none, the one `read` makes: one caller
+    /// reads a key at a time, and those opening it meanwhile get its outcome. `check` runs
+    /// before each look (a backend's refusal once it has failed for good).
+    package func entry(
+        for key: LiveWindowKey, in registry: LiveWindowRegistry, check: () throws -> Void = {},
+        read: () async throws -> LiveWindowEntry
+    ) async throws -> LiveWindowEntry {
+        while true {
+            try check()
+            if let existing = registry.entry(for: key) { return existing }
+            switch claim(key) {
+            case .read:
+                do {
+                    let entry = try await read()
+                    finish(key, .success(entry))
+                    return entry
+                } catch {
+                    // A read interrupted because this task was cancelled says nothing about the
+                    // window (the error may be translated into a `StoreError` on the way): the
+                    // waiters read again.
+                    finish(key, .failure(Task.isCancelled ? CancellationError() : error))
+                    throw error
+                }
+            case .wait:
+                switch try await wait(for: key) {
+                case .entry(let entry): return entry
+                case .retry: continue
+                }
+            }
+        }
+    }
+
     /// Whether the caller reads `key`'s first window or waits for the read under way.
     package func claim(_ key: LiveWindowKey) -> Claim {
         state.withLock { state in
