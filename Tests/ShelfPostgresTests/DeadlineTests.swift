@@ -11,7 +11,7 @@
         /// the listener stayed deaf for the whole limit (10 s) after a forced reconnect.
         @Test func aCancelledWaitEndsAtOnceThoughItsBodyDoesNot() async throws {
             let waiting = Task {
-                try await Deadline.answer(within: .seconds(60)) {
+                try await Deadline.answer(within: .seconds(60), leavingWhenCancelled: true) {
                     // Answers after 30 s whatever happens, as a query with no answer coming.
                     await withCheckedContinuation { continuation in
                         DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume() }

@@ -77,7 +77,6 @@
             return try await withTaskCancellationHandler {
                 try await outcome.value()
             } onCancel: {
-                outcome.resolve(.failure(CancellationError()))
                 work.cancel()
             }
         }
@@ -125,12 +124,18 @@
     enum Deadline {
         /// What `body` returns, or nil when it has not answered within `limit`: then its task is
         /// cancelled and left behind (a query that never answers cannot be awaited, see
-        /// `CallGuard`). Cancelled, it throws `CancellationError` at once and leaves `body`
-        /// behind the same way: a task group ending (the listener's, when its connection is
-        /// lost) must not wait out the limit for a query that will never answer.
-        static func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T)
-            async throws -> T?
-        {
+        /// `CallGuard`).
+        ///
+        /// Cancelled, it cancels `body` and waits for it (up to `limit`), unless
+        /// `leavingWhenCancelled`: then it throws `CancellationError` at once and leaves `body`
+        /// behind, for a caller whose connection is lost anyway (the listener's task group,
+        /// which must not wait out the limit for a query that will never answer). Other callers
+        /// go on using or closing the connection after the answer, so they wait (leaving every
+        /// cancelled pool call at once hung a backup under terminated connections in CI).
+        static func answer<T: Sendable>(
+            within limit: Duration, leavingWhenCancelled: Bool = false,
+            _ body: @escaping @Sendable () async throws -> T
+        ) async throws -> T? {
             let outcome = FirstOutcome<T?>()
             let work = Task {
                 do {
@@ -147,7 +152,7 @@
             return try await withTaskCancellationHandler {
                 try await outcome.value()
             } onCancel: {
-                outcome.resolve(.failure(CancellationError()))
+                if leavingWhenCancelled { outcome.resolve(.failure(CancellationError())) }
                 work.cancel()
             }
         }

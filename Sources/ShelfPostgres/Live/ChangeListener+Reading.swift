@@ -60,7 +60,7 @@
         /// `HeartbeatMissed` thrown.
         private func answered<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
             let connection = state.withLock { $0.connection }
-            guard let value = try await Deadline.answer(within: Self.readLimit, body) else {
+            guard let value = try await Deadline.answer(within: Self.readLimit, leavingWhenCancelled: true, body) else {
                 await Self.closeQuickly(connection)
                 throw HeartbeatMissed(limit: Self.readLimit)
             }
