@@ -2,7 +2,6 @@
     import Foundation
     import NIOHTTP1
     import ShelfTestSupport
-    import Synchronization
     import Testing
 
     /// What a hostile tester found in `shelf serve` (issue 24).
@@ -134,10 +133,7 @@
 
         /// `after=0` sent its whole backlog before it looked at shutdown: SIGTERM with 100 such
         /// streams did not end within 60 s. A catch-up checks between pages now, and the row
-        /// once a page makes each page small. What is checked is what the streams send after the
-        /// signal (at most about a page each; before, the rest of a 60 MB backlog each), and an
-        /// exit at all: the time depends on the machine (about 3 s alone, 33 s within a full
-        /// run on 2 cores, CI).
+        /// once a page makes each page small. The bound (30 s) is for a machine under load.
         @Test func sigtermEndsStreamsStillCatchingUpOnALongLog() async throws {
             let timeouts = [
                 "--keep-alive", "60", "--header-timeout", "60", "--idle-timeout", "60", "--send-timeout", "60",
@@ -156,9 +152,7 @@
                 for connection in connections {
                     #expect(connection.send("GET /api/changes?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
                 }
-                // Clients that read all they get, as fast as it comes, counting what comes after
-                // the signal.
-                let counted = AfterSignal()
+                // Clients that read all they get, as fast as it comes.
                 let reading = Task {
                     try await RawConnection.onThread { () -> Int in
                         var open = Set(connections.indices)
@@ -170,12 +164,7 @@
                                     open.remove(index)
                                     continue
                                 }
-                                if !bytes.isEmpty {
-                                    idle = false
-                                    if counted.signalled.load(ordering: .relaxed) {
-                                        counted.bytes.add(bytes.count, ordering: .relaxed)
-                                    }
-                                }
+                                if !bytes.isEmpty { idle = false }
                             }
                             if idle { usleep(1_000) }
                         }
@@ -184,18 +173,15 @@
                 }
                 try await Task.sleep(for: .seconds(2))
                 let start = ContinuousClock.now
-                counted.signalled.store(true, ordering: .relaxed)
                 served.deliver(SIGTERM)
                 // Timed on the polling thread: the test's own task may wait long for a thread
                 // under a full run (CI: 32 s counted for a server that had ended).
                 let ended = await ServedShelf.poll { served.isRunning ? nil : ContinuousClock.now - start }
                 let took = ended ?? .seconds(180)
                 #expect(ended != nil)
-                #expect(took < .seconds(120), "SIGTERM took \(took) with 40 streams catching up")
+                #expect(took < .seconds(30), "SIGTERM took \(took) with 40 streams catching up")
                 #expect(served.exitStatus() == 0)
                 #expect(try await reading.value == 0, "every stream ended")
-                let after = counted.bytes.load(ordering: .relaxed)
-                #expect(after < 100_000_000, "the streams sent \(after) bytes after SIGTERM")
             }
         }
 
@@ -305,11 +291,5 @@
                 #expect(titles == ["in flight", "new"], "\(titles)")
             }
         }
-    }
-
-    /// What the reading thread counts once SIGTERM is sent.
-    private final class AfterSignal: Sendable {
-        let signalled = Atomic<Bool>(false)
-        let bytes = Atomic<Int>(0)
     }
 #endif
