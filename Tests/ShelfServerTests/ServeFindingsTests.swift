@@ -133,7 +133,8 @@
 
         /// `after=0` sent its whole backlog before it looked at shutdown: SIGTERM with 100 such
         /// streams did not end within 60 s. A catch-up checks between pages now, and the row
-        /// once a page makes each page small. The bound (30 s) is for a machine under load.
+        /// once a page makes each page small. The bound (60 s) is for a machine under load: about
+        /// 3 s alone, 33 s within a full run on 2 cores (CI); 93 s before the fix, alone.
         @Test func sigtermEndsStreamsStillCatchingUpOnALongLog() async throws {
             let timeouts = [
                 "--keep-alive", "60", "--header-timeout", "60", "--idle-timeout", "60", "--send-timeout", "60",
@@ -179,7 +180,7 @@
                 let ended = await ServedShelf.poll { served.isRunning ? nil : ContinuousClock.now - start }
                 let took = ended ?? .seconds(180)
                 #expect(ended != nil)
-                #expect(took < .seconds(30), "SIGTERM took \(took) with 40 streams catching up")
+                #expect(took < .seconds(60), "SIGTERM took \(took) with 40 streams catching up")
                 #expect(served.exitStatus() == 0)
                 #expect(try await reading.value == 0, "every stream ended")
             }
