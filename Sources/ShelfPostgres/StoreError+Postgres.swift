@@ -15,7 +15,8 @@
             let prefix = subject.map { "\($0): " } ?? ""
             switch error {
             case let error as StoreError:
-                self.init(error.code, prefix + error.message)
+                self.init(error.code, prefix + error.message, hint: error.hint)
+                if error.isServerUnavailable { markServerUnavailable() }
             case let error as PostgresTransactionError:
                 let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
                 if let inner {
@@ -42,6 +43,7 @@
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server): \(String(reflecting: error))")
             }
             if isLostConnection { markConnectionLost() }
+            if isUnreachable || isServerFull { markServerUnavailable() }
         }
 
         private init(psql error: PSQLError, at location: PostgresLocation, prefix: String) {
@@ -167,6 +169,12 @@
         /// answer to the connection's start).
         package var isUnreachable: Bool {
             message.hasPrefix("cannot reach the PostgreSQL server at ")
+        }
+
+        /// True when this error says the server refused a connection for want of free ones
+        /// (`53300`, "too many clients"): it runs, but is full.
+        package var isServerFull: Bool {
+            message.contains(" has no connection left (")
         }
 
         /// Why a connection was closing when a query came: the server's message when it ended

@@ -29,10 +29,23 @@
         public var description: String { "\(status.code) \(detail)" }
 
         /// The problem as a `StoreError` maps to HTTP: not found 404, a stale version 412, a taken
-        /// email 409, a refused value or unknown owner 400, a busy database 503, a lost database
-        /// connection 503 with `Retry-After: 1` (a read was already tried again on another
-        /// connection; a write may or may not have committed), others 500.
+        /// email 409, a refused value or unknown owner 400; 503 with `Retry-After: 1` for a busy
+        /// database (a lock held too long, no free connection), a database server that cannot be
+        /// reached or takes no more connections (nothing was done), and a lost database
+        /// connection (a read was already tried again on another connection; a write may or may
+        /// not have committed); a store file replaced 503 without `Retry-After` (only a restart
+        /// helps); others 500.
         public init(_ error: StoreError) {
+            if error.isServerUnavailable {
+                self.init(
+                    .serviceUnavailable, "the database cannot take the request now: \(error.message)",
+                    headers: [.retryAfter: "1"])
+                return
+            }
+            if error.code == .busy {
+                self.init(.serviceUnavailable, error.message, headers: [.retryAfter: "1"])
+                return
+            }
             if error.isConnectionLost {
                 self.init(
                     .serviceUnavailable,
@@ -49,7 +62,7 @@
                 case .unknownUser, .invalidValue: .badRequest
                 // The store's file is gone (or another one): nothing here can be served until the
                 // server is restarted on it, which is what the message says to do.
-                case .busy, .fileReplaced: .serviceUnavailable
+                case .fileReplaced: .serviceUnavailable
                 default: .internalServerError
                 }
             self.init(status, error.message)

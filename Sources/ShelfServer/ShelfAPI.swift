@@ -127,7 +127,9 @@
             do {
                 _ = try await store.users.user(id: User.ID(0))
             } catch let error as StoreError {
-                throw Problem(.serviceUnavailable, "the store does not answer: \(error.message)")
+                throw Problem(
+                    .serviceUnavailable, "the store does not answer: \(error.message)",
+                    headers: error.code == .fileReplaced ? [:] : [.retryAfter: "1"])
             }
             return JSONResponse.make(.ok, .object(["status": .string("ok")]))
         }

@@ -59,6 +59,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// SQLITE_FULL): the program, which knows which file it was writing, can say where. Set by
     /// backends (`markDiskFull()`).
     package private(set) var isDiskFull = false
+    /// True when the operation failed because the database server could not be reached, or
+    /// took no more connections, or none of the store's connections came free in time: nothing
+    /// was done, and it may work when tried again a moment later. Set by server backends
+    /// (`markServerUnavailable()`).
+    package private(set) var isServerUnavailable = false
 
     /// An error of kind `code`; `message` should say what to do.
     public init(_ code: Code, _ message: String, hint: Hint? = nil) {
@@ -70,6 +75,11 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Marks this error as a lost connection (`isConnectionLost`).
     package mutating func markConnectionLost() {
         isConnectionLost = true
+    }
+
+    /// Marks this error as a server that cannot take the operation now (`isServerUnavailable`).
+    package mutating func markServerUnavailable() {
+        isServerUnavailable = true
     }
 
     /// Marks this error as a full disk (`isDiskFull`).
