@@ -29,7 +29,18 @@ struct RestoreCommand: AsyncParsableCommand {
         let location = try database.resolvedLocation()
         switch location {
         case .sqlite(let path):
-            let outcome = try await BlockingWork.run { _ in try Store.restore(backup: backup, toFile: path) }
+            let outcome: RestoreOutcome
+            do {
+                // A signal before the swap stops it: nothing is restored. After it, the restore is
+                // done and said so, with exit status 0.
+                outcome = try await BlockingWork.run { cancellation in
+                    try Store.restore(backup: backup, toFile: path) { cancellation.isCancelled }
+                }
+                SignalRelay.shared.workIsFinal()
+            } catch let error where error is CancellationError || Task.isCancelled {
+                printError("Interrupted: nothing was restored; \(Sanitized(path)) is as it was.")
+                throw CancellationError()
+            }
             let counts = outcome.restored.counts.map { "\($0.table) \($0.rows)" }.joined(separator: ", ")
             var text = "Restored \(Sanitized(path)) from \(Sanitized(backup)) (\(counts)).\n"
             if let kept = outcome.keptAs { text += "The store it replaced is kept as \(Sanitized(kept)).\n" }

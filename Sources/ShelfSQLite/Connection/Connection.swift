@@ -297,7 +297,16 @@ package final class Connection: @unchecked Sendable {
         }
     }
 
-    func rollbackIfNeeded() {
+    /// Leaves the `-wal` file in place when this connection, the last of its store, closes
+    /// (SQLite's `SQLITE_FCNTL_PERSIST_WAL`): SQLite would otherwise delete it *by name*,
+    /// which, once another file has been renamed into this store's place (a restore), is the
+    /// new store's WAL.
+    package func keepWALOnClose() {
+        var persist: Int32 = 1
+        _ = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+    }
+
+    package func rollbackIfNeeded() {
         if isInTransaction { try? cachedStatement("ROLLBACK").run() }
     }
 }

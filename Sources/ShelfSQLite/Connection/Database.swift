@@ -229,6 +229,11 @@ package final class Database: Sendable {
     /// Runs `body` on the writer inside its write transaction (the caller holds the writer's
     /// lock), then reads the change counters in the same transaction.
     private func runTracked<T>(_ body: (Connection) throws -> T) throws -> Commit<T> {
+        // Checked again with the write lock held: a process that swaps the file (a restore
+        // holds the old store's write lock until the new file is in place) may have done so
+        // while this write waited for the lock, and a commit now would land in the old file,
+        // lost to everyone who opens the path.
+        if let failure = changeTracker.fileFailure() { throw failure }
         let result = try body(writer)
         // Read the counters only when live queries exist: the tracker takes its
         // baseline when the first one registers. A write that changed no row may

@@ -22,11 +22,21 @@ extension Store {
     /// by a newer shelf; a backup from an older shelf is migrated) on a copy written beside
     /// `path`, whose full-text indexes are checked too; then the restore is refused while any
     /// process has `path` open (naming them); then the copy is renamed over `path`, after
-    /// the store there was linked to `NAME.before-restore-TIME` (UTC), which keeps it. At
-    /// every moment `path` is either the old store or the whole restored one, so a crash or
-    /// `kill -9` leaves nothing half-restored (at worst a hidden `.NAME.restore-…` file,
-    /// removed by the next restore). Processes that open `path` afterwards see the restored
-    /// data.
+    /// the store there was linked to `NAME.before-restore-TIME` (UTC), which keeps it (with its
+    /// `-wal`, when that holds commits). At every moment `path` is either the old store or the
+    /// whole restored one, so a crash or `kill -9` leaves nothing half-restored (at worst a
+    /// hidden `.NAME.restore-…` file, removed by the next restore). Processes that open `path`
+    /// afterwards see the restored data.
+    ///
+    /// The old store's write lock is held from before its last IDs and change-log position are
+    /// read until the restored file is in place, so no write is lost: a process that opened
+    /// the old store anyway (after the check for processes) either committed before the lock
+    /// (its commit is in the kept file) or waits for it and then finds the file replaced and
+    /// fails, changing nothing. IDs and change-log positions go on from the replaced store's:
+    /// nothing the old store handed out is handed out again.
+    ///
+    /// `isCancelled` is asked just before the swap: when it says true, nothing is changed and
+    /// this throws `CancellationError`.
     ///
     /// When `path` is a symbolic link (or a chain of them), the store it points to is
     /// restored, in its own folder, and the link is left as it is.
@@ -34,7 +44,9 @@ extension Store {
     ///   or is `path` itself; `.newerDatabase` when a newer shelf made it; `.busy` when a
     ///   process has `path` open; `.database` when a file cannot be written. `path` is then
     ///   as it was.
-    public static func restore(backup: String, toFile path: String) throws -> RestoreOutcome {
+    public static func restore(backup: String, toFile path: String, isCancelled: () -> Bool = { false }) throws
+        -> RestoreOutcome
+    {
         // Renaming over a link would replace the link itself with a file and leave the store
         // it points to behind: the user's setup broken, the old store still in use elsewhere.
         let path = try linkTarget(of: path)
@@ -60,58 +72,149 @@ extension Store {
             _ = chmod(temporary, replaced.st_mode & 0o7777)
             _ = chown(temporary, replaced.st_uid, replaced.st_gid)
         }
+        if isCancelled() { throw CancellationError() }
         if FileManager.default.fileExists(atPath: path) {
-            // The old store must be whole in its main file before it is kept.
+            // The old store as whole in its main file as others let it be before it is kept
+            // (what a writer commits after this goes with its -wal, linked beside it).
             if case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.defaultDuration) {
                 throw StoreError(
                     .database,
                     "cannot merge \(path)-wal into \(path) before keeping it (\(reason)); nothing was changed")
             }
-            // Positions in the change log never go back: a client that followed the old store
-            // to position N and resumes from it must not be handed the restored store's own
-            // N-1, N… (other rows under the same numbers) as news.
-            try continueChangeLog(of: path, in: temporary)
-            let kept = keptName(for: path, now: Date())
-            guard link(path, kept) == 0 else {
+            keptAs = try swap(temporary, into: path, isCancelled: isCancelled)
+        } else {
+            if isCancelled() { throw CancellationError() }
+            guard rename(temporary, path) == 0 else {
                 throw StoreError(
-                    .database, "cannot keep \(path) as \(kept): \(errnoText()); nothing was changed")
+                    .database,
+                    "cannot move the restored store into place at \(path): \(errnoText()); \(path) is as it was")
             }
-            keptAs = kept
-            // An empty -wal and a -shm nobody uses: the restored file must not meet them.
-            unlink(path + "-wal")
-            unlink(path + "-shm")
-        }
-        guard rename(temporary, path) == 0 else {
-            throw StoreError(
-                .database,
-                "cannot move the restored store into place at \(path): \(errnoText()); \(path) is as it was")
         }
         try? makeDurable(folder)
         return RestoreOutcome(keptAs: keptAs, restored: restored)
     }
 
-    /// Moves the change log of the store at `temporary` past the last position of the store at
-    /// `path` (see `SQLiteChangeLog.moveSequence`). A store at `path` whose log cannot be read
-    /// (not a shelf, damaged) has no positions anyone follows: nothing to do.
-    private static func continueChangeLog(of path: String, in temporary: String) throws {
-        let old: Int64
+    /// Moves `temporary` into `path`'s place while holding the old store's write lock (see
+    /// `restore(backup:toFile:isCancelled:)`), keeping the old store as `NAME.before-restore-…`;
+    /// returns that name.
+    private static func swap(_ temporary: String, into path: String, isCancelled: () -> Bool) throws -> String {
+        let lock: Connection
         do {
-            let connection = try Connection(path: path, readOnly: true)
-            defer { connection.close() }
-            old = try SQLiteChangeLog.lastSequence(connection)
+            lock = try Connection(path: path, creating: false)
+        } catch {
+            throw StoreError(.database, "cannot open \(path) to lock it for the restore: \(error); nothing was changed")
+        }
+        // Closed after the swap: it must not delete `path-wal` by name, the restored store's then.
+        lock.keepWALOnClose()
+        defer { lock.close() }
+        lock.setBusyTimeout(milliseconds: Int32(clamping: WriteTimeout.defaultDuration.components.seconds * 1000))
+        do {
+            try lock.beginImmediate()
+        } catch {
+            throw StoreError(
+                .busy,
+                "another process kept writing to \(path) (its write lock was not free within "
+                    + "\(WriteTimeout.text(WriteTimeout.defaultDuration))); stop it, then restore again (nothing was changed)")
+        }
+        defer { lock.rollbackIfNeeded() }
+        // Asked again with the lock held: a process that opened the store since the first look.
+        let users = FileUsers.processes(using: path)
+        guard users.isEmpty else {
+            throw StoreError(
+                .busy,
+                "\(path) is open in \(FileUsers.listed(users)); a restore cannot swap a store in use, so stop "
+                    + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
+        }
+        // Positions in the change log and IDs never go back: a client that followed the old
+        // store to position N (or holds item 101) must not be handed the restored store's own
+        // N, N+1… (other rows under the same numbers) as news, nor a new item 101.
+        try continueChangeLog(from: lock, in: temporary, path: path)
+        if isCancelled() { throw CancellationError() }
+        let kept = keptName(for: path, now: Date())
+        guard link(path, kept) == 0 else {
+            throw StoreError(.database, "cannot keep \(path) as \(kept): \(errnoText()); nothing was changed")
+        }
+        // Commits in the -wal that the merge could not take in (others reading) stay with
+        // the kept store.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, size > 0 {
+            guard link(path + "-wal", kept + "-wal") == 0 else {
+                let reason = errnoText()
+                unlink(kept)
+                throw StoreError(
+                    .database, "cannot keep \(path)-wal as \(kept)-wal: \(reason); nothing was changed")
+            }
+        }
+        // The -wal and -shm are the old store's: the restored file must not meet them.
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+        guard rename(temporary, path) == 0 else {
+            throw StoreError(
+                .database,
+                "cannot move the restored store into place at \(path): \(errnoText()); the store is kept whole as "
+                    + "\(kept): move it back to \(path) (with \(kept)-wal, if any, as \(path)-wal)")
+        }
+        return kept
+    }
+
+    /// Moves the change log of the store at `temporary` past the last position of the old
+    /// store (read on `old`, in its transaction; see `SQLiteChangeLog.moveSequence`), and each
+    /// of its AUTOINCREMENT tables' sequences (`sqlite_sequence`) past the old store's highest
+    /// ID of that table. An old store whose log cannot be read (not a shelf, damaged) has no
+    /// positions anyone follows: nothing to do.
+    private static func continueChangeLog(from old: Connection, in temporary: String, path: String) throws {
+        let position: Int64
+        let highest: [(table: String, id: Int64)]
+        do {
+            position = try SQLiteChangeLog.lastSequence(old)
+            highest = try Self.highestIDs(old)
         } catch {
             return
         }
         do {
             let connection = try Connection(path: temporary, creating: false)
             defer { connection.close() }
-            try connection.transaction { try SQLiteChangeLog.moveSequence(past: old, on: connection) }
+            try connection.transaction {
+                try SQLiteChangeLog.moveSequence(past: position, on: connection)
+                let counting = try connection.fetch(
+                    "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'"
+                ) { try $0.string(0) }
+                for (table, id) in highest where counting.contains(table) {
+                    try connection.execute(
+                        "UPDATE sqlite_sequence SET seq = max(seq, \(id)) WHERE name = '\(table)'")
+                    try connection.execute(
+                        "INSERT INTO sqlite_sequence (name, seq) SELECT '\(table)', \(id) "
+                            + "WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = '\(table)')")
+                }
+            }
         } catch {
             throw StoreError(
                 .database,
-                "cannot carry the change log's position (\(old)) over to the restored store: \(error); "
-                    + "nothing was changed")
+                "cannot carry the change log's position (\(position)) and the IDs in use over to the restored "
+                    + "store: \(error); nothing was changed")
         }
+    }
+
+    /// The highest ID each of the store's ID-keyed tables (items, users, saved views) has
+    /// handed out: its `sqlite_sequence` entry or its highest row, whichever is higher.
+    private static func highestIDs(_ connection: Connection) throws -> [(table: String, id: Int64)] {
+        let hasSequences = try connection.fetchOne(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_sequence'"
+        ) { _ in true }
+        let sequences =
+            hasSequences == true
+            ? Dictionary(
+                try connection.fetch("SELECT name, seq FROM sqlite_sequence") { (try $0.string(0), try $0.int64(1)) },
+                uniquingKeysWith: max) : [:]
+        var highest: [(table: String, id: Int64)] = []
+        for table in ["items", "users", "saved_views"] {
+            let exists = try connection.fetchOne(
+                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '\(table)'"
+            ) { _ in true }
+            guard exists ?? false else { continue }
+            let top = try connection.fetchOne("SELECT coalesce(max(rowid), 0) FROM \(table)") { try $0.int64(0) } ?? 0
+            highest.append((table, max(top, sequences[table] ?? 0)))
+        }
+        return highest
     }
 
     /// Replaces the contents of this store with the backup at `backup`, in one transaction
