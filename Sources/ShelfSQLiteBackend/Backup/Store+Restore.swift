@@ -71,6 +71,9 @@ extension Store {
             // to position N and resumes from it must not be handed the restored store's own
             // N-1, N… (other rows under the same numbers) as news.
             try continueChangeLog(of: path, in: temporary)
+            // Nor do IDs: a user, item, view or token the old store handed out after the backup
+            // was made is not handed out again by the restored one.
+            try continueIDs(of: path, in: temporary)
             let kept = keptName(for: path, now: Date())
             guard link(path, kept) == 0 else {
                 throw StoreError(
@@ -111,6 +114,34 @@ extension Store {
                 .database,
                 "cannot carry the change log's position (\(old)) over to the restored store: \(error); "
                     + "nothing was changed")
+        }
+    }
+
+    /// Moves the ID sequences of the store at `temporary` past the largest IDs the store at
+    /// `path` handed out (`SQLiteIDSequences`). A table of `path` that cannot be read (not a
+    /// shelf, damaged, older than the table) has handed out no ID anyone holds: it is skipped.
+    private static func continueIDs(of path: String, in temporary: String) throws {
+        var last: [(table: CopyTable, id: Int64)] = []
+        do {
+            let connection = try Connection(path: path, readOnly: true)
+            defer { connection.close() }
+            for table in CopyTable.allCases {
+                guard let id = try? SQLiteIDSequences.lastID(of: table, on: connection) else { continue }
+                last.append((table, id))
+            }
+        } catch {
+            return
+        }
+        do {
+            let connection = try Connection(path: temporary, creating: false)
+            defer { connection.close() }
+            try connection.transaction {
+                for (table, id) in last { try SQLiteIDSequences.advance(table, past: id, on: connection) }
+            }
+        } catch {
+            throw StoreError(
+                .database,
+                "cannot carry the IDs \(path) handed out over to the restored store: \(error); nothing was changed")
         }
     }
 
