@@ -121,11 +121,7 @@ final class SQLiteCopyRows: CopyTransaction {
     }
 
     func lastID(_ table: CopyTable) throws -> Int64 {
-        let highest = try connection.fetchOne("SELECT max(id) FROM \(table.name)") { try $0.get(0, as: Int64?.self) }
-        let sequence = try connection.fetchOne(
-            "SELECT seq FROM sqlite_sequence WHERE name = ?", table.name
-        ) { try $0.get(0, as: Int64?.self) }
-        return max(highest.flatMap { $0 } ?? 0, sequence.flatMap { $0 } ?? 0)
+        try SQLiteIDSequences.lastID(of: table, on: connection)
     }
 
     func rows(_ table: CopyTable, after id: Int64, limit: Int) throws -> [CopyRow] {
@@ -198,12 +194,9 @@ final class SQLiteCopyRows: CopyTransaction {
     }
 
     func advanceSequence(of table: CopyTable, past id: Int64) throws {
-        // Only AUTOINCREMENT tables (items) keep a sequence; the others take the highest ID + 1.
-        guard table == .items, id > 0 else { return }
-        try connection.run("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", id, table.name)
-        if connection.changes == 0 {
-            try connection.run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table.name, id)
-        }
+        // Every copied table is AUTOINCREMENT (SQLiteIDSequences): an ID removed before the
+        // copy, here or in the source, is not handed out again after it.
+        try SQLiteIDSequences.advance(table, past: id, on: connection)
     }
 }
 

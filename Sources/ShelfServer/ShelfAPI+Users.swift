@@ -118,11 +118,12 @@
         {
             let user = try await checkTag(request, context)
             try APICaller.requireWrite(toUser: user.id, "delete another user")
-            let items = try await store.items.count(matching: ItemQuery(owner: user.id))
             // Their saved views lose their owner and show everyone's items: named, not unseen.
             let views = try await store.views.views().filter { $0.owner == user.id }.map(\.name)
+            // Counted by the delete, in its transaction: items added meanwhile are counted too.
+            let items: Int
             do {
-                try await store.users.delete(id: user.id, expecting: user)
+                items = try await store.users.delete(id: user.id, expecting: user)
             } catch let error as StoreError where error.code == .conflict {
                 throw Problem(.preconditionFailed, "user \(user.id.rawValue) changed since it was read; GET it again")
             }

@@ -80,11 +80,11 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try await database.openStore()
             let user = try await store.users.requireUser(email: email)
-            let items = try await store.items.count(matching: ItemQuery(owner: user.id))
             // A view of this user's items outlives the user (its owner is cleared): it then shows
             // everyone's items. Say so, naming the views, rather than let them widen unseen.
             let views = try await WidenedViews.owned(in: store).filter { $0.owner == user.email }
-            try await store.users.delete(id: user.id)
+            // Counted by the delete, in its transaction: items added meanwhile are counted too.
+            let items = try await store.users.delete(id: user.id)
             if TextTable.isTerminal {
                 try printLine("Removed \(Sanitized(user.email)) and their \(items) item\(items == 1 ? "" : "s").")
             }

@@ -31,7 +31,7 @@ import Testing
         // old one.
         try await Task.sleep(for: .milliseconds(500))
         try await shell.run("COMMIT;")
-        try await removal.value
+        _ = try await removal.value
         #expect(try await fresh.users.user(id: bob) == nil)
         #expect(try await fresh.items.items(matching: ItemQuery()).map(\.title) == ["kept"])
         await fresh.close()

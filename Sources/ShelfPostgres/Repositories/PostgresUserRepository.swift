@@ -141,38 +141,58 @@
             throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
         }
 
-        package func delete(id: User.ID) async throws {
+        @discardableResult
+        package func delete(id: User.ID) async throws -> Int {
             try await delete(id: id, expected: nil)
         }
 
-        package func delete(id: User.ID, expecting expected: User) async throws {
+        @discardableResult
+        package func delete(id: User.ID, expecting expected: User) async throws -> Int {
             try await delete(id: id, expected: expected)
         }
 
-        private func delete(id: User.ID, expected: User?) async throws {
-            let outcome = try await pool.write { connection -> (found: Int, exists: Bool) in
+        /// One READ COMMITTED transaction: lock the user row (`FOR UPDATE`), delete their items
+        /// by a statement of its own, counting them, then the user. Adding an item takes
+        /// `FOR KEY SHARE` on its owner's row (the foreign key's check, or the bulk inserts'
+        /// own lock), which `FOR UPDATE` conflicts with: inserts in progress finish before the
+        /// lock is granted, and the items' DELETE, a later statement, reads a snapshot that
+        /// holds them; inserts after it wait for this commit and then find the user gone. So
+        /// the count is exactly the items that went.
+        private func delete(id: User.ID, expected: User?) async throws -> Int {
+            let outcome = try await pool.transaction { connection -> (found: Int, exists: Bool, items: Int) in
                 let found: Int
                 if let expected {
                     found = try await connection.query(
                         """
-                        DELETE FROM users
-                        WHERE id = \(id.rawValue) AND name = \(expected.name) AND email = \(expected.email) RETURNING id
+                        SELECT id FROM users
+                        WHERE id = \(id.rawValue) AND name = \(expected.name) AND email = \(expected.email) FOR UPDATE
                         """,
                         logger: .silent
                     ).collect().count
                 } else {
                     found = try await connection.query(
-                        "DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: .silent
+                        "SELECT id FROM users WHERE id = \(id.rawValue) FOR UPDATE", logger: .silent
                     ).collect().count
                 }
-                guard found == 0 else { return (found, true) }
-                let exists =
-                    try await connection.query(
-                        "SELECT 1 FROM users WHERE id = \(id.rawValue)", logger: .silent
-                    ).collect().count > 0
-                return (0, exists)
+                guard found > 0 else {
+                    let exists =
+                        try await connection.query(
+                            "SELECT 1 FROM users WHERE id = \(id.rawValue)", logger: .silent
+                        ).collect().count > 0
+                    return (0, exists, 0)
+                }
+                var items: Int64 = 0
+                for try await count in try await connection.query(
+                    "WITH gone AS (DELETE FROM items WHERE user_id = \(id.rawValue) RETURNING 1) SELECT count(*) FROM gone",
+                    logger: .silent
+                ).decode(Int64.self) {
+                    items = count
+                }
+                try await connection.query("DELETE FROM users WHERE id = \(id.rawValue)", logger: .silent)
+                return (found, true, Int(items))
             }
-            try Self.refuseMiss(outcome, id: id)
+            try Self.refuseMiss((outcome.found, outcome.exists), id: id)
+            return outcome.items
         }
 
         package func user(id: User.ID) async throws -> User? {

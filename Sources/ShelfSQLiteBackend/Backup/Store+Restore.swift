@@ -157,34 +157,29 @@ extension Store {
     }
 
     /// Moves the change log of the store at `temporary` past the last position of the old
-    /// store (read on `old`, in its transaction; see `SQLiteChangeLog.moveSequence`), and each
-    /// of its AUTOINCREMENT tables' sequences (`sqlite_sequence`) past the old store's highest
-    /// ID of that table. An old store whose log cannot be read (not a shelf, damaged) has no
-    /// positions anyone follows: nothing to do.
+    /// store (read on `old`, in its transaction; see `SQLiteChangeLog.moveSequence`), and its
+    /// ID sequences past the largest IDs the old store handed out (`SQLiteIDSequences`). An
+    /// old store whose log cannot be read (not a shelf, damaged) has no positions anyone
+    /// follows: nothing to do; a table of it that cannot be read (older than the table) has
+    /// handed out no ID anyone holds: it is skipped.
     private static func continueChangeLog(from old: Connection, in temporary: String, path: String) throws {
         let position: Int64
-        let highest: [(table: String, id: Int64)]
+        var last: [(table: CopyTable, id: Int64)] = []
         do {
             position = try SQLiteChangeLog.lastSequence(old)
-            highest = try Self.highestIDs(old)
         } catch {
             return
+        }
+        for table in CopyTable.allCases {
+            guard let id = try? SQLiteIDSequences.lastID(of: table, on: old) else { continue }
+            last.append((table, id))
         }
         do {
             let connection = try Connection(path: temporary, creating: false)
             defer { connection.close() }
             try connection.transaction {
                 try SQLiteChangeLog.moveSequence(past: position, on: connection)
-                let counting = try connection.fetch(
-                    "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'"
-                ) { try $0.string(0) }
-                for (table, id) in highest where counting.contains(table) {
-                    try connection.execute(
-                        "UPDATE sqlite_sequence SET seq = max(seq, \(id)) WHERE name = '\(table)'")
-                    try connection.execute(
-                        "INSERT INTO sqlite_sequence (name, seq) SELECT '\(table)', \(id) "
-                            + "WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = '\(table)')")
-                }
+                for (table, id) in last { try SQLiteIDSequences.advance(table, past: id, on: connection) }
             }
         } catch {
             throw StoreError(
@@ -192,29 +187,6 @@ extension Store {
                 "cannot carry the change log's position (\(position)) and the IDs in use over to the restored "
                     + "store: \(error); nothing was changed")
         }
-    }
-
-    /// The highest ID each of the store's ID-keyed tables (items, users, saved views) has
-    /// handed out: its `sqlite_sequence` entry or its highest row, whichever is higher.
-    private static func highestIDs(_ connection: Connection) throws -> [(table: String, id: Int64)] {
-        let hasSequences = try connection.fetchOne(
-            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_sequence'"
-        ) { _ in true }
-        let sequences =
-            hasSequences == true
-            ? Dictionary(
-                try connection.fetch("SELECT name, seq FROM sqlite_sequence") { (try $0.string(0), try $0.int64(1)) },
-                uniquingKeysWith: max) : [:]
-        var highest: [(table: String, id: Int64)] = []
-        for table in ["items", "users", "saved_views"] {
-            let exists = try connection.fetchOne(
-                "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '\(table)'"
-            ) { _ in true }
-            guard exists ?? false else { continue }
-            let top = try connection.fetchOne("SELECT coalesce(max(rowid), 0) FROM \(table)") { try $0.int64(0) } ?? 0
-            highest.append((table, max(top, sequences[table] ?? 0)))
-        }
-        return highest
     }
 
     /// Replaces the contents of this store with the backup at `backup`, in one transaction

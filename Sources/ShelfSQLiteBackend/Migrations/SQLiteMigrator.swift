@@ -36,18 +36,20 @@ struct SQLiteMigrator: Sendable {
                 for migration in plan.pending(applied) {
                     let ran: Bool
                     do {
-                        ran = try connection.transaction { () -> Bool in
-                            // Look again under the write lock: another process opening the same
-                            // new database at the same moment may have applied it meanwhile.
-                            let already = try connection.fetchOne(
-                                "SELECT 1 FROM shelf_migrations WHERE name = ?", migration.name
-                            ) { _ in true }
-                            guard already == nil else { return false }
-                            try connection.execute(migration.sql)
-                            try connection.run(
-                                "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES (?, ?, ?)",
-                                migration.name, migration.checksum, Date())
-                            return true
+                        ran = try Self.withForeignKeys(off: Self.needsForeignKeysOff(migration), on: connection) {
+                            try connection.transaction { () -> Bool in
+                                // Look again under the write lock: another process opening the
+                                // same new database at the same moment may have applied it.
+                                let already = try connection.fetchOne(
+                                    "SELECT 1 FROM shelf_migrations WHERE name = ?", migration.name
+                                ) { _ in true }
+                                guard already == nil else { return false }
+                                try Self.apply(migration, on: connection)
+                                try connection.run(
+                                    "INSERT INTO shelf_migrations (name, checksum, applied_at) VALUES (?, ?, ?)",
+                                    migration.name, migration.checksum, Date())
+                                return true
+                            }
                         }
                     } catch let error as DatabaseError {
                         throw plan.failure(of: migration, message: error.message)
@@ -60,6 +62,52 @@ struct SQLiteMigrator: Sendable {
                 return done
             }
         }
+    }
+
+    /// The first line of a migration that must run with foreign keys off: one that makes a
+    /// table again that other tables refer to (`DROP TABLE users` with foreign keys on deletes
+    /// every item with its user). SQLite ignores `PRAGMA foreign_keys` inside a transaction, so
+    /// the migrator turns them off around the migration's transaction, and refuses to commit
+    /// when it left more rows referring to a missing one than there were before.
+    static let foreignKeysOffMarker = "-- shelf: foreign keys off\n"
+
+    static func needsForeignKeysOff(_ migration: SchemaMigration) -> Bool {
+        migration.sql.hasPrefix(foreignKeysOffMarker)
+    }
+
+    /// Runs `migration`'s SQL in the transaction open on `connection`. With foreign keys off,
+    /// counts the rows that refer to a missing row (`PRAGMA foreign_key_check`) before and after,
+    /// and throws when the migration added any: the transaction then rolls back.
+    private static func apply(_ migration: SchemaMigration, on connection: Connection) throws {
+        guard needsForeignKeysOff(migration) else { return try connection.execute(migration.sql) }
+        let count = "SELECT count(*) FROM pragma_foreign_key_check"
+        let before = try connection.fetchOne(count) { try $0.int64(0) } ?? 0
+        try connection.execute(migration.sql)
+        let after = try connection.fetchOne(count) { try $0.int64(0) } ?? 0
+        guard after <= before else {
+            throw DatabaseError(
+                extendedCode: DatabaseError.error.rawValue,
+                message:
+                    "it left \(after - before) more rows referring to a row that is not there "
+                    + "(PRAGMA foreign_key_check lists them)")
+        }
+    }
+
+    /// Runs `body` with the connection's foreign keys off when `off` (outside any transaction,
+    /// where SQLite honours the pragma), and turns them on again however `body` ends.
+    private static func withForeignKeys<T>(off: Bool, on connection: Connection, _ body: () throws -> T) throws -> T {
+        guard off else { return try body() }
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            // A failure to turn them on again is the graver one: it is thrown instead.
+            try connection.execute("PRAGMA foreign_keys = ON")
+            throw error
+        }
+        try connection.execute("PRAGMA foreign_keys = ON")
+        return result
     }
 
     /// Each known migration's state, then any unknown ones, without changing the database.

@@ -92,27 +92,40 @@ final class SQLiteUserRepository: UserRepository {
         throw StoreError(.notFound, "user \(id) does not exist (it may have been deleted already)")
     }
 
-    /// Deletes the user with `id` and, with it, all their items, in one write transaction.
+    /// Deletes the user with `id` and, with it, all their items, in one write transaction, and
+    /// returns how many items went (see `UserRepository.delete(id:)`).
     /// - Throws: `StoreError` `.notFound` when no such user exists.
-    public func delete(id: User.ID) async throws {
+    @discardableResult
+    public func delete(id: User.ID) async throws -> Int {
         try await delete(id: id, expected: nil)
     }
 
     /// See `UserRepository.delete(id:expecting:)`.
-    public func delete(id: User.ID, expecting expected: User) async throws {
+    @discardableResult
+    public func delete(id: User.ID, expecting expected: User) async throws -> Int {
         try await delete(id: id, expected: expected)
     }
 
-    private func delete(id: User.ID, expected: User?) async throws {
+    /// The user's items are deleted by a statement of their own, before the user, so that
+    /// statement's change count is the number that went; the write lock (`BEGIN IMMEDIATE`)
+    /// keeps every other writer out until the commit, so no item can be added in between.
+    private func delete(id: User.ID, expected: User?) async throws -> Int {
         try await database.storeWrite { connection in
             try StoreError.translating {
+                let found: Bool?
                 if let expected {
-                    try connection.run(
-                        "DELETE FROM users WHERE id = ? AND name = ? AND email = ?", id, expected.name, expected.email)
+                    found = try connection.fetchOne(
+                        "SELECT 1 FROM users WHERE id = ? AND name = ? AND email = ?", id, expected.name,
+                        expected.email
+                    ) { _ in true }
                 } else {
-                    try connection.run("DELETE FROM users WHERE id = ?", id)
+                    found = try connection.fetchOne("SELECT 1 FROM users WHERE id = ?", id) { _ in true }
                 }
-                if connection.changes == 0 { try Self.missOrConflict(id, on: connection) }
+                if found == nil { try Self.missOrConflict(id, on: connection) }
+                try connection.run("DELETE FROM items WHERE user_id = ?", id)
+                let items = connection.changes
+                try connection.run("DELETE FROM users WHERE id = ?", id)
+                return items
             }
         }
     }

@@ -23,9 +23,13 @@ public protocol UserRepository: Sendable {
     /// - Throws: `.notFound`, `.duplicateEmail`, `.invalidValue`.
     func update(_ user: User) async throws
 
-    /// Deletes a user and, with it, all their items.
+    /// Deletes a user and, with it, all their items (and their API tokens; their saved views
+    /// lose their owner). Returns how many items went with them, counted by the delete itself
+    /// in its own transaction: exact even while other writers add items to that user (those
+    /// that commit first are counted and deleted, those after it are refused, `.unknownUser`).
     /// - Throws: `.notFound` when no such user exists.
-    func delete(id: User.ID) async throws
+    @discardableResult
+    func delete(id: User.ID) async throws -> Int
 
     /// Saves `user`'s name and email as `update(_:)` does, only if the stored row still has the
     /// name and email of `expected` (a read of it): the check is part of the UPDATE, so of two
@@ -36,9 +40,11 @@ public protocol UserRepository: Sendable {
     func update(_ user: User, expecting expected: User) async throws
 
     /// Deletes the user as `delete(id:)` does, only if the stored row still has the name and
-    /// email of `expected` (compare-and-set in the DELETE).
+    /// email of `expected` (compare-and-set in the DELETE's transaction). Returns how many
+    /// items went with them, as `delete(id:)` does.
     /// - Throws: `.conflict` when the row changed since `expected`, `.notFound`.
-    func delete(id: User.ID, expecting expected: User) async throws
+    @discardableResult
+    func delete(id: User.ID, expecting expected: User) async throws -> Int
 
     /// The user with `id`, or nil.
     func user(id: User.ID) async throws -> User?
