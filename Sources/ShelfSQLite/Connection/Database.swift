@@ -78,6 +78,10 @@ package final class Database: Sendable {
         self.writeTimeout = writeTimeout
         writerTimeoutMilliseconds = Int32(clamping: Self.milliseconds(writeTimeout))
         changeTracker = ChangeTracker(path: path, changeCounters: changeCounters, watchesFiles: watchesFiles)
+        // The file's identity before any connection opens it: a file swapped in while they
+        // open (a restore) then differs from it, and every write is refused as "replaced"
+        // instead of some connections working on the old file and some on the new one.
+        let identity = path.flatMap(FileIdentity.init(path:))
         let milliseconds = Self.milliseconds(busyTimeout)
         writer = try Connection(path: path ?? ":memory:", counter: statementCounter)
         writer.setBusyTimeout(milliseconds: Int32(clamping: Self.milliseconds(writeTimeout)))
@@ -107,7 +111,7 @@ package final class Database: Sendable {
             readers = nil
             checkpointer = nil
         }
-        changeTracker.attach(to: self)
+        changeTracker.attach(to: self, identity: identity)
         Diagnostics.logger.debug(
             "opened \(path ?? "a private in-memory database") in WAL mode with \(path == nil ? 0 : readerCount) readers"
         )

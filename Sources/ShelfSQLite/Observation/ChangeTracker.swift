@@ -144,9 +144,11 @@ package final class ChangeTracker: Sendable {
     /// True once the database is closing.
     package var isStopped: Bool { state.withLock { $0.stopped } }
 
-    func attach(to database: Database) {
+    /// `identity`: the file's, taken before the database's connections opened it (nil when
+    /// there was no file yet: it is taken now).
+    func attach(to database: Database, identity early: FileIdentity?) {
         owner.withLock { $0.database = database }
-        let opened = path.flatMap(FileIdentity.init(path:))
+        let opened = early ?? path.flatMap(FileIdentity.init(path:))
         identity.withLock { $0 = opened }
     }
 

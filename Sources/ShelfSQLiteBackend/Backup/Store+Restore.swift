@@ -117,7 +117,14 @@ extension Store {
                     + "\(WriteTimeout.text(WriteTimeout.defaultDuration))); stop it, then restore again (nothing was changed)")
         }
         defer { lock.rollbackIfNeeded() }
-        // Asked again with the lock held: a process that opened the store since the first look.
+        // Positions in the change log and IDs never go back: a client that followed the old
+        // store to position N (or holds item 101) must not be handed the restored store's own
+        // N, N+1… (other rows under the same numbers) as news, nor a new item 101.
+        try continueChangeLog(from: lock, in: temporary, path: path)
+        if isCancelled() { throw CancellationError() }
+        // Asked again with the lock held, the moment before the swap: a process that opened the
+        // store since the first look (it could not commit since the lock, but would go on
+        // reading the old file).
         let users = FileUsers.processes(using: path)
         guard users.isEmpty else {
             throw StoreError(
@@ -125,11 +132,6 @@ extension Store {
                 "\(path) is open in \(FileUsers.listed(users)); a restore cannot swap a store in use, so stop "
                     + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
         }
-        // Positions in the change log and IDs never go back: a client that followed the old
-        // store to position N (or holds item 101) must not be handed the restored store's own
-        // N, N+1… (other rows under the same numbers) as news, nor a new item 101.
-        try continueChangeLog(from: lock, in: temporary, path: path)
-        if isCancelled() { throw CancellationError() }
         let kept = keptName(for: path, now: Date())
         guard link(path, kept) == 0 else {
             throw StoreError(.database, "cannot keep \(path) as \(kept): \(errnoText()); nothing was changed")
