@@ -114,7 +114,8 @@ extension Store {
             throw StoreError(
                 .busy,
                 "another process kept writing to \(path) (its write lock was not free within "
-                    + "\(WriteTimeout.text(WriteTimeout.defaultDuration))); stop it, then restore again (nothing was changed)")
+                    + "\(WriteTimeout.text(WriteTimeout.defaultDuration))); stop it, then restore again (nothing was changed)"
+            )
         }
         defer { lock.rollbackIfNeeded() }
         // Positions in the change log and IDs never go back: a client that followed the old
