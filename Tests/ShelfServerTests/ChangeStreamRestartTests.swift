@@ -1,10 +1,11 @@
 #if Server && PostgreSQL
     import Foundation
     import ShelfTestSupport
+    import Synchronization
     import Testing
 
-    /// `GET /api/changes` across a PostgreSQL restart and the server's connections ended
-    /// (`pg_terminate_backend`), on a cluster of the test's own (issue 24, hostile tester: the
+    /// `GET /api/changes` across a PostgreSQL restart, the server's connections ended
+    /// (`pg_terminate_backend`) and the server stopped for 3 s, on a cluster of the test's own (issue 24, hostile tester: the
     /// stream ended with an error event at the restart). It goes on by itself, from the last
     /// position it sent: every change arrives once, in seq order.
     @Suite(
@@ -29,6 +30,21 @@
                     url, "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, 'psql before', 1, 1)")
                 #expect(psql.status == 0)
 
+                // A writer that goes on through the restart and the stop below (its inserts fail
+                // while the server is away), so the streams read while it goes away.
+                let writing = Mutex(true)
+                let writer = Task {
+                    var number = 0
+                    while writing.withLock({ $0 }) {
+                        number += 1
+                        _ = try await PostgresChangeStreamTests.psql(
+                            url,
+                            "INSERT INTO items (user_id, title, created_at, updated_at) "
+                                + "VALUES (1, 'writer \(number)', 1, 1)")
+                    }
+                    return number
+                }
+                try await Task.sleep(for: .milliseconds(500))
                 try await Self.onThread { try cluster.restart() }
                 for number in 1...3 { try await ChangeStreamPositionTests.add("after restart \(number)", to: served) }
                 let killed = try await PostgresChangeStreamTests.psql(
@@ -39,6 +55,14 @@
                 for number in 1...3 {
                     try await ChangeStreamPositionTests.add("after termination \(number)", to: served)
                 }
+                // Down for a while: the streams try to read while it is away (the change feed
+                // wakes them when it loses its connection), then it is back.
+                try await Self.onThread { try cluster.stop() }
+                try await Task.sleep(for: .seconds(3))
+                try await Self.onThread { try cluster.start() }
+                writing.withLock { $0 = false }
+                #expect(try await writer.value > 0)
+                try await ChangeStreamPositionTests.add("after the stop", to: served)
 
                 let logged = try await PostgresChangeStreamTests.psql(
                     url,
@@ -50,13 +74,15 @@
                 let titles = [
                     "before 1", "before 2", "before 3", "psql before", "after restart 1", "after restart 2",
                     "after restart 3", "after termination 1", "after termination 2", "after termination 3",
+                    "after the stop",
                 ]
                 for (stream, expected) in [(whole, seqs), (fromNow, seqs.filter { $0 > start })] {
                     let events = try await ChangeStreamTests.changes(stream, through: last)
                     #expect(events.allSatisfy { $0.event == "change" }, "\(events.map(\.data))")
                     #expect(events.compactMap(\.seq) == expected, "every change once, in seq order")
                     let items = events.filter { $0.json["table"] as? String == "items" }
-                    #expect(items.map { ($0.json["row"] as? [String: Any])?["title"] as? String ?? "" } == titles)
+                        .map { ($0.json["row"] as? [String: Any])?["title"] as? String ?? "" }
+                    #expect(items.filter { !$0.hasPrefix("writer ") } == titles)
                 }
             }
         }

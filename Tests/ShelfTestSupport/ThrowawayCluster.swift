@@ -56,6 +56,11 @@ package final class ThrowawayCluster: Sendable {
         try run("pg_ctl", ["-D", "\(folder)/data", "-w", "-t", "60", "-m", "fast", "restart"])
     }
 
+    /// Stops the server as an operator does (`pg_ctl stop -m fast`); `start()` starts it again.
+    package func stop() throws {
+        try run("pg_ctl", ["-D", "\(folder)/data", "-w", "-t", "60", "-m", "fast", "stop"])
+    }
+
     /// Stops the server and removes the folder.
     package func remove() {
         _ = try? run("pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "stop"])
