@@ -76,6 +76,19 @@
         private var bodyShutdown = false
         /// The longest a body still arriving when the server starts shutting down is waited for.
         static let shutdownBodyGrace = TimeAmount.seconds(2)
+        /// True once a request's head has arrived on this connection.
+        private var requested = false
+        /// True once the server is shutting down (`ChannelShouldQuiesceEvent` seen).
+        private var quiescing = false
+        /// The end of the wait for the first request of a connection told to shut down before it
+        /// came; nil when there is no such wait.
+        private var firstRequestEnd: Scheduled<Void>?
+        /// True once the shutdown held back for the first request was passed on.
+        private var quiesceReleased = false
+        /// The longest a connection on which no request has arrived yet is kept open once the
+        /// server starts shutting down: its client connected before the shutdown began and may
+        /// have sent its request already (it is being read); that request is answered.
+        static let shutdownFirstRequestGrace = TimeAmount.seconds(2)
         /// True from a response's head to its end.
         private var responding = false
         /// The 408 once the body deadline passed: from then on, what is written from above is
@@ -128,8 +141,8 @@
         }
 
         private func cancelTimers() {
-            for timer in [headerTimer, stalled, bodyTimer, lingerEnd] { timer?.cancel() }
-            (headerTimer, stalled, bodyTimer, lingerEnd) = (nil, nil, nil, nil)
+            for timer in [headerTimer, stalled, bodyTimer, lingerEnd, firstRequestEnd] { timer?.cancel() }
+            (headerTimer, stalled, bodyTimer, lingerEnd, firstRequestEnd) = (nil, nil, nil, nil, nil)
             (headerDue, bodyDue) = (nil, nil)
             bodyShutdown = false
         }
@@ -159,6 +172,21 @@
             if streaming, let event = event as? ChannelEvent, event == .inputClosed {
                 context.close(promise: nil)
             }
+            // Shutdown on a connection whose first request has not been read yet: Hummingbird
+            // would close it at once, and its client, which has sent (or is sending) its request,
+            // would get nothing. The event waits for that request (`channelRead` passes it on
+            // right after the head), or for `shutdownFirstRequestGrace`.
+            if event is ChannelShouldQuiesceEvent, !requested, !quiescing {
+                quiescing = true
+                let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                firstRequestEnd = context.eventLoop.scheduleTask(in: Self.shutdownFirstRequestGrace) {
+                    let (this, context) = handler.value
+                    this.firstRequestEnd = nil
+                    this.releaseQuiesce(context)
+                }
+                return
+            }
+            if event is ChannelShouldQuiesceEvent { quiescing = true }
             // Shutdown: Hummingbird waits for requests in progress, so a body still arriving is
             // given `shutdownBodyGrace` more, not what is left of `bodyTimeout`.
             if event is ChannelShouldQuiesceEvent, bodyArriving, !lingering, timedOut == nil {
@@ -187,6 +215,7 @@
             }
             switch part {
             case .head:
+                requested = true
                 headerDue = nil
                 unanswered += 1
                 bodyArriving = true
@@ -200,6 +229,20 @@
                 bodyShutdown = false
             }
             context.fireChannelRead(data)
+            // The first request of a connection that was told to shut down before it came: now
+            // in progress, it is answered (with `Connection: close`), then the connection closes.
+            if case .head = part, firstRequestEnd != nil {
+                firstRequestEnd?.cancel()
+                firstRequestEnd = nil
+                releaseQuiesce(context)
+            }
+        }
+
+        /// Passes on the shutdown held back for a connection's first request (once).
+        private func releaseQuiesce(_ context: ChannelHandlerContext) {
+            guard !quiesceReleased else { return }
+            quiesceReleased = true
+            userInboundEventTriggered(context: context, event: ChannelShouldQuiesceEvent())
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -211,6 +254,14 @@
             case .head(var head) where head.status.kind != .informational:
                 responding = true
                 streaming = head.headerFields[.contentType]?.hasPrefix("text/event-stream") == true
+                // Shutting down: the connection closes after this response; the client is told.
+                if quiescing, !streaming, head.headerFields[.connection] == nil {
+                    head.headerFields[.connection] = "close"
+                    if !bodyArriving {
+                        context.write(wrapOutboundOut(.head(head)), promise: promise)
+                        return
+                    }
+                }
                 guard bodyArriving else { break }
                 closing = true
                 head.headerFields[.connection] = "close"

@@ -28,16 +28,28 @@
         /// `Last-Event-ID` (what an EventSource sends when it reconnects) is used instead of
         /// `after` when both are given; with neither the stream starts at the log's head (only
         /// changes from now on). Ids only increase, and a stream resumed from an id gets exactly
-        /// the changes after it.
+        /// the changes after it. Every stream begins at once with its position as an event of an
+        /// `id:` alone (after a `: position` comment), which sets the client's last event id and
+        /// dispatches nothing: a client that goes before the first change resumes from there and
+        /// misses nothing committed meanwhile. (On PostgreSQL, a stream from now may start below
+        /// the head, past changes it does not send because they were visible when it opened: a
+        /// client resuming from that position gets those too, never fewer.)
+        ///
+        /// When the log cannot be read because the database went away (a restart, its
+        /// connections ended, `StoreError.isConnectionLost`; or it cannot be reached), the stream
+        /// says so in a comment and reads again from the last position it sent, every 100 ms to
+        /// 2 s (and at once when the change feed is back), sending nothing twice and missing
+        /// nothing; only after `outageLimit` (30 s) without a read does it end, with an
+        /// `event: error` saying to reconnect with the last id.
         ///
         /// The stream reads the log as its client takes the events (`changePage` at a time), so
         /// a slow client costs the server one page, never a queue. When the changes after its
         /// position are no longer in the log (pruned, because it asked for, or fell behind to, a
         /// position older than the log keeps; or never logged one by one, a bulk import), it gets
         /// `event: reset` with `{"detail", "head"}` and the stream ends: the client reads what it
-        /// keeps again (`GET /api/items`, `/api/users`) and then follows from `after=head`. A
-        /// store failure ends the stream with `event: error` of `{"detail", "code"}`; the client
-        /// reconnects with its last id.
+        /// keeps again (`GET /api/items`, `/api/users`) and then follows from `after=head`. Any
+        /// other store failure ends the stream with `event: error` of `{"detail", "code"}`; the
+        /// client reconnects with its last id.
         ///
         /// On PostgreSQL, whose transactions commit their positions out of order, a change is
         /// sent only once every lower position has committed or will never commit: a change that
@@ -121,51 +133,66 @@
             from mailbox: LiveMailbox<Bool>, to writer: inout any ResponseBodyWriter, after start: ChangeLogStart
         ) async throws {
             var position = start.position
+            // The position at once, before any change: a client that goes before the first
+            // change has an id to resume from (an event of an `id:` alone sets an EventSource's
+            // last event id and dispatches nothing).
+            try await writer.write(ByteBuffer(string: ": position\nid: \(position)\n\n"))
             var pending = ChangeLogPending()
             var due = true
             // Changes held back behind a position that may still commit (PostgreSQL) are read
-            // again shortly: a transaction that rolls back announces nothing.
-            var recheck: Task<Void, Never>?
+            // again shortly: a transaction that rolls back announces nothing. A read that failed
+            // for want of the database is tried again likewise.
+            var wake: Task<Void, Never>?
             var recheckDelay = Self.firstRecheck
-            defer { recheck?.cancel() }
+            defer { wake?.cancel() }
+            // Since when the log could not be read (the database unreachable), and the wait
+            // before the next try.
+            var outage: ContinuousClock.Instant?
+            var retryDelay = Self.firstRetry
             while true {
                 // Shutdown, the client gone or its token revoked: no further page is read (a
                 // catch-up of a long log checks between pages, not only once it has caught up).
                 if due, mailbox.hasEnded { due = false }
                 if due {
                     let excerpt: ChangeLogExcerpt
-                    var events: [(Int64, ByteBuffer)] = []
+                    let events: [(Int64, ByteBuffer)]
                     do {
-                        excerpt = try await store.changeLog(after: position, limit: Self.changePage, pending: pending)
-                        var rows = ChangeRows(store: store)
-                        // A row is sent once a page, with the last of the page's changes to it
-                        // (the row as it is now); the earlier ones name that change in `row_in`.
-                        let sent = excerpt.changes.filter { start.includes($0.sequence) }
-                        var last: [String: Int64] = [:]
-                        for change in sent { last[ChangeRows.key(of: change)] = change.sequence }
-                        for change in sent {
-                            if mailbox.hasEnded { break }
-                            var fields: [String: JSONValue] = [
-                                "seq": .integer(change.sequence), "table": .string(change.table),
-                                "id": .integer(change.rowID), "op": .string(change.operation.rawValue),
-                            ]
-                            if let later = last[ChangeRows.key(of: change)], later != change.sequence {
-                                fields["row_in"] = .integer(later)
-                            } else {
-                                fields["row"] = try await rows.row(of: change)
-                            }
-                            events.append(
-                                (change.sequence, Self.event("change", id: change.sequence, data: .object(fields))))
-                        }
+                        (excerpt, events) = try await changePage(
+                            after: position, pending: pending, start: start, mailbox)
                     } catch let error as StoreError {
-                        let data = JSONValue.object([
-                            "detail": .string(
-                                "\(error.message); the stream ends here: reconnect with Last-Event-ID: \(position)"),
-                            "code": .string("\(error.code)"),
-                        ])
-                        try await writer.write(Self.event("error", data: data))
-                        return
+                        // The database went away (a restart, its connections ended): read again
+                        // from the same position once it is back, for up to `outageLimit`.
+                        let began = outage ?? .now
+                        guard Self.mayPass(error), ContinuousClock.now - began < Self.outageLimit else {
+                            let what =
+                                outage == nil
+                                ? error.message
+                                : "the change log could not be read for \(Self.outageLimit.components.seconds) s "
+                                    + "(\(error.message))"
+                            let data = JSONValue.object([
+                                "detail": .string(
+                                    "\(what); the stream ends here: reconnect with Last-Event-ID: \(position)"),
+                                "code": .string("\(error.code)"),
+                            ])
+                            try await writer.write(Self.event("error", data: data))
+                            return
+                        }
+                        if outage == nil {
+                            outage = began
+                            // A comment: for a person reading the stream; clients ignore it.
+                            try await writer.write(
+                                ByteBuffer(
+                                    string: ": the change log cannot be read (\(JSONReader.printable(error.message)));"
+                                        + " trying again for up to \(Self.outageLimit.components.seconds) s\n\n"))
+                        }
+                        wake?.cancel()
+                        wake = Self.post(to: mailbox, after: retryDelay)
+                        retryDelay = min(retryDelay * 2, Self.lastRetry)
+                        due = false
+                        continue
                     }
+                    outage = nil
+                    retryDelay = Self.firstRetry
                     // Ended while the page was read: none of it is sent (the mailbox says why).
                     if mailbox.hasEnded {
                         due = false
@@ -189,15 +216,10 @@
                     }
                     position = excerpt.next
                     pending = excerpt.pending
-                    recheck?.cancel()
-                    recheck = nil
+                    wake?.cancel()
+                    wake = nil
                     if !pending.isEmpty {
-                        let delay = recheckDelay
-                        recheck = Task {
-                            // Cancelled: a newer read replaced this one.
-                            guard (try? await Task.sleep(for: delay)) != nil else { return }
-                            mailbox.post(true)
-                        }
+                        wake = Self.post(to: mailbox, after: recheckDelay)
                         recheckDelay = min(recheckDelay * 2, Self.lastRecheck)
                     } else {
                         recheckDelay = Self.firstRecheck
@@ -218,6 +240,60 @@
                 }
             }
         }
+
+        /// The changes after `position` (those `start` includes) as events, each with its seq, and
+        /// the excerpt of the log they come from: one page, read whole before anything of it is
+        /// sent, so a failed read sends nothing and is tried again from the same position.
+        private func changePage(
+            after position: Int64, pending: ChangeLogPending, start: ChangeLogStart, _ mailbox: LiveMailbox<Bool>
+        ) async throws -> (ChangeLogExcerpt, [(Int64, ByteBuffer)]) {
+            let excerpt = try await store.changeLog(after: position, limit: Self.changePage, pending: pending)
+            var events: [(Int64, ByteBuffer)] = []
+            var rows = ChangeRows(store: store)
+            // A row is sent once a page, with the last of the page's changes to it (the row as
+            // it is now); the earlier ones name that change in `row_in`.
+            let sent = excerpt.changes.filter { start.includes($0.sequence) }
+            var last: [String: Int64] = [:]
+            for change in sent { last[ChangeRows.key(of: change)] = change.sequence }
+            for change in sent {
+                if mailbox.hasEnded { break }
+                var fields: [String: JSONValue] = [
+                    "seq": .integer(change.sequence), "table": .string(change.table),
+                    "id": .integer(change.rowID), "op": .string(change.operation.rawValue),
+                ]
+                if let later = last[ChangeRows.key(of: change)], later != change.sequence {
+                    fields["row_in"] = .integer(later)
+                } else {
+                    fields["row"] = try await rows.row(of: change)
+                }
+                events.append((change.sequence, Self.event("change", id: change.sequence, data: .object(fields))))
+            }
+            return (excerpt, events)
+        }
+
+        /// A task that posts to `mailbox` after `delay`, unless cancelled first (a newer read
+        /// replaced the one it was for); it has nothing to fail.
+        private static func post(to mailbox: LiveMailbox<Bool>, after delay: Duration) -> Task<Void, Never> {
+            Task {
+                guard (try? await Task.sleep(for: delay)) != nil else { return }
+                mailbox.post(true)
+            }
+        }
+
+        /// True when `error` may pass once the database is back: a connection it lost (a restart,
+        /// `pg_terminate_backend`), a server it cannot reach, or a database busy for a moment.
+        /// (The pool passes an unreachable server's error on without its hint: its words say it.)
+        static func mayPass(_ error: StoreError) -> Bool {
+            error.isConnectionLost || error.hint == .checkDatabaseLocation || error.code == .busy
+                || error.message.hasPrefix("cannot reach the PostgreSQL server at ")
+        }
+
+        /// How long a change stream goes on trying to read the log while the database cannot be
+        /// read (`mayPass`) before it ends with an error event; its first and longest wait
+        /// between tries (a commit the feed sees once the database is back wakes it sooner).
+        static let outageLimit: Duration = .seconds(30)
+        static let firstRetry: Duration = .milliseconds(100)
+        static let lastRetry: Duration = .seconds(2)
 
         /// The first and the longest wait before changes held back (`ChangeLogExcerpt.pending`)
         /// are read again, when no commit wakes the stream first.

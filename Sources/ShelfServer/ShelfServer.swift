@@ -7,6 +7,7 @@
     internal import NIOCore
     internal import ServiceLifecycle
     public import ShelfStore
+    internal import Synchronization
 
     /// `shelf serve`: Shelf's routes (`ShelfAPI`) in a Hummingbird application of their own,
     /// on one address, until the task running it is cancelled; then it stops accepting, ends
@@ -111,11 +112,13 @@
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: Self.maximumHeaderBytes, maxHeaderListSize: Self.maximumHeaderBytes,
                     maxHeaderFieldCount: Self.maximumHeaderFields))
+            let listener = ListeningChannel()
             let app = Application(
                 router: router,
                 server: .http1(configuration: http),
                 configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
                 onServerRunning: { channel in
+                    listener.channel.withLock { $0 = channel }
                     await onListening(host, channel.localAddress?.port ?? 0)
                 },
                 logger: logger)
@@ -128,8 +131,46 @@
             try await withTaskCancellationHandler {
                 try await running.value
             } onCancel: {
-                Task { await group.triggerGracefulShutdown() }
+                let logger = logger
+                Task {
+                    if let channel = listener.channel.withLock({ $0 }) {
+                        await Self.acceptWaiting(on: channel, within: Self.acceptDrainLimit, logger: logger)
+                    }
+                    await group.triggerGracefulShutdown()
+                }
             }
+        }
+
+        /// The server's listening channel, once it listens.
+        final class ListeningChannel: Sendable {
+            let channel = Mutex<(any Channel)?>(nil)
+        }
+
+        /// The longest shutdown waits for the connections waiting to be accepted (`acceptWaiting`).
+        static let acceptDrainLimit: Duration = .seconds(2)
+
+        /// Returns once the connections the kernel has completed on `listener` but the server has
+        /// not yet accepted are accepted (their count, `tcp_info`'s `tcpi_unacked` on a listening
+        /// socket on Linux, is 0), or after `limit`. Closing the listening socket resets those
+        /// connections, whose clients have sent their requests: accepted, their requests are
+        /// answered (`ConnectionGuard` waits for a connection's first request at shutdown).
+        /// Elsewhere, and when the count cannot be read, returns at once.
+        static func acceptWaiting(on listener: any Channel, within limit: Duration, logger: Logger) async {
+            #if os(Linux)
+                guard let socket = listener as? any SocketOptionProvider else { return }
+                let end = ContinuousClock.now + limit
+                while ContinuousClock.now < end {
+                    do {
+                        if try await socket.getTCPInfo().get().tcpi_unacked == 0 { return }
+                    } catch {
+                        logger.debug("cannot read the listening socket's accept queue: \(error)")
+                        return
+                    }
+                    // Cancelled: shut down now.
+                    guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return }
+                }
+                logger.debug("connections were still waiting to be accepted \(limit) after shutdown began")
+            #endif
         }
 
         /// Adds `Access-Control-Expose-Headers: ETag, Location` to the answers to `origin`.

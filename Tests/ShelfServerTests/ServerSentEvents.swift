@@ -23,6 +23,8 @@
         private var pending = ServerSentEvent()
         private var hasData = false
         private(set) var comments: [String] = []
+        /// The last event id set so far (by an event or by an event of an `id:` alone).
+        var lastEventID: String? { pending.id }
 
         /// Feeds bytes; returns the events they complete.
         mutating func feed(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
@@ -118,6 +120,17 @@
                 if condition(event) { return event }
             }
             return nil
+        }
+
+        /// Reads until the stream has set a last event id, and returns it; nil when the stream
+        /// ends first or `comments` comment lines arrive without one (keep-alives: the server
+        /// sent no id before them).
+        func lastEventID(withinComments comments: Int) async throws -> String? {
+            while parser.lastEventID == nil, parser.comments.count < comments {
+                guard let buffer = try await iterator.next() else { return nil }
+                ready += parser.feed(buffer.readableBytesView)
+            }
+            return parser.lastEventID
         }
 
         /// Reads until at least `count` comment lines have arrived; false when the stream ends.
