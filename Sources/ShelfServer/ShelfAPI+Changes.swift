@@ -282,10 +282,11 @@
 
         /// True when `error` may pass once the database is back: a connection it lost (a restart,
         /// `pg_terminate_backend`), a server it cannot reach, or a database busy for a moment.
-        /// (The pool passes an unreachable server's error on without its hint: its words say it.)
+        /// (`isServerUnavailable` marks an unreachable or full server, and a pool whose
+        /// connections stayed busy.)
         static func mayPass(_ error: StoreError) -> Bool {
-            error.isConnectionLost || error.hint == .checkDatabaseLocation || error.code == .busy
-                || error.message.hasPrefix("cannot reach the PostgreSQL server at ")
+            error.isConnectionLost || error.isServerUnavailable || error.hint == .checkDatabaseLocation
+                || error.code == .busy
         }
 
         /// How long a change stream goes on trying to read the log while the database cannot be
