@@ -204,7 +204,16 @@ package final class Database: Sendable {
                 return confirmed(commit, walCommitsBefore: walCommits)
             }
         }
-        return finish(commit)
+        return try finishChecked(commit)
+    }
+
+    /// `finish`, then the file's identity once more: a file moved or replaced while the
+    /// transaction ran (a long one: a copy into the store) took the commit with it, and the
+    /// caller must not report it saved at the path.
+    private func finishChecked<T>(_ commit: Commit<T>) throws -> T {
+        let value = finish(commit)
+        if let failure = changeTracker.fileFailure() { throw failure }
+        return value
     }
 
     /// What a committed write hands back: its result, and the counters to pass on.
@@ -343,7 +352,7 @@ package final class Database: Sendable {
     /// Live queries learn of the commit after this returns (on the change tracker's queue):
     /// the write never waits for them.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return finish(commit) }
+        if let commit = try explainingBusy({ try writeWithoutWaiting(body) }) { return try finishChecked(commit) }
         return try await withCheckedThrowingContinuation { continuation in
             writeQueue.async {
                 continuation.resume(with: Result { try self.write(body) })
