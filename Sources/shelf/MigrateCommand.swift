@@ -19,8 +19,8 @@ struct MigrateCommand: AsyncParsableCommand {
         let location = try database.resolvedLocation()
         if status {
             try printLine("database: \(location)")
-            for migration in try await Self.migrationStatus(location) {
-                try printLine(migration.line)
+            for line in try await Self.migrationStatus(location).lines {
+                try printLine(line)
             }
             return
         }

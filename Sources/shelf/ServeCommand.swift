@@ -126,12 +126,15 @@ struct ServeCommand: AsyncParsableCommand {
             // Stopped by a signal, the server shut down cleanly: that is success.
             if Task.isCancelled { SignalRelay.shared.workIsFinal() }
         #else
-            throw CommandError(Self.notBuilt)
+            throw CommandError(Self.notBuilt("serve"))
         #endif
     }
 
-    /// What a shelf built without the Server trait says.
-    static let notBuilt =
-        "this shelf was built without the HTTP server; build it with the Server trait: "
-        + "`swift build --traits Server` (and `--traits PostgreSQL,Server` for both), then run .build/debug/shelf serve"
+    /// What a shelf built without the Server trait says when asked for `command` (`serve`,
+    /// `tokens list`, …): how to build it with the trait, then to run that same command again.
+    static func notBuilt(_ command: String) -> String {
+        "this shelf was built without the HTTP server, which `shelf \(command)` needs; build it with the Server "
+            + "trait: `swift build --traits Server` (`--traits PostgreSQL,Server` for both), "
+            + "then run `.build/debug/shelf \(command)` again"
+    }
 }

@@ -37,7 +37,7 @@ struct TokensCommand: AsyncParsableCommand {
                 let token = try await APITokens.create(in: store, email: user, name: name, readOnly: readOnly)
                 try printLine(token)
             #else
-                throw CommandError(ServeCommand.notBuilt)
+                throw CommandError(ServeCommand.notBuilt("tokens create"))
             #endif
         }
     }
@@ -59,7 +59,7 @@ struct TokensCommand: AsyncParsableCommand {
                         ].joined(separator: "\t"))
                 }
             #else
-                throw CommandError(ServeCommand.notBuilt)
+                throw CommandError(ServeCommand.notBuilt("tokens list"))
             #endif
         }
     }
@@ -79,7 +79,7 @@ struct TokensCommand: AsyncParsableCommand {
                     throw CommandError("no token is named '\(Sanitized(name))'; `shelf tokens list` shows them")
                 }
             #else
-                throw CommandError(ServeCommand.notBuilt)
+                throw CommandError(ServeCommand.notBuilt("tokens revoke"))
             #endif
         }
     }

@@ -18,6 +18,24 @@ struct MigrateCommandTests {
         #expect(status.output.contains("applied"))
     }
 
+    /// Names longer than 36 characters (`0008_view_names_by_visible_characters`) once pushed
+    /// their state a column to the right of every other line's.
+    @Test func statusLinesLineUpTheirStatesPastTheLongestName() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        #expect(try await shelf.run(["migrate", "--db", shelf.databasePath]).status == 0)
+        let status = try await shelf.run(["migrate", "--status", "--db", shelf.databasePath])
+        #expect(status.status == 0, "\(status.error)")
+        let lines = status.output.split(separator: "\n").filter { !$0.hasPrefix("database: ") }
+        #expect(lines.count >= 15, "\(status.output)")
+        let longest = lines.map { $0.prefix { $0 != " " }.count }.max() ?? 0
+        #expect(longest > 36, "a name longer than the old width of 36 is listed")
+        for line in lines {
+            let state = line.dropFirst(longest)
+            #expect(state.hasPrefix("  applied   "), "state not in column \(longest + 2): \(line)")
+        }
+    }
+
     @Test func namesUsersWhoseEmailsDifferOnlyInLetterCaseAndWhatToDo() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }

@@ -15,6 +15,9 @@
             #expect(result.status == 1)
             #expect(result.error.contains("built without the HTTP server"))
             #expect(result.error.contains("swift build --traits Server"))
+            // It names the command asked for, not always `serve`.
+            let command = arguments.prefix { !$0.hasPrefix("--") }.joined(separator: " ")
+            #expect(result.error.contains("then run `.build/debug/shelf \(command)` again"), "\(result.error)")
             #expect(result.output.isEmpty)
         }
     }

@@ -9,6 +9,7 @@ public protocol SavedViewRepository: Sendable {
     /// ignored) exists — over it. Saving over a view keeps its ID and creation time, takes the
     /// name's new spelling, replaces its query text, sort and owner, sets `updatedAt` to now
     /// and adds one to its version.
+    /// - Parameter view: what to save: the name, query text, sort and owner.
     /// - Parameter replacingVersion: nil to save whatever is stored under the name (the last
     ///   save wins). A version to save over only that version of an existing view: the view
     ///   the person saw when they agreed to replace it.
