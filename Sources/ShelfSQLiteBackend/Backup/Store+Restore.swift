@@ -57,13 +57,7 @@ extension Store {
         let temporary = folder + "/.\(name).restore-\(UUID().uuidString)"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         let restored = try checkedBackup(backup, copiedTo: temporary, refusing: path)
-        let users = FileUsers.processes(using: path)
-        guard users.isEmpty else {
-            throw StoreError(
-                .busy,
-                "\(path) is open in \(FileUsers.listed(users)); a restore cannot swap a store in use, so stop "
-                    + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
-        }
+        try refuseIfInUse(path)
         var keptAs: String?
         // The restored store takes the replaced one's permissions (a store shared by a group
         // stays writable by it) and, where this process may, its owner.
@@ -92,6 +86,17 @@ extension Store {
         }
         try? makeDurable(folder)
         return RestoreOutcome(keptAs: keptAs, restored: restored)
+    }
+
+    /// Throws `.busy`, naming them, while other processes have the store at `path` open.
+    private static func refuseIfInUse(_ path: String) throws {
+        let users = FileUsers.processes(using: path)
+        guard users.isEmpty else {
+            throw StoreError(
+                .busy,
+                "\(path) is open in \(FileUsers.listed(users)); a restore cannot swap a store in use, so stop "
+                    + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
+        }
     }
 
     /// Moves `temporary` into `path`'s place while holding the old store's write lock (see
@@ -126,13 +131,7 @@ extension Store {
         // Asked again with the lock held, the moment before the swap: a process that opened the
         // store since the first look (it could not commit since the lock, but would go on
         // reading the old file).
-        let users = FileUsers.processes(using: path)
-        guard users.isEmpty else {
-            throw StoreError(
-                .busy,
-                "\(path) is open in \(FileUsers.listed(users)); a restore cannot swap a store in use, so stop "
-                    + (users.count == 1 ? "it" : "them") + ", then restore again (nothing was changed)")
-        }
+        try refuseIfInUse(path)
         let kept = keptName(for: path, now: Date())
         guard link(path, kept) == 0 else {
             throw StoreError(.database, "cannot keep \(path) as \(kept): \(errnoText()); nothing was changed")
