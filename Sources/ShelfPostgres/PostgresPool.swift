@@ -186,8 +186,12 @@
                 group.addTask {
                     let start = ContinuousClock.now
                     var full: StoreError?
+                    // While the server was just found unreachable, ask at once (the check is
+                    // shared, and a refused connection answers in a moment).
+                    var wait = check.recentlyUnreachable ? Duration.zero : patience
                     while true {
-                        try await Task.sleep(for: min(patience, max(limit - (ContinuousClock.now - start), .zero)))
+                        try await Task.sleep(for: min(wait, max(limit - (ContinuousClock.now - start), .zero)))
+                        wait = patience
                         if leased.isSet { return .leased }
                         switch await check.verdict() {
                         case .reachable: full = nil
