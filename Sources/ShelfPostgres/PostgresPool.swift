@@ -119,6 +119,11 @@
             set { patience.withLock { $0 = newValue } }
         }
 
+        /// True for background work that would only try again after failing as busy (the live
+        /// windows' passes and re-reads): its calls wait for a connection without `leaseLimit`,
+        /// as every call did before it existed.
+        @TaskLocal package static var waitsWithoutLimit = false
+
         /// How long a call waits for a connection in all before it fails as busy; for tests.
         package var leaseLimit: Duration {
             get { limit.withLock { $0 } }
@@ -181,7 +186,7 @@
                             + "; check that the server runs, then retry")
                 }
                 let check = self.serverCheck
-                let limit = leaseLimit
+                let limit = Self.waitsWithoutLimit ? nil : leaseLimit
                 let waiting = waitingError
                 group.addTask {
                     let start = ContinuousClock.now
@@ -190,7 +195,8 @@
                     // shared, and a refused connection answers in a moment).
                     var wait = check.recentlyUnreachable ? Duration.zero : patience
                     while true {
-                        try await Task.sleep(for: min(wait, max(limit - (ContinuousClock.now - start), .zero)))
+                        let left = limit.map { max($0 - (ContinuousClock.now - start), .zero) } ?? wait
+                        try await Task.sleep(for: min(wait, left))
                         wait = patience
                         if leased.isSet { return .leased }
                         switch await check.verdict() {
@@ -201,7 +207,9 @@
                             return .failed(error)
                         }
                         if leased.isSet { return .leased }
-                        if ContinuousClock.now - start >= limit { return .failed(waiting(operation, limit, full)) }
+                        if let limit, ContinuousClock.now - start >= limit {
+                            return .failed(waiting(operation, limit, full))
+                        }
                     }
                 }
                 while let event = try await group.next() {
