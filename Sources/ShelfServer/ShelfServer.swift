@@ -115,7 +115,10 @@
             let listener = ListeningChannel()
             let app = Application(
                 router: router,
-                server: .http1(configuration: http),
+                // Accepted connections kept until handled or closed (`KeptHTTP1Channel`).
+                server: HTTPServerBuilder { responder in
+                    KeptHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: http))
+                },
                 configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
                 onServerRunning: { channel in
                     listener.channel.withLock { $0 = channel }
