@@ -42,6 +42,7 @@ public final class BrowserController: Controller {
         self.viewModel = viewModel
         self.configuration = configuration
         Theme.palette = configuration.palette
+        Theme.keys = configuration.keys
         listController = ItemListController(viewModel: viewModel.list, columns: configuration.columns)
         if let first = configuration.problems.first {
             let more = configuration.problems.count - 1

@@ -2,7 +2,8 @@ public import ShelfPresentation
 internal import ShelfReactive
 public import ShelfTerminal
 
-/// Asks a yes-or-no question in a dialog: y or Enter confirms, n or Esc cancels.
+/// Asks a yes-or-no question in a dialog: y or Enter confirms, n or Esc cancels (or the keys
+/// the configuration bound instead, which its hint names).
 public final class ConfirmController: Controller, KeyModeReporting {
     private let viewModel: ConfirmViewModel
 
@@ -15,7 +16,9 @@ public final class ConfirmController: Controller, KeyModeReporting {
         let message = Label(viewModel.message)
         message.wraps = true
         message.length = .flexible()
-        let choices = Label(viewModel.choices, style: Theme.hint)
+        let choices = Label(
+            viewModel.choices(yes: Theme.keyHint(.confirm, "yes"), no: Theme.keyHint(.confirm, "no")),
+            style: Theme.hint)
         let width = min(70, max(40, DisplayWidth.of(viewModel.message) + 4))
         view = Dialog(
             title: viewModel.title, content: StackView(axis: .vertical, [message, choices]),

@@ -6,6 +6,26 @@ internal import ShelfTerminal
 @MainActor
 enum Theme {
     static var palette = Palette()
+    /// The keys in force (set with the palette), for hints that name keys.
+    static var keys = KeyMap.defaults
+
+    /// How a hint names the keys of `action` now: its first key, and its first key that is not
+    /// a plain character (Enter, Esc, Ctrl-G) when that differs ("y / Enter"); "no key" when
+    /// none is bound.
+    static func keyHint(_ mode: KeyMode, _ name: String) -> String {
+        guard let action = KeyAction.all.first(where: { $0.mode == mode && $0.name == name }) else { return name }
+        let bound = keys.keys(for: action)
+        guard let first = bound.first else { return "no key" }
+        var shown = [first]
+        let plain = { (key: KeyEvent) in if case .character = key.key { key.modifiers.isEmpty } else { false } }
+        if let other = bound.first(where: { !plain($0) }), other != first {
+            shown.append(other)
+        }
+        return shown.map { key in
+            let name = KeyName.name(of: key)
+            return name.count > 1 ? name.prefix(1).uppercased() + name.dropFirst() : name
+        }.joined(separator: " / ")
+    }
 
     static var done: Style { palette.done }
     static var priority: Style { palette.priority }

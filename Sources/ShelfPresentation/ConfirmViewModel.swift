@@ -15,8 +15,11 @@ public final class ConfirmViewModel {
     public let decision: Property<Bool?>
     private let mutableDecision = MutableProperty<Bool?>(nil)
 
-    /// The keys that answer: "y / Enter: delete    n / Esc: cancel".
-    public var choices: String { "y / Enter: \(confirmLabel)    n / Esc: cancel" }
+    /// The keys that answer, by default: "y / Enter: delete    n / Esc: cancel".
+    public var choices: String { choices(yes: "y / Enter", no: "n / Esc") }
+
+    /// The keys that answer, named `yes` and `no` (the keys in force): "YES: delete    NO: cancel".
+    public func choices(yes: String, no: String) -> String { "\(yes): \(confirmLabel)    \(no): cancel" }
 
     /// A question not yet answered: `decision` starts at nil.
     public init(title: String, message: String, confirmLabel: String) {

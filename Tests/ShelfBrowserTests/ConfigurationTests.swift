@@ -26,6 +26,46 @@ struct ConfigurationTests {
         }
     }
 
+    /// Hostile round 4: `quit = []`, or a quit key misspelled, left the browser with no key
+    /// to quit (and `[keys.confirm] no = []` a dialog nothing closed): only a signal got out.
+    @Test func aWayOutLeftWithoutAKeyKeepsItsDefaults() throws {
+        for text in [
+            "[keys.list]\nquit = []", "[keys.list]\nquit = [\"ctl-q\"]", "[keys.list]\nquit = [\"\\u001b[31m\"]",
+            "[keys.list]\nquit = [\"j\"]\nmoveDown = [\"j\"]",
+        ] {
+            let configuration = BrowserConfiguration.parse(text)
+            let quit = try action(.list, "quit")
+            #expect(configuration.keys.keys(for: quit) == quit.defaultKeys, "\(text)")
+            #expect(
+                configuration.problems.contains { $0.message.contains("quit is the way out of [keys.list]") },
+                "\(text): \(configuration.problems)")
+        }
+        let dialog = BrowserConfiguration.parse("[keys.confirm]\nyes = []\nno = []\n[keys.help]\nclose = []")
+        let no = try action(.confirm, "no")
+        #expect(dialog.keys.keys(for: no) == no.defaultKeys)
+        #expect(dialog.keys.keys(for: try action(.help, "close")) == (try action(.help, "close")).defaultKeys)
+        // Not a way out: it may be left without a key.
+        #expect(dialog.keys.keys(for: try action(.confirm, "yes")) == [])
+        #expect(dialog.problems.count == 2, "\(dialog.problems)")
+        // Bound to another key, a way out is fine.
+        let rebound = BrowserConfiguration.parse("[keys.list]\nquit = [\"ctrl-q\"]")
+        #expect(rebound.problems == [])
+        #expect(rebound.keys.keys(for: try action(.list, "quit")) == [.control("q")])
+    }
+
+    /// Hostile round 4: with yes and no swapped in the file, the delete dialog still said
+    /// "n / Esc: cancel", and n deleted.
+    @MainActor @Test func theConfirmHintNamesTheKeysInForce() {
+        defer { Theme.keys = .defaults }
+        #expect(Theme.keyHint(.confirm, "yes") == "y / Enter")
+        #expect(Theme.keyHint(.confirm, "no") == "n / Esc")
+        Theme.keys = BrowserConfiguration.parse("[keys.confirm]\nyes = [\"n\"]\nno = [\"y\", \"ctrl-g\"]").keys
+        #expect(Theme.keyHint(.confirm, "yes") == "n")
+        #expect(Theme.keyHint(.confirm, "no") == "y / Ctrl-g")
+        Theme.keys = BrowserConfiguration.parse("[keys.confirm]\nno = [\"q\"]").keys
+        #expect(Theme.keyHint(.confirm, "no") == "q")
+    }
+
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {
         for action in KeyAction.all {
             for key in action.defaultKeys {
@@ -85,7 +125,8 @@ struct ConfigurationTests {
             owner = 30
             """, file: "config.toml")
         let problems = configuration.problems.map(\.description)
-        #expect(problems.count == 6, "\(problems)")
+        #expect(problems.count == 7, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("config.toml:4: quit is the way out of [keys.list]") }, "\(problems)")
         #expect(
             problems.contains { $0.hasPrefix("config.toml:3: unknown action “jump” in [keys.list]") }, "\(problems)")
         #expect(

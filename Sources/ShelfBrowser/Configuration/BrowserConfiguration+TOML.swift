@@ -101,6 +101,17 @@ private struct Reader {
                 bindings[action] = keys
             }
         }
+        // A way out of a mode (quit, close, cancel, no) left with no key would trap the user
+        // in it (only a signal gets out): its default keys are kept.
+        for action in KeyAction.waysOut where bindings[action] != nil {
+            guard KeyMap(bindings: bindings).keys(for: action).isEmpty else { continue }
+            bindings[action] = nil
+            let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
+            problem(
+                "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and would have no key; "
+                    + "its default keys (\(defaults)) are kept",
+                at: ["keys", action.mode.rawValue, action.name])
+        }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)
     }

@@ -30,6 +30,17 @@ public struct KeyAction: Hashable, Sendable {
     /// Every action of every mode, in the order of the help and of `shelf config --defaults`.
     public static let all: [KeyAction] = listActions + otherActions
 
+    /// The actions that leave their mode (quit the browser, close, cancel, answer no): the
+    /// configuration cannot leave one without a key.
+    static let waysOut: [KeyAction] = all.filter { action in
+        switch (action.mode, action.name) {
+        case (.list, "quit"), (.detail, "back"), (.search, "clear"), (.confirm, "no"), (.prompt, "cancel"): true
+        case (.editor, "close"), (.conflict, "close"), (.users, "close"), (.userForm, "close"): true
+        case (.views, "close"), (.help, "close"): true
+        default: false
+        }
+    }
+
     /// The list's actions, from `KeyBindings.table` (their names are `BrowserAction`'s).
     private static let listActions: [KeyAction] = KeyBindings.table.map {
         KeyAction(.list, $0.action.rawValue, $0.keys, $0.summary, section: $0.section)
