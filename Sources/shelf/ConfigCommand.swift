@@ -39,9 +39,11 @@ struct ConfigCommand: ParsableCommand {
         }
     }
 
-    /// The problem with the file's whole path in front of its line.
+    /// The problem with the file's whole path in front of its line, its control characters
+    /// shown escaped (a value quoted from the file may hold ESC or OSC sequences).
     static func located(_ problem: ConfigurationProblem, path: String) -> String {
         let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? problem.fullDescription : directory + "/" + problem.fullDescription
+        return escapingControls(
+            directory.isEmpty ? problem.fullDescription : directory + "/" + problem.fullDescription)
     }
 }

@@ -94,6 +94,21 @@ struct BrowseConfigTests {
         #expect(text.contains("shelf: \(path):4: "), "\(screen.joined(separator: "\n"))")
     }
 
+    /// Hostile round 4: `shelf config` printed a value quoted from the file with its escape
+    /// sequences raw (an OSC 52 would set the clipboard of whoever ran it).
+    @Test func shelfConfigShowsEscapeSequencesOfTheFileEscaped() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(
+            shelf, config: "[keys.list]\nhelp = [\"\\u001b]52;c;aaaa\\u0007\", \"\\u001b[31m\"]\n")
+        let check = try await shelf.run(["config"], environment: environment)
+        #expect(check.status == 1)
+        #expect(check.output.contains("config.toml:2: unknown key"), "\(check.output)")
+        #expect(
+            !check.output.contains("\u{1B}") && !check.output.contains("\u{07}"), "\(check.output.debugDescription)")
+        #expect(check.output.contains("\\u{1B}"), "\(check.output.debugDescription)")
+    }
+
     @Test func theDefaultsFileReadsCleanlyAndNoColorStillWins() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
