@@ -178,6 +178,10 @@
             return configuration
         }
 
+        /// How many connections the store's pool holds at most. Few: a shelf makes short
+        /// queries, and many stores may share one server.
+        package var maximumConnections: Int { 4 }
+
         /// The pool's settings for this location.
         package func clientConfiguration() -> PostgresClient.Configuration {
             let tls: PostgresClient.Configuration.TLS
@@ -190,8 +194,7 @@
                 host: host, port: port, username: user, password: password, database: database, tls: tls)
             configuration.options.connectTimeout = .seconds(10)
             configuration.options.additionalStartupParameters = startupParameters
-            // Few: a shelf makes short queries, and many stores may share one server.
-            configuration.options.maximumConnections = 4
+            configuration.options.maximumConnections = maximumConnections
             // One connection stays open: without it every release starts an idle timer (and
             // a lease after a pause reconnects), which cost pages about 20 % against a plain
             // connection in `shelf-benchmarks store --backend postgres`.

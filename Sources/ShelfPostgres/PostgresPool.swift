@@ -17,6 +17,10 @@
         /// How long a call waits for a connection before it checks that the server can still
         /// be reached (and keeps waiting only if it can).
         private let patience: Mutex<Duration>
+        /// How long a call waits for a connection in all before it fails as busy.
+        private let limit: Mutex<Duration>
+        /// Whether the server can be reached, asked once for all the calls that wait.
+        let serverCheck: ServerCheck
         /// How many connections the server ended while idle one call may lease in a row.
         static let staleLeaseRetries = 5
         /// The server process of each connection, for lock-wait messages.
@@ -27,9 +31,11 @@
         /// that is not READ ONLY), whether it succeeded or not: wakes live values.
         private let afterWrite = Mutex<(@Sendable () -> Void)?>(nil)
 
-        package init(location: PostgresLocation, patience: Duration = .seconds(5)) {
+        package init(location: PostgresLocation, patience: Duration = .seconds(5), limit: Duration = .seconds(30)) {
             self.location = location
             self.patience = Mutex(patience)
+            self.limit = Mutex(limit)
+            serverCheck = ServerCheck(location: location)
             let client = PostgresClient(
                 configuration: location.clientConfiguration(), backgroundLogger: Self.logger)
             self.client = client
@@ -79,6 +85,7 @@
                     return task
                 })
             else { return }
+            serverCheck.close()
             task.cancel()
             await task.value
         }
@@ -112,18 +119,33 @@
             set { patience.withLock { $0 = newValue } }
         }
 
+        /// True for background work that would only try again after failing as busy (the live
+        /// windows' passes and re-reads): its calls wait for a connection without `leaseLimit`,
+        /// as every call did before it existed.
+        @TaskLocal package static var waitsWithoutLimit = false
+
+        /// How long a call waits for a connection in all before it fails as busy; for tests.
+        package var leaseLimit: Duration {
+            get { limit.withLock { $0 } }
+            set { limit.withLock { $0 = newValue } }
+        }
+
         /// What happened first while waiting for a connection.
         private enum LeaseEvent<T: Sendable>: Sendable {
             case done(T)
             case leased
-            case unreachable(StoreError)
+            case failed(StoreError)
         }
 
         /// Runs `body` on a leased connection. The pool waits for a connection without end
         /// when the server is gone (it retries connecting), so while no connection has come
-        /// after `leasePatience`, a plain connection is tried: when it fails, its error (the
-        /// server refuses, the database was dropped, the password changed) ends the call;
-        /// when it works, the pool is only busy, and the call goes on waiting.
+        /// after `leasePatience`, the pool's one `ServerCheck` is asked (every call waiting at
+        /// once shares one check): when no connection can be made (the server refuses, the
+        /// database was dropped, the password changed), its error ends the call; when one can,
+        /// the pool is only busy, and the call goes on waiting, for `leaseLimit` in all, and
+        /// then fails as busy (`.busy`, `isServerUnavailable`: a service answers 503 with
+        /// Retry-After). So a store holds at most its pool's four connections, one check, and
+        /// one watcher per running call (`LockWait`), whatever the number of callers.
         private func withLease<T: Sendable>(
             _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
@@ -163,15 +185,30 @@
                             at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
                             + "; check that the server runs, then retry")
                 }
+                let check = self.serverCheck
+                let limit = Self.waitsWithoutLimit ? nil : leaseLimit
+                let waiting = waitingError
                 group.addTask {
+                    let start = ContinuousClock.now
+                    var full: StoreError?
+                    // While the server was just found unreachable, ask at once (the check is
+                    // shared, and a refused connection answers in a moment).
+                    var wait = check.recentlyUnreachable ? Duration.zero : patience
                     while true {
-                        try await Task.sleep(for: patience)
+                        let left = limit.map { max($0 - (ContinuousClock.now - start), .zero) } ?? wait
+                        try await Task.sleep(for: min(wait, left))
+                        wait = patience
                         if leased.isSet { return .leased }
-                        do {
-                            try await PostgresBackend.withConnection(to: location) { _ in }
-                        } catch let error as StoreError {
+                        switch await check.verdict() {
+                        case .reachable: full = nil
+                        case .full(let error): full = error
+                        case .unreachable(let error):
                             if leased.isSet { return .leased }
-                            return .unreachable(error)
+                            return .failed(error)
+                        }
+                        if leased.isSet { return .leased }
+                        if let limit, ContinuousClock.now - start >= limit {
+                            return .failed(waiting(operation, limit, full))
                         }
                     }
                 }
@@ -182,13 +219,36 @@
                         return value
                     case .leased:
                         continue
-                    case .unreachable(let error):
+                    case .failed(let error):
                         group.cancelAll()
                         throw error
                     }
                 }
                 throw CancellationError()
             }
+        }
+
+        /// The error of a call that waited `limit` for a connection: the pool's connections all
+        /// busy, or (`full`) the server out of connections.
+        private func waitingError(_ operation: LockWait.Operation, _ limit: Duration, _ full: StoreError?) -> StoreError
+        {
+            let place = "\(location.server)/\(location.database)"
+            let seconds = limit.components.seconds
+            var error =
+                if let full {
+                    StoreError(
+                        .busy,
+                        "no connection to the store \(place) came within \(seconds) s: \(full.message); "
+                            + "nothing was \(operation.undone); retry in a moment")
+                } else {
+                    StoreError(
+                        .busy,
+                        "none of the \(location.maximumConnections) connections to the store \(place) came free "
+                            + "within \(seconds) s (the store is overloaded); nothing was \(operation.undone); "
+                            + "retry in a moment")
+                }
+            error.markServerUnavailable()
+            return error
         }
 
         /// Runs `body` on a connection of the pool, outside any transaction. `body` only reads

@@ -15,7 +15,8 @@
             let prefix = subject.map { "\($0): " } ?? ""
             switch error {
             case let error as StoreError:
-                self.init(error.code, prefix + error.message)
+                self.init(error.code, prefix + error.message, hint: error.hint)
+                if error.isServerUnavailable { markServerUnavailable() }
             case let error as PostgresTransactionError:
                 let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError
                 if let inner {

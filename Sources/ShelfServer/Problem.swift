@@ -30,7 +30,7 @@
 
         /// The problem as a `StoreError` maps to HTTP: not found 404, a stale version 412, a taken
         /// email 409, a refused value or unknown owner 400; 503 with `Retry-After: 1` for a busy
-        /// database (a lock held too long), a database server that cannot be
+        /// database (a lock held too long, no free connection), a database server that cannot be
         /// reached or takes no more connections (nothing was done), and a lost database
         /// connection (a read was already tried again on another connection; a write may or may
         /// not have committed); a store file replaced 503 without `Retry-After` (only a restart

@@ -63,5 +63,58 @@
                 #expect(watermark.position == 3)
             }
         }
+        /// A writer that got its transaction ID after the last transaction that completed, and
+        /// still runs, is in no snapshot's `xip` (`xmax` is that last one plus one): its seq,
+        /// below a visible one, must still hold the watermark back. Before, the gap had no
+        /// holders, was passed at once, and a live window counted that insert never (CI ci10d,
+        /// ci10e: aHundredForcedReconnects… off by one or two under load).
+        @Test func aWriterAboveTheSnapshotsXmaxHoldsItsSeq() async throws {
+            try await LiveTestDatabase.with { database in
+                let reader = try await database.connect()
+                let first = try await database.connect()
+                let second = try await database.connect()
+                // `first` gets its ID, then `second` a higher one and seq 1; `first` takes seq 2
+                // and commits: it is the last transaction that completed, below `second`.
+                let firstID = try await Self.begin(first)
+                try await second.run("BEGIN", "INSERT INTO items (title) VALUES ('second')")
+                let secondID = try await second.integer("SELECT pg_current_xact_id()::text::bigint")
+                try #require(secondID > firstID)
+                try await first.run("INSERT INTO items (title) VALUES ('first')", "COMMIT")
+                var watermark = ChangeLogWatermark(position: 0)
+                for _ in 0..<2 {
+                    try await Self.advance(&watermark, on: reader)
+                    #expect(watermark.position == 0, "seq 2 is visible, but `second` holds seq 1 and runs")
+                }
+                try await second.run("COMMIT")
+                try await Self.advance(&watermark, on: reader)
+                #expect(watermark.position == 2)
+            }
+        }
+
+        /// The same, without a server: a snapshot whose `xmax` is at the running writer's ID
+        /// (so `xip` omits it), and the sessions that show it.
+        @Test func aGapHeldByARunningWriterAtXmaxIsNotPassed() {
+            let writer: Int64 = (7 << 32) + 1000
+            let snapshot = ChangeLogWatermark.Snapshot(
+                seqs: [2], xmin: writer, xmax: writer, inProgress: [],
+                candidates: ChangeLog.candidates([], sessions: [-(writer & 0xFFFF_FFFF), 55], xmax: writer),
+                prunedThrough: 0)
+            #expect(snapshot.candidates == [writer])
+            var watermark = ChangeLogWatermark(position: 0)
+            watermark.advance(snapshot)
+            watermark.advance(snapshot)
+            #expect(watermark.position == 0)
+            // It ended (a later transaction completed; it is no longer running), without its seq.
+            watermark.advance(
+                ChangeLogWatermark.Snapshot(
+                    seqs: [2], xmin: writer + 2, xmax: writer + 2, inProgress: [], candidates: [], prunedThrough: 0))
+            #expect(watermark.position == 2)
+        }
+
+        /// Begins a transaction on `connection` and gives it an ID; returns the ID.
+        private static func begin(_ connection: PostgresConnection) async throws -> Int {
+            try await connection.run("BEGIN")
+            return try await connection.integer("SELECT pg_current_xact_id()::text::bigint")
+        }
     }
 #endif

@@ -144,8 +144,13 @@
                 }
                 let table = try await store.items.count(matching: ItemQuery())
                 #expect(table == written.value)
-                try await waitUntil("the live count reaches the table's", limit: .seconds(120)) {
-                    (try? live.value.get())?.totalCount == table
+                do {
+                    try await waitUntil("the live count reaches the table's", limit: .seconds(120)) {
+                        (try? live.value.get())?.totalCount == table
+                    }
+                } catch {
+                    Issue.record("the table holds \(table); the live value is \(live.value)")
+                    throw error
                 }
                 // Inserts only: each published count is higher than the one before it.
                 let counts = published.recorded.compactMap { try? $0.get().totalCount }

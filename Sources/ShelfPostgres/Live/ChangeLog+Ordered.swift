@@ -36,11 +36,13 @@
         {
             let rows = try await connection.query(
                 """
-                SELECT s.xmin, s.xip, s.other, s.horizon, s.head, l.seq, l.table_name, l.operation, l.row_id
+                SELECT s.xmin, s.xmax, s.xip, s.other, s.horizon, s.head, l.seq, l.table_name, l.operation, l.row_id
                 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
+                             pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
                              ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x) AS xip,
-                             ARRAY(SELECT backend_xid::text::bigint FROM pg_stat_activity
-                                   WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()) AS other,
+                             ARRAY(SELECT CASE WHEN datname = current_database() THEN -(backend_xid::text::bigint)
+                                               ELSE backend_xid::text::bigint END
+                                   FROM pg_stat_activity WHERE backend_xid IS NOT NULL) AS other,
                              (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1) AS horizon,
                              coalesce((SELECT max(seq) FROM shelf_change_log), 0) AS head) s
                 LEFT JOIN LATERAL (
@@ -52,14 +54,17 @@
                 """, logger: .silent)
             var read: [OrderedChangeLogRead.Row] = []
             var xmin: Int64 = 0
+            var xmax: Int64 = 0
             var xip: [Int64] = []
             var other: [Int64] = []
             var horizon: Int64 = 0
             var head: Int64 = 0
-            for try await (rowXmin, rowXip, rowOther, rowHorizon, rowHead, seq, table, operation, rowID) in rows.decode(
-                (Int64, [Int64], [Int64], Int64?, Int64, Int64?, String?, String?, Int64?).self)
+            for try await (rowXmin, rowXmax, rowXip, rowOther, rowHorizon, rowHead, seq, table, operation, rowID)
+                in rows.decode((Int64, Int64, [Int64], [Int64], Int64?, Int64, Int64?, String?, String?, Int64?).self)
             {
-                (xmin, xip, other, horizon, head) = (rowXmin, rowXip, rowOther, rowHorizon ?? 0, rowHead)
+                (xmin, xmax, xip, other, horizon, head) = (
+                    rowXmin, rowXmax, rowXip, rowOther, rowHorizon ?? 0, rowHead
+                )
                 if let seq, let table, let operation {
                     read.append(OrderedChangeLogRead.Row(seq: seq, table: table, operation: operation, rowID: rowID))
                 }
@@ -67,8 +72,8 @@
             return OrderedChangeLogRead(
                 rows: read, head: head, isFull: read.count >= limit,
                 snapshot: ChangeLogWatermark.Snapshot(
-                    seqs: read.map(\.seq), xmin: xmin, inProgress: Set(xip),
-                    candidates: candidates(xip, elsewhere: other),
+                    seqs: read.map(\.seq), xmin: xmin, xmax: xmax, inProgress: Set(xip),
+                    candidates: candidates(xip, sessions: other, xmax: xmax),
                     prunedThrough: horizon))
         }
 

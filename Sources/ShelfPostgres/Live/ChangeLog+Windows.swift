@@ -54,8 +54,9 @@
                 FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
                              pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
                              ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x) AS xip,
-                             ARRAY(SELECT backend_xid::text::bigint FROM pg_stat_activity
-                                   WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()) AS other,
+                             ARRAY(SELECT CASE WHEN datname = current_database() THEN -(backend_xid::text::bigint)
+                                               ELSE backend_xid::text::bigint END
+                                   FROM pg_stat_activity WHERE backend_xid IS NOT NULL) AS other,
                              (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1) AS horizon,
                              coalesce((SELECT max(seq) FROM shelf_change_log), 0) AS head) s
                 LEFT JOIN LATERAL (
@@ -88,8 +89,8 @@
                 rows: read, head: head, isFull: read.count >= limit,
                 transactions: TransactionSnapshot(xmin: xmin, xmax: xmax, inProgress: Set(xip)),
                 watermark: ChangeLogWatermark.Snapshot(
-                    seqs: read.map(\.change.seq), xmin: xmin, inProgress: Set(xip),
-                    candidates: candidates(xip, elsewhere: other), prunedThrough: horizon))
+                    seqs: read.map(\.change.seq), xmin: xmin, xmax: xmax, inProgress: Set(xip),
+                    candidates: candidates(xip, sessions: other, xmax: xmax), prunedThrough: horizon))
         }
     }
 

@@ -14,11 +14,14 @@
     /// `S` was taken: `k` was handed out before `S`. The transaction `T` holding `k` had its
     /// (top-level) ID by then (the log row is written by an AFTER trigger, after `T`'s own
     /// change assigned it), so `T` had ended before `S` (committed: `k` would be visible in
-    /// `S`, so `T` rolled back, and `k` never commits) or was in progress in `S`. The gap keeps
-    /// `S`'s transactions in progress as its *candidates*, less those that sessions of other
-    /// databases hold (`pg_stat_activity`; a transaction that ended meanwhile may drop out of
-    /// it, which is right: it ended). In a later snapshot `S'` in which every candidate has
-    /// ended (below `xmin(S')` or not in progress), `T` has ended: committed before `S'` (so
+    /// `S`, so `T` rolled back, and `k` never commits) or was running at `S`. The gap keeps
+    /// as its *candidates* `S`'s transactions in progress, less those that sessions of other
+    /// databases hold, and the transactions this database's sessions hold (`pg_stat_activity`;
+    /// a transaction that ended meanwhile may drop out of it, which is right: it ended). The
+    /// latter matter: `xip` lists only transactions below `xmax(S)`, the latest completed one
+    /// plus one, so a `T` that got its ID after that one and still runs is in no `xip`
+    /// (`ChangeLog.candidates`). In a later snapshot `S'` in which every candidate has ended
+    /// (below `xmax(S')` and not in progress), `T` has ended: committed before `S'` (so
     /// `k` is visible in `S'`, and read), or rolled back. So a gap not read by then never will
     /// be. A transaction open for long in another database does not hold gaps open; one of
     /// this database (or a prepared transaction) may. Gaps hold nothing back: every change is
@@ -96,7 +99,7 @@
                 outcome.pruned = true
                 coveredHorizon = page.prunedThrough
             }
-            func ended(_ xid: Int64) -> Bool { xid < page.xmin || !page.inProgress.contains(xid) }
+            func ended(_ xid: Int64) -> Bool { ChangeLog.hasEnded(xid, xmax: page.xmax, inProgress: page.inProgress) }
             if !startCandidates.isEmpty {
                 let done = startCandidates.filter(ended)
                 if !done.isEmpty {

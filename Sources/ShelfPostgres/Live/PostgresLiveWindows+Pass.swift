@@ -41,9 +41,12 @@
             if let from = judged.lazy.map(\.1.bound).min() {
                 let judgedNow = judged
                 do {
-                    let result = try await pool.transaction(isolation: "REPEATABLE READ READ ONLY", retryable: true) {
-                        connection in
-                        try await self.judge(judgedNow, after: from, watermark: watermark, on: connection)
+                    // A pass that fails tries again: it waits for a connection however busy the pool.
+                    let result = try await PostgresPool.$waitsWithoutLimit.withValue(true) {
+                        try await pool.transaction(isolation: "REPEATABLE READ READ ONLY", retryable: true) {
+                            connection in
+                            try await self.judge(judgedNow, after: from, watermark: watermark, on: connection)
+                        }
                     }
                     state.withLock { state in
                         state.failures = 0
@@ -234,7 +237,9 @@
             let id = ObjectIdentifier(entry)
             let watermark = state.withLock { $0.watermark }
             do {
-                let read = try await read(entry.key, watermark: watermark)
+                let read = try await PostgresPool.$waitsWithoutLimit.withValue(true) {
+                    try await self.read(entry.key, watermark: watermark)
+                }
                 // The window first, then its mark, then back to the passes: a pass that judged
                 // the entry between the two would apply the changes after the new mark to the
                 // old window, and publish it at a later position than this read's, which this

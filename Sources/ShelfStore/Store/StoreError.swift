@@ -60,8 +60,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// backends (`markDiskFull()`).
     package private(set) var isDiskFull = false
     /// True when the operation failed because the database server could not be reached, or
-    /// took no more connections: nothing was done, and it may work when tried again a moment
-    /// later. Set by server backends
+    /// took no more connections, or none of the store's connections came free in time: nothing
+    /// was done, and it may work when tried again a moment later. Set by server backends
     /// (`markServerUnavailable()`).
     package private(set) var isServerUnavailable = false
 

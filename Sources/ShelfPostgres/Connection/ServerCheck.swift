@@ -1,0 +1,115 @@
+#if PostgreSQL
+    internal import ShelfStore
+    internal import Synchronization
+
+    /// Whether a new connection to a pool's server can be made, asked by the pool's calls that
+    /// have waited long for a connection (the pool itself retries connecting without end, so
+    /// a call cannot tell a busy pool from a server gone).
+    ///
+    /// One check for the whole pool: every call waiting at once shares the one under way, and
+    /// a verdict younger than `fresh` is reused. Before, every waiting call opened a
+    /// connection of its own every `leasePatience`: with 3,000 clients opening live streams one
+    /// `shelf serve` held 25–29 server sessions for a pool of four, and the server ran out of
+    /// connections (`max_connections`), which failed the calls it was meant to help.
+    ///
+    /// Opens at most one connection at a time, and at most one every `fresh`.
+    final class ServerCheck: Sendable {
+        /// What the last check found.
+        enum Verdict: Sendable {
+            /// A connection was made: the server runs and takes this login; the pool is busy.
+            case reachable
+            /// The server refused for want of connections (`53300`): it runs, but is full.
+            case full(StoreError)
+            /// No connection could be made (refused, no such database, a wrong password, no
+            /// answer): waiting longer would not help.
+            case unreachable(StoreError)
+        }
+
+        private struct State {
+            var running: Task<Verdict, Never>?
+            var last: (verdict: Verdict, at: ContinuousClock.Instant)?
+            var closed = false
+        }
+
+        private let state = Mutex(State())
+        private let location: PostgresLocation
+        /// How long a verdict is reused.
+        let fresh: Duration
+        /// How many connections the checks have opened (or tried to), for tests.
+        let opened = Atomic<Int>(0)
+
+        init(location: PostgresLocation, fresh: Duration = .seconds(1)) {
+            self.location = location
+            self.fresh = fresh
+        }
+
+        /// The verdict: a recent one, the one under way, or a new check's. Never throws: a
+        /// caller cancelled while it waits gets the verdict all the same (the check itself goes
+        /// on for the others, within the connect timeout, 10 s).
+        func verdict() async -> Verdict {
+            enum Step {
+                case known(Verdict)
+                case wait(Task<Verdict, Never>)
+            }
+            let step: Step = state.withLock { state in
+                if let last = state.last, ContinuousClock.now - last.at < fresh { return .known(last.verdict) }
+                if let running = state.running { return .wait(running) }
+                if state.closed {
+                    return .known(
+                        .unreachable(
+                            StoreError(
+                                .closed, "the store at \(location.server)/\(location.database) is closed; open it again"
+                            )
+                        ))
+                }
+                let task = Task { await self.check() }
+                state.running = task
+                return .wait(task)
+            }
+            switch step {
+            case .known(let verdict): return verdict
+            case .wait(let task): return await task.value
+            }
+        }
+
+        /// True when the last check, less than `outageMemory` ago, found the server unreachable:
+        /// a call then asks at once instead of waiting `leasePatience` first, so that while the
+        /// database is away every request fails within a check's time, not after 5 s.
+        var recentlyUnreachable: Bool {
+            state.withLock { state in
+                guard let last = state.last, case .unreachable = last.verdict else { return false }
+                return ContinuousClock.now - last.at < Self.outageMemory
+            }
+        }
+
+        /// How long an unreachable verdict makes calls ask at once.
+        static let outageMemory: Duration = .seconds(30)
+
+        /// Ends a check under way, for the pool's `close()`.
+        func close() {
+            state.withLock { state in
+                state.closed = true
+                state.running?.cancel()
+            }
+        }
+
+        /// Opens and closes one connection; records and returns what that found.
+        private func check() async -> Verdict {
+            opened.add(1, ordering: .relaxed)
+            let verdict: Verdict
+            do {
+                try await PostgresBackend.withConnection(to: location) { _ in }
+                verdict = .reachable
+            } catch let error as StoreError {
+                verdict = error.isServerFull ? .full(error) : .unreachable(error)
+            } catch {
+                verdict = .unreachable(StoreError(postgres: error, at: location))
+            }
+            state.withLock { state in
+                state.running = nil
+                state.last = (verdict, ContinuousClock.now)
+            }
+            return verdict
+        }
+    }
+#endif
