@@ -177,43 +177,53 @@ final class SQLiteCopyRows: CopyTransaction {
     }
 
     func insert(_ rows: [CopyRow], into table: CopyTable) throws {
-        // Text is bound as a blob and cast: SQLite keeps its bytes as they are, even bytes that
-        // are not UTF-8 (which another program may have stored), so the copy is byte for byte.
-        let marks = table.columns.map { $0.kind == .text ? "CAST(? AS TEXT)" : "?" }.joined(separator: ", ")
+        // Text that is not UTF-8 (another program stored it in the source) is refused, as a
+        // PostgreSQL target refuses it: a copy does not carry into a new store a value that
+        // shelf's own reads of it (`StoredValueCheck`: exports, `items show`) refuse, and both
+        // kinds of target say the same. Checked in place, before anything of the page is written.
+        let text = table.columns.indices.filter { table.columns[$0].kind == .text }
+        for row in rows {
+            for index in text where index < row.count {
+                guard case .text(let bytes) = row[index],
+                    !bytes.withUnsafeBufferPointer({ UTF8Validation.isValid($0) })
+                else { continue }
+                throw CopyValueRefusal(
+                    table: table.name, row: row.first?.integer, column: table.columns[index].name,
+                    problem: "bytes that are not UTF-8 text, which a shelf store does not keep")
+            }
+        }
+        // Text is bound as its bytes, in place (`withText`): SQLite keeps them as they are, so
+        // the copy is byte for byte, and a huge note is not copied again to be bound (bound as
+        // a blob, cast to text, a 60 MB note cost three more copies of itself).
+        let marks = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
         let statement = try connection.cachedStatement(
             "INSERT INTO \(table.name) (\(table.columnList)) VALUES (\(marks))")
         for row in rows {
             statement.reset()
             // Bound value by value: an array of existentials per row cost more than the insert.
-            for (index, value) in row.enumerated() {
-                try SQLiteCopyValue(value).bind(to: statement, at: Int32(index + 1))
-            }
-            try statement.run()
+            try Self.bind(row, from: 0, to: statement)
         }
         if let bulk = ImportTable(rawValue: table.name) { counts[bulk, default: ImportCounts()].inserted += rows.count }
+    }
+
+    /// Binds `row`'s values from `index` on, then runs `statement`: text through `withText`,
+    /// whose bytes stay bound only while the statement runs inside it.
+    private static func bind(_ row: CopyRow, from index: Int, to statement: Statement) throws {
+        guard index < row.count else { return try statement.run() }
+        switch row[index] {
+        case .null: try Int64?.none.bind(to: statement, at: Int32(index + 1))
+        case .integer(let number): try number.bind(to: statement, at: Int32(index + 1))
+        case .text(let bytes):
+            return try statement.withText(bytes, at: Int32(index + 1)) {
+                try bind(row, from: index + 1, to: statement)
+            }
+        }
+        try bind(row, from: index + 1, to: statement)
     }
 
     func advanceSequence(of table: CopyTable, past id: Int64) throws {
         // Every copied table is AUTOINCREMENT (SQLiteIDSequences): an ID removed before the
         // copy, here or in the source, is not handed out again after it.
         try SQLiteIDSequences.advance(table, past: id, on: connection)
-    }
-}
-
-/// A copied value bound as SQLite stores it: text as its bytes, unchanged (a blob, which the
-/// statement casts to text).
-private struct SQLiteCopyValue: SQLBindable {
-    let value: CopyValue
-
-    init(_ value: CopyValue) {
-        self.value = value
-    }
-
-    func bind(to statement: Statement, at index: Int32) throws {
-        switch value {
-        case .null: try Int64?.none.bind(to: statement, at: index)
-        case .integer(let number): try number.bind(to: statement, at: index)
-        case .text(let bytes): try Data(bytes).bind(to: statement, at: index)
-        }
     }
 }

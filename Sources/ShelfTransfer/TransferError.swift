@@ -15,6 +15,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public var value: String?
     /// What is wrong and what to do.
     public var reason: String
+    /// True when the output's reader went away (a pipe or FIFO closed by the program reading
+    /// it: EPIPE). The command then ends as it ends when the reader of its stdout pipe goes
+    /// (`shelf export … | head`): quietly, with status 0.
+    package var readerGone = false
 
     /// A problem with a place in the input.
     public init(file: String?, position: SourcePosition?, field: String? = nil, value: String? = nil, reason: String) {

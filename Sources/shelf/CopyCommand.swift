@@ -219,7 +219,9 @@ struct CopyCommand: AsyncParsableCommand {
             return "the disk holding \(name) is full (SQLite: database or disk is full); free space there, or copy "
                 + "to another disk; \(outcome)"
         }
-        for said in ["nothing was written", "nothing was read"] {
+        // "nothing was written to TO" first: the outcome names TO already (it said
+        // "…is as it was to TO", TO twice, when only "nothing was written" was replaced).
+        for said in ["nothing was written to \(name)", "nothing was written", "nothing was read"] {
             if let range = message.range(of: said) { return message.replacingCharacters(in: range, with: outcome) }
         }
         return message + "; " + outcome

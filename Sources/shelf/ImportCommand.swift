@@ -182,6 +182,13 @@ struct ImportCommand: AsyncParsableCommand {
         let progress = ProgressLine(total: 1, label: "Importing \(table.rawValue)", enabled: !quiet)
         let importer = Importer(store: store)
         let run = table == .users ? importer.importUsers : importer.importItems
+        // What "unchanged" covers, exactly: on PostgreSQL the rows, and the ID sequences only as
+        // far as a rollback can put them back (sequences are not transactional).
+        let unchanged =
+            store.location.hasPrefix("postgres")
+            ? "the database's rows are unchanged (its ID sequences are put back as they were, unless the connection "
+                + "was lost or another client took IDs meanwhile: then later IDs skip some numbers, and none is reused)"
+            : "the database is unchanged"
         let summary: ImportSummary
         do {
             summary = try await run(source, options) {
@@ -199,11 +206,11 @@ struct ImportCommand: AsyncParsableCommand {
             // Whatever the interrupted read threw (a cancellation, or a read that a wake-up
             // ended): the signal is what stopped it, and main reports no error after a signal.
             progress.finish()
-            printError("Interrupted: nothing was imported; the database is unchanged.")
+            printError("Interrupted: nothing was imported; \(unchanged).")
             throw CancellationError()
         } catch let error as TransferError {
             progress.finish()
-            throw CommandError("\(error)\nNothing was imported; the database is unchanged.")
+            throw CommandError("\(error)\nNothing was imported; \(unchanged).")
         } catch {
             progress.finish()
             throw error

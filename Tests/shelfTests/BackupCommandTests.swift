@@ -116,4 +116,38 @@ struct BackupCommandTests {
         #expect(again.status == 0, "\(again.error)")
         #expect(try await ChildProcess.sqlite3Output(older, "SELECT count(*) FROM users;") == "2")
     }
+
+    /// Issue 25: `shelf items list --db BACKUP` opened the backup as a store (WAL mode, a
+    /// checkpoint), and the next `shelf backup` over it refused it as "a shelf store in use as
+    /// one". A backup only read since is replaced as a backup (its stamp still matches what it
+    /// holds); one written since is still refused. (Failed before: the second backup exited 1.)
+    @Test func aBackupThatWasOnlyReadIsStillReplacedAsABackup() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        let listed = try await shelf.run(["items", "list", "--db", backup])
+        #expect(listed.status == 0 && listed.output.contains("Moth trap"), "\(listed.output)\(listed.error)")
+        let shown = try await shelf.run(["items", "show", "--db", backup, "1"])
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "bob@example.com", "--title", "Newer"]).status
+                == 0)
+        let again = try await shelf.run(["backup", "--db", db, backup])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(
+            try await ChildProcess.sqlite3Output(backup, "SELECT count(*) FROM items WHERE title = 'Newer';") == "1")
+        // Written to since: a store in use as one, refused as before, and left as it is.
+        let added = try await shelf.run([
+            "items", "add", "--db", backup, "--user", "ann@example.com", "--title", "Only in the backup",
+        ])
+        #expect(added.status == 0, "\(added.error)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: backup))
+        let refused = try await shelf.run(["backup", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("\(backup) is a shelf store in use as one"), "\(refused.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == before)
+    }
 }

@@ -107,6 +107,40 @@ struct CopyTargetFindingsTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == [], "nothing half-written is left")
     }
 
+    /// Issue 25: a restore onto a full disk said only Foundation's "There isn't enough space.",
+    /// without the disk or the outcome. It names the disk and says that nothing was changed;
+    /// the store and its folder are as they were. (Failed before: neither was said.)
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aRestoreOntoAFullDiskSaysSoAndChangesNothing() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        // Far more than the 1 MB disk holds.
+        #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(20_000)) == 0)
+        let backup = shelf.folder.appendingPathComponent("big.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", source, backup]).status == 0)
+        let disk = shelf.folder.appendingPathComponent("tiny").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(
+            try ChildProcess(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk], environment: ["PATH": "/usr/bin:/bin"]
+            ).wait() == 0,
+            "mount a 1 MB tmpfs")
+        defer { _ = try? ChildProcess("/bin/umount", [disk], environment: ["PATH": "/usr/bin:/bin"]).wait() }
+        let store = disk + "/store.sqlite"
+        #expect(
+            try await shelf.run(["users", "add", "--db", store, "--name", "Bo", "--email", "bo@example.com"]).status
+                == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let result = try await shelf.run(["restore", "--db", store, backup])
+        #expect(result.status == 1)
+        #expect(result.error.contains("the disk holding \(disk) is full"), "\(result.error)")
+        #expect(result.error.contains("nothing was changed"), "\(result.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == ["store.sqlite"], "nothing is left")
+    }
+
     /// Found while attacking: a copy with stdout closed (`>&-`) put the new file in place and
     /// then exited 1 ("cannot write to stdout"), a copy reported as failed that was not. It is
     /// refused before anything is copied.

@@ -56,4 +56,47 @@ import Testing
         var status = stat()
         #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
     }
+
+    /// Issue 25: a FIFO given with `-o` whose reader stopped reading made the export exit 1
+    /// ("cannot write to FIFO: Broken pipe"), while the same FIFO as stdout (`> FIFO`) or a
+    /// stdout pipe (`| head`) ended quietly with 0. Both are pipes whose reader went away, which
+    /// coreutils treat alike (silently): both now end quietly with 0. (Failed before: `-o`
+    /// exited 1 with that message.)
+    @Test(arguments: [true, false])
+    func aFIFOWhoseReaderStopsEndsTheExportAsAStdoutPipeDoes(named: Bool) async throws {
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        // Far more than a pipe holds (64 KiB), so the export is still writing when the reader goes.
+        #expect(try await ChildProcess.sqlite3(db, CopyFixture.manyItems(20_000)) == 0)
+        let fifo = shelf.folder.appendingPathComponent("out-\(UUID().uuidString).csv").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let errors = shelf.folder.appendingPathComponent("err-\(UUID().uuidString)").path
+        // The reader first: it reads a little, then stops reading, on a thread of its own (its
+        // open waits for the writer; the child's open of a FIFO as stdout waits for a reader,
+        // before it runs, so spawning first would wait forever).
+        let reading = Task {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    let reader = open(fifo, O_RDONLY)
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    let count = reader >= 0 ? Foundation.read(reader, &buffer, buffer.count) : -1
+                    if reader >= 0 { close(reader) }
+                    continuation.resume(returning: count)
+                }
+            }
+        }
+        let child = try ChildProcess(
+            ShelfProcess.executable.path,
+            ["export", "items", "--db", db, "--quiet"] + (named ? ["-o", fifo] : []),
+            environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"),
+            output: .file(named ? "/dev/null" : fifo), stderr: errors)
+        let read = await reading.value
+        #expect(read > 0, "the export wrote nothing into the FIFO")
+        #expect(child.wait() == 0)
+        let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(error.isEmpty, "\(error)")
+    }
 }

@@ -25,6 +25,7 @@ extension SQLiteBackend {
                 try connection.run("VACUUM INTO ?", temporary)
             }
             try refuseUnrestorable(in: temporary, store: source, backup: name)
+            try BackupStamp.write(on: temporary)
             try Store.makeDurable(temporary)
             // Interrupted meanwhile (Ctrl-C): the old file stays.
             try Task.checkCancellation()
@@ -211,11 +212,12 @@ extension Store {
         defer { closeDescriptor(descriptor) }
         var header = [UInt8](repeating: 0, count: 20)
         let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
-        if count == 20, header[18] == 2 || header[19] == 2 {
+        // …unless it was only read since: its stamp still matches what it holds.
+        if count == 20, header[18] == 2 || header[19] == 2, !BackupStamp.matches(path) {
             throw StoreError(
                 .invalidValue,
-                "\(name) is a shelf store in use as one (opened by shelf since it was written, if it ever was a "
-                    + "backup), not a backup: a backup replaces only an older backup. Choose another file; if you "
+                "\(name) is a shelf store in use as one (written to since it was a backup, if it ever was one: a "
+                    + "backup only read since is replaced), not a backup: a backup replaces only an older backup. Choose another file; if you "
                     + "mean to replace that store with this one, use shelf copy --replace")
         }
     }
@@ -256,4 +258,56 @@ extension Store {
 /// `close(2)`, out of reach of `Store.close()`.
 private func closeDescriptor(_ descriptor: Int32) {
     close(descriptor)
+}
+
+/// What tells a backup from a store (issue 25). A backup is written in rollback-journal mode;
+/// opening it as a store (even `shelf items list --db BACKUP`) turns it to WAL mode, migrates
+/// it and checkpoints, so its mode alone made the next `shelf backup` over it refuse it as "a
+/// shelf store in use". So every backup carries, in `PRAGMA user_version` (shelf uses it for
+/// nothing else, and opening keeps it), a hash of its change counters (`shelf_changes`, moved
+/// by every write of users, items and views, the sqlite3 shell's too) and its sequences
+/// (`sqlite_sequence`: every table's last ID and the change log's position). A file whose
+/// stamp still matches was only read since it was written, and is replaced as a backup; one
+/// written since (a store in use as one) no longer matches, and is refused as before.
+enum BackupStamp {
+    /// The stamp of the shelf database on `connection`: positive, never 0 (what every file
+    /// that is not a stamped backup holds).
+    static func value(on connection: Connection) throws -> Int32 {
+        let text =
+            try connection.fetchOne(
+                """
+                SELECT coalesce((SELECT group_concat(table_name || ':' || counter || ':' || row_count, ',')
+                    FROM (SELECT table_name, counter, row_count FROM shelf_changes ORDER BY table_name)), '')
+                  || '|' || coalesce((SELECT group_concat(name || ':' || seq, ',')
+                    FROM (SELECT name, seq FROM sqlite_sequence ORDER BY name, seq)), '')
+                """, arguments: []
+            ) { try $0.string(0) } ?? ""
+        // FNV-1a: stable across runs and builds (Swift's Hasher is seeded per process).
+        var hash: UInt32 = 2_166_136_261
+        for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int32(bitPattern: (hash & 0x7FFF_FFFF) | 1)
+    }
+
+    /// Stamps the backup at `path` (closed, in rollback-journal mode, which this keeps).
+    static func write(on path: String) throws {
+        try StoreError.translating {
+            let connection = try Connection(path: path, creating: false)
+            defer { connection.close() }
+            let stamp = try value(on: connection)
+            try connection.execute("PRAGMA user_version = \(stamp)")
+        }
+    }
+
+    /// Whether the shelf database at `path` (no process has it open, its WAL is empty) still
+    /// holds its stamp: a backup only read since it was written. Looked at immutable, as
+    /// `checkBackupDestination` looks at it (nothing made beside it).
+    static func matches(_ path: String) -> Bool {
+        (try? StoreError.translating { () -> Bool in
+            let connection = try Connection(path: path, readOnly: true, immutable: true)
+            defer { connection.close() }
+            let stamp = try connection.fetchOne("PRAGMA user_version", arguments: []) { try $0.int64(0) } ?? 0
+            let expected = Int64(try value(on: connection))
+            return stamp != 0 && stamp == expected
+        }) ?? false
+    }
 }

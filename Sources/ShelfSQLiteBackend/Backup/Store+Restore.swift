@@ -196,10 +196,20 @@ extension Store {
     /// a PostgreSQL database. The backup is checked first, as `restore(backup:toFile:)`
     /// checks it, on a copy in the temporary folder. Refused while another process has this
     /// store open (naming it).
+    ///
+    /// With `keptAs` (a path where no file is), what the store holds is first written there as
+    /// a SQLite shelf store that `restore(from:)` (or `shelf restore`) puts back: read inside
+    /// the restore's own transaction, after its lock and its check for other processes, so it
+    /// holds exactly the rows the restore replaces (none, for an empty store: the file is then
+    /// an empty store). It is made as a hidden file beside `keptAs` and moved there once the
+    /// restore is committed; when the restore fails or differs, no file is left. Without it,
+    /// nothing of the replaced contents is kept.
     /// - Returns: the copy's report; when `matches` is false nothing was committed.
-    /// - Throws: as `restore(backup:toFile:)` and `copy(to:options:progress:)`.
+    /// - Throws: as `restore(backup:toFile:)` and `copy(to:options:progress:)`; `.database`
+    ///   when `keptAs` cannot be written (then nothing was replaced), or exists already.
     public func restore(
-        from backup: String, progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
+        from backup: String, keepingReplacedAs keptAs: String? = nil,
+        progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
     ) async throws -> CopyReport {
         let temporary = NSTemporaryDirectory() + "/shelf-restore-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
@@ -207,7 +217,51 @@ extension Store {
         let source = try Store(path: temporary)
         var options = CopyOptions(replace: true)
         options.purpose = .restore(backup: backup)
-        return try await source.copy(to: self, options: options, progress: progress)
+        guard let keptAs else {
+            return try await source.copy(to: self, options: options, progress: progress)
+        }
+        if FileManager.default.fileExists(atPath: keptAs) {
+            throw StoreError(
+                .database,
+                "\(keptAs) exists already; name a new file to keep what \(location) holds in; nothing was restored")
+        }
+        let folder =
+            (keptAs as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (keptAs as NSString).deletingLastPathComponent
+        let prefix = ".\((keptAs as NSString).lastPathComponent).keep-"
+        WorkFile.removeAbandoned(in: folder, prefix: prefix)
+        let work = folder + "/" + prefix + UUID().uuidString
+        guard let claim = WorkFile.create(work) else {
+            throw StoreError(
+                .database,
+                "cannot write \(keptAs), to keep what \(location) holds: \(Self.errnoText()); check that the folder \(folder) "
+                    + "exists, is writable and has room, or keep it elsewhere; nothing was restored")
+        }
+        // Runs after the removal below: the claim ends once the file is gone.
+        defer { Glibc.close(claim) }
+        var leaveWork = false
+        defer { if !leaveWork { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(work + suffix) } } }
+        let keep = try Store(path: work)
+        let report: CopyReport
+        do {
+            report = try await source.copy(to: self, options: options, keepingReplacedIn: keep, progress: progress)
+        } catch {
+            await keep.close()
+            throw error
+        }
+        // Closed, its WAL is merged into the file: one file moves into place.
+        await keep.close()
+        guard report.matches else { return report }
+        // A link, not a rename: a file another process made at `keptAs` meanwhile stays.
+        guard link(work, keptAs) == 0 || (errno != EEXIST && rename(work, keptAs) == 0) else {
+            // The restore stands: what it replaced is only in the work file now, so it stays.
+            leaveWork = true
+            throw StoreError(
+                .database,
+                "\(location) was restored from \(backup), but what it held cannot be moved from \(work) to \(keptAs): "
+                    + "\(Self.errnoText()); move that file yourself (mv) to keep it")
+        }
+        return report
     }
 
     /// Copies `backup` to `temporary` and checks it there (a shelf, sound, not newer;
@@ -240,7 +294,9 @@ extension Store {
             let input = FileHandle(forReadingAtPath: backup), let output = FileHandle(forWritingAtPath: temporary)
         else {
             throw StoreError(
-                .database, "cannot copy \(backup) to \(temporary): \(errnoText()); check that the folder is writable")
+                .database,
+                "cannot copy \(backup) to \(temporary): \(errnoText()); check that the folder is writable; nothing was "
+                    + "changed")
         }
         do {
             defer {
@@ -250,7 +306,27 @@ extension Store {
             while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try output.write(contentsOf: chunk) }
             try output.synchronize()
         } catch {
-            throw StoreError(.database, "cannot copy \(backup) to \(temporary): \(error.localizedDescription)")
+            // Foundation's words alone ("There isn't enough space.") named neither the disk nor
+            // the outcome (issue 25).
+            let folder = (temporary as NSString).deletingLastPathComponent
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let full =
+                (error as NSError).code == NSFileWriteOutOfSpaceError
+                || ((error as NSError).domain == NSPOSIXErrorDomain && (error as NSError).code == Int(ENOSPC))
+                || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ENOSPC))
+            guard full else {
+                throw StoreError(
+                    .database,
+                    "cannot copy \(backup) to \(temporary) to check it: \(error.localizedDescription); nothing was "
+                        + "changed")
+            }
+            var diskFull = StoreError(
+                .database,
+                "cannot copy \(backup) to \(temporary) to check it: the disk holding \(folder) is full (the restore "
+                    + "checks a whole copy of the backup there before it swaps it in); free space there, then restore "
+                    + "again; nothing was changed")
+            diskFull.markDiskFull()
+            throw diskFull
         }
         let notABackup = "\(backup) is not a shelf backup"
         let integrity: [String]

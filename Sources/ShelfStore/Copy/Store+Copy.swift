@@ -34,13 +34,23 @@ extension Store {
         to target: Store, options: CopyOptions = CopyOptions(),
         progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
     ) async throws -> CopyReport {
+        try await copy(to: target, options: options, keepingReplacedIn: nil, progress: progress)
+    }
+
+    /// `copy(to:options:progress:)`, which with `options.replace` first copies what `target`
+    /// holds into `keep` (a new, empty store), inside the copy's transaction, before deleting
+    /// it: a restore that keeps what it replaces. When that copy fails, nothing is replaced.
+    package func copy(
+        to target: Store, options: CopyOptions, keepingReplacedIn keep: Store?,
+        progress: @escaping @Sendable (CopyProgress) -> Void
+    ) async throws -> CopyReport {
         let (source, target) = (self, target)
         // On a thread of its own (it blocks for as long as the copy takes), through the one
         // bridge: cancelling the task sets the flag the copy checks between pages.
         return try await BlockingWork.run { cancellation in
             try StoreCopier(
                 source: source, target: target, options: options, progress: progress,
-                isCancelled: { cancellation.isCancelled }
+                isCancelled: { cancellation.isCancelled }, keepReplaced: keep
             ).run()
         }
     }

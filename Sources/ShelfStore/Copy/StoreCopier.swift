@@ -6,6 +6,10 @@ package struct StoreCopier {
     let options: CopyOptions
     let progress: (CopyProgress) -> Void
     let isCancelled: () -> Bool
+    /// A new, empty store that takes what the target held before a replacing copy deletes it
+    /// (a restore that keeps what it replaces): copied from the copy's own transaction, after
+    /// its lock and its check for other processes, so it is exactly what was replaced.
+    var keepReplaced: Store? = nil
 
     /// Rows read and written at a time.
     static let pageSize = 1000
@@ -56,6 +60,7 @@ package struct StoreCopier {
         let totalRows = totals.values.reduce(0, +)
         return try into.withCopyTransaction { transaction in
             let replacing = try prepare(transaction, lastIDs: &lastIDs)
+            if let keep = keepReplaced { try self.keep(transaction, in: keep) }
             try transaction.beginBulkLoad()
             if replacing { try transaction.deleteAll() }
             var fingerprint = CopyFingerprint()
@@ -87,9 +92,6 @@ package struct StoreCopier {
                 }
                 counts.append(CopyReport.TableCount(table: table.name, rows: rows))
             }
-            for table in CopyTable.allCases {
-                try transaction.advanceSequence(of: table, past: lastIDs[table] ?? 0)
-            }
             try transaction.finishBulkLoad(isCancelled: isCancelled)
             progress(CopyProgress(table: "", copiedRows: copied, totalRows: totalRows, checking: true))
             let report = CopyReport(
@@ -97,7 +99,39 @@ package struct StoreCopier {
                 target: try Self.side(of: transaction, isCancelled: isCancelled))
             guard report.matches else { throw Mismatch(report: report) }
             if isCancelled() { throw CancellationError() }
+            // Last, once nothing but the commit can fail: a PostgreSQL sequence's `setval` is not
+            // undone by a rollback, so moved earlier, a copy that failed in its index builds,
+            // its read-back or a cancellation left the target's sequences moved (issue 25).
+            for table in CopyTable.allCases {
+                try transaction.advanceSequence(of: table, past: lastIDs[table] ?? 0)
+            }
             return report
+        }
+    }
+
+    /// Copies what `transaction` holds now (the target before it is replaced) into `keep`,
+    /// read back and compared there as any copy is; throws when that copy fails or differs,
+    /// so that nothing is replaced without its copy kept.
+    private func keep(_ transaction: any CopyTransaction, in keep: Store) throws {
+        let copier = StoreCopier(
+            source: target, target: keep, options: CopyOptions(), progress: { _ in }, isCancelled: isCancelled)
+        let report: CopyReport
+        do {
+            report = try copier.copy(from: transaction, into: keep.backend)
+        } catch let mismatch as Mismatch {
+            report = mismatch.report
+        } catch let error as StoreError {
+            throw StoreError(
+                error.code,
+                "cannot keep a copy of what \(target.location) holds in \(keep.location) before replacing it: "
+                    + "\(error.message); nothing was replaced")
+        }
+        guard report.matches else {
+            throw StoreError(
+                .database,
+                "the copy of what \(target.location) holds, kept in \(keep.location) before replacing it, differs from "
+                    + "it when read back (fingerprint \(report.target.fingerprint), not \(report.source.fingerprint)); "
+                    + "nothing was replaced. Try again, and report it if it happens again")
         }
     }
 

@@ -13,12 +13,12 @@ internal import Foundation
 /// is renamed or removed. The kernel drops that lock when the process ends, however it ends.
 /// So a file whose lock can be taken belongs to no live process, and may go; a file whose
 /// lock is held is in use, and stays. (`flock` locks are apart from the POSIX locks SQLite
-/// uses: taking one never touches SQLite's.) A file made a moment ago may not be locked
-/// yet; files younger than `minimumAge` are left for that reason.
+/// uses: taking one never touches SQLite's.) Every work file is made through `create`, which
+/// claims it before it has its name, so no cleanup ever sees a live process's file unclaimed:
+/// the lock alone tells, whatever the file's age, and a run right after a `kill -9` removes
+/// what the killed one left (an age limit of 5 s left them to a later run, the hostile
+/// tester's finding in issue 25).
 package enum WorkFile {
-    /// How old a file must be before it may be removed as abandoned.
-    package static let minimumAge: Double = 5
-
     /// Claims the work file open on `descriptor` for this process (an exclusive `flock`,
     /// held until the descriptor is closed). Returns false when another process holds it.
     @discardableResult
@@ -75,22 +75,18 @@ package enum WorkFile {
     }
 
     /// Removes the files in `folder` whose names start with `prefix` that no live process
-    /// claims (see above) and that are at least `minimumAge` old, with their SQLite
-    /// companions (`-wal`, `-shm`, `-journal`). Returns the names removed. Errors are
+    /// claims (see above), with their SQLite companions (`-wal`, `-shm`, `-journal`). Returns the names removed. Errors are
     /// ignored: a file that cannot be checked or removed stays.
     @discardableResult
     package static func removeAbandoned(in folder: String, prefix: String) -> [String] {
         let folder = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         var removed: [String] = []
-        let now = Date().timeIntervalSince1970
         for name in names where name.hasPrefix(prefix) {
             guard !["-wal", "-shm", "-journal"].contains(where: { name.hasSuffix($0) }) else { continue }
             let path = folder + "/" + name
             var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-                now - TimeInterval(status.st_mtim.tv_sec) >= minimumAge
-            else { continue }
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { continue }
             // Held while removing, so that nobody claims it meanwhile.

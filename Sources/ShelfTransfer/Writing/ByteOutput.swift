@@ -109,21 +109,12 @@ final class ByteOutput {
             let base = (path as NSString).lastPathComponent
             // What an export killed before it renamed its file left (see `WorkFile`).
             WorkFile.removeAbandoned(in: folder, prefix: ".\(base).partial-")
-            var template = Array(((folder.isEmpty ? "." : folder) + "/.\(base).partial-XXXXXX").utf8CString)
-            let opened = template.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.map { mkstemp($0) } ?? -1
-            }
-            if opened >= 0 {
-                _ = fcntl(opened, F_SETFD, FD_CLOEXEC)
-                // Ours until this process closes it, or ends.
-                WorkFile.claim(opened)
-            }
-            guard opened >= 0 else {
+            // Made claimed (ours until this process closes it, or ends): a cleanup never sees it
+            // unclaimed, so it needs no age to tell a live export's file from an abandoned one.
+            let temporary = (folder.isEmpty ? "." : folder) + "/.\(base).partial-\(UUID().uuidString)"
+            guard let opened = WorkFile.create(temporary) else {
                 throw TransferError(
                     "cannot create \(path): \(Self.errorText()); check that its folder exists and is writable")
-            }
-            let temporary = template.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress.map { String(cString: $0) } ?? ""
             }
             let permissions: mode_t
             if case .replaceFile(_, let kept, let owner, let group) = destination {
@@ -204,7 +195,10 @@ final class ByteOutput {
             let result = write(descriptor, bytes.baseAddress.map { $0 + written }, size)
             if result < 0 {
                 if errno == EINTR { continue }
-                throw TransferError("cannot write to \(name): \(Self.errorText())")
+                let readerGone = errno == EPIPE
+                var error = TransferError("cannot write to \(name): \(Self.errorText())")
+                error.readerGone = readerGone
+                throw error
             }
             written += result
         }
