@@ -137,7 +137,8 @@
                 let logger = logger
                 Task {
                     if let channel = listener.channel.withLock({ $0 }) {
-                        await Self.acceptWaiting(on: channel, within: Self.acceptDrainLimit, logger: logger)
+                        await Self.acceptWaiting(
+                            on: channel, within: Self.acceptDrainLimit, stalling: Self.acceptDrainStall, logger: logger)
                     }
                     await group.triggerGracefulShutdown()
                 }
@@ -150,21 +151,31 @@
         }
 
         /// The longest shutdown waits for the connections waiting to be accepted (`acceptWaiting`).
-        static let acceptDrainLimit: Duration = .seconds(2)
+        static let acceptDrainLimit: Duration = .seconds(10)
+        /// The longest it waits while none of them is taken.
+        static let acceptDrainStall: Duration = .seconds(2)
 
         /// Returns once the connections the kernel has completed on `listener` but the server has
         /// not yet accepted are accepted (their count, `tcp_info`'s `tcpi_unacked` on a listening
-        /// socket on Linux, is 0), or after `limit`. Closing the listening socket resets those
-        /// connections, whose clients have sent their requests: accepted, their requests are
-        /// answered (`ConnectionGuard` waits for a connection's first request at shutdown).
-        /// Elsewhere, and when the count cannot be read, returns at once.
-        static func acceptWaiting(on listener: any Channel, within limit: Duration, logger: Logger) async {
+        /// socket on Linux, is 0), after `limit`, or once the count has not gone down for
+        /// `stalling` (on a loaded machine accepting hundreds takes seconds, but it goes on).
+        /// Closing the listening socket resets those connections, whose clients have sent their
+        /// requests: accepted, their requests are answered (`ConnectionGuard` waits for a
+        /// connection's first request at shutdown). Elsewhere, and when the count cannot be read,
+        /// returns at once.
+        static func acceptWaiting(
+            on listener: any Channel, within limit: Duration, stalling: Duration, logger: Logger
+        ) async {
             #if os(Linux)
                 guard let socket = listener as? any SocketOptionProvider else { return }
                 let end = ContinuousClock.now + limit
-                while ContinuousClock.now < end {
+                var lowest = UInt32.max
+                var progressed = ContinuousClock.now
+                while ContinuousClock.now < end, ContinuousClock.now - progressed < stalling {
                     do {
-                        if try await socket.getTCPInfo().get().tcpi_unacked == 0 { return }
+                        let waiting = try await socket.getTCPInfo().get().tcpi_unacked
+                        if waiting == 0 { return }
+                        if waiting < lowest { (lowest, progressed) = (waiting, .now) }
                     } catch {
                         logger.debug("cannot read the listening socket's accept queue: \(error)")
                         return
@@ -172,7 +183,7 @@
                     // Cancelled: shut down now.
                     guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return }
                 }
-                logger.debug("connections were still waiting to be accepted \(limit) after shutdown began")
+                logger.debug("connections were still waiting to be accepted when shutdown stopped taking them")
             #endif
         }
 
