@@ -68,8 +68,9 @@
         public let metrics: ServerMetrics
         let logger: Logger
         let rechecks = AuthorizationRechecks()
-        /// Live windows' events, encoded once per distinct query and window.
-        let windowEvents = LiveWindowEvents()
+        /// The open live queries' fan-outs: each window encoded once per distinct query and
+        /// written to its streams from their event loops.
+        let windowFanouts = LiveWindowFanouts()
         /// `GET /api/items` answers, kept while the store does not change.
         let itemPages = ItemPageCache()
 
