@@ -83,7 +83,7 @@
         /// tick into `mailbox` once `keepAlive` has passed without any write to the stream
         /// (recorded in `activity`, which writes made elsewhere record too; a stream busy sending
         /// events sends none), the authorization rechecks
-        /// (`recheckAuthorization`), and the end of the mailbox when the application shuts down
+        /// (`watchAuthorization`), and the end of the mailbox when the application shuts down
         /// gracefully. A stream still writing a second after that (a big window to a client that
         /// reads it slowly) has its `connection` closed: a shutdown waits for no client.
         func serveEvents<Context: RequestContext, Value: Sendable>(
@@ -98,8 +98,11 @@
                 group.addTask {
                     try await activity.requestKeepAlives(every: keepAlive) { mailbox.keepAlive() }
                 }
-                group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
-                defer { group.cancelAll() }
+                let watch = watchAuthorization(authorization, of: Context.self, revoking: mailbox)
+                defer {
+                    authorizationWatches.remove(watch)
+                    group.cancelAll()
+                }
                 try await withGracefulShutdownHandler {
                     try await stream(&recording)
                 } onGracefulShutdown: {
@@ -114,26 +117,26 @@
             try await recording.finish(nil)
         }
 
-        /// Checks the request's authorization (`authorization`, its header) again every
-        /// `authorizationRecheck` while a stream is open, and revokes `mailbox` once it no longer
-        /// holds: a revoked token (or its user deleted, or a first token made on an open server)
-        /// ends the stream within that time. Returns then; runs until cancelled otherwise.
-        func recheckAuthorization<Context: RequestContext, Value>(
+        /// Revokes `mailbox` once the request's authorization (`authorization`, its header) no
+        /// longer holds: a revoked token (or its user deleted, or a first token made on an open
+        /// server) ends the stream within `authorizationRecheck`. The header is checked every
+        /// `authorizationRecheck` once for all the streams that sent it (`AuthorizationWatches`).
+        /// End with `authorizationWatches.remove`.
+        func watchAuthorization<Context: RequestContext, Value>(
             _ authorization: String?, of context: Context.Type, revoking mailbox: LiveMailbox<Value>
-        ) async throws {
-            let recheck = options.authorizationRecheck
-            while true {
-                try await Task.sleep(for: recheck)
-                // The store failing is no verdict on the token: check again later.
-                let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
+        ) -> AuthorizationWatches.Registration {
+            let (store, requireToken) = (store, options.requireToken)
+            let check: @Sendable () async throws -> String? = {
+                do {
                     _ = try await TokenMiddleware<Context>.authorize(
-                        authorization, method: .get, store: store, requireToken: options.requireToken)
-                }
-                if let refusal = refusal ?? nil {
-                    mailbox.revoke(refusal)
-                    return
+                        authorization, method: .get, store: store, requireToken: requireToken)
+                    return nil
+                } catch let problem as Problem {
+                    return problem.detail
                 }
             }
+            return authorizationWatches.add(
+                authorization, every: options.authorizationRecheck, revoke: { mailbox.revoke($0) }, check: check)
         }
 
         /// Writes what `stream`'s mailbox hands on until it ends: keep-alives, and the events of a

@@ -67,7 +67,7 @@
         /// The service's metrics, as `/metrics` shows them.
         public let metrics: ServerMetrics
         let logger: Logger
-        let rechecks = AuthorizationRechecks()
+        let authorizationWatches = AuthorizationWatches()
         /// The open live queries' fan-outs: each window encoded once per distinct query and
         /// written to its streams from their event loops.
         let windowFanouts = LiveWindowFanouts()
