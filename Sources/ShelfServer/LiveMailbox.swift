@@ -106,6 +106,14 @@
             onEnd?()
         }
 
+        /// The pending value (with when it was posted), taken without waiting; nil when none.
+        func takePending() -> (Value, ContinuousClock.Instant)? {
+            state.withLock { state in
+                defer { state.pending = nil }
+                return state.pending
+            }
+        }
+
         /// True once the mailbox has ended (`end`, `revoke`, or the waiting task cancelled): for a
         /// writer busy with a long job of its own to stop between steps. `next()` then says how.
         var hasEnded: Bool { state.withLock { $0.ended } }

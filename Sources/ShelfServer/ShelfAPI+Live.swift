@@ -47,21 +47,25 @@
             let authorization = request.headers[.authorization]
             let connection = Self.connection(of: context)
             let body = ResponseBody { [self] writer in
-                let mailbox = LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>()
+                let mailbox = LiveMailbox<LiveStreamSignal>()
                 mailbox.end(whenClosed: connection)
-                let token = Lifetime.Token()
-                property.observe(during: token.lifetime) { mailbox.post($0) }
+                let activity = StreamActivity()
+                let stream = LiveWindowStream(
+                    channel: connection, resumedAfter: resumeAfter?.sequence, mailbox: mailbox, activity: activity,
+                    metrics: metrics)
                 metrics.streamOpened(query: key)
-                windowEvents.open(key)
+                // Its windows come from the query's fan-out: encoded once, written from the
+                // connection's event loop (`LiveWindowFanout`).
+                windowFanouts.add(stream, to: key, property: property, api: self)
                 defer {
-                    token.end()
+                    windowFanouts.remove(stream, from: key)
                     metrics.streamClosed(query: key)
-                    windowEvents.close(key)
                 }
                 try await serveEvents(
-                    from: mailbox, to: writer, authorization: authorization, of: Context.self, connection: connection
+                    from: mailbox, to: writer, activity: activity, authorization: authorization, of: Context.self,
+                    connection: connection
                 ) { writer in
-                    try await stream(from: mailbox, to: &writer, after: resumeAfter, query: key)
+                    try await write(stream, to: &writer)
                 }
                 withExtendedLifetime(property) {}
             }
@@ -76,25 +80,29 @@
 
         /// Runs `stream` (which writes an event stream's events as `mailbox` hands them on) to
         /// `writer`, then finishes the body, beside what every event stream needs: a keep-alive
-        /// tick into `mailbox` once `keepAlive` has passed without any write to the stream (a
-        /// stream busy sending events sends none), the authorization rechecks
-        /// (`recheckAuthorization`), and the end of the mailbox when the application shuts down
+        /// tick into `mailbox` once `keepAlive` has passed without any write to the stream
+        /// (recorded in `activity`, which writes made elsewhere record too; a stream busy sending
+        /// events sends none), the authorization rechecks
+        /// (`watchAuthorization`), and the end of the mailbox when the application shuts down
         /// gracefully. A stream still writing a second after that (a big window to a client that
         /// reads it slowly) has its `connection` closed: a shutdown waits for no client.
         func serveEvents<Context: RequestContext, Value: Sendable>(
-            from mailbox: LiveMailbox<Value>, to writer: any ResponseBodyWriter, authorization: String?,
-            of context: Context.Type, connection: (any Channel)?,
+            from mailbox: LiveMailbox<Value>, to writer: any ResponseBodyWriter,
+            activity: StreamActivity = StreamActivity(),
+            authorization: String?, of context: Context.Type, connection: (any Channel)?,
             _ stream: (inout any ResponseBodyWriter) async throws -> Void
         ) async throws {
-            let activity = StreamActivity()
             var recording: any ResponseBodyWriter = ActivityRecordingWriter(base: writer, activity: activity)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let keepAlive = options.keepAlive
                 group.addTask {
                     try await activity.requestKeepAlives(every: keepAlive) { mailbox.keepAlive() }
                 }
-                group.addTask { try await recheckAuthorization(authorization, of: Context.self, revoking: mailbox) }
-                defer { group.cancelAll() }
+                let watch = watchAuthorization(authorization, of: Context.self, revoking: mailbox)
+                defer {
+                    authorizationWatches.remove(watch)
+                    group.cancelAll()
+                }
                 try await withGracefulShutdownHandler {
                     try await stream(&recording)
                 } onGracefulShutdown: {
@@ -109,69 +117,61 @@
             try await recording.finish(nil)
         }
 
-        /// Checks the request's authorization (`authorization`, its header) again every
-        /// `authorizationRecheck` while a stream is open, and revokes `mailbox` once it no longer
-        /// holds: a revoked token (or its user deleted, or a first token made on an open server)
-        /// ends the stream within that time. Returns then; runs until cancelled otherwise.
-        func recheckAuthorization<Context: RequestContext, Value>(
+        /// Revokes `mailbox` once the request's authorization (`authorization`, its header) no
+        /// longer holds: a revoked token (or its user deleted, or a first token made on an open
+        /// server) ends the stream within `authorizationRecheck`. The header is checked every
+        /// `authorizationRecheck` once for all the streams that sent it (`AuthorizationWatches`).
+        /// End with `authorizationWatches.remove`.
+        func watchAuthorization<Context: RequestContext, Value>(
             _ authorization: String?, of context: Context.Type, revoking mailbox: LiveMailbox<Value>
-        ) async throws {
-            let recheck = options.authorizationRecheck
-            while true {
-                try await Task.sleep(for: recheck)
-                // The store failing is no verdict on the token: check again later.
-                let refusal = try? await rechecks.refusal(for: authorization, lifetime: recheck / 2) {
+        ) -> AuthorizationWatches.Registration {
+            let (store, requireToken) = (store, options.requireToken)
+            let check: @Sendable () async throws -> String? = {
+                do {
                     _ = try await TokenMiddleware<Context>.authorize(
-                        authorization, method: .get, store: store, requireToken: options.requireToken)
-                }
-                if let refusal = refusal ?? nil {
-                    mailbox.revoke(refusal)
-                    return
+                        authorization, method: .get, store: store, requireToken: requireToken)
+                    return nil
+                } catch let problem as Problem {
+                    return problem.detail
                 }
             }
+            return authorizationWatches.add(
+                authorization, every: options.authorizationRecheck, revoke: { mailbox.revoke($0) }, check: check)
         }
 
-        private func stream(
-            from mailbox: LiveMailbox<LiveResult<LiveSnapshot<ItemWindow>>>, to writer: inout any ResponseBodyWriter,
-            after resumed: LivePosition?, query: String
-        ) async throws {
-            var sent = resumed
-            while true {
-                switch await mailbox.next() {
-                case .end: return
-                case .keepAlive:
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                case .unauthorized(let detail):
-                    let data = JSONValue.object(["status": .integer(401), "detail": .string(detail)])
-                    try await writer.write(
-                        ByteBuffer(bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
-                    return
-                case .value(.success(let snapshot), let published):
-                    let window = snapshot.value
-                    var position = snapshot.position?.sequence
-                    if position == nil { position = await options.windowPosition(window) }
-                    // The client has this window already (it resumed after a position at or
-                    // past it): send nothing, so ids only increase.
-                    if let position, let last = sent?.sequence, position <= last { continue }
-                    // Encoded once for all the query's streams (`LiveWindowEvents`).
-                    let fixed = position
-                    let event = try await windowEvents.event(for: window, at: position, of: query, unless: mailbox) {
-                        try await encodeWindowEvent(window, at: fixed)
+        /// Writes what `stream`'s mailbox hands on until it ends: keep-alives, and the events of a
+        /// stream without a connection of its own (the others' windows are written from their
+        /// event loop, `LiveWindowStream`). Before a last error event (a revoked token, the
+        /// store's file replaced) and before returning, the stream's direct writes are stopped,
+        /// so they all come before what this writes next and before the body's end.
+        private func write(_ stream: LiveWindowStream, to writer: inout any ResponseBodyWriter) async throws {
+            do {
+                while true {
+                    switch await stream.mailbox.next() {
+                    case .end:
+                        await stream.close()
+                        return
+                    case .keepAlive:
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    case .unauthorized(let detail):
+                        await stream.close()
+                        let data = JSONValue.object(["status": .integer(401), "detail": .string(detail)])
+                        try await writer.write(
+                            ByteBuffer(
+                                bytes: Array("event: error\ndata: ".utf8) + data.encoded() + Array("\n\n".utf8)))
+                        return
+                    case .value(.event(let event), _):
+                        try await writer.write(event.bytes)
+                        stream.wrote(event)
+                    case .value(.finish(let bytes), _):
+                        await stream.close()
+                        try await writer.write(bytes)
+                        return
                     }
-                    // The mailbox ended while the window was encoded: `next()` says how (the
-                    // end, or a revoked token's 401 event).
-                    guard let event else { continue }
-                    try await writer.write(event.bytes)
-                    // A window refused for a value of the wrong type (an error event in its
-                    // place) is not the client's: the next one, once the row is corrected, is
-                    // sent as new.
-                    guard event.isWindow else { continue }
-                    if let position { sent = LivePosition(sequence: position) }
-                    metrics.delivered(after: ContinuousClock.now - published)
-                case .value(.failure(let error), _):
-                    try await writer.write(Self.errorEvent(error))
-                    if error.code == .fileReplaced { return }
                 }
+            } catch {
+                await stream.close()
+                throw error
             }
         }
 

@@ -67,9 +67,10 @@
         /// The service's metrics, as `/metrics` shows them.
         public let metrics: ServerMetrics
         let logger: Logger
-        let rechecks = AuthorizationRechecks()
-        /// Live windows' events, encoded once per distinct query and window.
-        let windowEvents = LiveWindowEvents()
+        let authorizationWatches = AuthorizationWatches()
+        /// The open live queries' fan-outs: each window encoded once per distinct query and
+        /// written to its streams from their event loops.
+        let windowFanouts = LiveWindowFanouts()
         /// `GET /api/items` answers, kept while the store does not change.
         let itemPages = ItemPageCache()
 

@@ -170,33 +170,86 @@
 #if Server
     internal import Synchronization
 
-    /// The verdicts of the live streams' authorization rechecks, shared by the streams of one
-    /// `ShelfAPI` for `lifetime`: ten thousand streams on a hundred tokens cost a hundred
-    /// look-ups per recheck, not ten thousand.
-    final class AuthorizationRechecks: Sendable {
-        private let verdicts = Mutex<[String: (at: ContinuousClock.Instant, refusal: String?)]>([:])
+    /// The authorization rechecks of the open event streams: one task per distinct
+    /// `Authorization` header (nil: none) checks it every interval for all the streams that
+    /// sent it, and revokes them all once it no longer holds. Ten thousand streams each
+    /// sleeping and checking on its own every 5 s were 2,000 timer wake-ups a second, as many
+    /// as the windows delivered in `shelf-benchmarks serve`'s owners run (issue 24).
+    final class AuthorizationWatches: Sendable {
+        /// One stream's registration, for `remove`.
+        struct Registration: Sendable {
+            fileprivate let key: String
+            fileprivate let id: Int
+        }
 
-        /// The 401/403 detail for `header` now (nil when it still holds), from a verdict younger
-        /// than `lifetime` or from `check`, which throws a `Problem` to refuse. Other errors
-        /// (the store failing) are thrown, and remembered by no one.
-        func refusal(
-            for header: String?, lifetime: Duration, check: () async throws -> Void
-        ) async throws -> String? {
-            let key = header ?? ""
-            let now = ContinuousClock.now
-            if let verdict = verdicts.withLock({ $0[key] }), now - verdict.at < lifetime { return verdict.refusal }
-            var refusal: String?
-            do {
-                try await check()
-            } catch let problem as Problem {
-                refusal = problem.detail
+        private struct Watch {
+            var revokers: [Int: @Sendable (String) -> Void] = [:]
+            var task: Task<Void, Never>?
+        }
+
+        private struct State {
+            var watches: [String: Watch] = [:]
+            var nextID = 0
+        }
+
+        private let state = Mutex(State())
+
+        /// Calls `revoke` with the refusal's detail once `authorization` no longer holds, as
+        /// `check` says (it returns the detail of a refusal, nil while the header holds, and
+        /// throws when it cannot tell: the store failing is no verdict). The header is checked
+        /// every `interval`, once for all the streams that sent it; a stream that joins is first
+        /// checked within `interval`. End with `remove`.
+        func add(
+            _ authorization: String?, every interval: Duration, revoke: @escaping @Sendable (String) -> Void,
+            check: @escaping @Sendable () async throws -> String?
+        ) -> Registration {
+            let key = authorization ?? ""
+            let (registration, starts) = state.withLock { state -> (Registration, Bool) in
+                state.nextID += 1
+                let id = state.nextID
+                let starts = state.watches[key] == nil
+                state.watches[key, default: Watch()].revokers[id] = revoke
+                return (Registration(key: key, id: id), starts)
             }
-            verdicts.withLock { verdicts in
-                // Forget verdicts past their lifetime, so the table holds only live tokens' verdicts.
-                if verdicts.count > 1_000 { verdicts = verdicts.filter { now - $0.value.at < lifetime } }
-                verdicts[key] = (now, refusal)
+            guard starts else { return registration }
+            // Ends when the last stream of the header is removed (cancelled) or once the header
+            // is refused; `check`'s errors are verdicts put off, not lost.
+            let task = Task { await self.watch(key, every: interval, check: check) }
+            let stale = state.withLock { state -> Bool in
+                guard state.watches[key] != nil, state.watches[key]?.task == nil else { return true }
+                state.watches[key]?.task = task
+                return false
             }
-            return refusal
+            // Every stream of the header went (or another watch took its place) meanwhile.
+            if stale { task.cancel() }
+            return registration
+        }
+
+        /// Removes a stream's registration; the last one of its header stops the checks.
+        func remove(_ registration: Registration) {
+            let task = state.withLock { state -> Task<Void, Never>? in
+                guard var watch = state.watches[registration.key] else { return nil }
+                watch.revokers[registration.id] = nil
+                guard watch.revokers.isEmpty else {
+                    state.watches[registration.key] = watch
+                    return nil
+                }
+                state.watches[registration.key] = nil
+                return watch.task
+            }
+            task?.cancel()
+        }
+
+        private func watch(_ key: String, every interval: Duration, check: @Sendable () async throws -> String?) async {
+            while (try? await Task.sleep(for: interval)) != nil {
+                guard let refusal = (try? await check()) ?? nil else { continue }
+                let revokers = state.withLock { state -> [@Sendable (String) -> Void] in
+                    defer { state.watches[key] = nil }
+                    return state.watches[key].map { Array($0.revokers.values) } ?? []
+                }
+                for revoke in revokers { revoke(refusal) }
+                return
+            }
         }
     }
 #endif
