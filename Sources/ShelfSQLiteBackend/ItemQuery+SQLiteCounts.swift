@@ -21,6 +21,10 @@ extension ItemQuery {
     ///   index of the time;
     /// - when a row holds a time that is not an integer (written by another program, counted
     ///   under the span 'other'), a time range is counted by `plain` instead.
+    ///
+    /// A count by status or priority alone reads `shelf_item_counts` only, a table with no
+    /// change counter of its own: a live value built on it must observe `items` (as the live
+    /// windows do, `SQLiteLiveWindows.observedTables`), not the tables its SQL reads.
     func countFromTotalsSQL(parsed: ItemQueryText, now: Date, plain: BoundSQL) -> BoundSQL? {
         guard owner == nil, parsed.ownerPrefixes.isEmpty, parsed.included.isEmpty, parsed.excluded.isEmpty,
             parsed.created.isEmpty || parsed.updated.isEmpty
