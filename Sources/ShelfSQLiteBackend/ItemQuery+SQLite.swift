@@ -319,7 +319,8 @@ extension ItemQuery {
 
     /// How many items match. Words and phrases are counted from the full-text index first.
     func countSQL(now: Date = Date()) -> BoundSQL {
-        let filter = sqliteFilter(alias: "i.", now: now, forPage: false)
+        let parsed = ItemQueryText(text)
+        let filter = sqliteFilter(alias: "i.", now: now, forPage: false, parsed: parsed)
         if let match = filter.match {
             guard !filter.clauses.isEmpty else {
                 return BoundSQL(text: "SELECT count(*) FROM items_fts WHERE items_fts MATCH ?", arguments: [match])
@@ -333,9 +334,10 @@ extension ItemQuery {
             // Kept by the triggers of 0002_change_counters: one lookup, not a table scan.
             return BoundSQL(text: "SELECT row_count FROM shelf_changes WHERE table_name = 'items'", arguments: [])
         }
-        return BoundSQL(
+        let plain = BoundSQL(
             text: "SELECT count(*) FROM items i WHERE " + filter.clauses.joined(separator: " AND "),
             arguments: filter.arguments)
+        return countFromTotalsSQL(parsed: parsed, now: now, plain: plain) ?? plain
     }
 }
 

@@ -94,6 +94,8 @@ final class SQLiteCopyRows: CopyTransaction {
     var derivedColumns: Set<String> {
         [
             "shelf_migrations", "shelf_changes", "shelf_change_log", "shelf_replaced_rows", "sqlite_sequence",
+            // Migrations/0016: counts of items kept by triggers, and their REPLACE scratch table.
+            "shelf_item_counts", "shelf_item_counts_replaced",
             "sqlite_stat1", "sqlite_stat4", "bulk_actions", "bulk_action_items",
             "_litestream_seq", "_litestream_lock",
         ]

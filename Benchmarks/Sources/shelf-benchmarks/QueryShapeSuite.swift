@@ -55,7 +55,7 @@ struct QueryShapeSuite {
         for filter in Self.filters {
             let base = ItemQuery(owner: filter.owner ? User.ID(17) : nil, text: filter.text)
             let countName = "search.shape.\(prefix)\(filter.name).count"
-            if only == nil || only == countName || only == "search.shape" {
+            if only == nil || only == countName || only == "search.shape" || only == "search.shape.counts" {
                 let counted = try await store.items.count(matching: base)
                 report.note("\(countName): '\(filter.text)'\(filter.owner ? " of user 17" : "") matches \(counted)")
                 let times = try await measure { _ = try await store.items.count(matching: base) }

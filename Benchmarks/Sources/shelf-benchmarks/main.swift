@@ -25,7 +25,7 @@ import Foundation
 //   search  search.* at 1,000,000 items (--items N): first page and count of common and rare
 //           words, two words, a phrase, owner filters; the owner order (SearchSuite); every
 //           filter shape without words in every sort order (search.shape.*, QueryShapeSuite),
-//           also on PostgreSQL with --backend postgres
+//           also on PostgreSQL with --backend postgres; --only search.shape.counts: their counts only
 //   fanout  fanout.N.* (issue 23): 100,000 items (--items N), N = 1, 100, 1,000, 10,000 live windows
 //           (--counts 1,100,1000,10000) of mixed filters, 20 one-row writes/s (--rate) for 30 s
 //           (--seconds); --no-wait starts each write on time whatever happens (FanoutSuite)
