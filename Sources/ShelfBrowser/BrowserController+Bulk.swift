@@ -127,8 +127,11 @@ extension BrowserController {
             presentCounted(marked: marked) { [weak self] count in
                 guard let self else { return }
                 presentPrompt(
+                    // The prompt closes once the owner is found: the change runs behind it, with
+                    // its progress in the status bar, and Esc cancels it.
                     viewModel.makeOwnerPrompt(count: count) { email in
-                        await actions.enqueued { await actions.setOwner(email: email, selected: selected) } ?? nil
+                        await actions.enqueued { await actions.startOwnerChange(email: email, selected: selected) }
+                            ?? nil
                     })
             }
         case .setPriority:
@@ -137,7 +140,7 @@ extension BrowserController {
                 guard let self else { return }
                 presentPrompt(
                     viewModel.makePriorityPrompt(count: count) { priority in
-                        await actions.enqueued { await actions.setPriority(priority, selected: selected) }
+                        actions.startPriorityChange(priority, selected: selected)
                     })
             }
         case .undo:

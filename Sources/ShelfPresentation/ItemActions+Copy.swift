@@ -94,8 +94,8 @@ extension ItemActions {
     }
 
     /// Hands `emit` every item of `selection` a page at a time: the query's matches in its
-    /// order less the exceptions, then the IDs marked besides that do not match. Blocks: call
-    /// it on a thread of its own.
+    /// order (up to `through`) less the exceptions, then the IDs marked besides that do not
+    /// match. Blocks: call it on a thread of its own.
     nonisolated static func streamSelection(
         _ selection: ItemSelection, store: Store, cancellation: BlockingCancellation,
         emit: ([Item]) throws -> Void
@@ -112,8 +112,11 @@ extension ItemActions {
                 let page = try BlockingWork.waitFor {
                     try await store.items.items(matching: query, after: after, limit: pageSize)
                 }
-                try emit(page.filter { !selection.excluded.contains($0.id) })
-                for item in page { besides.remove(item.id) }
+                // Items added after the marks were made are not marked (`through`), as in a bulk
+                // action and the count the progress line says.
+                let chosen = page.filter { !selection.excluded.contains($0.id) && selection.bounds($0.id) }
+                try emit(chosen)
+                for item in chosen { besides.remove(item.id) }
                 guard page.count == pageSize, let last = page.last else { break }
                 cursor = ItemCursor(last)
             }

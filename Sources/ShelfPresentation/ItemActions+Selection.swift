@@ -225,7 +225,8 @@ extension ItemActions {
             var cursor: ItemCursor?
             while true {
                 let page = try await store.items.items(matching: query, after: cursor, limit: Self.pageSize)
-                found.append(contentsOf: page.lazy.filter { !selection.excluded.contains($0.id) })
+                found.append(
+                    contentsOf: page.lazy.filter { !selection.excluded.contains($0.id) && selection.bounds($0.id) })
                 guard page.count == Self.pageSize, let last = page.last else { break }
                 cursor = ItemCursor(last)
             }
@@ -243,6 +244,13 @@ extension ItemActions {
         case .owner(let owner): "give \(describe(count)) to \(ownerName ?? "user \(owner.rawValue)")"
         case .delete: "delete \(describe(count))"
         }
+    }
+}
+
+extension ItemSelection {
+    /// False for an item of the query added after it was marked (an ID past `through`).
+    func bounds(_ id: Item.ID) -> Bool {
+        through.map { id <= $0 } ?? true
     }
 }
 

@@ -216,14 +216,10 @@ public final class ItemActions {
         let email = email.trimmingCharacters(in: .whitespaces)
         let ids = targets(selected: selected)
         guard !ids.isEmpty || describedSelection != nil else { return nil }
-        let found: User?
-        do {
-            found = try await store.users.user(email: email)
-        } catch {
-            return "Could not look up the user with the email \(email): \(error)"
-        }
-        guard let owner = found else {
-            return "No user has the email \(email); type the email of an existing user."
+        let owner: User
+        switch await user(email: email) {
+        case .success(let found): owner = found
+        case .failure(let problem): return problem.message
         }
         if let selection = describedSelection {
             await bulk(.owner(owner.id), in: selection, ownerName: owner.name)
@@ -242,6 +238,46 @@ public final class ItemActions {
             return changed.isEmpty ? "nothing to change" : "gave \(Self.describe(changed.count)) to \(owner.name)"
         }
         return nil
+    }
+
+    /// The owner prompt's answer: finds the user with `email`, then queues
+    /// `setOwner(email:selected:)` and returns without waiting for it, so that the prompt
+    /// closes and the list takes keys while a change of a million items runs (its progress in
+    /// `message`, Esc cancels it; a problem it meets is said in `message` too). Returns why not,
+    /// for the prompt to show, when no user has the email or the users cannot be read.
+    public func startOwnerChange(email: String, selected: Item.ID?) async -> String? {
+        let email = email.trimmingCharacters(in: .whitespaces)
+        if case .failure(let problem) = await user(email: email) { return problem.message }
+        startDetached { [weak self] in
+            guard let self, let problem = await self.setOwner(email: email, selected: selected) else { return }
+            self.mutableMessage.value = problem
+        }
+        return nil
+    }
+
+    /// The priority prompt's answer: queues `setPriority(_:selected:)` and returns without
+    /// waiting for it, so that the prompt closes and the list takes keys while it runs.
+    public func startPriorityChange(_ priority: Int, selected: Item.ID?) {
+        startDetached { [weak self] in await self?.setPriority(priority, selected: selected) }
+    }
+
+    /// Queues `intent` after those queued before it, as an intent of its own: not part of the
+    /// caller's, whose end (a prompt's answer) does not wait for it.
+    private func startDetached(_ intent: @escaping @MainActor () async -> Void) {
+        IntentGroup.$current.withValue(nil) { _ = enqueue(intent) }
+    }
+
+    /// The user with `email`, or why there is none to give items to.
+    private func user(email: String) async -> Result<User, OwnerProblem> {
+        do {
+            guard let found = try await store.users.user(email: email) else {
+                return .failure(
+                    OwnerProblem(message: "No user has the email \(email); type the email of an existing user."))
+            }
+            return .success(found)
+        } catch {
+            return .failure(OwnerProblem(message: "Could not look up the user with the email \(email): \(error)"))
+        }
     }
 
     /// Sets the priority (0…3) of the marked items (or the selected one).
@@ -416,6 +452,11 @@ public final class ItemActions {
         }
         return name
     }
+}
+
+/// Why the items cannot be given to the owner typed, said to the person.
+private struct OwnerProblem: Error {
+    let message: String
 }
 
 /// Where `enqueued(_:)` keeps its intent's result.

@@ -50,4 +50,25 @@ struct CopyProgressTests {
         #expect(actions.message.value == "copy cancelled: nothing was copied")
         #expect(!actions.isBulkWriting)
     }
+
+    /// Hostile tester (issue 26): `M` marks what matches at that moment (up to the highest ID
+    /// then), and Space changes only those; `y` copied items added afterwards too, more than
+    /// its progress line counted.
+    @Test func aCopyLeavesOutItemsAddedAfterTheMarks() async throws {
+        let (store, users) = try await makeStore(items: 3)
+        let actions = ItemActions(store: store)
+        await actions.markAll(matching: ItemQuery(), shown: [], count: nil)
+        #expect(actions.marks.value.count == 3)
+        _ = try await store.items.insert(NewItem(userID: users[0].id, title: "Added after the marks"))
+        let text = Mutex("")
+        let copy = await actions.copy(
+            selected: nil, json: false, write: { piece in text.withLock { $0 += piece } }, finish: { true })
+        #expect(copy?.count == 3)
+        let copied = text.withLock { $0 }
+        #expect(!copied.contains("Added after the marks"), "\(copied)")
+        #expect(copied.split(separator: "\n").count == 3, "\(copied)")
+        let small = await actions.copyText(selected: nil, json: false)
+        #expect(small?.count == 3)
+        #expect(small?.text.contains("Added after the marks") == false, "\(small?.text ?? "")")
+    }
 }

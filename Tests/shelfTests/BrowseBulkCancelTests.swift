@@ -102,6 +102,48 @@ struct BrowseBulkCancelTests {
         try await tmux.waitFor("[exit 0]")
     }
 
+    /// Hostile tester (issue 26): the priority and owner prompts stayed open until a change of
+    /// every marked item was done, and took the keys typed meanwhile (a `j` went into the email
+    /// field). They close as soon as the answer is taken: the change runs behind, the list moves
+    /// under `j`, and Esc cancels the change. Another program's lock keeps each change running
+    /// for as long as the test needs.
+    @Test func thePriorityAndOwnerPromptsCloseWhileTheChangeRuns() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        let tmux = try await open(shelf, items: 2_000)
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Grace", "--email", "grace@example.com"]).status
+                == 0)
+        let holder = try TmuxSession("sqlite3 " + TmuxSession.quote(db), width: 80, height: 10)
+        try holder.type("BEGIN IMMEDIATE; SELECT 'holding';\n")
+        try await holder.waitFor("holding")
+        #expect(await CopyFixture.waitForWriteLock(of: db))
+
+        let prompts = [("p", "Priority of 2,000 items", "3"), ("o", "Owner of 2,000 items", "grace@example.com")]
+        for (index, (key, title, answer)) in prompts.enumerated() {
+            try tmux.type(key)
+            try await tmux.waitFor(title)
+            try tmux.type(answer)
+            try tmux.send("Enter")
+            // Before the fix the prompt stayed on screen until the lock was gone.
+            let running = try await tmux.waitFor(timeout: .seconds(30)) {
+                $0.contains(line: "(Esc cancels)") && !$0.contains(line: title)
+            }
+            #expect(!running.contains(line: title), "\(running)")
+            try tmux.type("j")
+            try await tmux.waitFor(" \(index + 2)/2,000 ")
+            try tmux.send("Escape")
+            try await tmux.waitFor("cancelled: nothing was changed")
+        }
+        try holder.type("COMMIT;\n.quit\n")
+        try await holder.waitFor("[exit 0]")
+        let unchanged = "SELECT count(*) FROM items WHERE priority = 0 AND user_id = 1;"
+        #expect(try await ChildProcess.sqlite3Output(db, unchanged) == "2000")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
+
     /// The terminal closes (SIGHUP) while the action waits for another program's lock: the
     /// browser ends at once, and the action with it; nothing is changed once the lock is gone
     /// (it went on and committed, with no session left to undo it: hostile tester).

@@ -3,6 +3,10 @@ internal import ShelfReactive
 internal import ShelfSQLite
 internal import ShelfStore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 // Bulk writes over an `ItemSelection`, recorded in bulk_actions (Migrations/0013).
 
 extension SQLiteItemRepository {
@@ -287,14 +291,33 @@ extension SQLiteItemRepository {
         do {
             let interrupt: @Sendable () -> Void = { interruption.cancel() }
             return try await BlockingWork.run(onCancel: interrupt) { cancellation in
+                defer { Self.releaseFreedMemory() }
                 // Esc (cancellation) ends a wait for another program's lock too.
-                try database.write(interruption: interruption) { connection in try body(connection, cancellation) }
+                return try database.write(interruption: interruption) { connection in
+                    try body(connection, cancellation)
+                }
             }
         } catch let error as CancellationError {
             throw error
         } catch {
             throw StoreError.translatingAny(error)
         }
+    }
+}
+
+extension SQLiteItemRepository {
+    /// Hands the memory a long write freed back to the system. Each write runs on a thread of
+    /// its own, and glibc keeps what a thread's allocations freed (SQLite's page cache, sorter
+    /// and statement memory) in that thread's arena for it: the browser at 1,000,000 items went
+    /// from 86 MB after Space to 112 MB after `p` and 135 MB after `o`, and stayed at 86 MB
+    /// with one arena (`MALLOC_ARENA_MAX=1`). `malloc_trim` returns the free pages of every
+    /// arena (found with `dlsym`: Swift's Glibc module leaves out `malloc.h`; nil elsewhere).
+    fileprivate static func releaseFreedMemory() {
+        #if canImport(Glibc)
+            guard let symbol = dlsym(nil, "malloc_trim") else { return }
+            typealias Trim = @convention(c) (Int) -> Int32
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
     }
 }
 
