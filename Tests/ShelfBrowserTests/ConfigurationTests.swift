@@ -47,6 +47,19 @@ struct ConfigurationTests {
         // Not a way out: it may be left without a key.
         #expect(dialog.keys.keys(for: try action(.confirm, "yes")) == [])
         #expect(dialog.problems.count == 2, "\(dialog.problems)")
+        // Its default keys bound to another action are given back to it (hostile round 5: with
+        // moveDown = ["q", "ctrl-c"] nothing quit).
+        let stolen = BrowserConfiguration.parse("[keys.list]\nmoveDown = [\"q\", \"ctrl-c\", \"j\"]")
+        #expect(stolen.keys.keys(for: try action(.list, "quit")) == (try action(.list, "quit")).defaultKeys)
+        #expect(stolen.keys.keys(for: try action(.list, "moveDown")) == [.character("j")])
+        #expect(
+            stolen.problems.map(\.description) == [
+                "config.toml:2: quit is the way out of [keys.list] and would have no key; it keeps q, ctrl-c"
+            ])
+        // Esc given to both answers: no keeps it, and the message names the keys it has.
+        let both = BrowserConfiguration.parse("[keys.confirm]\nyes = [\"esc\"]\nno = [\"esc\"]")
+        #expect(both.keys.keys(for: no) == no.defaultKeys)
+        #expect(both.keys.keys(for: try action(.confirm, "yes")) == [])
         // Bound to another key, a way out is fine.
         let rebound = BrowserConfiguration.parse("[keys.list]\nquit = [\"ctrl-q\"]")
         #expect(rebound.problems == [])

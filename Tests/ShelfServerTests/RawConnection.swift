@@ -2,6 +2,19 @@
     import Foundation
     import ShelfTestSupport
 
+    /// `connect(2)` of `descriptor` to 127.0.0.1:`port`: 0, or -1 with `errno` set.
+    func connectToLoopback(_ descriptor: Int32, port: Int) -> Int32 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
     /// A plain TCP connection to a served shelf, for requests no HTTP client sends (headers that
     /// never end, a body without end, a connection that sends nothing). Blocking calls: use it
     /// on a thread of its own (`RawConnection.onThread`), never on the cooperative pool.
@@ -16,15 +29,7 @@
             }
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw ShellError(message: "socket: \(errno)") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            let connected = connectToLoopback(descriptor, port: port)
             guard connected == 0 else {
                 close(descriptor)
                 throw ShellError(message: "connect to \(base): errno \(errno)")

@@ -114,15 +114,7 @@
                 // A connect to a full accept queue waits, for up to this long.
                 var patience = timeval(tv_sec: 0, tv_usec: 200_000)
                 setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let result = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
+                let result = connectToLoopback(descriptor, port: port)
                 guard result == 0 else { continue }
                 connected += 1
                 _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -177,15 +169,7 @@
             defer { for descriptor in descriptors where descriptor >= 0 { close(descriptor) } }
             for index in requests.indices {
                 let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let result = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
+                let result = connectToLoopback(descriptor, port: port)
                 descriptors.append(descriptor)
                 if descriptor < 0 || (result != 0 && errno != EINPROGRESS) {
                     phases.append(.done)

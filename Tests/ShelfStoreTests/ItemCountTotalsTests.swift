@@ -38,6 +38,21 @@ struct ItemCountTotalsTests {
         return try connection.fetchOne(sql, arguments: filter.arguments) { try $0.get(0, as: Int.self) } ?? -1
     }
 
+    /// The totals that differ from a count of the table, one line each ("KIND BUCKET STATUS
+    /// PRIORITY: N against COUNTED").
+    static let driftSQL = """
+        SELECT t.kind || ' ' || t.bucket || ' ' || t.status || ' ' || t.priority || ': ' || t.n || ' against '
+            || coalesce(r.n, 0)
+        FROM shelf_item_counts t LEFT JOIN (
+            SELECT 'c' AS kind, CASE WHEN typeof(created_at) = 'integer' THEN created_at >> 26 ELSE 'other' END
+                AS bucket, status, priority, count(*) AS n FROM items GROUP BY 2, 3, 4
+            UNION ALL
+            SELECT 'u', CASE WHEN typeof(updated_at) = 'integer' THEN updated_at >> 26 ELSE 'other' END,
+                status, priority, count(*) FROM items GROUP BY 2, 3, 4
+        ) r USING (kind, bucket, status, priority)
+        WHERE t.n IS NOT coalesce(r.n, 0)
+        """
+
     /// Every query's count through the store equals the plain count, and the totals equal a
     /// count of the table by span.
     static func check(_ sqlite: SQLiteBackend, _ step: String) async throws {
@@ -49,20 +64,7 @@ struct ItemCountTotalsTests {
             #expect(counted == expected, "after \(step): '\(text)' counted \(counted), the table holds \(expected)")
         }
         let drift = try await sqlite.database.read { connection in
-            try connection.fetch(
-                """
-                SELECT t.kind || ' ' || t.bucket || ' ' || t.status || ' ' || t.priority || ': ' || t.n || ' against '
-                    || coalesce(r.n, 0)
-                FROM shelf_item_counts t LEFT JOIN (
-                    SELECT 'c' AS kind, CASE WHEN typeof(created_at) = 'integer' THEN created_at >> 26 ELSE 'other' END
-                        AS bucket, status, priority, count(*) AS n FROM items GROUP BY 2, 3, 4
-                    UNION ALL
-                    SELECT 'u', CASE WHEN typeof(updated_at) = 'integer' THEN updated_at >> 26 ELSE 'other' END,
-                        status, priority, count(*) FROM items GROUP BY 2, 3, 4
-                ) r USING (kind, bucket, status, priority)
-                WHERE t.n IS NOT coalesce(r.n, 0)
-                """
-            ) { try $0.string(0) }
+            try connection.fetch(driftSQL) { try $0.string(0) }
         }
         let total = try await sqlite.database.read { connection in
             try connection.fetchOne(

@@ -150,4 +150,22 @@ struct BackupCommandTests {
         #expect(refused.error.contains("\(backup) is a shelf store in use as one"), "\(refused.error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == before)
     }
+
+    /// Hostile round 5: a backup edited by the sqlite3 shell (which leaves it in rollback-journal
+    /// mode, never opened by shelf) was replaced by the next backup, the edit lost with exit 0.
+    @Test func aBackupAnotherProgramWroteToIsRefused() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        _ = try await ChildProcess.sqlite3Output(backup, "UPDATE items SET title = 'Edited by hand' WHERE id = 1;")
+        #expect(try await ChildProcess.sqlite3Output(backup, "PRAGMA journal_mode;") == "delete")
+        let before = try Data(contentsOf: URL(fileURLWithPath: backup))
+        let refused = try await shelf.run(["backup", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("\(backup) is a shelf store in use as one"), "\(refused.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == before)
+    }
 }

@@ -160,6 +160,14 @@
                 let taken = try await shelf.run(["restore", "--db", url, "--keep-as", backup, keptPath])
                 #expect(taken.status == 1)
                 #expect(taken.error.contains("\(backup) exists already"), "\(taken.error)")
+                // So is a link pointing nowhere (hostile round 5: the restore went ahead, then
+                // failed to put the kept file there, exit 1, the old rows in a hidden file).
+                let dangling = (backups as NSString).appendingPathComponent("dangling.sqlite")
+                try FileManager.default.createSymbolicLink(
+                    atPath: dangling, withDestinationPath: (backups as NSString).appendingPathComponent("nowhere"))
+                let linked = try await shelf.run(["restore", "--db", url, "--keep-as", dangling, keptPath])
+                #expect(linked.status == 1)
+                #expect(linked.error.contains("\(dangling) exists already"), "\(linked.error)")
                 #expect(
                     try Self.psql(url, "SELECT count(*) FROM items WHERE title = 'Only since Monday'", in: shelf) == [
                         "1"

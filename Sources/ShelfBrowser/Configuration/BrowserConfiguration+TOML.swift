@@ -103,14 +103,21 @@ private struct Reader {
         }
         // A way out of a mode (quit, close, cancel, no) left with no key would trap the user
         // in it (only a signal gets out): its default keys are kept.
-        for action in KeyAction.waysOut where bindings[action] != nil {
-            guard KeyMap(bindings: bindings).keys(for: action).isEmpty else { continue }
+        // Its defaults bound to other actions are given back to it.
+        for action in KeyAction.waysOut where KeyMap(bindings: bindings).keys(for: action).isEmpty {
+            var path = ["keys", action.mode.rawValue, action.name]
+            let wasBound = bindings[action] != nil
             bindings[action] = nil
-            let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
+            for other in KeyAction.all where other.mode == action.mode && other != action {
+                guard let keys = bindings[other], keys.contains(where: action.defaultKeys.contains) else { continue }
+                bindings[other] = keys.filter { !action.defaultKeys.contains($0) }
+                if !wasBound { path = ["keys", other.mode.rawValue, other.name] }
+            }
+            let kept = KeyMap(bindings: bindings).keys(for: action).map(KeyName.name(of:)).joined(separator: ", ")
             problem(
                 "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and would have no key; "
-                    + "its default keys (\(defaults)) are kept",
-                at: ["keys", action.mode.rawValue, action.name])
+                    + "it keeps \(kept.isEmpty ? "none" : kept)",
+                at: path)
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)

@@ -212,8 +212,11 @@ extension Store {
         defer { closeDescriptor(descriptor) }
         var header = [UInt8](repeating: 0, count: 20)
         let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
-        // …unless it was only read since: its stamp still matches what it holds.
-        if count == 20, header[18] == 2 || header[19] == 2, !BackupStamp.matches(path) {
+        // …unless it was only read since: its stamp still matches what it holds. A stamped
+        // file still in rollback-journal mode whose stamp no longer matches was written to by
+        // another program (the sqlite3 shell) since shelf wrote it: refused too.
+        let (stamped, matches) = BackupStamp.check(path)
+        if count == 20, header[18] == 2 || header[19] == 2 || stamped, !matches {
             throw StoreError(
                 .invalidValue,
                 "\(name) is a shelf store in use as one (written to since it was a backup, if it ever was one: a "
@@ -301,13 +304,17 @@ enum BackupStamp {
     /// Whether the shelf database at `path` (no process has it open, its WAL is empty) still
     /// holds its stamp: a backup only read since it was written. Looked at immutable, as
     /// `checkBackupDestination` looks at it (nothing made beside it).
-    static func matches(_ path: String) -> Bool {
-        (try? StoreError.translating { () -> Bool in
+    static func matches(_ path: String) -> Bool { check(path).matches }
+
+    /// Whether the shelf database at `path` carries a stamp at all, and whether it still
+    /// matches what the file holds (both false when it cannot be read).
+    static func check(_ path: String) -> (stamped: Bool, matches: Bool) {
+        (try? StoreError.translating { () -> (Bool, Bool) in
             let connection = try Connection(path: path, readOnly: true, immutable: true)
             defer { connection.close() }
             let stamp = try connection.fetchOne("PRAGMA user_version", arguments: []) { try $0.int64(0) } ?? 0
             let expected = Int64(try value(on: connection))
-            return stamp != 0 && stamp == expected
-        }) ?? false
+            return (stamp != 0, stamp != 0 && stamp == expected)
+        }) ?? (false, false)
     }
 }

@@ -220,7 +220,10 @@ extension Store {
         guard let keptAs else {
             return try await source.copy(to: self, options: options, progress: progress)
         }
-        if FileManager.default.fileExists(atPath: keptAs) {
+        // lstat: a link (even one pointing nowhere) is there too; the kept file is linked into
+        // place at the end, and a link in the way would fail that after the restore.
+        var existing = stat()
+        if lstat(keptAs, &existing) == 0 {
             throw StoreError(
                 .database,
                 "\(keptAs) exists already; name a new file to keep what \(location) holds in; nothing was restored")
