@@ -74,26 +74,27 @@ import Testing
         let fifo = shelf.folder.appendingPathComponent("out-\(UUID().uuidString).csv").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let errors = shelf.folder.appendingPathComponent("err-\(UUID().uuidString)").path
-        // The reader first: it reads a little, then stops reading, on a thread of its own (its
-        // open waits for the writer; the child's open of a FIFO as stdout waits for a reader,
-        // before it runs, so spawning first would wait forever).
-        let reading = Task {
-            await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    let reader = open(fifo, O_RDONLY)
-                    var buffer = [UInt8](repeating: 0, count: 4096)
-                    let count = reader >= 0 ? Foundation.read(reader, &buffer, buffer.count) : -1
-                    if reader >= 0 { close(reader) }
-                    continuation.resume(returning: count)
-                }
-            }
+        // The reader first: it reads a little, then stops reading, on a thread of its own,
+        // started before the spawn (its open waits for the writer; the child's open of a FIFO
+        // as stdout waits for a reader before it runs, and the spawn waits for that). Not in a
+        // Task: with both cases spawning at once on a 2-core machine, the spawns held every
+        // thread of the cooperative pool and the readers' tasks never ran (CI hung).
+        let (reading, delivered) = AsyncStream.makeStream(of: Int.self)
+        Thread.detachNewThread {
+            let reader = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = reader >= 0 ? Foundation.read(reader, &buffer, buffer.count) : -1
+            if reader >= 0 { close(reader) }
+            delivered.yield(count)
+            delivered.finish()
         }
         let child = try ChildProcess(
             ShelfProcess.executable.path,
             ["export", "items", "--db", db, "--quiet"] + (named ? ["-o", fifo] : []),
             environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"),
             output: .file(named ? "/dev/null" : fifo), stderr: errors)
-        let read = await reading.value
+        var read = -1
+        for await count in reading { read = count }
         #expect(read > 0, "the export wrote nothing into the FIFO")
         #expect(child.wait() == 0)
         let error = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
