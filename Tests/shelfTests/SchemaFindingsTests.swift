@@ -114,7 +114,7 @@ struct SchemaFindingsTests {
         (
             "UPDATE items SET title = CAST(X'5AFF726963' AS TEXT) WHERE id = 2;",
             "holds bytes that are not UTF-8 text (X'5AFF726963…') in title",
-            "UPDATE items SET title = 'the right text' WHERE id = 2;", false
+            "UPDATE items SET title = 'the right text' WHERE id = 2;", true
         ),
     ])
     func aValueOfTheWrongTypeIsRefusedNotMadeUp(broken: String, holds: String, fix: String, copyRefuses: Bool)
@@ -145,7 +145,9 @@ struct SchemaFindingsTests {
         #expect(other.status == 0 && other.output.contains("Moth trap"), "\(other.error)")
         let copied = try await shelf.run(["copy", db, shelf.folder.appendingPathComponent("c.sqlite").path])
         #expect(copied.status == (copyRefuses ? 1 : 0), "\(copied.error)")
-        if copyRefuses { #expect(copied.error.contains("items row 2 in \(db) \(holds)"), "\(copied.error)") }
+        // A copy names the row too (text that is not UTF-8 in its own words: it refuses that
+        // since the round-3 findings, into SQLite as into PostgreSQL).
+        if copyRefuses { #expect(copied.error.contains("items row 2"), "\(copied.error)") }
 
         #expect(try await ChildProcess.sqlite3(db, fix) == 0)
         let exported = try await shelf.run(["export", "items", "--db", db, "--format", "csv", "-o", file])
