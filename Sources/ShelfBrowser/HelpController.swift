@@ -62,7 +62,9 @@ public final class HelpController: Controller, KeyModeReporting {
         let visible = max(1, text.frame.size.height)
         offset = max(0, min(offset, lines.count - visible))
         text.text = lines[offset...].joined(separator: "\n")
-        footer.text = "↓/↑ PgDn/PgUp scroll · " + (filterField.text.isEmpty ? "Esc closes" : "Esc clears the filter")
+        let close = Theme.keyNames("help.close", "Esc")
+        footer.text =
+            "↓/↑ PgDn/PgUp scroll · " + (filterField.text.isEmpty ? "\(close) closes" : "\(close) clears the filter")
         view.setNeedsDisplay()
     }
 

@@ -175,7 +175,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         newOwnerField.isFocused = asksForOwner
         for field in Self.order { setFocus(field, focusedField == field && !asksForOwner) }
 
-        hintLabel.text = content.hint(focused: focusedField, suggesting: !suggestions.isEmpty)
+        hintLabel.text = content.hint(focused: focusedField, suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
         let line = content.phaseLine
         phaseLabel.style = line.isError ? Theme.error : .plain
         phaseLabel.text = line.text

@@ -29,7 +29,7 @@ public final class PromptController: Controller, KeyModeReporting {
         let question = Label(viewModel.question)
         errorLabel.wraps = true
         errorLabel.length = .fixed(2)
-        let hint = Label(PromptViewModel.hints, style: Theme.hint)
+        let hint = Label(PromptViewModel.hints(keys: Theme.keyNames), style: Theme.hint)
         field.isFocused = true
         field.setText(viewModel.initialText)
         guard viewModel.completes else {

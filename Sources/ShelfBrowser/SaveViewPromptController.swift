@@ -40,7 +40,7 @@ public final class SaveViewPromptController: Controller, KeyModeReporting {
     private func render(_ content: SaveViewPromptContent) {
         phaseLabel.style = content.isFailure ? Theme.error : .plain
         phaseLabel.text = content.phaseText
-        hintLabel.text = content.hint
+        hintLabel.text = content.hint(keys: Theme.keyNames)
         view.setNeedsDisplay()
     }
 

@@ -54,7 +54,7 @@ public final class SavedViewPickerController: Controller, KeyModeReporting {
         listView.isHidden = true
         messageLabel.isHidden = true
         messageLabel.style = .plain
-        hintLabel.text = SavedViewListViewModel.hints
+        hintLabel.text = SavedViewListViewModel.hints(keys: Theme.keyNames)
         switch state {
         case .idle, .loading:
             messageLabel.isHidden = false
@@ -73,15 +73,15 @@ public final class SavedViewPickerController: Controller, KeyModeReporting {
         case .empty(let message):
             messageLabel.isHidden = false
             messageLabel.text = message
-            hintLabel.text = SavedViewListViewModel.closeHint
+            hintLabel.text = SavedViewListViewModel.closeHint(keys: Theme.keyNames)
             deleting = nil
         case .failed(let failure):
             messageLabel.isHidden = false
             messageLabel.text = failure.message
             messageLabel.style = Theme.error
-            hintLabel.text = SavedViewListViewModel.closeHint
+            hintLabel.text = SavedViewListViewModel.closeHint(keys: Theme.keyNames)
         }
-        if let deleting { hintLabel.text = SavedViewListViewModel.deleteQuestion(deleting) }
+        if let deleting { hintLabel.text = SavedViewListViewModel.deleteQuestion(deleting, keys: Theme.keyNames) }
         view.setNeedsDisplay()
     }
 

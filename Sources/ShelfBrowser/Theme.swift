@@ -1,3 +1,4 @@
+internal import ShelfPresentation
 internal import ShelfTerminal
 
 /// The styles in force, by role: the palette of the configuration file, set once before the
@@ -7,7 +8,21 @@ internal import ShelfTerminal
 enum Theme {
     static var palette = Palette()
     /// The keys in force (set with the palette), for hints that name keys.
-    static var keys = KeyMap.defaults
+    static var keys = KeyMap.defaults {
+        didSet { keyNames = names(of: keys) }
+    }
+    /// How the view models' hints name keys: the rebound actions' keys (`keyHint`), by
+    /// `mode.action`.
+    private(set) static var keyNames = KeyNames.defaults
+
+    /// The names of the actions `keys` binds otherwise than by default.
+    private static func names(of keys: KeyMap) -> KeyNames {
+        var rebound: [String: String] = [:]
+        for action in KeyAction.all where keys.keys(for: action) != action.defaultKeys {
+            rebound["\(action.mode.rawValue).\(action.name)"] = keyHint(action.mode, action.name)
+        }
+        return KeyNames(rebound: rebound)
+    }
 
     /// How a hint names the keys of `action` now: its first key, and its first key that is not
     /// a plain character (Enter, Esc, Ctrl-G) when that differs ("y / Enter"); "no key" when

@@ -14,7 +14,7 @@ public final class UserEditorController: Controller, KeyModeReporting {
     private let nameError = Label("", style: Theme.error)
     private let emailError = Label("", style: Theme.error)
     private let phaseLabel = Label()
-    private let hintLabel = Label(UserEditorContent.hints, style: Theme.hint)
+    private let hintLabel = Label(UserEditorContent.hints(keys: Theme.keyNames), style: Theme.hint)
     private var focusIndex = 0
 
     public init(viewModel: UserEditorViewModel) {

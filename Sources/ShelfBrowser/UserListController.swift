@@ -17,7 +17,7 @@ public final class UserListController: Controller, KeyModeReporting {
 
     private let listView = ListView()
     private let messageLabel = Label()
-    private let hintLabel = Label(UserListViewModel.hints, style: Theme.hint)
+    private let hintLabel = Label(UserListViewModel.hints(keys: Theme.keyNames), style: Theme.hint)
     private lazy var dataSource = ListDataSource<User.ID, UserRowCell>(listView: listView, cell: UserRowCell.self)
     private var form: Controller?
     private var formObservation: Observation?

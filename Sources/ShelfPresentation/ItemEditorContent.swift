@@ -145,15 +145,24 @@ extension ItemEditorContent {
     }
 
     /// The keys that act now, with `focused` the field with the cursor and `suggesting` true
-    /// while owner suggestions show.
-    public func hint(focused: ItemEditorField, suggesting: Bool) -> String {
-        if case .conflict = phase { return "r reload theirs (drops your edits) · o overwrite with yours · Esc cancel" }
-        if newOwner != nil { return "Enter add the user and save · Esc back to the item" }
-        if suggesting { return "↑/↓ choose · Tab or Enter take · Ctrl-S save · Esc close the list" }
+    /// while owner suggestions show, named as `keys` names them.
+    public func hint(focused: ItemEditorField, suggesting: Bool, keys: KeyNames = .defaults) -> String {
+        let save = keys("editor.save", "Ctrl-S")
+        let close = keys("editor.close", "Esc")
+        let next = keys("editor.nextField", "Tab")
+        let outside = keys("editor.editNotesOutside", "Ctrl-O")
+        if case .conflict = phase {
+            return "\(keys("conflict.reload", "r")) reload theirs (drops your edits) · "
+                + "\(keys("conflict.overwrite", "o")) overwrite with yours · \(keys("conflict.close", "Esc")) cancel"
+        }
+        if newOwner != nil { return "Enter add the user and save · \(close) back to the item" }
+        if suggesting { return "↑/↓ choose · Tab or Enter take · \(save) save · \(close) close the list" }
         switch focused {
-        case .notes: return "Enter new line · Ctrl-S save · Ctrl-O notes in $EDITOR · Tab next · Esc cancel"
-        case .status: return "Space or ←/→ open/done · Tab next field · Enter save · Esc cancel"
-        case .title, .priority, .owner: return "Tab next field · Enter save · Ctrl-O notes in $EDITOR · Esc cancel"
+        case .notes:
+            return "Enter new line · \(save) save · \(outside) notes in $EDITOR · \(next) next · \(close) cancel"
+        case .status: return "Space or ←/→ open/done · \(next) next field · Enter save · \(close) cancel"
+        case .title, .priority, .owner:
+            return "\(next) next field · Enter save · \(outside) notes in $EDITOR · \(close) cancel"
         }
     }
 

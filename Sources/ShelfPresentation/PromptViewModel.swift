@@ -14,8 +14,10 @@ public final class PromptViewModel {
     public let initialText: String
     /// Why the last answer was refused; nil when there is none.
     public let error: Property<String?>
-    /// The keys that answer.
-    public nonisolated static let hints = "Enter: apply    Esc: cancel"
+    /// The keys that answer, named as `keys` names them.
+    public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
+        "\(keys("prompt.accept", "Enter")): apply    \(keys("prompt.cancel", "Esc")): cancel"
+    }
     /// nil while asking; true once an answer was taken, false once cancelled.
     public let decision: Property<Bool?>
     /// Completions of the text typed so far (`textChanged(_:)`), best first; empty when the

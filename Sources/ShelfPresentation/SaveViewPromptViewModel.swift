@@ -43,10 +43,12 @@ public struct SaveViewPromptContent: Hashable, Sendable {
         return false
     }
 
-    /// The keys that act now.
-    public var hint: String {
-        if case .confirmingReplace = phase { return "y / Enter: replace    n / Esc: change the name" }
-        return "Enter save · Esc cancel"
+    /// The keys that act now, named as `keys` names them.
+    public func hint(keys: KeyNames = .defaults) -> String {
+        if case .confirmingReplace = phase {
+            return "\(keys("confirm.yes", "y / Enter")): replace    \(keys("confirm.no", "n / Esc")): change the name"
+        }
+        return "\(keys("prompt.accept", "Enter")) save · \(keys("prompt.cancel", "Esc")) cancel"
     }
 
     /// Content from its parts; for tests.

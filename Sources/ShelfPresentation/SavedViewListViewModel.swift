@@ -70,16 +70,20 @@ public final class SavedViewListViewModel {
     /// The name to select once the views are read.
     private var pendingName: String?
 
-    /// The picker's keys, for its foot.
-    public nonisolated static let hints = "Enter open · d delete · Esc close"
+    /// The picker's keys, for its foot, named as `keys` names them.
+    public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
+        "\(keys("views.open", "Enter")) open · \(keys("views.delete", "d")) delete · \(closeHint(keys: keys))"
+    }
     /// The picker's foot while it shows no views (empty, failed or loading).
-    public nonisolated static let closeHint = "Esc close"
+    public nonisolated static func closeHint(keys: KeyNames = .defaults) -> String {
+        "\(keys("views.close", "Esc")) close"
+    }
     /// What shows while the views are read.
     public nonisolated static let loadingText = "Loading saved views…"
 
-    /// The question asked before deleting `row`'s view, with its keys.
-    public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel) -> String {
-        "Delete “\(row.name)”? y / Enter: delete    n / Esc: keep it"
+    /// The question asked before deleting `row`'s view, with its keys named as `keys` names them.
+    public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel, keys: KeyNames = .defaults) -> String {
+        "Delete “\(row.name)”? \(keys("confirm.yes", "y / Enter")): delete    \(keys("confirm.no", "n / Esc")): keep it"
     }
 
     /// The selected view, or nil when there is none.

@@ -66,8 +66,11 @@ public struct UserEditorContent: Hashable, Sendable {
         return false
     }
 
-    /// The form's keys, for its foot.
-    public static let hints = "Tab next field · Enter save · Esc cancel"
+    /// The form's keys, for its foot, named as `keys` names them.
+    public static func hints(keys: KeyNames = .defaults) -> String {
+        "\(keys("user-form.nextField", "Tab")) next field · \(keys("user-form.save", "Enter")) save · "
+            + "\(keys("user-form.close", "Esc")) cancel"
+    }
 
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(mode: Mode, values: [UserEditorField: String], errors: [UserEditorField: String], phase: Phase) {

@@ -72,8 +72,11 @@ public final class UserListViewModel {
         Self.messageText(state: state.value, message: message.value, demoCommand: demoCommand)
     }
 
-    /// The keys of the users view, for its foot.
-    public nonisolated static let hints = "a add · e edit · d remove · Enter their items · Esc back"
+    /// The keys of the users view, for its foot, named as `keys` names them.
+    public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
+        "\(keys("users.add", "a")) add · \(keys("users.edit", "e")) edit · \(keys("users.delete", "d")) remove · "
+            + "\(keys("users.showItems", "Enter")) their items · \(keys("users.close", "Esc")) back"
+    }
 
     /// The line under the list for `state`: see `messageText`.
     public nonisolated static func messageText(

@@ -1,3 +1,5 @@
+import Foundation
+import ShelfPresentation
 import ShelfTerminal
 import Testing
 
@@ -77,6 +79,39 @@ struct ConfigurationTests {
         #expect(Theme.keyHint(.confirm, "no") == "y / Ctrl-g")
         Theme.keys = BrowserConfiguration.parse("[keys.confirm]\nno = [\"q\"]").keys
         #expect(Theme.keyHint(.confirm, "no") == "q")
+    }
+
+    /// Hostile round 4: the editor's foot, the prompts and the users and views lists named
+    /// the default keys after the configuration file rebound them.
+    @MainActor @Test func everyHintNamesTheKeysInForce() {
+        defer { Theme.keys = .defaults }
+        #expect(Theme.keyNames == .defaults, "no file: every hint keeps its default words")
+        #expect(PromptViewModel.hints(keys: Theme.keyNames) == "Enter: apply    Esc: cancel")
+        Theme.keys =
+            BrowserConfiguration.parse(
+                """
+                [keys.editor]
+                save = ["ctrl-w"]
+                nextField = ["ctrl-j"]
+                [keys.prompt]
+                cancel = ["ctrl-g"]
+                [keys.users]
+                delete = ["x"]
+                [keys.views]
+                close = ["q"]
+                [keys.user-form]
+                save = ["ctrl-t"]
+                """
+            ).keys
+        let keys = Theme.keyNames
+        #expect(PromptViewModel.hints(keys: keys) == "Enter: apply    Ctrl-g: cancel")
+        #expect(UserListViewModel.hints(keys: keys) == "a add · e edit · x remove · Enter their items · Esc back")
+        #expect(SavedViewListViewModel.hints(keys: keys) == "Enter open · d delete · q close")
+        #expect(UserEditorContent.hints(keys: keys) == "Tab next field · Ctrl-t save · Esc cancel")
+        let editor = ItemEditorContent(mode: .create, values: [:], errors: [:], phase: .editing)
+        #expect(
+            editor.hint(focused: .notes, suggesting: false, keys: keys)
+                == "Enter new line · Ctrl-w save · Ctrl-O notes in $EDITOR · Ctrl-j next · Esc cancel")
     }
 
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {
@@ -168,6 +203,49 @@ struct ConfigurationTests {
                 "config.toml:2: unknown column “when”; left out (known: done, priority, title, owner, updated)"
             ])
         #expect(configuration.columns == [ItemColumn(.title, width: 12)])
+    }
+
+    @Test(arguments: ["columns = []", "columns = [\"when\"]"])
+    func aListOfNoKnownColumnShowsTheTitleAndSaysSo(line: String) {
+        let configuration = BrowserConfiguration.parse("[list]\n\(line)\n")
+        #expect(configuration.columns == [ItemColumn(.title, width: 12)])
+        #expect(
+            configuration.problems.map(\.description).contains(
+                "config.toml:2: list.columns names no column it knows; the title is shown alone"))
+    }
+
+    @Test func aConfigurationThatIsNotAFileIsNamedAndTheDefaultsApply() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "shelf-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A FIFO: reading it would wait for a writer forever; it is named instead.
+        let fifo = directory.appendingPathComponent("config.toml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fromFIFO = BrowserConfiguration.load(path: fifo)
+        #expect(fromFIFO.columns == ItemColumn.defaults)
+        #expect(
+            fromFIFO.problems.map(\.description) == [
+                "config.toml: is a FIFO or other special file, not a file; the defaults apply "
+                    + "(replace it with a TOML file, or remove it)"
+            ])
+        // A device that never ends.
+        #expect(
+            BrowserConfiguration.load(path: "/dev/zero").problems.map(\.description) == [
+                "zero: is a device, not a file; the defaults apply (replace it with a TOML file, or remove it)"
+            ])
+        // A directory.
+        #expect(
+            BrowserConfiguration.load(path: directory.path).problems.first?.description.contains(
+                "is a directory, not a file") == true)
+        // A file far larger than any configuration.
+        let huge = directory.appendingPathComponent("huge.toml")
+        try Data(count: BrowserConfiguration.maximumFileSize + 1).write(to: huge)
+        #expect(
+            BrowserConfiguration.load(path: huge.path).problems.map(\.description) == [
+                "huge.toml: is 1048577 bytes, more than a configuration file's 1048576; the defaults apply "
+                    + "(is this the right file?)"
+            ])
     }
 
     @Test func aKeyBoundTwiceInOneModeIsNamed() {

@@ -158,7 +158,7 @@ struct ScreenTextTests {
         #expect(SaveViewPromptContent(name: "Mine", phase: .saved(view)).phaseText == "Saved “Mine”.")
         let replacing = SaveViewPromptContent(name: "Mine", phase: .confirmingReplace(view))
         #expect(replacing.phaseText == "A view named “Mine” exists. Replace it?")
-        #expect(replacing.hint == "y / Enter: replace    n / Esc: change the name")
+        #expect(replacing.hint() == "y / Enter: replace    n / Esc: change the name")
         #expect(SaveViewPromptContent(name: "", phase: .failed("No name")).isFailure)
         #expect(UserEditorContent(mode: .create, values: [:], errors: [:], phase: .saving).phaseText == "Saving…")
         #expect(

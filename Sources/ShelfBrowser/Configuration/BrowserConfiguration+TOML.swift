@@ -197,6 +197,12 @@ private struct Reader {
                     }
                     chosen.append(field)
                 }
+                if chosen.isEmpty {
+                    problem(
+                        "list.columns names no column it knows; the title is shown alone",
+                        at: ["list", "columns"], hint: knownColumns)
+                    chosen = [.title]
+                }
                 fields = chosen
             } else {
                 problem(

@@ -33,10 +33,39 @@ public struct BrowserConfiguration: Sendable {
     /// Reads the file at `path`: the defaults when there is no file, and a problem (with the
     /// defaults) when it exists but cannot be read. Blocks while it reads: call it before the
     /// browser starts, or off the cooperative pool.
+    /// The largest configuration file read: 1 MiB, far more than every key and colour needs.
+    static let maximumFileSize = 1 << 20
+
     public static func load(path: String) -> BrowserConfiguration {
         guard FileManager.default.fileExists(atPath: path) else { return BrowserConfiguration() }
         let name = (path as NSString).lastPathComponent
+        func refused(_ message: String) -> BrowserConfiguration {
+            var configuration = BrowserConfiguration()
+            configuration.problems = [ConfigurationProblem(file: name, line: nil, message: message)]
+            return configuration
+        }
         do {
+            // A FIFO would block the browser's start until something writes to it, and a device
+            // such as /dev/zero never ends: only a regular file of a sensible size is read.
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            let type = attributes[.type] as? FileAttributeType
+            guard type == .typeRegular else {
+                let kind =
+                    switch type {
+                    case .typeDirectory?: "a directory"
+                    case .typeCharacterSpecial?, .typeBlockSpecial?: "a device"
+                    case .typeSocket?: "a socket"
+                    default: "a FIFO or other special file"
+                    }
+                return refused(
+                    "is \(kind), not a file; the defaults apply (replace it with a TOML file, or remove it)")
+            }
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= maximumFileSize else {
+                return refused(
+                    "is \(size) bytes, more than a configuration file's \(maximumFileSize); the defaults apply "
+                        + "(is this the right file?)")
+            }
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             guard let text = String(data: data, encoding: .utf8) else {
                 var configuration = BrowserConfiguration()
