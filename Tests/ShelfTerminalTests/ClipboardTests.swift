@@ -45,6 +45,22 @@ struct ClipboardTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == large)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        // The next copy replaces it (hostile round 4: every `y` of a million items left a new
+        // 50 MB file in /tmp), through the clipboard or a streaming writer made from it.
+        guard case .file(let second) = try clipboard.copy(large + "y") else {
+            Issue.record("a file was expected")
+            return
+        }
+        #expect(second != path && !FileManager.default.fileExists(atPath: path))
+        let writer = ClipboardWriter(clipboard: clipboard)
+        try writer.append(large)
+        guard case .file(let third) = try writer.finish() else {
+            Issue.record("a file was expected")
+            return
+        }
+        #expect(!FileManager.default.fileExists(atPath: second))
+        #expect(try String(contentsOfFile: third, encoding: .utf8) == large)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
     }
 
     @Test func aFailedWriteSaysWhere() {

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 #if canImport(Glibc)
     internal import Glibc
 #elseif canImport(Darwin)
@@ -17,7 +19,8 @@
 /// the terminal.
 ///
 /// The file is `shelf-clipboard.txt` in `$XDG_RUNTIME_DIR` (private to the user), replaced by
-/// each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or `/tmp`. Either
+/// each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or `/tmp`, which
+/// replaces (removes) the one the same clipboard, or a copy of it, wrote there before. Either
 /// is created with mode 0600.
 ///
 /// ```swift
@@ -41,6 +44,9 @@ public struct Clipboard: Sendable {
 
     let environment: [String: String]
     private let terminalOutput: @Sendable ([UInt8]) throws -> Void
+    /// The file this clipboard (and every copy of the value) last left in a shared temporary
+    /// folder: shared by reference, so a `ClipboardWriter` made from it replaces it too.
+    private let lastTemporaryFile = LastTemporaryFile()
 
     /// A clipboard deciding by `environment` (`TMUX`, `TERM`, `TERM_PROGRAM`, `SHELF_CLIPBOARD`,
     /// `XDG_RUNTIME_DIR`, `TMPDIR`). `terminalOutput` writes the OSC 52 bytes; by default to
@@ -142,13 +148,27 @@ public struct Clipboard: Sendable {
             throw error
         }
         // In the user's private runtime folder, one well-known file, replaced whole.
-        guard let runtime else { return temporary }
+        guard let runtime else { return keptTemporaryFile(temporary) }
         let path = "\(runtime)/shelf-clipboard.txt"
         guard rename(temporary, path) == 0 else {
             let reason = Self.reason()
             unlink(temporary)
             throw TerminalError(description: "cannot replace the clipboard file \(path) (\(reason))")
         }
+        return path
+    }
+
+    /// Returns `path`, the clipboard file just written to a shared temporary folder (no
+    /// `XDG_RUNTIME_DIR`), after removing the one this clipboard wrote there before: a copy
+    /// replaces the last one, as the runtime folder's one well-known file is replaced, so that a
+    /// browser copying a million items again and again does not fill /tmp with 50 MB files.
+    /// The newest stays for the user to paste from after the browser ends.
+    func keptTemporaryFile(_ path: String) -> String {
+        let previous = lastTemporaryFile.path.withLock { last in
+            defer { last = path }
+            return last
+        }
+        if let previous, previous != path { unlink(previous) }
         return path
     }
 
@@ -194,4 +214,9 @@ public struct Clipboard: Sendable {
         }
         return output
     }
+}
+
+/// The path of the clipboard file last written to a shared temporary folder.
+private final class LastTemporaryFile: Sendable {
+    let path = Mutex<String?>(nil)
 }

@@ -79,7 +79,7 @@ public final class ClipboardWriter: Sendable {
                 unlink(file.path)
                 throw TerminalError(description: "cannot write the clipboard file \(file.path) (\(reason))")
             }
-            guard let runtime = runtimeFolder else { return .file(path: file.path) }
+            guard let runtime = runtimeFolder else { return .file(path: clipboard.keptTemporaryFile(file.path)) }
             let path = "\(runtime)/shelf-clipboard.txt"
             guard rename(file.path, path) == 0 else {
                 let reason = Clipboard.reason()
