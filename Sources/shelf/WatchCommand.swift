@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ShelfReactive
 import ShelfStore
-import Synchronization
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,14 +51,29 @@ struct WatchCommand: AsyncParsableCommand {
                 case (.failure(let error), _), (_, .failure(let error)): .failure(error)
                 }
             }.skipRepeats()
-            let encoder = JSONEncoder.lines
             let stop = StopLatch()
             StandardOutput.whenReaderGone { stop.stop(throwing: ReaderGone()) }
-            let token = Lifetime.Token()
             let writer = NewestLineWriter { stop.stop(throwing: $0) }
             defer { writer.close() }
-            let printed = LastLine()
-            lines.observe(during: token.lifetime) { result in
+            // Ended (cancelled) when the scope ends, after the latch: every way out goes
+            // through `stop`.
+            async let printing: Void = Self.print(lines.values, store: store, to: writer, stop: stop)
+            try await stop.wait()
+            withExtendedLifetime(lines) {}
+            await printing
+        }
+
+        /// Prints each line of `lines` that differs from the one printed before, after checking
+        /// its items hold what Shelf stores (`Store.refuseMistypedItems`: a title that is not
+        /// UTF-8, written by another program, is refused with its row named as `list` and
+        /// `export` refuse it, not printed as U+FFFD). Ends when the task is cancelled; a file
+        /// replaced under it or a line that cannot be encoded stops `stop`.
+        private static func print(
+            _ lines: AsyncStream<LiveResult<WindowLine>>, store: Store, to writer: NewestLineWriter, stop: StopLatch
+        ) async {
+            let encoder = JSONEncoder.lines
+            var printed: WindowLine?
+            for await result in lines {
                 let line: WindowLine
                 switch result {
                 case .success(let value): line = value
@@ -70,21 +84,29 @@ struct WatchCommand: AsyncParsableCommand {
                 case .failure(let error):
                     // Said once per failure; the query retries by itself and lines resume.
                     printError("Error: \(error.message) (still watching; retrying)")
-                    return
+                    continue
                 }
                 // After a failure (a lost connection, say) the value is often what was printed
                 // before it: print only what changed.
-                guard printed.withLock({ $0 }) != line else { return }
-                printed.withLock { $0 = line }
+                guard printed != line else { continue }
+                printed = line
+                do {
+                    try await store.refuseMistypedItems(line.items.map { Item.ID($0.id) })
+                } catch let error as StoreError {
+                    printError(
+                        "Error: \(error.message) (watch goes on: the window is printed once the row is corrected)")
+                    continue
+                } catch {
+                    return  // cancelled
+                }
                 do {
                     // Never blocks: a stalled reader keeps only the newest line waiting.
                     writer.post(JSONEncoder.escapingInvisibles(try encoder.encode(line)) + [0x0A])
                 } catch {
                     stop.stop(throwing: error)
+                    return
                 }
             }
-            try await stop.wait()
-            withExtendedLifetime(token) {}
         }
     }
 }
@@ -138,8 +160,8 @@ struct WindowLine: Encodable, Hashable, Sendable {
 }
 
 extension JSONEncoder {
-    /// `json` with DEL, the C1 controls and the bidirectional marks, overrides and isolates
-    /// written as `\uXXXX` escapes: the same strings to any JSON reader, but nothing a
+    /// `json` with DEL, the C1 controls, the line and paragraph separators (U+2028, U+2029)
+    /// and the bidirectional marks, overrides and isolates written as `\uXXXX` escapes: the same strings to any JSON reader, but nothing a
     /// terminal would act on (JSONEncoder escapes only the C0 controls). They can only occur
     /// inside strings, so the escapes are always valid there.
     static func escapingInvisibles(_ json: Data) -> [UInt8] {
@@ -159,7 +181,8 @@ extension JSONEncoder {
                 (scalar, length) = (0x061C, 2)
             } else if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80 || bytes[index + 1] == 0x81 {
                 let value = 0x2000 + (UInt32(bytes[index + 1] & 0x3F) << 6) + UInt32(bytes[index + 2] & 0x3F)
-                if value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value)
+                if value == 0x200E || value == 0x200F || value == 0x2028 || value == 0x2029
+                    || (0x202A...0x202E).contains(value)
                     || (0x2066...0x2069).contains(value)
                 {
                     (scalar, length) = (value, 3)
@@ -187,15 +210,5 @@ extension JSONEncoder {
             try container.encode(TimeFormat.iso8601(date))
         }
         return encoder
-    }
-}
-
-/// The last line `watch` printed (handlers of one property never run concurrently; the lock
-/// makes that visible to the compiler).
-private final class LastLine: Sendable {
-    private let line = Mutex<WindowLine?>(nil)
-
-    func withLock<T: Sendable>(_ body: (inout WindowLine?) -> T) -> T {
-        line.withLock { body(&$0) }
     }
 }

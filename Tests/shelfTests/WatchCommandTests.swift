@@ -111,6 +111,59 @@ struct WatchCommandTests {
         #expect(unknown.error.contains("no user has the email"))
     }
 
+    @Test func separatorsAndBidiControlsPrintAsEscapes() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        _ = try await shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
+        ])
+        let title = "a\u{2028}b\u{2029}c\u{202E}d\u{85}e"
+        let added = try await shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", title,
+        ])
+        #expect(added.status == 0, "\(added.error)")
+        let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath, "--limit", "1"])
+        let lines = await watch.waitForLines(1)
+        try #require(lines.count == 1)
+        // The line holds no character a terminal or a line-splitting reader would act on, and
+        // reads back as the stored title.
+        #expect(lines[0].contains("a\\u2028b\\u2029c\\u202ed\\u0085e"), "\(lines[0].debugDescription)")
+        #expect(!lines[0].unicodeScalars.contains { [0x2028, 0x2029, 0x202E, 0x85].contains($0.value) })
+        #expect(try WatchLine(lines[0]).items.map(\.title) == [title])
+    }
+
+    /// Hostile round 4: a title that is not UTF-8 (written by `sqlite3`) was printed with
+    /// U+FFFD, where `list` and `export` refuse it naming the row. Now `watch` says so on
+    /// stderr, prints no line for that window, and goes on once the row is corrected.
+    @Test func aTitleThatIsNotUTF8IsNamedNotPrintedRepaired() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        _ = try await shelf.run([
+            "users", "add", "--db", shelf.databasePath, "--name", "Ann", "--email", "ann@example.com",
+        ])
+        _ = try await shelf.run([
+            "items", "add", "--db", shelf.databasePath, "--user", "ann@example.com", "--title", "fine",
+        ])
+        try await ChildProcess.sqlite3(
+            shelf.databasePath, "UPDATE items SET title = CAST(x'6162ff63' AS TEXT) WHERE id = 1")
+        let errors = shelf.folder.appendingPathComponent("watch.err").path
+        let watch = try RunningShelf(["watch", "items", "--db", shelf.databasePath], stderr: errors)
+        // The error comes first, then nothing until the row is corrected.
+        var said = ""
+        for _ in 0..<600 where !said.contains("watch goes on") {
+            try await Task.sleep(for: .milliseconds(100))
+            said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        }
+        #expect(said.contains("item 1") || said.contains("id = 1"), "\(said)")
+        #expect(said.contains("title"), "\(said)")
+        #expect(await watch.waitForLines(1, timeout: .milliseconds(300)).isEmpty)
+        try await ChildProcess.sqlite3(shelf.databasePath, "UPDATE items SET title = 'abc' WHERE id = 1")
+        let lines = await watch.waitForLines(1)
+        try #require(lines.count == 1)
+        #expect(try WatchLine(lines[0]).items.map(\.title) == ["abc"])
+        #expect(!lines.joined().contains("\u{FFFD}"))
+    }
+
     @Test func demoDatabaseNeedsNoSetup() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
