@@ -229,8 +229,16 @@ extension ItemQuery {
         guard !pairs.isEmpty else { return BoundSQL(text: "SELECT \(columns) FROM items i WHERE 0", arguments: []) }
         let rest = filter.clauses.isEmpty ? "" : " AND " + filter.clauses.joined(separator: " AND ")
         let arm = "SELECT \(columns) FROM items i WHERE i.status = ? AND i.priority = ?\(rest)"
+        // A priority between two whole numbers (2.5, stored by another program) is counted by
+        // `prio:2`'s `priority >= 2 AND priority < 3` (countSQL), so the page holds it too: a
+        // second arm per pair, one seek that finds nothing in a store of whole numbers (it is
+        // sorted on its own, an empty sort then).
+        let between = "SELECT \(columns) FROM items i WHERE i.status = ? AND i.priority > ? AND i.priority < ?\(rest)"
         var arguments: [any SQLBindable] = []
         for pair in pairs { arguments += [pair.status, pair.priority] as [any SQLBindable] + filter.arguments }
+        for pair in pairs {
+            arguments += [pair.status, pair.priority, pair.priority + 1] as [any SQLBindable] + filter.arguments
+        }
         // The positions of `itemColumns`: id 1, title 3, priority 6, created_at 7, updated_at 8.
         let position =
             switch sortField {
@@ -240,7 +248,8 @@ extension ItemQuery {
             case .title, .owner: 3
             }
         let order = increasing ? "ASC" : "DESC"
-        var text = Array(repeating: arm, count: pairs.count).joined(separator: " UNION ALL ")
+        var text = (Array(repeating: arm, count: pairs.count) + Array(repeating: between, count: pairs.count))
+            .joined(separator: " UNION ALL ")
         text += " ORDER BY \(position) \(order), 1 \(order)"
         if let limit {
             text += " LIMIT ?"

@@ -141,6 +141,37 @@ struct ItemCountTotalsTests {
         try await Self.check(sqlite, "deleting an owner (cascade)")
     }
 
+    /// A priority of 2.5 (another program's write; the CHECK constraint allows it) is counted
+    /// by `prio:2`, `prio:>=2` and `status:open`, so every page of those holds it too, in every
+    /// ordering (the merged pages of `statusPriorityPairs` read whole priorities by equality).
+    @Test func aPriorityBetweenWholeNumbersIsListedWhereItIsCounted() async throws {
+        let sqlite = try SQLiteBackend.temporary()
+        let store = Store(sqlite: sqlite)
+        let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+        _ = try await store.items.insert(
+            contentsOf: (0..<40).map { index in
+                NewItem(
+                    userID: ann, title: "item \(index)", status: index % 3 == 0 ? .done : .open, priority: index % 4)
+            })
+        try await sqlite.database.write {
+            try $0.execute("UPDATE items SET priority = 2.5, status = 'open' WHERE id = 7")
+        }
+        for text in ["prio:2", "prio:>=2", "prio:<3", "status:open", "status:open prio:2", "prio:2 created:<1d"] {
+            for field in ItemQuery.SortField.allCases {
+                for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                    var query = ItemQuery(text: text)
+                    query.sortField = field
+                    query.sortDirection = direction
+                    let counted = try await store.items.count(matching: query)
+                    let listed = try await store.items.items(matching: query, after: nil, limit: nil)
+                    #expect(
+                        listed.count == counted && listed.contains { $0.id.rawValue == 7 },
+                        "'\(text)' by \(field) \(direction): counted \(counted), listed \(listed.count)")
+                }
+            }
+        }
+    }
+
     /// A shelf of the previous version (migrations up to 0015) gets totals of its rows.
     @Test func aShelfOfThePreviousVersionGetsTotalsOfItsItems() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("counts-\(UUID().uuidString)")
