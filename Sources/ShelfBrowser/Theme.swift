@@ -36,10 +36,8 @@ enum Theme {
         if let other = bound.first(where: { !plain($0) }), other != first {
             shown.append(other)
         }
-        return shown.map { key in
-            let name = KeyName.name(of: key)
-            return name.count > 1 ? name.prefix(1).uppercased() + name.dropFirst() : name
-        }.joined(separator: " / ")
+        // As the help names keys (`Ctrl-G`, `Esc`, `↓`).
+        return shown.map(\.description).joined(separator: " / ")
     }
 
     static var done: Style { palette.done }

@@ -76,7 +76,7 @@ struct ConfigurationTests {
         #expect(Theme.keyHint(.confirm, "no") == "n / Esc")
         Theme.keys = BrowserConfiguration.parse("[keys.confirm]\nyes = [\"n\"]\nno = [\"y\", \"ctrl-g\"]").keys
         #expect(Theme.keyHint(.confirm, "yes") == "n")
-        #expect(Theme.keyHint(.confirm, "no") == "y / Ctrl-g")
+        #expect(Theme.keyHint(.confirm, "no") == "y / Ctrl-G")
         Theme.keys = BrowserConfiguration.parse("[keys.confirm]\nno = [\"q\"]").keys
         #expect(Theme.keyHint(.confirm, "no") == "q")
     }
@@ -92,7 +92,7 @@ struct ConfigurationTests {
                 """
                 [keys.editor]
                 save = ["ctrl-w"]
-                nextField = ["ctrl-j"]
+                nextField = ["ctrl-n"]
                 [keys.prompt]
                 cancel = ["ctrl-g"]
                 [keys.users]
@@ -104,14 +104,14 @@ struct ConfigurationTests {
                 """
             ).keys
         let keys = Theme.keyNames
-        #expect(PromptViewModel.hints(keys: keys) == "Enter: apply    Ctrl-g: cancel")
+        #expect(PromptViewModel.hints(keys: keys) == "Enter: apply    Ctrl-G: cancel")
         #expect(UserListViewModel.hints(keys: keys) == "a add · e edit · x remove · Enter their items · Esc back")
         #expect(SavedViewListViewModel.hints(keys: keys) == "Enter open · d delete · q close")
-        #expect(UserEditorContent.hints(keys: keys) == "Tab next field · Ctrl-t save · Esc cancel")
+        #expect(UserEditorContent.hints(keys: keys) == "Tab next field · Ctrl-T save · Esc cancel")
         let editor = ItemEditorContent(mode: .create, values: [:], errors: [:], phase: .editing)
         #expect(
             editor.hint(focused: .notes, suggesting: false, keys: keys)
-                == "Enter new line · Ctrl-w save · Ctrl-O notes in $EDITOR · Ctrl-j next · Esc cancel")
+                == "Enter new line · Ctrl-W save · Ctrl-O notes in $EDITOR · Ctrl-N next · Esc cancel")
     }
 
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {
@@ -245,6 +245,77 @@ struct ConfigurationTests {
             BrowserConfiguration.load(path: huge.path).problems.map(\.description) == [
                 "huge.toml: is 1048577 bytes, more than a configuration file's 1048576; the defaults apply "
                     + "(is this the right file?)"
+            ])
+    }
+
+    /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file
+    /// was lost without a word), and a key of 50,000 dotted parts crashed `shelf config` and
+    /// `shelf browse` (SIGSEGV). Each is now a named line, and the rest applies.
+    @Test func aNULOrADeepKeyCostsItsLineOnly() throws {
+        let deep = "[" + Array(repeating: "a", count: 50_000).joined(separator: ".") + "]"
+        let dotted = Array(repeating: "x", count: 40_000).joined(separator: ".") + " = 1"
+        let configuration = BrowserConfiguration.parse(
+            "# c\u{0}\n\(deep)\n\(dotted)\n[list]\ncolumns = [\"title\"]\n[keys.list]\nquit = [\"Q\"]\n")
+        #expect(configuration.columns == [ItemColumn(.title, width: 12)])
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        #expect(
+            configuration.problems.map(\.description) == [
+                "config.toml:1: a NUL character (TOML allows none); line ignored",
+                "config.toml:2: a key of more than 64 dotted parts; line ignored",
+                "config.toml:3: a key of more than 64 dotted parts; line ignored",
+            ])
+    }
+
+    /// A line that is not UTF-8 is named and left out; the rest applies (it refused the whole
+    /// file, with no line).
+    @Test func aLineThatIsNotUTF8CostsThatLineOnly() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString).toml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try (Data("[list]\n# caf".utf8) + Data([0xE9]) + Data("\ncolumns = [\"title\"]\n".utf8)).write(to: file)
+        let configuration = BrowserConfiguration.load(path: file.path)
+        #expect(configuration.columns == [ItemColumn(.title, width: 12)])
+        #expect(
+            configuration.problems.map(\.description) == [
+                "\(file.lastPathComponent):2: not UTF-8 text; line ignored (save the file as UTF-8)"
+            ])
+    }
+
+    /// Hostile round 6: `quit = ["ctrl-j"]` read cleanly, and no key could end the browser (a
+    /// terminal sends Ctrl-J as Enter); `save = ["x"]` in the editor made x untypable.
+    @Test func keysThatCannotArriveOrWouldStopTypingAreRefused() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            quit = ["ctrl-j", "Q"]
+            [keys.editor]
+            save = ["x", "ctrl-w"]
+            [keys.search]
+            done = ["ctrl-m"]
+            """)
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        #expect(configuration.keys.keys(for: try action(.editor, "save")) == [.control("w")])
+        let said = configuration.problems.map(\.description)
+        #expect(
+            said.contains(
+                "config.toml:2: ctrl-j for quit: a terminal sends it as Enter, so it cannot be told apart; bind enter "
+                    + "or another key; left out"), "\(said)")
+        #expect(
+            said.contains(
+                "config.toml:4: x for save: it types text in [keys.editor], so it could not be typed; bind a key "
+                    + "with ctrl- or alt-; left out"), "\(said)")
+        #expect(
+            said.contains { $0.hasPrefix("config.toml:6: ctrl-m for done: a terminal sends it as Enter") }, "\(said)")
+    }
+
+    @Test func aSymbolicLinkThatLeadsNowhereIsNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("config.toml").path
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        #expect(
+            BrowserConfiguration.load(path: path).problems.map(\.description) == [
+                "config.toml: is a symbolic link that leads nowhere (a loop, or its target is gone); the defaults apply"
             ])
     }
 

@@ -7,9 +7,36 @@ extension BrowserConfiguration {
     /// `file` in messages). A line TOML cannot read is left out and the rest read again, so one
     /// typo costs that line only.
     public static func parse(_ text: String, file: String = "config.toml") -> BrowserConfiguration {
+        parse(text, file: file, problems: [])
+    }
+
+    /// `parse(_:file:)`, after `problems` found while reading the file (lines not UTF-8).
+    static func parse(_ text: String, file: String, problems earlier: [ConfigurationProblem]) -> BrowserConfiguration {
         var configuration = BrowserConfiguration()
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var problems: [ConfigurationProblem] = []
+        var problems = earlier
+        // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
+        // rest of the file was lost without a word), and a key of tens of thousands of dotted
+        // parts overflows its stack (a crash of `shelf config` and `shelf browse`).
+        for index in lines.indices {
+            let line = lines[index]
+            if line.utf8.contains(0) {
+                problems.append(
+                    ConfigurationProblem(
+                        file: file, line: index + 1, message: "a NUL character (TOML allows none); line ignored"))
+                lines[index] = ""
+                continue
+            }
+            let key =
+                line.trimmingCharacters(in: .whitespaces).hasPrefix("[") ? Substring(line) : line.prefix { $0 != "=" }
+            if key.utf8.count(where: { $0 == UInt8(ascii: ".") }) > maximumKeyParts {
+                problems.append(
+                    ConfigurationProblem(
+                        file: file, line: index + 1,
+                        message: "a key of more than \(maximumKeyParts) dotted parts; line ignored"))
+                lines[index] = ""
+            }
+        }
         var table: TOMLTable?
         // Each round leaves out one more line TOML cannot read; a file with more bad lines than
         // this is not worth reading further.
@@ -33,6 +60,12 @@ extension BrowserConfiguration {
         configuration.problems = (problems + reader.problems).sorted { ($0.line ?? 0) < ($1.line ?? 0) }
         return configuration
     }
+}
+
+extension BrowserConfiguration {
+    /// The most dotted parts a key or table header may have: Shelf's deepest is 3
+    /// (`[keys.list]` … `list.widths.title`).
+    static let maximumKeyParts = 64
 }
 
 /// Reads the parsed tables into a configuration, collecting problems with their lines.
@@ -91,6 +124,10 @@ private struct Reader {
                 var keys: [KeyEvent] = []
                 for name in names {
                     if let key = KeyName.key(named: name) {
+                        if let why = KeyName.cannotBind(key, in: mode) {
+                            problem("\(name) for \(actionName): \(why); left out", at: path)
+                            continue
+                        }
                         keys.append(key)
                     } else {
                         problem(

@@ -37,8 +37,21 @@ public struct BrowserConfiguration: Sendable {
     static let maximumFileSize = 1 << 20
 
     public static func load(path: String) -> BrowserConfiguration {
-        guard FileManager.default.fileExists(atPath: path) else { return BrowserConfiguration() }
         let name = (path as NSString).lastPathComponent
+        guard FileManager.default.fileExists(atPath: path) else {
+            // A link that leads nowhere (a loop, or a target gone) is there, and wrong.
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else {
+                return BrowserConfiguration()
+            }
+            var configuration = BrowserConfiguration()
+            configuration.problems = [
+                ConfigurationProblem(
+                    file: name, line: nil,
+                    message: "is a symbolic link that leads nowhere (a loop, or its target is gone); the defaults apply"
+                )
+            ]
+            return configuration
+        }
         func refused(_ message: String) -> BrowserConfiguration {
             var configuration = BrowserConfiguration()
             configuration.problems = [ConfigurationProblem(file: name, line: nil, message: message)]
@@ -67,14 +80,23 @@ public struct BrowserConfiguration: Sendable {
                         + "(is this the right file?)")
             }
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            guard let text = String(data: data, encoding: .utf8) else {
-                var configuration = BrowserConfiguration()
-                configuration.problems = [
-                    ConfigurationProblem(file: name, line: nil, message: "not UTF-8 text; save it as UTF-8")
-                ]
-                return configuration
+            // Line by line: a line that is not UTF-8 is named and left out, and the rest applies.
+            var problems: [ConfigurationProblem] = []
+            var lines: [String] = []
+            for (index, bytes) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .enumerated()
+            {
+                if let line = String(validating: bytes, as: UTF8.self) {
+                    lines.append(line)
+                } else {
+                    problems.append(
+                        ConfigurationProblem(
+                            file: name, line: index + 1,
+                            message: "not UTF-8 text; line ignored (save the file as UTF-8)"))
+                    lines.append("")
+                }
             }
-            return parse(text, file: name)
+            return parse(lines.joined(separator: "\n"), file: name, problems: problems)
         } catch {
             var configuration = BrowserConfiguration()
             configuration.problems = [

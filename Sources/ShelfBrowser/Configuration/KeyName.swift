@@ -54,6 +54,29 @@ public enum KeyName {
         return nil
     }
 
+    /// Why `event` cannot be bound in `mode`, or nil when it can:
+    ///
+    /// - Ctrl-H, Ctrl-I, Ctrl-J and Ctrl-M send the same byte as Backspace, Tab and Enter: a
+    ///   terminal cannot tell them apart, so such a key would never arrive (bound to `quit`, it
+    ///   left a browser no key could end);
+    /// - a plain character in a mode that types text (the search field, text editing, the
+    ///   editors, prompts, the help's filter) could no longer be typed there (`save = ["x"]`
+    ///   saved "bo" when "box" was typed).
+    static func cannotBind(_ event: KeyEvent, in mode: KeyMode) -> String? {
+        if event.modifiers == .control, case .character(let letter) = event.key {
+            let same: [Character: String] = ["h": "Backspace", "i": "Tab", "j": "Enter", "m": "Enter"]
+            if let key = same[letter] {
+                return
+                    "a terminal sends it as \(key), so it cannot be told apart; bind \(key.lowercased()) or another key"
+            }
+        }
+        let typing: Set<KeyMode> = [.search, .text, .editor, .userForm, .prompt, .help]
+        if typing.contains(mode), event.modifiers.isDisjoint(with: [.control, .alt]), case .character = event.key {
+            return "it types text in [keys.\(mode.rawValue)], so it could not be typed; bind a key with ctrl- or alt-"
+        }
+        return nil
+    }
+
     /// The name the configuration file uses for `event`: `ctrl-r`, `shift-tab`, `pgdn`, `G`.
     public static func name(of event: KeyEvent) -> String {
         var parts: [String] = []
