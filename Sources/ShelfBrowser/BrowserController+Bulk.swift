@@ -152,7 +152,7 @@ extension BrowserController {
             let clipboard = self.clipboard
             actions.enqueue {
                 // Streamed: kept for OSC 52 while it fits, else written to the file as it is read.
-                let writer = ClipboardWriter(clipboard: clipboard)
+                let writer = ClipboardWriter(clipboard: clipboard, json: json)
                 guard
                     let copy = await actions.copy(
                         selected: selected, json: json, write: { try writer.append($0) },
@@ -164,7 +164,7 @@ extension BrowserController {
                 do {
                     switch copy.outcome {
                     case .text(let text):
-                        switch try clipboard.copy(text) {
+                        switch try clipboard.copy(text, json: json) {
                         case .terminal: actions.copied(copy.count, json: json, toFile: nil)
                         case .file(let path): actions.copied(copy.count, json: json, toFile: path)
                         }
@@ -186,10 +186,10 @@ extension BrowserController {
         let confirmation: ConfirmViewModel
         let ids: [Item.ID]
         if count > 0 {
-            confirmation = viewModel.makeBulkDeleteConfirmation(count: count)
+            confirmation = viewModel.makeBulkDeleteConfirmation(count: count, keys: Theme.keyNames)
             ids = actions.targets(selected: nil)
         } else if let row {
-            confirmation = viewModel.makeDeleteConfirmation(id: row.id, title: row.title)
+            confirmation = viewModel.makeDeleteConfirmation(id: row.id, title: row.title, keys: Theme.keyNames)
             ids = [row.id]
         } else {
             return

@@ -21,6 +21,7 @@ public final class ItemDetailController: Controller {
         let content = StackView(axis: .vertical)
         box = Box(title: "Item", content: content)
         super.init()
+        viewModel.keys = Theme.keyNames
     }
 
     public override func loadView() {

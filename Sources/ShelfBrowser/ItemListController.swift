@@ -38,6 +38,8 @@ public final class ItemListController: Controller, KeyModeReporting {
         self.viewModel = viewModel
         self.columns = columns
         super.init()
+        viewModel.keys = Theme.keyNames
+        searchField.placeholder = "search (press \(Theme.keyNames("list.search", "/")))"
     }
 
     public override func loadView() {

@@ -2,10 +2,12 @@ internal import Foundation
 internal import ShelfStore
 
 extension BrowserViewModel {
-    /// A question asking whether to delete `count` marked items.
-    public func makeBulkDeleteConfirmation(count: Int) -> ConfirmViewModel {
+    /// A question asking whether to delete `count` marked items, naming the undo key as `keys`
+    /// names it.
+    public func makeBulkDeleteConfirmation(count: Int, keys: KeyNames = .defaults) -> ConfirmViewModel {
         ConfirmViewModel(
-            title: "Delete items", message: "Delete \(ItemActions.describe(count)), all marked? u undoes it.",
+            title: "Delete items",
+            message: "Delete \(ItemActions.describe(count)), all marked? \(keys("list.undo", "u")) undoes it.",
             confirmLabel: "delete")
     }
 

@@ -1,3 +1,4 @@
+internal import Foundation
 public import ShelfStore
 
 extension BrowserViewModel {
@@ -19,9 +20,22 @@ extension BrowserViewModel {
         SavedViewListViewModel(store: store, selecting: openViewName)
     }
 
-    /// A prompt to save the list's search and sort, prefilled with the open view's name.
+    /// A prompt to save the list's search and sort, prefilled with the open view's name. The
+    /// status filter (`f`) is saved as part of the text (`status:open`), so the view shows what
+    /// the list showed (hostile round 6: it was left out, and the view showed every item).
     public func makeSaveViewPrompt() -> SaveViewPromptViewModel {
-        SaveViewPromptViewModel(store: store, query: list.query, name: openViewName ?? "")
+        SaveViewPromptViewModel(store: store, query: Self.savable(list.query), name: openViewName ?? "")
+    }
+
+    /// `query` with its status filter written into its text, and no status filter.
+    nonisolated static func savable(_ query: ItemQuery) -> ItemQuery {
+        guard let status = query.status else { return query }
+        var savable = query
+        savable.status = nil
+        let term = "status:\(status.rawValue)"
+        let trimmed = query.text.trimmingCharacters(in: .whitespaces)
+        savable.text = trimmed.isEmpty ? term : trimmed + " " + term
+        return savable
     }
 
     /// Shows `view` in the list: its search text, sort and owner, with no status filter,
@@ -36,8 +50,10 @@ extension BrowserViewModel {
         list.search(query.text)
     }
 
-    /// Records `view`, just saved from the list's query, as the open view.
+    /// Records `view`, just saved from the list's query, as the open view (shown as saved:
+    /// a status filter moves into the search text).
     public func didSave(_ view: SavedView) {
+        if list.query.status != nil { return open(view) }
         openView = view
     }
 

@@ -115,9 +115,11 @@ public final class BrowserViewModel {
         }
     }
 
-    /// A question asking whether to delete the item with `id`, titled with its title.
-    public func makeDeleteConfirmation(id: Item.ID, title: String) -> ConfirmViewModel {
+    /// A question asking whether to delete the item with `id`, titled with its title, naming
+    /// the undo key as `keys` names it.
+    public func makeDeleteConfirmation(id: Item.ID, title: String, keys: KeyNames = .defaults) -> ConfirmViewModel {
         ConfirmViewModel(
-            title: "Delete item", message: "Delete “\(title)”? u undoes it.", confirmLabel: "delete")
+            title: "Delete item", message: "Delete “\(title)”? \(keys("list.undo", "u")) undoes it.",
+            confirmLabel: "delete")
     }
 }

@@ -128,7 +128,12 @@ extension ItemActions {
             }
             if earlier > 0 { notes.append("left \(Self.describe(earlier)) alone, changed elsewhere before") }
             let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-            return "\(undoing ? "undid" : "redid"): \(name)\(said)"
+            // Never "undid" when not one item was: every one changed elsewhere (hostile round 6).
+            let verb =
+                undoing
+                ? (replay.applied == 0 ? "undid nothing of" : "undid")
+                : (replay.applied == 0 ? "redid nothing of" : "redid")
+            return "\(verb): \(name)\(said)"
         }
     }
 

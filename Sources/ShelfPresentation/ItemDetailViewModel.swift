@@ -120,6 +120,8 @@ public struct ItemDetailContent: Hashable, Sendable {
 public final class ItemDetailViewModel {
     /// What the pane shows.
     public let state: Property<ViewState<ItemDetailContent>>
+    /// How `hint` names keys: the browser sets the keys in force.
+    public var keys = KeyNames.defaults
     /// The item shown.
     public let id: Item.ID
     /// True when the notes are shown whole, false for a bounded preview (see
@@ -158,7 +160,7 @@ public final class ItemDetailViewModel {
 
     /// What to do about what the pane shows: "Press r to try again." after a failure; nil
     /// otherwise.
-    public var hint: String? { state.value.failure == nil ? nil : "Press r to try again." }
+    public var hint: String? { state.value.failure == nil ? nil : "Press \(keys("detail.retry", "r")) to try again." }
 
     /// Reads again after a failure.
     @discardableResult

@@ -14,7 +14,7 @@ extension ItemListViewModel {
     /// What to do about what the list shows instead of rows: clear the filters or add items
     /// when it is empty, retry when reading failed; nil otherwise.
     public var hint: String? {
-        Self.hint(for: state.value, hasFilters: hasFilters, demoCommand: demoCommand)
+        Self.hint(for: state.value, hasFilters: hasFilters, demoCommand: demoCommand, keys: keys)
     }
 
     /// The command that fills this database with sample items (`shelf demo --db …`), for the
@@ -23,14 +23,14 @@ extension ItemListViewModel {
 
     /// The hint for `state`: see `hint`.
     public nonisolated static func hint(
-        for state: ViewState<ItemListContent>, hasFilters: Bool, demoCommand: String?
+        for state: ViewState<ItemListContent>, hasFilters: Bool, demoCommand: String?, keys: KeyNames = .defaults
     ) -> String? {
         switch state {
         case .empty:
             hasFilters
-                ? "Press Esc to clear the search and filters."
-                : "Press n to add an item, or fill a demo: \(demoCommand ?? "shelf demo") --items 1000"
-        case .failed: "Press r to try again."
+                ? "Press \(keys("list.clearSearch", "Esc")) to clear the search and filters."
+                : "Press \(keys("list.new", "n")) to add an item, or fill a demo: \(demoCommand ?? "shelf demo") --items 1000"
+        case .failed: "Press \(keys("list.retry", "r")) to try again."
         case .idle, .loading, .loaded: nil
         }
     }

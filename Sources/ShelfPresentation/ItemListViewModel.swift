@@ -24,6 +24,8 @@ public import ShelfStore
 public final class ItemListViewModel {
     /// What the list shows.
     public let state: Property<ViewState<ItemListContent>>
+    /// How `hint` names keys: the browser sets the keys in force.
+    public var keys = KeyNames.defaults
 
     let store: Store
     private let mutableState = MutableProperty<ViewState<ItemListContent>>(.idle)

@@ -69,6 +69,17 @@ struct DescribedMarksTests {
         #expect(actions.message.value == "redid: mark 15 items done (left 1 item alone, changed elsewhere before)")
         #expect(try await items(store).filter { $0.status == .done }.count == 15)
         #expect(before.count == now.count)
+
+        // Every item changed elsewhere since the redo: the undo says it undid nothing (hostile
+        // round 6: it said "undid: …").
+        for var item in try await items(store) where item.status == .done {
+            item.title += " (theirs)"
+            _ = try await store.items.update(item)
+        }
+        await actions.undo()
+        let said = actions.message.value ?? ""
+        #expect(said.hasPrefix("undid nothing of: mark 15 items done (skipped "), "\(said)")
+        #expect(try await items(store).filter { $0.status == .done }.count == 15)
     }
 
     @Test func itemsAddedAfterMarkingAreNotChanged() async throws {
@@ -97,7 +108,8 @@ struct DescribedMarksTests {
         await actions.undo()
         #expect(
             actions.message.value
-                == "undid: give 5 items to \(users[1].name) (skipped 5 items whose owner before was deleted since)")
+                == "undid nothing of: give 5 items to \(users[1].name) (skipped 5 items whose owner before was deleted since)"
+        )
     }
 
     @Test func aDescribedDeleteIsUndoneWhole() async throws {

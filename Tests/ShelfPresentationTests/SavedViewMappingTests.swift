@@ -35,6 +35,23 @@ struct SavedViewMappingTests {
         #expect(loaded.value?.selectedIndex == 1 && loaded.value?.message == "note")
     }
 
+    /// Hostile round 6: `V` with the `f` status filter on saved the text alone, and the view
+    /// then showed every item.
+    @Test func aStatusFilterIsSavedInTheViewsText() {
+        var query = ItemQuery(text: "  moth ", sortField: .title, sortDirection: .ascending)
+        query.status = .open
+        let savable = BrowserViewModel.savable(query)
+        #expect(savable.status == nil && savable.text == "moth status:open")
+        #expect(savable.sortField == .title && savable.sortDirection == .ascending)
+        query.text = ""
+        query.status = .done
+        #expect(BrowserViewModel.savable(query).text == "status:done")
+        // Saved, the view shows what was saved: its text holds the filter, with no filter beside.
+        let view = Self.view("Done", text: "status:done", field: "title", direction: .ascending)
+        #expect(BrowserViewModel.shows(view, BrowserViewModel.savable(query)))
+        #expect(BrowserViewModel.savable(ItemQuery(text: "moth")).text == "moth")
+    }
+
     @Test func theListShowsAViewOnlyWhileItsQueryIsUnchanged() {
         let ada = User.ID(7)
         let view = Self.view("Ada's moths", text: "moth", field: "priority", owner: ada)
