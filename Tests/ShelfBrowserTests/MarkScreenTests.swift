@@ -219,7 +219,7 @@ struct MarkScreenTests {
         let screen = markedBrowser(store, clipboard: clipboard, width: 200)
         #expect(await screen.waitUntil { $0.contains("Item 2") })
         screen.send(.character("Y"))
-        let path = folder.appendingPathComponent("shelf-clipboard.txt").path
+        let path = folder.appendingPathComponent("shelf-clipboard.json").path
         #expect(await screen.waitUntil { $0.contains("copied 1 item as JSON to \(path)") })
         #expect(recorder.written.isEmpty)
         let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -52,12 +52,13 @@ struct ClipboardTests {
             return
         }
         #expect(second != path && !FileManager.default.fileExists(atPath: path))
-        let writer = ClipboardWriter(clipboard: clipboard)
+        let writer = ClipboardWriter(clipboard: clipboard, json: true)
         try writer.append(large)
         guard case .file(let third) = try writer.finish() else {
             Issue.record("a file was expected")
             return
         }
+        #expect(third.hasSuffix(".json"), "Y's JSON goes to a .json file")
         #expect(!FileManager.default.fileExists(atPath: second))
         #expect(try String(contentsOfFile: third, encoding: .utf8) == large)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)

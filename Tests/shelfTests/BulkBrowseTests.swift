@@ -123,7 +123,7 @@ struct BulkBrowseTests {
             shelf, width: 220, environment: ["SHELF_CLIPBOARD": "file", "XDG_RUNTIME_DIR": runtime.path])
         try await tmux.waitFor("3 items")
         try tmux.type("MY")
-        let path = runtime.appendingPathComponent("shelf-clipboard.txt").path
+        let path = runtime.appendingPathComponent("shelf-clipboard.json").path
         let screen = try await tmux.waitFor("copied 3 items as JSON to \(path)", timeout: .seconds(20))
         #expect(screen.contains(line: "copied 3 items as JSON to \(path)"), "\(screen.joined(separator: "\n"))")
         // The export's objects, byte for byte, in the order the list shows them (newest first;

@@ -18,8 +18,9 @@ internal import Synchronization
 /// variable `SHELF_CLIPBOARD=file` always writes the file; `SHELF_CLIPBOARD=osc52` always uses
 /// the terminal.
 ///
-/// The file is `shelf-clipboard.txt` in `$XDG_RUNTIME_DIR` (private to the user), replaced by
-/// each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or `/tmp`, which
+/// The file is `shelf-clipboard.txt` (`.json` for JSON) in `$XDG_RUNTIME_DIR` (private to the
+/// user), replaced by each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or
+/// `/tmp`, which
 /// replaces (removes) the one the same clipboard, or a copy of it, wrote there before. Either
 /// is created with mode 0600.
 ///
@@ -65,15 +66,16 @@ public struct Clipboard: Sendable {
         text.utf8.count <= Self.maximumTerminalBytes && Self.terminalAccepts(environment: environment)
     }
 
-    /// Copies `text`, and says where it went.
+    /// Copies `text`, and says where it went: a file's name ends in `.json` when `json` is
+    /// true, else `.txt`.
     /// - Throws: `TerminalError` when the terminal or the file cannot be written (the message
     ///   names the file and the system's reason, e.g. a full disk).
-    public func copy(_ text: String) throws -> Destination {
+    public func copy(_ text: String, json: Bool = false) throws -> Destination {
         if usesTerminal(for: text) {
             try terminalOutput(Self.sequence(for: text))
             return .terminal
         }
-        return .file(path: try writeFile(text))
+        return .file(path: try writeFile(text, fileExtension: json ? "json" : "txt"))
     }
 
     /// The values `SHELF_CLIPBOARD` takes (in any case): `file`, or `osc52` and its other name
@@ -123,13 +125,13 @@ public struct Clipboard: Sendable {
 
     // MARK: - Files
 
-    private func writeFile(_ text: String) throws -> String {
+    private func writeFile(_ text: String, fileExtension: String) throws -> String {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { Self.isDirectory($0) ? $0 : nil }
         let folder = runtime ?? environment["TMPDIR"].flatMap { Self.isDirectory($0) ? $0 : nil } ?? "/tmp"
-        var template = Array("\(folder)/shelf-clipboard-XXXXXX.txt".utf8CString)
+        var template = Array("\(folder)/shelf-clipboard-XXXXXX.\(fileExtension)".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return Int32(-1) }
-            return mkstemps(base, 4)
+            return mkstemps(base, Int32(fileExtension.utf8.count + 1))
         }
         guard descriptor >= 0 else {
             throw TerminalError(
@@ -149,7 +151,7 @@ public struct Clipboard: Sendable {
         }
         // In the user's private runtime folder, one well-known file, replaced whole.
         guard let runtime else { return keptTemporaryFile(temporary) }
-        let path = "\(runtime)/shelf-clipboard.txt"
+        let path = "\(runtime)/shelf-clipboard.\(fileExtension)"
         guard rename(temporary, path) == 0 else {
             let reason = Self.reason()
             unlink(temporary)

@@ -33,10 +33,13 @@ public final class ClipboardWriter: Sendable {
 
     private let clipboard: Clipboard
     private let state = Mutex(State())
+    /// The file name's ending: `json` or `txt`.
+    private let fileExtension: String
 
-    /// A writer for `clipboard`'s destination.
-    public init(clipboard: Clipboard) {
+    /// A writer for `clipboard`'s destination; a file's name ends in `.json` when `json` is true.
+    public init(clipboard: Clipboard, json: Bool = false) {
         self.clipboard = clipboard
+        fileExtension = json ? "json" : "txt"
     }
 
     /// Adds `text` to the copy.
@@ -80,7 +83,7 @@ public final class ClipboardWriter: Sendable {
                 throw TerminalError(description: "cannot write the clipboard file \(file.path) (\(reason))")
             }
             guard let runtime = runtimeFolder else { return .file(path: clipboard.keptTemporaryFile(file.path)) }
-            let path = "\(runtime)/shelf-clipboard.txt"
+            let path = "\(runtime)/shelf-clipboard.\(fileExtension)"
             guard rename(file.path, path) == 0 else {
                 let reason = Clipboard.reason()
                 unlink(file.path)
@@ -114,10 +117,10 @@ public final class ClipboardWriter: Sendable {
         let folder =
             runtimeFolder ?? clipboard.environment["TMPDIR"].flatMap { Clipboard.isDirectory($0) ? $0 : nil }
             ?? "/tmp"
-        var template = Array("\(folder)/shelf-clipboard-XXXXXX.txt".utf8CString)
+        var template = Array("\(folder)/shelf-clipboard-XXXXXX.\(fileExtension)".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return Int32(-1) }
-            return mkstemps(base, 4)
+            return mkstemps(base, Int32(fileExtension.utf8.count + 1))
         }
         guard descriptor >= 0 else {
             throw TerminalError(
