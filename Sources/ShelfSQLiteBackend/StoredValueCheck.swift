@@ -113,7 +113,8 @@ enum StoredValueCheck {
             return byte < 16 ? "0" + digits : digits
         }.joined()
         throw mistyped(
-            table, id: id, column: column, holds: "bytes that are not UTF-8 text (X'\(hex)…')", kind: .text,
+            table, id: id, column: column,
+            holds: "bytes that are not UTF-8 text (X'\(hex)\(bytes.count > 20 ? "…" : "")')", kind: .text,
             location: location, action: action)
     }
 
@@ -141,7 +142,7 @@ enum StoredValueCheck {
         return StoreError(
             .database,
             "\(row) in \(location) holds \(holds) in \(column), which shelf keeps as \(expected) (another program "
-                + "wrote it); rather than make up a value, shelf stopped. Correct it with sqlite3 "
+                + "wrote it); rather than make up a value, shelf refuses it. Correct it with sqlite3 "
                 + "(sqlite3 \(ShellQuoting.quoted(location)) \(ShellQuoting.quoted(fix)), for example\(note)), then "
                 + "\(action) again")
     }

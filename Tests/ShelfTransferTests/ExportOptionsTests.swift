@@ -189,7 +189,7 @@ import Testing
         } throws: { error in
             let message = (error as? StoreError)?.message ?? ""
             return message.contains("items row 1 in ")
-                && message.contains("that are not UTF-8 text (X'4869FF…') in title")
+                && message.contains("that are not UTF-8 text (X'4869FF') in title")
         }
         #expect(!FileManager.default.fileExists(atPath: refused))
     }

@@ -113,7 +113,7 @@ struct SchemaFindingsTests {
         ),
         (
             "UPDATE items SET title = CAST(X'5AFF726963' AS TEXT) WHERE id = 2;",
-            "holds bytes that are not UTF-8 text (X'5AFF726963…') in title",
+            "holds bytes that are not UTF-8 text (X'5AFF726963') in title",
             "UPDATE items SET title = 'the right text' WHERE id = 2;", true
         ),
     ])
