@@ -164,7 +164,9 @@
                     // and another is leased (the pool replaces the closed one).
                     for _ in 0..<Self.staleLeaseRetries {
                         let outcome: Leased<T> = try await client.withConnection { connection in
-                            leased.set()
+                            // A connection that came after the call gave up (it failed as busy
+                            // or unreachable, saying nothing was written) runs nothing.
+                            guard leased.claim() else { return .abandoned }
                             try await connection.eventLoop.submit {}.get()
                             if connection.isClosed { return .stale }
                             return .value(
@@ -177,7 +179,11 @@
                                     }
                                 })
                         }
-                        if case .value(let value) = outcome { return .done(value) }
+                        switch outcome {
+                        case .value(let value): return .done(value)
+                        case .abandoned: throw CancellationError()
+                        case .stale: continue
+                        }
                     }
                     throw StoreError(
                         .database,
@@ -199,15 +205,16 @@
                         try await Task.sleep(for: min(wait, left))
                         wait = patience
                         if leased.isSet { return .leased }
-                        switch await check.verdict() {
+                        switch try await check.verdict() {
                         case .reachable: full = nil
                         case .full(let error): full = error
                         case .unreachable(let error):
-                            if leased.isSet { return .leased }
+                            guard leased.abandon() else { return .leased }
                             return .failed(error)
                         }
                         if leased.isSet { return .leased }
                         if let limit, ContinuousClock.now - start >= limit {
+                            guard leased.abandon() else { return .leased }
                             return .failed(waiting(operation, limit, full))
                         }
                     }
@@ -357,19 +364,36 @@
     }
 
     /// A leased connection's outcome: the call's value, or nothing sent because the server had
-    /// ended the connection.
+    /// ended the connection, or because the call had already given up.
     private enum Leased<T: Sendable>: Sendable {
         case value(T)
         case stale
+        case abandoned
     }
 
-    /// Set once a call has its connection.
+    /// Whether a call got its connection or gave up waiting for one, decided once and
+    /// atomically: a call that failed as busy or unreachable ("nothing was written; retry")
+    /// never runs on a connection that comes after, so a retry cannot write twice.
     private final class LeaseFlag: Sendable {
-        private let value = Atomic<Bool>(false)
+        private static let (waiting, leased, abandoned): (UInt8, UInt8, UInt8) = (0, 1, 2)
+        private let state = Atomic<UInt8>(0)
 
-        func set() { value.store(true, ordering: .relaxed) }
+        /// True when the call may use its connection: it had not given up (again true for a
+        /// second connection, after a stale one).
+        func claim() -> Bool {
+            let (exchanged, original) = state.compareExchange(
+                expected: Self.waiting, desired: Self.leased, ordering: .acquiringAndReleasing)
+            return exchanged || original == Self.leased
+        }
 
-        var isSet: Bool { value.load(ordering: .relaxed) }
+        /// True when the call gave up before it had a connection; false when it has one.
+        func abandon() -> Bool {
+            let (exchanged, original) = state.compareExchange(
+                expected: Self.waiting, desired: Self.abandoned, ordering: .acquiringAndReleasing)
+            return exchanged || original == Self.abandoned
+        }
+
+        var isSet: Bool { state.load(ordering: .acquiring) == Self.leased }
     }
 
     /// A failure while writing one element of a batch: names the element for the message.

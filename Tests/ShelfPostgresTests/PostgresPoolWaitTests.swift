@@ -76,6 +76,78 @@
             }
         }
 
+        /// A call that waits for the server check and is cancelled (it got its connection, or
+        /// its caller went away) ends at once, not when the check ends: over a network that
+        /// answers nothing, the check takes the connect timeout (10 s) or more.
+        @Test func aCallWaitingForTheServerCheckEndsAtOnceWhenCancelled() async throws {
+            try await Scratch.withDatabase { url in
+                let proxy = try SilenceableProxy(to: try PostgresLocation(url: url).port)
+                defer { proxy.close() }
+                proxy.fallSilent()
+                var components = try #require(URLComponents(string: url))
+                components.port = proxy.port
+                let check = ServerCheck(location: try PostgresLocation(url: try #require(components.string)))
+                defer { check.close() }
+                let waiter = Task { try await check.verdict() }
+                let second = Task { try await check.verdict() }
+                try await Task.sleep(for: .milliseconds(300))
+                let cancelled = ContinuousClock.now
+                waiter.cancel()
+                let outcome = await waiter.result
+                let took = ContinuousClock.now - cancelled
+                #expect(throws: CancellationError.self) { try outcome.get() }
+                #expect(took < .seconds(5), "the cancelled call waited \(took) for the check")
+                #expect(check.opened.load(ordering: .relaxed) == 1, "the two calls shared one check")
+                // The other call still gets the verdict: the server did not answer.
+                let verdict = try await second.value
+                guard case .unreachable = verdict else {
+                    Issue.record("a silent server was found \(verdict)")
+                    return
+                }
+            }
+        }
+
+        /// A server that takes a connection and drops it while it starts (here: a listener that
+        /// closes each connection it accepts) runs: the check says so (`full`, keep waiting),
+        /// where it said `unreachable` and ended every waiting call at once.
+        @Test func aConnectionDroppedWhileStartingIsNotAnUnreachableServer() async throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+            }
+            try #require(bound == 0 && listen(listener, 16) == 0)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            // Its own thread, not the cooperative pool's: accept blocks.
+            Thread.detachNewThread {
+                while true {
+                    let client = accept(listener, nil, nil)
+                    guard client >= 0 else { return }
+                    var buffer = [UInt8](repeating: 0, count: 64)
+                    _ = read(client, &buffer, buffer.count)  // the startup message, then the drop
+                    close(client)
+                }
+            }
+            defer {
+                shutdown(listener, Int32(SHUT_RDWR))
+                close(listener)
+            }
+            let check = ServerCheck(location: try PostgresLocation(url: "postgres://shelf@127.0.0.1:\(port)/shelf"))
+            defer { check.close() }
+            let verdict = try await check.verdict()
+            guard case .full(let error) = verdict else {
+                Issue.record("a server that dropped the connection was found \(verdict)")
+                return
+            }
+            #expect(error.message.contains("127.0.0.1:\(port)"), "\(error.message)")
+        }
+
         private static func count(_ sql: String, at url: String) async throws -> Int {
             try await PostgresBackend.withConnection(to: try PostgresLocation(url: url)) { connection in
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: .silent).all(Int64.self).first

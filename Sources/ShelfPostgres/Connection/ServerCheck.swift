@@ -18,7 +18,9 @@
         enum Verdict: Sendable {
             /// A connection was made: the server runs and takes this login; the pool is busy.
             case reachable
-            /// The server refused for want of connections (`53300`): it runs, but is full.
+            /// The server refused for want of connections (`53300`), or took the connection and
+            /// dropped it before it was ready (a reset while starting): it runs, but gave no
+            /// connection now, so waiting may help.
             case full(StoreError)
             /// No connection could be made (refused, no such database, a wrong password, no
             /// answer): waiting longer would not help.
@@ -26,7 +28,10 @@
         }
 
         private struct State {
-            var running: Task<Verdict, Never>?
+            var running: Task<Void, Never>?
+            /// The calls waiting for the check under way, by a number of their own.
+            var waiters: [Int: CheckedContinuation<Verdict, any Error>] = [:]
+            var nextWaiter = 0
             var last: (verdict: Verdict, at: ContinuousClock.Instant)?
             var closed = false
         }
@@ -43,32 +48,43 @@
             self.fresh = fresh
         }
 
-        /// The verdict: a recent one, the one under way, or a new check's. Never throws: a
-        /// caller cancelled while it waits gets the verdict all the same (the check itself goes
-        /// on for the others, within the connect timeout, 10 s).
-        func verdict() async -> Verdict {
-            enum Step {
-                case known(Verdict)
-                case wait(Task<Verdict, Never>)
+        /// The verdict: a recent one, the one under way, or a new check's.
+        ///
+        /// - Throws: `CancellationError` as soon as the calling task is cancelled (its call got
+        ///   a connection meanwhile, or its caller went away): it does not wait out the check,
+        ///   which goes on for the others, within the connect timeout (10 s). Before, a call
+        ///   that got its connection while a check was under way returned only when the check
+        ///   ended.
+        func verdict() async throws -> Verdict {
+            let id = state.withLock { state in
+                defer { state.nextWaiter += 1 }
+                return state.nextWaiter
             }
-            let step: Step = state.withLock { state in
-                if let last = state.last, ContinuousClock.now - last.at < fresh { return .known(last.verdict) }
-                if let running = state.running { return .wait(running) }
-                if state.closed {
-                    return .known(
-                        .unreachable(
-                            StoreError(
-                                .closed, "the store at \(location.server)/\(location.database) is closed; open it again"
-                            )
-                        ))
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Verdict, any Error>) in
+                    let known: Result<Verdict, any Error>? = state.withLock { state in
+                        // Checked under the lock that `onCancel` takes: a cancellation that came
+                        // before the waiter was registered is seen here.
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if let last = state.last, ContinuousClock.now - last.at < fresh {
+                            return .success(last.verdict)
+                        }
+                        if state.closed {
+                            return .success(
+                                .unreachable(
+                                    StoreError(
+                                        .closed,
+                                        "the store at \(location.server)/\(location.database) is closed; open it again")
+                                ))
+                        }
+                        state.waiters[id] = continuation
+                        if state.running == nil { state.running = Task { await self.check() } }
+                        return nil
+                    }
+                    if let known { continuation.resume(with: known) }
                 }
-                let task = Task { await self.check() }
-                state.running = task
-                return .wait(task)
-            }
-            switch step {
-            case .known(let verdict): return verdict
-            case .wait(let task): return await task.value
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
             }
         }
 
@@ -93,23 +109,28 @@
             }
         }
 
-        /// Opens and closes one connection; records and returns what that found.
-        private func check() async -> Verdict {
+        /// Opens and closes one connection; records what that found and gives it to the calls
+        /// waiting for it.
+        private func check() async {
             opened.add(1, ordering: .relaxed)
             let verdict: Verdict
             do {
                 try await PostgresBackend.withConnection(to: location) { _ in }
                 verdict = .reachable
             } catch let error as StoreError {
-                verdict = error.isServerFull ? .full(error) : .unreachable(error)
+                // A connection made and then dropped while starting says the server is there:
+                // before, it ended every waiting call as unreachable at once.
+                verdict = error.isServerFull || error.isLostConnection ? .full(error) : .unreachable(error)
             } catch {
                 verdict = .unreachable(StoreError(postgres: error, at: location))
             }
-            state.withLock { state in
+            let waiters = state.withLock { state in
                 state.running = nil
                 state.last = (verdict, ContinuousClock.now)
+                defer { state.waiters = [:] }
+                return state.waiters.values
             }
-            return verdict
+            for waiter in waiters { waiter.resume(returning: verdict) }
         }
     }
 #endif
