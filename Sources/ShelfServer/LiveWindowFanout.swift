@@ -14,8 +14,9 @@
     /// connection's event loop to write (20,000 windows/s to the shared clients of
     /// `shelf-benchmarks serve`: p99 441 ms). Now the query's one observer of the store's
     /// property hands each window to one task (`run`), which encodes it (`encode`, off the
-    /// cooperative pool) and then hands the bytes to each event loop once: there every stream
-    /// of the loop writes them (`LiveWindowStream.take`), with no task woken. A stream whose
+    /// cooperative pool) and then hands the bytes to each event loop, newest only (`hand`):
+    /// there every stream of the loop writes them (`LiveWindowStream.takeOnLoop`), with no task
+    /// woken. A stream whose
     /// connection is unwritable keeps only the newest event and writes it once its last write
     /// has gone out (coalescing: a slow client costs one pending event, never a queue). A stream
     /// without a connection of its own (routes mounted in another application, whose context
