@@ -21,14 +21,25 @@
 
         /// The versions of the requests whose responses have not started, oldest first
         /// (pipelined requests are answered in order).
-        private var versions: [HTTPVersion] = []
+        private var versions: [(version: HTTPVersion, isHead: Bool)] = []
+
+        /// How NIOHTTP1's response encoder frames the body of the response being sent, once its
+        /// head has gone out and until its end: in chunks (HTTP/1.1 without a length), or as it
+        /// is (HTTP/1.0, whose end is the connection's); nil otherwise. A live stream writes its
+        /// events below the encoder, framed so (`LiveWindowStream`).
+        private(set) var bodyFraming: BodyFraming?
+
+        enum BodyFraming {
+            case chunked
+            case asIs
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(var head) = unwrapInboundIn(data) else {
                 context.fireChannelRead(data)
                 return
             }
-            versions.append(head.version)
+            versions.append((head.version, head.method == .HEAD))
             if head.version < .http1_1 {
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -38,18 +49,32 @@
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            guard case .head(var head) = unwrapOutboundIn(data), head.status.code >= 200, !versions.isEmpty else {
+            let part = unwrapOutboundIn(data)
+            if case .end = part { bodyFraming = nil }
+            guard case .head(var head) = part, head.status.code >= 200, !versions.isEmpty else {
                 context.write(data, promise: promise)
                 return
             }
-            let version = versions.removeFirst()
+            let (version, isHead) = versions.removeFirst()
             guard version < .http1_1 else {
+                bodyFraming = isHead ? nil : Self.framing(of: head)
                 context.write(data, promise: promise)
                 return
             }
             head.version = .http1_0
             head.headers.replaceOrAdd(name: "connection", value: "close")
+            bodyFraming = isHead ? nil : Self.framing(of: head)
             context.write(wrapOutboundOut(.head(head)), promise: promise)
+        }
+
+        /// How NIOHTTP1's encoder (framing headers set automatically, as Hummingbird has it)
+        /// frames the body after `head` (`bodyFraming`): chunked on HTTP/1.1 and as it is on
+        /// HTTP/1.0 when the head gives no length; a head with a length, a status without a body
+        /// and an answer to HEAD (no body at all) are nil.
+        private static func framing(of head: HTTPResponseHead) -> BodyFraming? {
+            guard head.status != .noContent, head.status != .notModified, !head.headers.contains(name: "content-length")
+            else { return nil }
+            return head.version < .http1_1 ? .asIs : .chunked
         }
     }
 

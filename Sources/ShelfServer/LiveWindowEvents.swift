@@ -13,8 +13,9 @@
 
         /// The bytes of `window`'s event at `position`: its `id:` line (when it has a position),
         /// `event: window` and the data `{"count", "items", "seq"}`. Owners' emails are read here
-        /// (once per owner); the JSON is built and encoded on a thread of its own. A window
-        /// holding a value another program stored with the wrong type
+        /// (once per owner, several at a time: `JSONShapes.ownerEmails`); the JSON is built and
+        /// encoded on a thread of its own. A window holding a value another program stored with
+        /// the wrong type
         /// (`Store.refuseMistypedItems`) is an `event: error` naming the row instead, as the
         /// list refuses it: one check per window, shared by the query's streams (`LiveWindowFanout`).
         func encodeWindowEvent(_ window: ItemWindow, at position: Int64?) async throws -> WindowEvent {
@@ -23,11 +24,7 @@
             } catch let error as StoreError {
                 return WindowEvent(bytes: Self.errorEvent(error), isWindow: false)
             }
-            var emails: [User.ID: String?] = [:]
-            for item in window.items where emails[item.userID] == nil {
-                emails[item.userID] = .some(try await store.users.user(id: item.userID)?.email)
-            }
-            let owners = emails
+            let owners = try await JSONShapes.ownerEmails(of: window.items, store: store)
             let bytes = try await BlockingWork.run { cancellation in
                 // `{"count":N,"items":[…],"seq":S}`, as `JSONValue.object(…).encoded()` writes it
                 // (keys sorted), an item at a time so that a cancelled encoding stops between them.

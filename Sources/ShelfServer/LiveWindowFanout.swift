@@ -14,8 +14,9 @@
     /// connection's event loop to write (20,000 windows/s to the shared clients of
     /// `shelf-benchmarks serve`: p99 441 ms). Now the query's one observer of the store's
     /// property hands each window to one task (`run`), which encodes it (`encode`, off the
-    /// cooperative pool) and then hands the bytes to each event loop once: there every stream
-    /// of the loop writes them (`LiveWindowStream.take`), with no task woken. A stream whose
+    /// cooperative pool) and then hands the bytes to each event loop, newest only (`hand`):
+    /// there every stream of the loop writes them (`LiveWindowStream.takeOnLoop`), with no task
+    /// woken. A stream whose
     /// connection is unwritable keeps only the newest event and writes it once its last write
     /// has gone out (coalescing: a slow client costs one pending event, never a queue). A stream
     /// without a connection of its own (routes mounted in another application, whose context
@@ -32,6 +33,9 @@
         struct Event: Sendable {
             /// The bytes of the event (a window, or an `event: error` in its place).
             let bytes: ByteBuffer
+            /// `bytes` as one HTTP/1.1 chunk (`SIZE\r\n…\r\n`, as NIOHTTP1 frames a body part),
+            /// made once for the streams that write below the encoder (`LiveWindowStream`).
+            let chunk: ByteBuffer
             /// False for an `event: error` written instead of a window: it moves no position.
             let isWindow: Bool
             /// The window's change-log position (its `id:`), nil for an error or a store with none.
@@ -44,11 +48,26 @@
             let ends: Bool
         }
 
+        /// The query's streams on one event loop (or those without a connection of their own).
+        private struct LoopStreams {
+            let loop: (any EventLoop)?
+            /// The streams, each with its join number (`State.joins` when it joined).
+            var members: [ObjectIdentifier: (stream: LiveWindowStream, joined: Int)] = [:]
+            /// The newest event the loop's job has not taken yet (`hand`, `takeOnLoop`).
+            var waiting: Event?
+            /// While a job is scheduled on the loop: `State.joins` when it was. Only streams that
+            /// joined by then are written to by it: a stream's response head is queued on its
+            /// loop before the stream joins, so a job queued before the join could run before the
+            /// head and write an event ahead of it.
+            var jobAt: Int?
+        }
+
         private struct State {
             /// The query's streams on each event loop (`ObjectIdentifier` of the loop), and those
             /// without a connection of their own (`nil` key).
-            var streams: [ObjectIdentifier?: (loop: (any EventLoop)?, members: [ObjectIdentifier: LiveWindowStream])] =
-                [:]
+            var streams: [ObjectIdentifier?: LoopStreams] = [:]
+            /// Streams that have joined so far (every group's join numbers come from it).
+            var joins = 0
             var count = 0
             var latest: Event?
             var generation = 0
@@ -70,7 +89,10 @@
         fileprivate func add(_ stream: LiveWindowStream) -> (latest: Event?, before: Int) {
             state.withLock { state -> (Event?, Int) in
                 let key = stream.loop.map { ObjectIdentifier($0) }
-                state.streams[key, default: (stream.loop, [:])].members[ObjectIdentifier(stream)] = stream
+                state.joins += 1
+                state.streams[key, default: LoopStreams(loop: stream.loop)].members[ObjectIdentifier(stream)] = (
+                    stream, state.joins
+                )
                 state.count += 1
                 return (state.latest, state.count - 1)
             }
@@ -173,30 +195,87 @@
             }
         }
 
-        /// Keeps `encoded` as the newest event and hands it to every stream: one job per event
-        /// loop, which writes it to each of the loop's streams.
+        /// Keeps `encoded` as the newest event and hands it to every stream: on each event loop,
+        /// one job writes it to each of the loop's streams.
+        ///
+        /// Newest only: the event waits in the loop's slot (`LoopStreams.waiting`), and a job is
+        /// scheduled only when none is. A loop still busy with the query's last event (a loaded
+        /// machine, thousands of streams) takes the newest when it comes to it and skips those
+        /// it was handed meanwhile: a window holds everything the skipped ones did that is still
+        /// in it, as when a slow client's pending window is replaced. Before, each event was a
+        /// job of its own, so a loop that fell behind wrote every stale window to every stream
+        /// before the newest (`shelf-benchmarks serve`'s shared run: p99 884 ms at 20 windows/s
+        /// to 1,000 streams).
         private func hand(
             _ encoded: ShelfAPI.WindowEvent, at position: Int64?, published: ContinuousClock.Instant, ends: Bool
         ) {
-            typealias Group = (loop: (any EventLoop)?, members: [ObjectIdentifier: LiveWindowStream])
-            let (event, groups) = state.withLock { state -> (Event, [Group]) in
+            let chunk = Self.chunk(encoded.bytes)
+            let (event, loops, direct) = state.withLock {
+                state -> (Event, [(ObjectIdentifier, any EventLoop, Int)], [LiveWindowStream]) in
                 state.generation += 1
                 let event = Event(
-                    bytes: encoded.bytes, isWindow: encoded.isWindow, position: position, published: published,
-                    generation: state.generation, ends: ends)
+                    bytes: encoded.bytes, chunk: chunk, isWindow: encoded.isWindow,
+                    position: position, published: published, generation: state.generation, ends: ends)
                 state.latest = event
-                return (event, Array(state.streams.values))
-            }
-            for group in groups {
-                let members = group.members
-                if let loop = group.loop {
-                    loop.execute {
-                        for stream in members.values { stream.takeOnLoop(event) }
+                var loops: [(ObjectIdentifier, any EventLoop, Int)] = []
+                var direct: [LiveWindowStream] = []
+                for (key, group) in state.streams {
+                    guard let key, let loop = group.loop else {
+                        direct += group.members.values.map(\.stream)
+                        continue
                     }
-                } else {
-                    for stream in members.values { stream.deliver(event) }
+                    // The store's last word is never replaced: the streams write it and end.
+                    if group.waiting?.ends == true { continue }
+                    state.streams[key]?.waiting = event
+                    if group.jobAt == nil {
+                        state.streams[key]?.jobAt = state.joins
+                        loops.append((key, loop, state.joins))
+                    }
                 }
+                return (event, loops, direct)
             }
+            for (key, loop, at) in loops {
+                loop.execute { self.takeOnLoop(key, scheduledAt: at) }
+            }
+            for stream in direct { stream.deliver(event) }
+        }
+
+        /// `bytes` framed as an HTTP/1.1 chunk; empty for empty bytes (an empty chunk would end
+        /// the body, and NIOHTTP1 writes none).
+        static func chunk(_ bytes: ByteBuffer) -> ByteBuffer {
+            guard bytes.readableBytes > 0 else { return bytes }
+            var chunk = ByteBuffer()
+            chunk.reserveCapacity(bytes.readableBytes + 12)
+            chunk.writeString(String(bytes.readableBytes, radix: 16))
+            chunk.writeStaticString("\r\n")
+            chunk.writeImmutableBuffer(bytes)
+            chunk.writeStaticString("\r\n")
+            return chunk
+        }
+
+        /// The job of `hand` on the event loop `key`, scheduled when `joins` was `scheduledAt`:
+        /// takes the loop's waiting event and writes it to each stream of the loop that had
+        /// joined by then. One that joined since gets it through its own job (`deliver`), queued
+        /// now, behind its response head; a job whose group has gone (its streams left, and a
+        /// new group's job is another) does nothing.
+        private func takeOnLoop(_ key: ObjectIdentifier, scheduledAt: Int) {
+            let taken = state.withLock { state -> (Event, [LiveWindowStream], [LiveWindowStream])? in
+                guard let group = state.streams[key], group.jobAt == scheduledAt, let event = group.waiting else {
+                    return nil
+                }
+                state.streams[key]?.waiting = nil
+                state.streams[key]?.jobAt = nil
+                var ready: [LiveWindowStream] = []
+                var later: [LiveWindowStream] = []
+                ready.reserveCapacity(group.members.count)
+                for (stream, joined) in group.members.values {
+                    if joined <= scheduledAt { ready.append(stream) } else { later.append(stream) }
+                }
+                return (event, ready, later)
+            }
+            guard let (event, ready, later) = taken else { return }
+            for stream in ready { stream.takeOnLoop(event) }
+            for stream in later { stream.deliver(event) }
         }
     }
 

@@ -1,5 +1,6 @@
 #if Server
     internal import NIOCore
+    internal import NIOHTTP1
     internal import NIOHTTPTypes
     internal import ShelfStore
     internal import Synchronization
@@ -33,6 +34,22 @@
         let activity: StreamActivity
         private let channel: (any Channel)?
         private let metrics: ServerMetrics
+        /// Where the events go on the wire (the stream's event loop only; `wire(of:)`).
+        private let wire: NIOLoopBoundBox<Wire>?
+
+        /// NIOHTTP1's response encoder, found at the first write: an event is written from its
+        /// context, below it, as bytes framed as it would frame them (`HTTP10Framing.bodyFraming`).
+        /// Through the pipeline, each event passed every handler above the encoder (each
+        /// unwrapping and wrapping it again, the HTTP types converted), and the encoder wrote it
+        /// as three writes (the size line allocated per write) whose three promises it joined
+        /// into the caller's: the same work for each of 1,000 streams of a shared window (issue
+        /// 24). Those handlers do nothing with a body part but pass it on (`ConnectionGuard`
+        /// fails one on a connection whose request body timed out; a live stream's has none).
+        private enum Wire {
+            case unknown
+            case pipeline
+            case belowEncoder(ChannelHandlerContext, HTTP10Framing)
+        }
 
         private struct State {
             /// The newest event taken (`LiveWindowFanout.Event.generation`).
@@ -54,6 +71,7 @@
         ) {
             self.channel = channel
             loop = channel?.eventLoop
+            wire = channel.map { NIOLoopBoundBox.makeBoxSendingValue(Wire.unknown, eventLoop: $0.eventLoop) }
             self.mailbox = mailbox
             self.activity = activity
             self.metrics = metrics
@@ -141,10 +159,36 @@
         }
 
         private func write(_ event: LiveWindowFanout.Event, to channel: any Channel) {
-            let written = channel.writeAndFlush(HTTPResponsePart.body(event.bytes))
+            let written: EventLoopFuture<Void>
+            if case .belowEncoder(let encoder, let framing) = wire(of: channel), let framing = framing.bodyFraming {
+                let promise = channel.eventLoop.makePromise(of: Void.self)
+                encoder.writeAndFlush(NIOAny(framing == .chunked ? event.chunk : event.bytes), promise: promise)
+                written = promise.futureResult
+            } else {
+                written = channel.writeAndFlush(HTTPResponsePart.body(event.bytes))
+            }
             state.withLock { $0.lastWrite = written }
             activity.wrote()
             if event.isWindow { metrics.delivered(after: ContinuousClock.now - event.published) }
+        }
+
+        /// Where `channel`'s events are written (looked up at the first write; on the event loop):
+        /// below NIOHTTP1's encoder when the pipeline has it and `HTTP10Framing`, else through
+        /// the whole pipeline. The framing is read at each write: a response whose framing is
+        /// not known (none, or an answer to HEAD) goes through the pipeline.
+        private func wire(of channel: any Channel) -> Wire {
+            guard let wire else { return .pipeline }
+            if case .unknown = wire.value {
+                let pipeline = channel.pipeline.syncOperations
+                if let encoder = try? pipeline.context(handlerType: HTTPResponseEncoder.self),
+                    let framing = try? pipeline.handler(type: HTTP10Framing.self)
+                {
+                    wire.value = .belowEncoder(encoder, framing)
+                } else {
+                    wire.value = .pipeline
+                }
+            }
+            return wire.value
         }
 
         /// Records that the task wrote `event` (a stream without a connection of its own).
