@@ -191,7 +191,9 @@
                 // as literals so each arm is planned for its own range; the parameters (the
                 // limit included) are shared by every arm.
                 var cut = ""
-                if let limit {
+                // No arm, no LIMIT: nor its value (a value no placeholder uses is refused by a
+                // named prepared statement, which `PreparedPages` makes of this text).
+                if let limit, !pairs.isEmpty {
                     bindings.append(Int64(limit))
                     cut = " LIMIT $\(bindings.count)"
                 }
