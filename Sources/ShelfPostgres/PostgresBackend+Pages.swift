@@ -27,7 +27,7 @@
                         throw StoreError(.database, StoreError.lostConnection(at: place, cause: "the server closed it"))
                     }
                     let sql = try query.postgresPage(cursor: cursor, backward: false, limit: pageSize, now: now)
-                    let page = try await PostgresItemRepository.items(sql, on: connection)
+                    let page = try await PreparedPages.items(sql, of: query, on: connection)
                     guard let last = page.last else { return }
                     try await sink.send(page)
                     if page.count < pageSize { return }

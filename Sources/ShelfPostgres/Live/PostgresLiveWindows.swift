@@ -162,7 +162,7 @@
             let page = try key.query.postgresPage(cursor: key.anchor, backward: false, limit: key.limit)
             let count = key.query.postgresCount()
             return try await pool.transaction(isolation: "REPEATABLE READ READ ONLY", retryable: true) { connection in
-                let items = try await PostgresItemRepository.items(page, on: connection)
+                let items = try await PreparedPages.items(page, of: key.query, on: connection)
                 let totals = try await connection.query(count, logger: .silent).all((Int64).self)
                 let log = try await ChangeLog.windowRead(
                     after: watermark?.position, limit: Int(ChangeLog.startWindow), on: connection)

@@ -159,12 +159,14 @@
 
         package func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
             let sql = try query.postgresPage(cursor: cursor, backward: false, limit: limit)
-            return try await pool.read { connection in try await Self.items(sql, on: connection) }
+            return try await pool.read { connection in try await PreparedPages.items(sql, of: query, on: connection) }
         }
 
         package func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
             let sql = try query.postgresPage(cursor: cursor, backward: true, limit: limit)
-            return try await pool.read { connection in try await Self.items(sql, on: connection).reversed() }
+            return try await pool.read { connection in
+                try await PreparedPages.items(sql, of: query, on: connection).reversed()
+            }
         }
 
         package func count(matching query: ItemQuery, before cursor: ItemCursor) async throws -> Int {
