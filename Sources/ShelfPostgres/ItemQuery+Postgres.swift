@@ -291,8 +291,10 @@
             return PostgresQuery(unsafeSQL: sql, binds: bindings)
         }
 
-        /// How many items match.
+        /// How many items match: from the trigger-kept totals when the filters allow
+        /// (`postgresCountFromTotals`), else a count over the items table.
         func postgresCount(now: Date = Date()) -> PostgresQuery {
+            if let totals = postgresCountFromTotals(now: now) { return totals }
             var bindings = PostgresBindings()
             let clauses = postgresFilter(into: &bindings, now: now)
             var sql = "SELECT count(*) FROM items"

@@ -7,13 +7,14 @@ extension ItemQuery {
     /// span of time that `shelf_item_counts` counts by (Migrations/0016_item_counts).
     static let countSpanShift: Int64 = 26
 
-    /// A count that adds up the totals of `shelf_item_counts` (Migrations/0016) instead of
-    /// reading every matching row, or nil when the query filters by anything those totals do
-    /// not hold: an owner, owner prefixes, words, phrases or substrings, or both created and
-    /// updated times. The answer is the same as `plain`'s (the count over the items table):
+    /// A count that adds up the totals of `shelf_item_counts` (Migrations/0016 and 0017)
+    /// instead of reading every matching row, or nil when the query filters by anything those
+    /// totals do not hold: words, phrases or substrings, both created and updated times, or an
+    /// owner (or owner prefixes) together with a time. The answer is the same as `plain`'s (the
+    /// count over the items table):
     ///
     /// - the status and priority tests are the same SQL over the totals' own copy of those
-    ///   columns;
+    ///   columns, and the owner tests over the bucket of kind 'o' (the owner's ID);
     /// - a time range `lower <= t < upper` adds the spans that lie wholly inside it from the
     ///   totals, and counts the items in the parts of the range outside them (less than a span
     ///   at each end) from the items table, through the index of that time;
@@ -26,9 +27,9 @@ extension ItemQuery {
     /// change counter of its own: a live value built on it must observe `items` (as the live
     /// windows do, `SQLiteLiveWindows.observedTables`), not the tables its SQL reads.
     func countFromTotalsSQL(parsed: ItemQueryText, now: Date, plain: BoundSQL) -> BoundSQL? {
-        guard owner == nil, parsed.ownerPrefixes.isEmpty, parsed.included.isEmpty, parsed.excluded.isEmpty,
-            parsed.created.isEmpty || parsed.updated.isEmpty
+        guard parsed.included.isEmpty, parsed.excluded.isEmpty, parsed.created.isEmpty || parsed.updated.isEmpty
         else { return nil }
+        let byOwner = owner != nil || !parsed.ownerPrefixes.isEmpty
         // The status and priority tests, as `sqliteFilter` makes them, over a table of alias.
         func statusAndPriority(_ alias: String) -> (clauses: [String], arguments: [any SQLBindable]) {
             var clauses: [String] = []
@@ -50,6 +51,30 @@ extension ItemQuery {
         let (kind, column, terms) =
             parsed.updated.isEmpty ? ("c", "created_at", parsed.created) : ("u", "updated_at", parsed.updated)
         let totals = statusAndPriority("c.")
+        if byOwner {
+            // By owner (Migrations/0017): the rows of kind 'o', whose bucket is the owner's ID;
+            // an owner with a time stays with the plain count.
+            guard terms.isEmpty else { return nil }
+            var clauses: [String] = []
+            var arguments: [any SQLBindable] = []
+            if let owner {
+                clauses.append("c.bucket = ?")
+                arguments.append(owner)
+            }
+            if !parsed.ownerPrefixes.isEmpty {
+                // The owners as `sqliteFilter` selects them.
+                let tests = parsed.ownerPrefixes.map { _ in "name LIKE ? ESCAPE '\\' OR email LIKE ? ESCAPE '\\'" }
+                clauses.append("c.bucket IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))")
+                for prefix in parsed.ownerPrefixes {
+                    let pattern = Self.likePrefix(prefix)
+                    arguments += [pattern, pattern] as [any SQLBindable]
+                }
+            }
+            return BoundSQL(
+                text: "SELECT coalesce(sum(c.n), 0) FROM shelf_item_counts c WHERE c.kind = 'o' AND "
+                    + (clauses + totals.clauses).joined(separator: " AND "),
+                arguments: arguments + totals.arguments)
+        }
         guard !terms.isEmpty else {
             guard !totals.clauses.isEmpty else { return nil }  // the trigger-kept row count is faster
             return BoundSQL(

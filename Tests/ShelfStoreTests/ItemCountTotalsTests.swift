@@ -5,8 +5,9 @@ import Testing
 @testable import ShelfSQLiteBackend
 @testable import ShelfStore
 
-/// Migration 0016_item_counts: counts filtered by status, priority and a time range add up the
-/// trigger-kept totals of `shelf_item_counts`, and must equal a count over the items table
+/// Migrations 0016_item_counts and 0017_item_counts_by_owner: counts filtered by status,
+/// priority and a time range, or by owner, status and priority, add up the trigger-kept totals
+/// of `shelf_item_counts`, and must equal a count over the items table
 /// after every kind of write, Shelf's and other programs' (REPLACE, IGNORE, upserts, an ID
 /// moved, a time that is not an integer).
 @Suite("Item count totals (SQLite)")
@@ -25,12 +26,12 @@ struct ItemCountTotalsTests {
         "updated:<2023-11-20", "status:done updated:>=2023-11-16 updated:<2023-11-25",
         "created:>1000000d", "status:open status:done", "created:>5d updated:<3d", "created:=3d",
         "prio:1 created:2023-11-20T12:00:00Z", "status:open created:>=2023-11-20 created:<=2023-11-21",
+        // By owner (Migrations/0017), and an owner with a time (the plain count).
+        "@ann", "@b status:done", "@a prio:>=2", "@ann @bob status:open prio:1", "@nobody", "@ann created:>5d",
     ]
 
     /// The count of `text` over the items table, written out here (not the store's SQL).
-    static func plainCount(_ connection: Connection, _ text: String) throws -> Int {
-        var query = ItemQuery(text: text)
-        query.agesFrom = now
+    static func plainCount(_ connection: Connection, _ query: ItemQuery) throws -> Int {
         let filter = query.sqliteFilter(alias: "", now: now, forPage: false)
         let sql =
             "SELECT count(*) FROM items" + (filter.clauses.isEmpty ? "" : " WHERE ")
@@ -49,6 +50,8 @@ struct ItemCountTotalsTests {
             UNION ALL
             SELECT 'u', CASE WHEN typeof(updated_at) = 'integer' THEN updated_at >> 26 ELSE 'other' END,
                 status, priority, count(*) FROM items GROUP BY 2, 3, 4
+            UNION ALL
+            SELECT 'o', user_id, status, priority, count(*) FROM items GROUP BY 2, 3, 4
         ) r USING (kind, bucket, status, priority)
         WHERE t.n IS NOT coalesce(r.n, 0)
         """
@@ -56,12 +59,22 @@ struct ItemCountTotalsTests {
     /// Every query's count through the store equals the plain count, and the totals equal a
     /// count of the table by span.
     static func check(_ sqlite: SQLiteBackend, _ step: String) async throws {
-        for text in queries {
-            var query = ItemQuery(text: text)
-            query.agesFrom = now
+        let owners = try await sqlite.database.read { connection in
+            try connection.fetch("SELECT id FROM users") { try $0.int64(0) }
+        }
+        var queries = Self.queries.map { ItemQuery(text: $0) }
+        for owner in owners {
+            queries += [
+                ItemQuery(owner: User.ID(owner)), ItemQuery(owner: User.ID(owner), text: "status:done prio:>=1"),
+            ]
+        }
+        for var each in queries {
+            each.agesFrom = now
+            let query = each
             let counted = try await sqlite.sqliteItems.count(matching: query)
-            let expected = try await sqlite.database.read { try plainCount($0, text) }
-            #expect(counted == expected, "after \(step): '\(text)' counted \(counted), the table holds \(expected)")
+            let expected = try await sqlite.database.read { try plainCount($0, query) }
+            #expect(
+                counted == expected, "after \(step): '\(query.text)' counted \(counted), the table holds \(expected)")
         }
         let drift = try await sqlite.database.read { connection in
             try connection.fetch(driftSQL) { try $0.string(0) }
@@ -108,6 +121,7 @@ struct ItemCountTotalsTests {
         let statements = [
             "UPDATE items SET created_at = \(randomTime()), updated_at = \(randomTime()) WHERE id % 7 = 0",
             "UPDATE items SET priority = 3, status = 'done' WHERE id % 11 = 0",
+            "UPDATE items SET user_id = \(ann.rawValue) WHERE id % 5 = 0",
             "INSERT OR REPLACE INTO items (id, user_id, title, status, priority, created_at, updated_at) "
                 + "VALUES (\(a), \(ann.rawValue), 'replaced', 'done', 2, \(randomTime()), \(randomTime()))",
             "INSERT OR IGNORE INTO items (id, user_id, title, status, priority, created_at, updated_at) "

@@ -92,13 +92,14 @@
 
         // MARK: Reading
 
-        /// Migration records, the generated search column, the change log (migration 0008),
-        /// which the target's own triggers write as rows arrive, and the browser's undo records
-        /// of bulk changes (migration 0011), which belong to its session.
+        /// Migration records, the generated search column, the change log (migration 0008)
+        /// and the item counts (migration 0012), which the target's own triggers write as rows
+        /// arrive, and the browser's undo records of bulk changes (migration 0011), which
+        /// belong to its session.
         var derivedColumns: Set<String> {
             [
                 "shelf_migrations", "items.search", "shelf_change_log", "shelf_change_log_horizon", "bulk_actions",
-                "bulk_action_items",
+                "bulk_action_items", "shelf_item_totals", "shelf_item_count_deltas",
             ]
         }
 

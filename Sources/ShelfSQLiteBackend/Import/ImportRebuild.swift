@@ -190,7 +190,7 @@ struct ImportRebuild {
         }
         if recountsItems {
             if isCancelled() { throw CancellationError() }
-            // As Migrations/0016 counted them first.
+            // As Migrations/0016 (by time) and 0017 (by owner) counted them first.
             try connection.execute("DELETE FROM main.shelf_item_counts")
             for (kind, column) in [("c", "created_at"), ("u", "updated_at")] {
                 try connection.execute(
@@ -201,6 +201,11 @@ struct ImportRebuild {
                     FROM main.items GROUP BY 2, 3, 4
                     """)
             }
+            try connection.execute(
+                """
+                INSERT INTO main.shelf_item_counts (kind, bucket, status, priority, n)
+                SELECT 'o', user_id, status, priority, count(*) FROM main.items GROUP BY 2, 3, 4
+                """)
         }
         for sql in triggers { try connection.execute(sql) }
         let changed = counts.inserted + counts.updated + counts.deleted
