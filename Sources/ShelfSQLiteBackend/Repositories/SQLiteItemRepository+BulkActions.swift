@@ -292,8 +292,10 @@ extension SQLiteItemRepository {
             let interrupt: @Sendable () -> Void = { interruption.cancel() }
             return try await BlockingWork.run(onCancel: interrupt) { cancellation in
                 defer { Self.releaseFreedMemory() }
-                // Esc (cancellation) ends a wait for another program's lock too.
-                return try database.write(interruption: interruption) { connection in
+                // Esc (cancellation) ends a wait for another program's lock too. The WAL such
+                // a write leaves (206 MB for 750,000 items marked done) is copied back after
+                // it returns, by the passive checkpoint, not on the writer before it returns.
+                return try database.write(interruption: interruption, checkpointsInBackground: true) { connection in
                     try body(connection, cancellation)
                 }
             }
