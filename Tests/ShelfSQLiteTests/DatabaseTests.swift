@@ -138,6 +138,30 @@ struct CheckpointTests {
         #expect(size > 2_000_000, "the rows reached the database file: a checkpoint ran (file is \(size) bytes)")
         #expect(autocheckpoint == 0, "the WAL hook replaced SQLite's automatic checkpoint")
     }
+
+    /// A write of most of a big table (a bulk change) returns without copying its WAL back on
+    /// the writer, even past the hard limit: the passive checkpoint does it after. A plain write
+    /// past the hard limit still empties the WAL before it returns.
+    @Test func aWriteCheckpointingInBackgroundLeavesItsWALToThePassiveCheckpoint() throws {
+        let database = try Database.temporary()
+        let path = try #require(database.path)
+        try database.write { try $0.execute("CREATE TABLE t (x BLOB)") }
+        let blob = Data(repeating: 7, count: 3000)
+        // 6,000 rows of 3,000 bytes: one commit of more than the hard limit's 4,000 pages.
+        let fill = { (connection: Connection) throws in
+            for _ in 0..<6000 { try connection.run("INSERT INTO t VALUES (?)", blob) }
+        }
+        let size = { (file: String) in
+            (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        }
+        try database.write(checkpointsInBackground: true) { try fill($0) }
+        let walAfterCommit = size(path + "-wal")
+        database.waitForBackgroundCheckpoint()
+        #expect(walAfterCommit > 16_000_000, "the WAL was not emptied on the writer (\(walAfterCommit) bytes)")
+        #expect(size(path) > 16_000_000, "the passive checkpoint copied the rows into the file (\(size(path)) bytes)")
+        try database.write { try fill($0) }
+        #expect(size(path + "-wal") == 0, "a plain write past the hard limit emptied the WAL")
+    }
 }
 
 /// Set around an async write to tell whether its body ran on the calling task (a task-local

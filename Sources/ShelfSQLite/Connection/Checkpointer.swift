@@ -40,6 +40,9 @@ final class Checkpointer: Sendable {
     private let lastAttempt = Mutex<Int32>(0)
     /// The writer's busy handler, set by `install(on:)`: a truncate waits less.
     private let writerWait = Mutex<BusyWait?>(nil)
+    /// Set by `Database.write(interruption:checkpointsInBackground:_:)` for its one transaction:
+    /// its commit leaves even a WAL past `hardLimitPages` to the passive checkpoint.
+    private let truncateDeferred = Atomic<Bool>(false)
 
     init(path: String, writerTimeout: Int32) {
         self.path = path
@@ -57,6 +60,16 @@ final class Checkpointer: Sendable {
         sqlite3_wal_hook(writer.handle, nil, nil)
     }
 
+    /// While true, a commit past `hardLimitPages` does not checkpoint on the writer: the passive
+    /// checkpoint copies the WAL on the checkpointer's queue, after the commit has returned,
+    /// and a later commit starts the WAL over (and trims it to `journalSizeLimit`). For a write
+    /// of most of a big table: 750,000 items marked done left 206 MB of WAL, and copying it
+    /// back (with its fsync) on the writer came before the action could say it was done.
+    /// Only the writer's thread sets it, around one transaction.
+    func deferTruncate(_ deferred: Bool) {
+        truncateDeferred.store(deferred, ordering: .relaxed)
+    }
+
     /// Commits of the writer that wrote to the WAL: SQLite calls the hook after each of them,
     /// and only for them (a transaction that changed no page writes nothing, and is not told).
     var walCommits: Int { commits.load(ordering: .relaxed) }
@@ -65,7 +78,7 @@ final class Checkpointer: Sendable {
     fileprivate func walGrew(to pages: Int32, writer: OpaquePointer) {
         commits.add(1, ordering: .relaxed)
         guard pages >= Self.thresholdPages else { return }
-        if pages >= Self.hardLimitPages {
+        if pages >= Self.hardLimitPages, !truncateDeferred.load(ordering: .relaxed) {
             let due = lastAttempt.withLock { last in
                 pages < last || pages - last >= Self.retrySpacing || last == 0
             }

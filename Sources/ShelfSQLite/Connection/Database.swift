@@ -186,7 +186,15 @@ package final class Database: Sendable {
     /// With an `interruption`, its `cancel()` ends the write whenever it comes: while it waits
     /// for another process's lock, or while a statement runs. The transaction rolls back and
     /// this throws `CancellationError`.
-    package func write<T>(interruption: ReadInterruption? = nil, _ body: (Connection) throws -> T) throws -> T {
+    ///
+    /// `checkpointsInBackground` is for a write of most of a big table: its commit returns
+    /// without copying the WAL back into the database file, even past
+    /// `Checkpointer.hardLimitPages`; a passive checkpoint on the checkpointer's queue does it
+    /// after (see `Checkpointer.deferTruncate(_:)`).
+    package func write<T>(
+        interruption: ReadInterruption? = nil, checkpointsInBackground: Bool = false,
+        _ body: (Connection) throws -> T
+    ) throws -> T {
         // A file deleted or replaced under the process: a write would land in a ghost (and
         // in a WAL that a process opening the new file would read).
         if let failure = changeTracker.fileFailure() { throw failure }
@@ -195,6 +203,8 @@ package final class Database: Sendable {
                 changeTracker.willWrite()
                 defer { changeTracker.didEndWrite() }
                 let walCommits = checkpointer?.walCommits
+                if checkpointsInBackground { checkpointer?.deferTruncate(true) }
+                defer { if checkpointsInBackground { checkpointer?.deferTruncate(false) } }
                 let commit =
                     if let interruption {
                         try interruption.run(on: connection) { try $0.transaction { try runTracked(body) } }
