@@ -88,7 +88,10 @@ final class SQLiteBackend: StoreBackend, StoreTestHooks {
                 }, configuration: configuration)
         } catch let error as StoreError {
             // Say which file: the same message is no help when two settings name different files.
-            throw StoreError(error.code, "\(path): \(error.message)", hint: error.hint)
+            var named = StoreError(error.code, "\(path): \(error.message)", hint: error.hint)
+            // A full disk stays one, for the caller that knows what the file is for to say so.
+            if error.isDiskFull { named.markDiskFull() }
+            throw named
         }
     }
 

@@ -9,7 +9,8 @@ struct BackupCommand: AsyncParsableCommand {
             The copy is one snapshot, taken while other processes go on reading and writing, and a \
             complete database on its own (no -wal file). It is written beside FILE and renamed into \
             place, so FILE is either the old file or the whole copy. An existing FILE is replaced only \
-            when it is an older shelf backup (not a store opened by shelf since). To restore, use `shelf restore FILE` (not cp).
+            when shelf can prove it is an older shelf backup, untouched since (read since is fine; \
+            written to, or its stamp cleared, it is kept). To restore, use `shelf restore FILE` (not cp).
             """)
 
     @OptionGroup var database: DatabaseOptions

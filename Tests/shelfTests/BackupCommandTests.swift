@@ -168,4 +168,36 @@ struct BackupCommandTests {
         #expect(refused.error.contains("\(backup) is a shelf store in use as one"), "\(refused.error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == before)
     }
+
+    /// Hostile round 12: a backup whose stamp (`PRAGMA user_version`) was cleared, then
+    /// edited, was replaced by the next backup, the edit lost with exit 0 (a file without a
+    /// stamp was taken for a backup of a shelf from before stamps). Only a file shelf can prove
+    /// is its own untouched backup is replaced: cleared and edited, or only cleared, it is kept
+    /// with what to do. (Failed before: both backups exited 0 and replaced the file.)
+    @Test(arguments: [
+        "PRAGMA user_version = 0; UPDATE items SET title = 'Edited by hand' WHERE id = 1;", "PRAGMA user_version = 0;",
+    ])
+    func aBackupWhoseStampWasClearedIsNotReplaced(edit: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        try await CopyFixture.make(db, shelf: shelf)
+        let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+        #expect(try await ChildProcess.sqlite3(backup, edit) == 0)
+        #expect(try await ChildProcess.sqlite3Output(backup, "PRAGMA journal_mode;") == "delete")
+        let before = try Data(contentsOf: URL(fileURLWithPath: backup))
+        let refused = try await shelf.run(["backup", "--db", db, backup])
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains("\(backup) is a shelf database without the stamp every shelf backup carries"),
+            "\(refused.error)")
+        #expect(refused.error.contains("move it away (or delete it) and back up again"), "\(refused.error)")
+        #expect(refused.error.split(separator: "\n").count == 1, "one line: \(refused.error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: backup)) == before)
+        #expect(!FileManager.default.fileExists(atPath: backup + "-wal"))
+        // Moved away, as the message says, the next backup goes through.
+        try FileManager.default.moveItem(atPath: backup, toPath: backup + ".edited")
+        #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+    }
 }

@@ -290,5 +290,54 @@
                 #expect(error.split(separator: "\n").count == 1, "one line: \(error)")
             }
         }
+
+        /// Round 12: `restore --keep-as PATH` on a full disk said "migration 0001_… failed and
+        /// was rolled back … fix the SQL", naming a hidden work file; with the schema room but
+        /// not the rows', it named the work file too. It now says that the disk holding PATH is
+        /// full, what to do, and that nothing was restored; the store and the disk are as they
+        /// were. (Failed before: neither message said the disk or PATH.)
+        @Test(
+            .enabled(if: getuid() == 0, "mounting a tmpfs needs root"),
+            arguments: [("64k", 0), ("1m", 20_000)])
+        func aKeptFileOnAFullDiskSaysSoAndRestoresNothing(size: String, moreItems: Int) async throws {
+            let server = try #require(PostgresTestServer.url)
+            try await PostgresScratch.withDatabase(serverURL: server) { url in
+                let shelf = try ShelfProcess()
+                defer { shelf.cleanUp() }
+                let db = shelf.databasePath
+                try await CopyFixture.make(db, shelf: shelf)
+                let backup = shelf.folder.appendingPathComponent("backup.sqlite").path
+                #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
+                #expect(try await shelf.run(["copy", db, url]).status == 0)
+                if moreItems > 0 {
+                    // Far more rows than the disk holds, so that the schema fits and the rows do not.
+                    _ = try Self.psql(
+                        url,
+                        "INSERT INTO items (user_id, title, notes, status, priority, created_at, updated_at) "
+                            + "SELECT 1, 'filler ' || i, repeat('x', 200), 'open', 1, 0, 0 "
+                            + "FROM generate_series(1, \(moreItems)) i", in: shelf)
+                }
+                let count = try Self.psql(url, "SELECT count(*) FROM items", in: shelf)
+                let disk = shelf.folder.appendingPathComponent("tiny").path
+                try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+                try #require(
+                    try ChildProcess(
+                        "/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", disk],
+                        environment: ["PATH": "/usr/bin:/bin"]
+                    ).wait() == 0, "mount a \(size) tmpfs")
+                defer { _ = try? ChildProcess("/bin/umount", [disk], environment: ["PATH": "/usr/bin:/bin"]).wait() }
+                let kept = disk + "/kept.sqlite"
+                let result = try await shelf.run(["restore", "--db", url, "--keep-as", kept, backup])
+                #expect(result.status == 1)
+                #expect(result.error.contains("cannot write \(kept), to keep what "), "\(result.error)")
+                #expect(result.error.contains("the disk holding \(disk) is full"), "\(result.error)")
+                #expect(result.error.contains("nothing was restored"), "\(result.error)")
+                #expect(!result.error.contains("migration"), "\(result.error)")
+                #expect(!result.error.contains(".keep-"), "no work file named: \(result.error)")
+                #expect(result.error.split(separator: "\n").count == 1, "one line: \(result.error)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == [], "nothing is left")
+                #expect(try Self.psql(url, "SELECT count(*) FROM items", in: shelf) == count)
+            }
+        }
     }
 #endif

@@ -209,9 +209,11 @@ struct CopySuite {
         try FreshProcess.setup(["/bin/sh", "-c", "psql -q -v ON_ERROR_STOP=1 \(quoted(url)) -c \(quoted(sql))"])
     }
 
-    /// Runs a shell pipeline, timed and measured as one process tree.
+    /// Runs a shell pipeline, timed and measured as one process tree. Bash, for `pipefail`:
+    /// Debian's /bin/sh (dash) exits 2 at `set -o pipefail`, so under it every baseline
+    /// pipeline failed and the PostgreSQL directions never reported.
     private func shell(_ command: String) throws -> FreshProcess.Measured {
-        try FreshProcess.run("/bin/sh", ["-c", "set -o pipefail 2>/dev/null; " + command])
+        try FreshProcess.run("/bin/bash", ["-c", "set -o pipefail; " + command])
     }
 
     private func quoted(_ word: String) -> String {

@@ -135,7 +135,8 @@ extension SQLiteBackend {
 extension Store {
     /// Throws, changing nothing, unless `path` may receive a backup: it must not be `source`
     /// (the store's own file, when it has one) or one of its companions, a database in use, a
-    /// device, or anything but a missing file or an older shelf backup.
+    /// device, or anything but a missing file or an older shelf backup whose stamp
+    /// (`BackupStamp`) is there and still matches what it holds (untouched since it was written).
     /// Messages name the destination `name` (what the user gave; `path` by default).
     package static func checkBackupDestination(_ path: String, source: String?, shownAs name: String? = nil) throws {
         let name = name ?? path
@@ -204,25 +205,34 @@ extension Store {
                 ) { _ in true } ?? false
             }) ?? false
         guard isShelf else { throw notABackup }
-        // A backup is written in rollback-journal mode; a file in WAL mode (header bytes 18 and
-        // 19 are 2) was opened as a store by shelf since, and holds data of its own, maybe newer
-        // than this store's (seen: another store replaced, with its newest item, and no word).
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { closeDescriptor(descriptor) }
-        var header = [UInt8](repeating: 0, count: 20)
-        let count = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
-        // …unless it was only read since: its stamp still matches what it holds. A stamped
-        // file still in rollback-journal mode whose stamp no longer matches was written to by
-        // another program (the sqlite3 shell) since shelf wrote it: refused too.
+        // Replaced only when shelf can prove it is its own backup, untouched since: its stamp
+        // is there and still matches what it holds (a backup only read since, even opened as a
+        // store, keeps it). Anything else may hold data of its own, maybe newer than this
+        // store's: a file in WAL mode (header bytes 18 and 19 are 2) written as a store since
+        // (seen: another store replaced, with its newest item, and no word), a stamped file the
+        // sqlite3 shell wrote to, and a shelf database with no stamp at all (one whose stamp was
+        // cleared, then edited: the hostile tester's finding; or one that never was a backup).
         let (stamped, matches) = BackupStamp.check(path)
-        if count == 20, header[18] == 2 || header[19] == 2 || stamped, !matches {
+        guard !(stamped && matches) else { return }
+        var header = [UInt8](repeating: 0, count: 20)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            defer { closeDescriptor(descriptor) }
+            _ = header.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 20, 0) }
+        }
+        if header[18] == 2 || header[19] == 2 || stamped {
             throw StoreError(
                 .invalidValue,
                 "\(name) is a shelf store in use as one (written to since it was a backup, if it ever was one: a "
                     + "backup only read since is replaced), not a backup: a backup replaces only an older backup. Choose another file; if you "
                     + "mean to replace that store with this one, use shelf copy --replace")
         }
+        throw StoreError(
+            .invalidValue,
+            "\(name) is a shelf database without the stamp every shelf backup carries (PRAGMA user_version is 0: "
+                + "another program cleared it, or shelf never wrote it as a backup), so shelf cannot tell that it "
+                + "is an untouched backup and does not replace it: it may hold changes of its own. Choose another "
+                + "file; if you are sure it holds nothing you need, move it away (or delete it) and back up again")
     }
 
     /// Flushes the file or folder at `path` to disk.

@@ -244,10 +244,26 @@ extension Store {
         defer { Glibc.close(claim) }
         var leaveWork = false
         defer { if !leaveWork { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(work + suffix) } } }
-        let keep = try Store(path: work)
+        // A full disk where the kept file goes fails its migrations or its rows: said as that
+        // (it said "migration 0001_… failed and was rolled back", and named the hidden work
+        // file), with where, what to do, and that nothing was restored.
+        let keepDiskFull = StoreError(
+            .database,
+            "cannot write \(keptAs), to keep what \(location) holds before the restore: the disk holding \(folder) is "
+                + "full (SQLite: database or disk is full); free space there, or keep it on another disk (or keep "
+                + "nothing); nothing was restored: \(location) is as it was")
+        let keep: Store
+        do {
+            keep = try Store(path: work)
+        } catch let error as StoreError where error.isDiskFull {
+            throw keepDiskFull
+        }
         let report: CopyReport
         do {
             report = try await source.copy(to: self, options: options, keepingReplacedIn: keep, progress: progress)
+        } catch let error as StoreError where error.isDiskFull && error.message.contains(work) {
+            await keep.close()
+            throw keepDiskFull
         } catch {
             await keep.close()
             throw error

@@ -52,7 +52,10 @@ struct SQLiteMigrator: Sendable {
                             }
                         }
                     } catch let error as DatabaseError {
-                        throw plan.failure(of: migration, message: error.message)
+                        var failure = plan.failure(of: migration, message: error.message)
+                        // The caller, which knows what the file is for, says where (no SQL to fix).
+                        if error.code == DatabaseError.full { failure.markDiskFull() }
+                        throw failure
                     }
                     if ran {
                         done.append(migration.name)

@@ -121,10 +121,13 @@ package struct StoreCopier {
         } catch let mismatch as Mismatch {
             report = mismatch.report
         } catch let error as StoreError {
-            throw StoreError(
+            var wrapped = StoreError(
                 error.code,
                 "cannot keep a copy of what \(target.location) holds in \(keep.location) before replacing it: "
                     + "\(error.message); nothing was replaced")
+            // The caller, which knows the file the user named for it, says where.
+            if error.isDiskFull { wrapped.markDiskFull() }
+            throw wrapped
         }
         guard report.matches else {
             throw StoreError(
