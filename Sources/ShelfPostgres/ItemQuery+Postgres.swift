@@ -71,6 +71,18 @@
             0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F,
         ]
 
+        /// The test of a user row for `prefixes` (any of them starting the name or the email),
+        /// binding them. Folded as the indexes users_by_name and user_email_unique are; LIKE's
+        /// own escape character is the backslash, and a prefix's % _ \ are escaped.
+        static func ownerPrefixTests(_ prefixes: [String], into bindings: inout PostgresBindings) -> String {
+            prefixes.map { owner in
+                bindings.append(foldedLikePrefix(owner))
+                let pattern = "$\(bindings.count)"
+                return
+                    "shelf_fold(name) COLLATE \"C\" LIKE \(pattern) OR shelf_fold(email) COLLATE \"C\" LIKE \(pattern)"
+            }.joined(separator: " OR ")
+        }
+
         /// The WHERE clauses of everything the query selects (its owner and status, and every
         /// term of its text, ages counted back from `now`), binding their values. Columns of
         /// items are written with `prefix` ("" or "i.").
@@ -87,16 +99,9 @@
                 clauses.append("\(prefix)status = $\(bindings.count)")
             }
             if !parsed.ownerPrefixes.isEmpty {
-                // Folded as the indexes users_by_name and user_email_unique are; LIKE's own
-                // escape character is the backslash, and the prefix's % _ \ are escaped.
-                let tests = parsed.ownerPrefixes.map { owner in
-                    bindings.append(Self.foldedLikePrefix(owner))
-                    let pattern = "$\(bindings.count)"
-                    return "shelf_fold(name) COLLATE \"C\" LIKE \(pattern) OR "
-                        + "shelf_fold(email) COLLATE \"C\" LIKE \(pattern)"
-                }
                 clauses.append(
-                    "\(prefix)user_id IN (SELECT id FROM users WHERE \(tests.joined(separator: " OR ")))")
+                    "\(prefix)user_id IN (SELECT id FROM users WHERE "
+                        + "\(Self.ownerPrefixTests(parsed.ownerPrefixes, into: &bindings)))")
             }
             if let priorities = parsed.priorities {
                 bindings.append(Int64(priorities.lowerBound))

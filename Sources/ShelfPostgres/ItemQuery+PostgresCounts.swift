@@ -53,17 +53,11 @@
                     owners.append { "\($0) = \(parameter)" }
                 }
                 if !parsed.ownerPrefixes.isEmpty {
-                    // As `postgresFilter` selects the owners (folded as users_by_name is).
-                    let tests = parsed.ownerPrefixes.map { owner in
-                        bindings.append(Self.foldedLikePrefix(owner))
-                        let pattern = "$\(bindings.count)"
-                        return "shelf_fold(name) COLLATE \"C\" LIKE \(pattern) OR "
-                            + "shelf_fold(email) COLLATE \"C\" LIKE \(pattern)"
-                    }
-                    // Selected once for both sums (each test folds every candidate's name).
+                    // As `postgresFilter` selects the owners, once for both sums (each test
+                    // folds every candidate's name).
                     with =
                         "WITH owners AS MATERIALIZED (SELECT id FROM users WHERE "
-                        + tests.joined(separator: " OR ") + ") "
+                        + Self.ownerPrefixTests(parsed.ownerPrefixes, into: &bindings) + ") "
                     owners.append { "\($0) IN (SELECT id FROM owners)" }
                 }
                 let kind = byOwner ? "o" : "c"
