@@ -92,12 +92,12 @@ struct MappingTests {
         #expect(formatter.rows(for: [item], owners: [:]).map(\.updated) == ["5m ago"])
     }
 
-    @Test func listStateSelectsAndClamps() {
+    @Test func listStateSelectsAndClamps() throws {
         let items = (1...5).map { item(Int64($0)) }
         let state = ItemListMapping.state(
             items: items, totalCount: 50, windowOffset: 10, selectedIndex: 9, query: ItemQuery(), owners: [:],
             now: Self.now, unfilteredCount: nil)
-        let content = try! #require(state.value)
+        let content = try #require(state.value)
         #expect(content.selectedIndex == 4)
         #expect(content.selectedID == Item.ID(rawValue: 5))
         #expect(content.selectedPosition == 14)
@@ -122,10 +122,10 @@ struct MappingTests {
                 == "No items match “moth”, and there are no items at all yet.")
     }
 
-    @Test func detailStateForADeletedItem() {
+    @Test func detailStateForADeletedItem() throws {
         let id = Item.ID(rawValue: 4)
         #expect(ItemDetailViewModel.state(item: nil, users: [], id: id) == .empty("Item #4 was deleted."))
-        let content = try! #require(ItemDetailViewModel.state(item: item(4, priority: 3), users: [], id: id).value)
+        let content = try #require(ItemDetailViewModel.state(item: item(4, priority: 3), users: [], id: id).value)
         #expect(content.priority == "high (3)")
         #expect(content.ownerName == "unknown owner")
         #expect(content.notes == nil)
