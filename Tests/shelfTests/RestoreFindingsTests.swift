@@ -147,19 +147,43 @@ struct RestoreFindingsTests {
             ) == 0)
         let backup = shelf.folder.appendingPathComponent("bk.sqlite").path
         #expect(try await shelf.run(["backup", "--db", db, backup]).status == 0)
-        let log = shelf.folder.appendingPathComponent("backup.log").path
-        let running = try RunningShelf(["backup", "--db", db, backup], stderr: log)
-        // Once its work file is there, the backup runs: write into the old backup meanwhile.
-        let folder = shelf.folder.path
-        let started = await eventually {
-            ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
-                $0.hasPrefix(".bk.sqlite.backup-")
+        // The write must fall between the backup's start and its move into place. A test task
+        // polling for the work file can be held off the CPU for longer than the whole backup
+        // (ci12: it never saw the file), so one shell does the watching and the writing, and
+        // says whether the work file was still there once the write was done: only then is
+        // the write known to be "meanwhile". A run where it was not is tried again.
+        let script = """
+            shelf="$1"; db="$2"; cd "$3" || exit 90
+            "$shelf" backup --db "$db" bk.sqlite 2>backup.log &
+            pid=$!
+            while :; do
+              set -- .bk.sqlite.backup-*
+              [ -e "$1" ] && break
+              kill -0 "$pid" 2>/dev/null || { wait "$pid"; exit 91; }
+            done
+            /usr/bin/sqlite3 bk.sqlite "UPDATE items SET title = 'written meanwhile' WHERE id = 1;" || exit 92
+            set -- .bk.sqlite.backup-*
+            [ -e "$1" ] || { wait "$pid"; exit 93; }
+            wait "$pid"
+            """
+        var status: Int32 = -1
+        for _ in 0..<5 {
+            let arguments = ["-c", script, "sh", ShelfProcess.executable.path, db, shelf.folder.path]
+            let home = shelf.folder.appendingPathComponent("home").path
+            // Waited for on a thread of its own, not on one of the few cooperative threads.
+            status = try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(
+                        with: Result { () throws -> Int32 in
+                            try ChildProcess(
+                                "/bin/sh", arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": home]
+                            ).wait()
+                        })
+                }
             }
+            if status != 91 && status != 93 { break }
         }
-        #expect(started)
-        #expect(
-            try await ChildProcess.sqlite3(backup, "UPDATE items SET title = 'written meanwhile' WHERE id = 1;") == 0)
-        let status = await running.waitForExit(timeout: .seconds(300))
+        let log = shelf.folder.appendingPathComponent("backup.log").path
         let error = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 1, "\(error)")
         #expect(error.contains("was changed by another process while the backup ran"), "\(error)")
