@@ -179,8 +179,20 @@ extension ItemQuery {
         var filter = sqliteFilter(alias: alias, now: now, statusAndPriority: pairs == nil, parsed: parsed)
         let column = alias + Self.sortColumn(sortField)
         if let cursor {
-            filter.clauses.append("(\(column), i.id) \(increasing ? ">" : "<") (?, ?)")
-            filter.arguments.append(contentsOf: [sortValue(of: cursor), cursor.id] as [any SQLBindable])
+            if sortField == .priority {
+                // A priority another program stored between whole numbers (2.5) reaches the
+                // cursor as its whole part (2), so the next page would start before that item
+                // and show it again: the cursor's item, while it still holds a priority of
+                // that whole part, gives its stored value (one lookup by ID, run once).
+                filter.clauses.append(
+                    "(\(column), i.id) \(increasing ? ">" : "<") (coalesce((SELECT priority FROM items "
+                        + "WHERE id = ? AND CAST(priority AS INTEGER) = ?), ?), ?)")
+                filter.arguments.append(
+                    contentsOf: [cursor.id, cursor.priority, cursor.priority, cursor.id] as [any SQLBindable])
+            } else {
+                filter.clauses.append("(\(column), i.id) \(increasing ? ">" : "<") (?, ?)")
+                filter.arguments.append(contentsOf: [sortValue(of: cursor), cursor.id] as [any SQLBindable])
+            }
         }
         if let pairs {
             return mergedPageSQL(pairs: pairs, filter: filter, increasing: increasing, limit: limit)

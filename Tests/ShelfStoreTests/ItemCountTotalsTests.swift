@@ -186,6 +186,49 @@ struct ItemCountTotalsTests {
         }
     }
 
+    /// Paged in the priority order, an item of priority 2.5 shows once: its cursor gave 2,
+    /// so the next page started before it and showed it again at the top (hostile tester,
+    /// round 6), and backward pages from it skipped the items between.
+    @Test func aPriorityBetweenWholeNumbersShowsOnceWhenPaged() async throws {
+        let sqlite = try SQLiteBackend.temporary()
+        let store = Store(sqlite: sqlite)
+        let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+        _ = try await store.items.insert(
+            contentsOf: (0..<12).map { NewItem(userID: ann, title: "item \($0)", priority: $0 % 4) })
+        try await sqlite.database.write {
+            try $0.execute("UPDATE items SET priority = 2.5 WHERE id IN (3, 8)")
+            try $0.execute("UPDATE items SET priority = 0.5 WHERE id = 5")
+        }
+        for text in ["", "status:open", "prio:>=2", "item"] {
+            for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                var query = ItemQuery(text: text)
+                query.sortField = .priority
+                query.sortDirection = direction
+                let all = try await store.items.items(matching: query, after: nil, limit: nil).map(\.id)
+                for size in 1...3 {
+                    var forward: [Item] = []
+                    // Bounded: a page that repeats the cursor's item would never end.
+                    for _ in 0...all.count {
+                        let page = try await store.items.items(
+                            matching: query, after: forward.last.map { ItemCursor($0) }, limit: size)
+                        forward += page
+                        if page.count < size { break }
+                    }
+                    #expect(forward.map(\.id) == all, "'\(text)' \(direction), pages of \(size), forward")
+                    var backward: [Item] = []
+                    // Bounded: a page that repeats the cursor's item would never end.
+                    for _ in 0...all.count {
+                        let page = try await store.items.items(
+                            matching: query, before: backward.first.map { ItemCursor($0) }, limit: size)
+                        backward = page + backward
+                        if page.count < size { break }
+                    }
+                    #expect(backward.map(\.id) == all, "'\(text)' \(direction), pages of \(size), backward")
+                }
+            }
+        }
+    }
+
     /// A shelf of the previous version (migrations up to 0015) gets totals of its rows.
     @Test func aShelfOfThePreviousVersionGetsTotalsOfItsItems() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("counts-\(UUID().uuidString)")

@@ -193,21 +193,33 @@
                     ShelfProcess.executable.path, ["copy", source, url],
                     environment: ["PATH": "/usr/bin:/bin", "HOME": shelf.folder.path],
                     stderr: shelf.folder.appendingPathComponent("copy.err").path)
+                // The copy's session holding its lock on users, and its state.
+                let holding =
+                    "SELECT DISTINCT l.pid, a.state FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.granted "
+                    + "AND l.relation = (SELECT oid FROM pg_class WHERE relname = 'users') "
+                    + "AND l.mode = 'AccessExclusiveLock' "
+                    + "AND a.datname = '\(database)' AND a.application_name = 'shelf'"
                 var copyBackend = ""
                 let deadline = ContinuousClock.now + .seconds(120)
+                // Stopped first, then checked: a lock seen while the copy ran may be gone by
+                // the time it stops (ci13a, at load 27: it had committed, the write went in,
+                // and the copy's fingerprints differed). Once stopped and idle in its
+                // transaction, it holds the lock until let go on.
                 while copyBackend.isEmpty, copy.isRunning, ContinuousClock.now < deadline {
-                    copyBackend =
-                        try Self.psql(
-                            url,
-                            "SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.granted "
-                                + "AND l.relation = (SELECT oid FROM pg_class WHERE relname = 'users') "
-                                + "AND l.mode = 'AccessExclusiveLock' "
-                                + "AND a.datname = '\(database)' AND a.application_name = 'shelf'", in: shelf
-                        ).first ?? ""
-                    if copyBackend.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+                    #expect(kill(copy.pid, SIGSTOP) == 0)
+                    var row: [String] = []
+                    repeat {
+                        row = try Self.psql(url, holding, in: shelf).first?.split(separator: "|").map(String.init) ?? []
+                        if row.last == "active" { try await Task.sleep(for: .milliseconds(20)) }
+                    } while row.last == "active" && ContinuousClock.now < deadline
+                    if row.count == 2, row[1] == "idle in transaction" {
+                        copyBackend = row[0]
+                    } else {
+                        kill(copy.pid, SIGCONT)
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
                 }
                 try #require(!copyBackend.isEmpty, "the copy holds a lock on users that writes wait for")
-                #expect(kill(copy.pid, SIGSTOP) == 0)
                 defer {
                     kill(copy.pid, SIGCONT)
                     #expect(copy.wait(limit: .seconds(300)) == 0, "the copy, let go on, completes")
