@@ -226,7 +226,7 @@ struct ConfigurationTests {
         #expect(fromFIFO.columns == ItemColumn.defaults)
         #expect(
             fromFIFO.problems.map(\.description) == [
-                "config.toml: is a FIFO or other special file, not a file; the defaults apply "
+                "config.toml: is a FIFO (a named pipe), not a file; the defaults apply "
                     + "(replace it with a TOML file, or remove it)"
             ])
         // A device that never ends.
@@ -245,6 +245,48 @@ struct ConfigurationTests {
             BrowserConfiguration.load(path: huge.path).problems.map(\.description) == [
                 "huge.toml: is 1048577 bytes, more than a configuration file's 1048576; the defaults apply "
                     + "(is this the right file?)"
+            ])
+    }
+
+    /// Hostile round 13: a configuration file that is a symbolic link (as dotfile managers make
+    /// them) was refused as "a FIFO or other special file" whatever it led to, /proc/kallsyms
+    /// too. A link is followed; a file of /proc, which `stat` says is empty, is read up to the
+    /// bound and no further, and named for what it is.
+    @Test func aLinkIsFollowedAndAGeneratedFileIsReadToTheBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("dotfiles.toml")
+        try Data("[list]\ncolumns = [\"title\"]\n".utf8).write(to: target)
+        let path = folder.appendingPathComponent("config.toml").path
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target.path)
+        let linked = BrowserConfiguration.load(path: path)
+        #expect(linked.problems == [])
+        #expect(linked.columns == [ItemColumn(.title, width: 12)])
+
+        // Generated as it is read, and megabytes long (this process's page map; /proc/kallsyms
+        // is so too): refused after 1 MiB + 1 bytes, and named so.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/proc/self/pagemap")
+        #expect(
+            BrowserConfiguration.load(path: path).problems.map(\.description) == [
+                "config.toml: is a file made as it is read (stat says 0 bytes, as for the files of /proc and /sys), "
+                    + "longer than a configuration file's 1048576 bytes; the defaults apply (is this the right file?)"
+            ])
+        // Generated and short: read (it is not TOML, and is named line by line as such).
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/proc/self/status")
+        let status = BrowserConfiguration.load(path: path).problems
+        #expect(!status.isEmpty && status.allSatisfy { $0.line != nil }, "\(status)")
+        // A link to a FIFO is named as such.
+        let fifo = folder.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: fifo)
+        #expect(
+            BrowserConfiguration.load(path: path).problems.map(\.description) == [
+                "config.toml: is a symbolic link to a FIFO (a named pipe), not a file; the defaults apply "
+                    + "(replace it with a TOML file, or remove it)"
             ])
     }
 
