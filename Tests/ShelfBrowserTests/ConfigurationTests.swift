@@ -290,6 +290,34 @@ struct ConfigurationTests {
             ])
     }
 
+    /// Hostile round 13: the check for keys of too many dotted parts counted every dot of a
+    /// table's header line, its comment's too, and dropped `[keys.list] # see a.b.c…`.
+    /// Only the key's dots count, and a quoted part's dots are not the key's.
+    @Test func onlyTheKeysOwnDotsCount() throws {
+        let dots = String(repeating: ".", count: 100)
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list] # see \(dots)
+            quit = ["Q"] # \(dots)
+            [colors]
+            "\(dots)" = "red"
+            """)
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        #expect(
+            configuration.problems.map(\.description) == ["config.toml:4: unknown colour role “\(dots)”; ignored"])
+        // A key of many parts is still left out, quoted or not, header or not.
+        let deep = Array(repeating: "\"a.b\"", count: 70).joined(separator: " . ")
+        let refused = BrowserConfiguration.parse("[\(deep)]\nx = 1\n\(deep) = 1\n[list]\ncolumns = [\"title\"]\n")
+        #expect(refused.columns == [ItemColumn(.title, width: 12)])
+        #expect(
+            refused.problems.map(\.description).filter { $0.contains("dotted") } == [
+                "config.toml:1: a key of more than 64 dotted parts; line ignored",
+                "config.toml:3: a key of more than 64 dotted parts; line ignored",
+            ], "\(refused.problems)")
+        #expect(TOMLLineKey("[keys . \"a.b\".'c.d'] # x.y").parts == ["keys", "a.b", "c.d"])
+        #expect(TOMLLineKey("  moveDown = [\"j\"] # a.b").isAssignment)
+    }
+
     /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file
     /// was lost without a word), and a key of 50,000 dotted parts crashed `shelf config` and
     /// `shelf browse` (SIGSEGV). Each is now a named line, and the rest applies.
