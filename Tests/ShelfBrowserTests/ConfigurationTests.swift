@@ -318,6 +318,33 @@ struct ConfigurationTests {
         #expect(TOMLLineKey("  moveDown = [\"j\"] # a.b").isAssignment)
     }
 
+    /// Hostile round 13: `help = ["j"]` took j from moveDown without a word (and `search =
+    /// ["s"]` left "change the order" no key at all). Each such action is named once, at the
+    /// line that took its key, with what it keeps or how to give it one.
+    @Test func aDefaultKeyTakenByTheFileIsNamed() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            help = ["j"]
+            search = ["s", "/"]
+            [keys.users]
+            add = ["d"]
+            """)
+        #expect(
+            configuration.problems.map(\.description) == [
+                "config.toml:2: j for help took a key of moveDown, which keeps down "
+                    + "(to say so and end this notice: moveDown = [\"down\"] in [keys.list])",
+                "config.toml:3: s for search took cycleSort's only key: nothing runs cycleSort now; give it a key in "
+                    + "[keys.list], such as cycleSort = [\"KEY\"]",
+                "config.toml:5: d for add took a key of delete, which keeps del "
+                    + "(to say so and end this notice: delete = [\"del\"] in [keys.users])",
+            ])
+        // Said so in the file: no notice.
+        let meant = BrowserConfiguration.parse("[keys.list]\nhelp = [\"j\"]\nmoveDown = [\"down\"]\n")
+        #expect(meant.problems == [])
+        #expect(meant.keys.keys(for: try action(.list, "moveDown")) == [KeyEvent(.down)])
+    }
+
     /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file
     /// was lost without a word), and a key of 50,000 dotted parts crashed `shelf config` and
     /// `shelf browse` (SIGSEGV). Each is now a named line, and the rest applies.

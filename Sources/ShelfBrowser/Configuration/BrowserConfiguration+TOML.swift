@@ -158,6 +158,38 @@ private struct Reader {
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)
+        reportTakenDefaults(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names, once, each action the file leaves alone whose default keys it gave to another
+    /// action of the mode (`help = ["j"]` takes j from moveDown): what the action keeps, or,
+    /// when it lost every key, that nothing runs it now and how to give it a key. At the line
+    /// of the action that took the key.
+    private mutating func reportTakenDefaults(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        for action in KeyAction.all where bound[action] == nil {
+            let taken: [(key: KeyEvent, holder: KeyAction)] = action.defaultKeys.compactMap { key in
+                guard let holder = map.action(for: key, in: action.mode), holder != action, bound[holder] != nil
+                else { return nil }
+                return (key, holder)
+            }
+            guard let first = taken.first else { continue }
+            let mode = action.mode.rawValue
+            let took = taken.map { "\(KeyName.name(of: $0.key)) for \($0.holder.name)" }.joined(separator: " and ")
+            let kept = map.keys(for: action).map(KeyName.name(of:))
+            let message: String
+            if kept.isEmpty {
+                let what = action.defaultKeys.count == 1 ? "only key" : "keys"
+                message =
+                    "\(took) took \(action.name)'s \(what): nothing runs \(action.name) now; give it a key in "
+                    + "[keys.\(mode)], such as \(action.name) = [\"KEY\"]"
+            } else {
+                message =
+                    "\(took) took a key of \(action.name), which keeps \(kept.joined(separator: ", ")) "
+                    + "(to say so and end this notice: \(action.name) = [\(kept.map { "\"\($0)\"" }.joined(separator: ", "))] "
+                    + "in [keys.\(mode)])"
+            }
+            problem(message, at: ["keys", mode, first.holder.name])
+        }
     }
 
     /// Names a key bound to two actions of one mode (the first in the help keeps it).
