@@ -11,6 +11,7 @@ extension BrowserController {
             configurationNotice = nil  // said once; the first key clears it
             render(viewModel.list.state.value)
         }
+        statusBar.maximumLines = 1  // a long message was read: one line again, cut
         // Esc while a bulk change, undo or redo runs: it stops, and nothing is changed.
         if event == KeyEvent(.escape), viewModel.actions.isBulkWriting {
             viewModel.actions.cancelBulkWrite()

@@ -15,10 +15,10 @@ public final class BrowserController: Controller {
     let listController: ItemListController
     private let detailContainer = View()
     private let placeholder = Label("No item selected.", style: Theme.hint)
-    private let statusBar = StatusBar(style: Theme.status)
+    let statusBar = StatusBar(style: Theme.status)
     private let listContainer = View()
     lazy var split = SplitView(listContainer, detailContainer)
-    private let root = View()
+    private let root = BrowserRootView()
 
     private var detailController: ItemDetailController?
     private var detailID: Item.ID?
@@ -49,13 +49,19 @@ public final class BrowserController: Controller {
             configurationNotice = first.description + (more > 0 ? " (+\(more) more after quitting)" : "")
         }
         super.init()
+        if configurationNotice != nil { statusBar.maximumLines = Self.messageLines }
     }
+
+    /// The most lines the status bar takes for a message too long for one (an action's, such
+    /// as why a copy failed, or the configuration file's first problem), until the next key.
+    static let messageLines = 3
 
     public override func loadView() {
         detailContainer.addSubview(placeholder)
         let body = StackView(axis: .vertical, [split, statusBar])
         split.length = .flexible()
         root.addSubview(body)
+        root.statusBar = statusBar
         view = root
     }
 
@@ -64,6 +70,10 @@ public final class BrowserController: Controller {
         listContainer.addSubview(listController.view)
         listController.didMove(toParent: self)
         focusedChild = listController
+        // A new message is read whole (over more lines when it needs them) until the next key.
+        viewModel.actions.message.bind(during: lifetime) { [weak self] message in
+            if message != nil { self?.statusBar.maximumLines = Self.messageLines }
+        }
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
@@ -268,5 +278,20 @@ public final class BrowserController: Controller {
             return false
         }
         return true
+    }
+}
+
+/// The browser's root: before its subviews are laid out, gives the status bar the lines its
+/// text needs at the screen's width (`StatusBar.lineCount(width:)`).
+@MainActor
+private final class BrowserRootView: View {
+    weak var statusBar: StatusBar?
+
+    override func layoutSubviews() {
+        if let statusBar {
+            let lines = statusBar.lineCount(width: frame.width)
+            if statusBar.length != .fixed(lines) { statusBar.length = .fixed(lines) }
+        }
+        super.layoutSubviews()
     }
 }
