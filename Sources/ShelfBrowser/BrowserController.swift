@@ -24,6 +24,8 @@ public final class BrowserController: Controller {
     private var detailID: Item.ID?
     private var pendingDetail: Task<Void, Never>?
     private var modal: Controller?
+    /// True while a dialog (editor, prompt, question, help, users, views) is shown.
+    var hasModal: Bool { modal != nil }
     var modalObservation: Observation?
     /// Where copies go (`y`, `Y`): the terminal's clipboard or a file; tests set their own.
     public var clipboard = BrowserController.systemClipboard()
@@ -70,6 +72,7 @@ public final class BrowserController: Controller {
         listContainer.addSubview(listController.view)
         listController.didMove(toParent: self)
         focusedChild = listController
+        listController.onKeyModesChange = { [weak self] in self?.showStatusHints() }
         // A new message is read whole (over more lines when it needs them) until the next key.
         viewModel.actions.message.bind(during: lifetime) { [weak self] message in
             if message != nil { self?.statusBar.maximumLines = Self.messageLines }
@@ -103,7 +106,7 @@ public final class BrowserController: Controller {
 
     func render(_ state: ViewState<ItemListContent>) {
         statusBar.left = configurationNotice.map { $0 + " · " + viewModel.statusText } ?? viewModel.statusText
-        statusBar.right = statusHints
+        showStatusHints()
         followSelection(state.value?.selectedID)
     }
 
@@ -151,6 +154,7 @@ public final class BrowserController: Controller {
         controller.didMove(toParent: self)
         modal = controller
         focusedChild = controller
+        showStatusHints()
     }
 
     func dismissModal() {
@@ -162,6 +166,7 @@ public final class BrowserController: Controller {
         modal.removeFromParent()
         self.modal = nil
         focusedChild = listController
+        showStatusHints()
     }
 
     /// Keys typed between `n`/`e` and the editor showing (it reads its item first), or between
@@ -229,6 +234,7 @@ public final class BrowserController: Controller {
         let action = KeyBindings.action(for: event)
         if split.mode == .secondOnly, action == .open || action == .clearSearch || action == .quit {
             split.mode = .automatic  // back from the full-screen detail
+            showStatusHints()
             // Beside the list again: a preview of the notes, as for every selection.
             if detailController?.viewModel.wholeNotes == true { showDetail(detailID) }
             return true
@@ -246,6 +252,7 @@ public final class BrowserController: Controller {
                 showDetail(id, wholeNotes: true)
             }
             split.mode = .secondOnly
+            showStatusHints()
         case .new:
             typedAhead = []
             viewModel.openNewItemEditor { [weak self] editor in
