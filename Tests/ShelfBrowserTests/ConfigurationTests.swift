@@ -111,7 +111,7 @@ struct ConfigurationTests {
         let editor = ItemEditorContent(mode: .create, values: [:], errors: [:], phase: .editing)
         #expect(
             editor.hint(focused: .notes, suggesting: false, keys: keys)
-                == "Enter new line · Ctrl-W save · Ctrl-O notes in $EDITOR · Ctrl-N next · Esc cancel")
+                == "Enter new line · Ctrl-W save · Ctrl-O $EDITOR · Ctrl-N next · Esc cancel")
     }
 
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {
