@@ -11,6 +11,7 @@ extension BrowserController {
             configurationNotice = nil  // said once; the first key clears it
             render(viewModel.list.state.value)
         }
+        statusBar.maximumLines = 1  // a long message was read: one line again, cut
         // Esc while a bulk change, undo or redo runs: it stops, and nothing is changed.
         if event == KeyEvent(.escape), viewModel.actions.isBulkWriting {
             viewModel.actions.cancelBulkWrite()
@@ -28,12 +29,27 @@ extension BrowserController {
         return modes
     }
 
-    /// The status bar's right end, with the keys in force.
+    /// The status bar's right end: the keys that work where the keys go now, as bound (the
+    /// search field's while it has the cursor, the way back while an item is open on the whole
+    /// screen, the list's otherwise), and nothing while a dialog shows its own.
     var statusHints: String {
-        func first(_ name: String) -> String? {
-            guard let action = KeyAction.all.first(where: { $0.mode == .list && $0.name == name }) else { return nil }
+        func first(_ mode: KeyMode, _ name: String) -> String? {
+            guard let action = KeyAction.all.first(where: { $0.mode == mode && $0.name == name }) else { return nil }
             return configuration.keys.keys(for: action).first?.description
         }
-        return BrowserViewModel.statusHints(help: first("help"), new: first("new"), quit: first("quit"))
+        if hasModal { return "" }
+        if listController.isSearching {
+            return BrowserViewModel.searchHints(keep: first(.search, "done"), clear: first(.search, "clear"))
+        }
+        if split.mode == .secondOnly {
+            return BrowserViewModel.detailHints(back: first(.detail, "back"), help: first(.list, "help"))
+        }
+        return BrowserViewModel.statusHints(
+            help: first(.list, "help"), new: first(.list, "new"), quit: first(.list, "quit"))
+    }
+
+    /// Puts the keys that work now at the status bar's right end (after the focus moved).
+    func showStatusHints() {
+        statusBar.right = statusHints
     }
 }

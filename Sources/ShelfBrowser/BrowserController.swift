@@ -15,15 +15,17 @@ public final class BrowserController: Controller {
     let listController: ItemListController
     private let detailContainer = View()
     private let placeholder = Label("No item selected.", style: Theme.hint)
-    private let statusBar = StatusBar(style: Theme.status)
+    let statusBar = StatusBar(style: Theme.status)
     private let listContainer = View()
     lazy var split = SplitView(listContainer, detailContainer)
-    private let root = View()
+    private let root = BrowserRootView()
 
     private var detailController: ItemDetailController?
     private var detailID: Item.ID?
     private var pendingDetail: Task<Void, Never>?
     private var modal: Controller?
+    /// True while a dialog (editor, prompt, question, help, users, views) is shown.
+    var hasModal: Bool { modal != nil }
     var modalObservation: Observation?
     /// Where copies go (`y`, `Y`): the terminal's clipboard or a file; tests set their own.
     public var clipboard = BrowserController.systemClipboard()
@@ -49,13 +51,19 @@ public final class BrowserController: Controller {
             configurationNotice = first.description + (more > 0 ? " (+\(more) more after quitting)" : "")
         }
         super.init()
+        if configurationNotice != nil { statusBar.maximumLines = Self.messageLines }
     }
+
+    /// The most lines the status bar takes for a message too long for one (an action's, such
+    /// as why a copy failed, or the configuration file's first problem), until the next key.
+    static let messageLines = 3
 
     public override func loadView() {
         detailContainer.addSubview(placeholder)
         let body = StackView(axis: .vertical, [split, statusBar])
         split.length = .flexible()
         root.addSubview(body)
+        root.statusBar = statusBar
         view = root
     }
 
@@ -64,6 +72,11 @@ public final class BrowserController: Controller {
         listContainer.addSubview(listController.view)
         listController.didMove(toParent: self)
         focusedChild = listController
+        listController.onKeyModesChange = { [weak self] in self?.showStatusHints() }
+        // A new message is read whole (over more lines when it needs them) until the next key.
+        viewModel.actions.message.bind(during: lifetime) { [weak self] message in
+            if message != nil { self?.statusBar.maximumLines = Self.messageLines }
+        }
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
@@ -93,7 +106,7 @@ public final class BrowserController: Controller {
 
     func render(_ state: ViewState<ItemListContent>) {
         statusBar.left = configurationNotice.map { $0 + " · " + viewModel.statusText } ?? viewModel.statusText
-        statusBar.right = statusHints
+        showStatusHints()
         followSelection(state.value?.selectedID)
     }
 
@@ -141,6 +154,7 @@ public final class BrowserController: Controller {
         controller.didMove(toParent: self)
         modal = controller
         focusedChild = controller
+        showStatusHints()
     }
 
     func dismissModal() {
@@ -152,6 +166,7 @@ public final class BrowserController: Controller {
         modal.removeFromParent()
         self.modal = nil
         focusedChild = listController
+        showStatusHints()
     }
 
     /// Keys typed between `n`/`e` and the editor showing (it reads its item first), or between
@@ -219,6 +234,7 @@ public final class BrowserController: Controller {
         let action = KeyBindings.action(for: event)
         if split.mode == .secondOnly, action == .open || action == .clearSearch || action == .quit {
             split.mode = .automatic  // back from the full-screen detail
+            showStatusHints()
             // Beside the list again: a preview of the notes, as for every selection.
             if detailController?.viewModel.wholeNotes == true { showDetail(detailID) }
             return true
@@ -236,6 +252,7 @@ public final class BrowserController: Controller {
                 showDetail(id, wholeNotes: true)
             }
             split.mode = .secondOnly
+            showStatusHints()
         case .new:
             typedAhead = []
             viewModel.openNewItemEditor { [weak self] editor in
@@ -268,5 +285,20 @@ public final class BrowserController: Controller {
             return false
         }
         return true
+    }
+}
+
+/// The browser's root: before its subviews are laid out, gives the status bar the lines its
+/// text needs at the screen's width (`StatusBar.lineCount(width:)`).
+@MainActor
+private final class BrowserRootView: View {
+    weak var statusBar: StatusBar?
+
+    override func layoutSubviews() {
+        if let statusBar {
+            let lines = statusBar.lineCount(width: frame.width)
+            if statusBar.length != .fixed(lines) { statusBar.length = .fixed(lines) }
+        }
+        super.layoutSubviews()
     }
 }

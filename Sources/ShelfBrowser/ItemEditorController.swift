@@ -27,7 +27,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         uniqueKeysWithValues: Self.order.map { ($0, Label("", style: Theme.error)) })
     private let newOwnerField = TextField(prompt: "Name      ")
     private let phaseLabel = Label()
-    private let hintLabel = Label("", style: Theme.hint)
+    private let hintLine = HintLine(style: Theme.hint)
     private var body: PopupHost?
     private var focusIndex = 0
     /// The suggestion chosen with ↑/↓.
@@ -57,7 +57,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         phaseLabel.length = .fixed(3)
         rows.append(newOwnerField)
         rows.append(phaseLabel)
-        rows.append(hintLabel)
+        rows.append(hintLine)
         let host = PopupHost(stack: StackView(axis: .vertical, rows))
         host.anchor = ownerField
         host.anchorOffset = DisplayWidth.of(ownerField.prompt) - 1
@@ -175,7 +175,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         newOwnerField.isFocused = asksForOwner
         for field in Self.order { setFocus(field, focusedField == field && !asksForOwner) }
 
-        hintLabel.text = content.hint(focused: focusedField, suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
+        hintLine.hints = content.hints(focused: focusedField, suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
         let line = content.phaseLine
         phaseLabel.style = line.isError ? Theme.error : .plain
         phaseLabel.text = line.text

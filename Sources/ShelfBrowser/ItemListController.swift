@@ -30,6 +30,11 @@ public final class ItemListController: Controller, KeyModeReporting {
     private var showsMarks = false
 
     private static let statuses: [Item.Status?] = [nil, .open, .done]
+    /// Called when the search field takes or leaves the cursor (the keys that work change).
+    var onKeyModesChange: (@MainActor () -> Void)?
+    /// True while the search field has the cursor: keys type there.
+    var isSearching: Bool { searchField.isFocused }
+
     /// The columns, in order (the configuration's), without the mark column.
     private let columns: [ItemColumn]
 
@@ -182,7 +187,7 @@ public final class ItemListController: Controller, KeyModeReporting {
         case .top: viewModel.jumpToTop()
         case .bottom: viewModel.jumpToBottom()
         case .search:
-            searchField.isFocused = true
+            setSearching(true)
         case .clearSearch:
             guard viewModel.hasFilters || !searchField.text.isEmpty else { return false }
             searchField.setText("")
@@ -206,14 +211,14 @@ public final class ItemListController: Controller, KeyModeReporting {
         switch event.key {
         case .escape:
             searchField.setText("")
-            searchField.isFocused = false
+            setSearching(false)
             viewModel.search("")
             return true
         case .enter, .tab:
-            searchField.isFocused = false
+            setSearching(false)
             return true
         case .down, .up, .pageDown, .pageUp:
-            searchField.isFocused = false
+            setSearching(false)
             return handle(event)
         default:
             if event == .control("c") { return false }
@@ -221,8 +226,15 @@ public final class ItemListController: Controller, KeyModeReporting {
         }
     }
 
+    /// Gives the search field the cursor (or takes it), and says so when that changed.
+    private func setSearching(_ searching: Bool) {
+        guard searchField.isFocused != searching else { return }
+        searchField.isFocused = searching
+        onKeyModesChange?()
+    }
+
     public override func handlePaste(_ text: String) -> Bool {
-        searchField.isFocused = true
+        setSearching(true)
         searchField.paste(text)
         return true
     }
@@ -233,7 +245,7 @@ public final class ItemListController: Controller, KeyModeReporting {
         case .wheelUp: viewModel.moveSelection(by: -3)
         case .press(button: 0):
             if searchField.frame.contains(event.position) {
-                searchField.isFocused = true
+                setSearching(true)
                 return true
             }
             if let column = listView.headerColumn(at: event.position) {

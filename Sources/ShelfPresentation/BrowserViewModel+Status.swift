@@ -7,8 +7,25 @@ extension BrowserViewModel {
     /// The status bar's right end for the keys in force: "? help  n new  q quit ", leaving
     /// out what has no key.
     public nonisolated static func statusHints(help: String?, new: String?, quit: String?) -> String {
-        [(help, "help"), (new, "new"), (quit, "quit")].compactMap { key, word in key.map { "\($0) \(word)" } }
-            .joined(separator: "  ") + " "
+        hints([(help, "help"), (new, "new"), (quit, "quit")])
+    }
+
+    /// The status bar's right end while the search field has the cursor, where the list's
+    /// letters type text: the field's own keys as bound, "Enter keep  Esc clear  ↓ list "
+    /// (keep the search and go back to the list, clear it, go down into the rows).
+    public nonisolated static func searchHints(keep: String?, clear: String?) -> String {
+        hints([(keep, "keep"), (clear, "clear"), ("↓", "list")])
+    }
+
+    /// The status bar's right end while an item is open on the whole screen: the key back to
+    /// the list first, as bound, "Esc back  ? help ".
+    public nonisolated static func detailHints(back: String?, help: String?) -> String {
+        hints([(back, "back"), (help, "help")])
+    }
+
+    /// "KEY word  KEY word ", leaving out the words without a key.
+    private nonisolated static func hints(_ pairs: [(key: String?, word: String)]) -> String {
+        pairs.compactMap { pair in pair.key.map { "\($0) \(pair.word)" } }.joined(separator: "  ") + " "
     }
 
     /// The status bar's text now, from the list's state, the open saved view, the marks and

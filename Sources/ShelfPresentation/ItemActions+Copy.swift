@@ -50,7 +50,7 @@ extension ItemActions {
             mutableMessage.value = "copy cancelled: nothing was copied"
             return nil
         case .failure(let error):
-            mutableMessage.value = "Could not copy the items: \(error)"
+            mutableMessage.value = "Could not copy: \(error)"
             return nil
         }
     }

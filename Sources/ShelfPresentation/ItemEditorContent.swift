@@ -145,24 +145,53 @@ extension ItemEditorContent {
     }
 
     /// The keys that act now, with `focused` the field with the cursor and `suggesting` true
-    /// while owner suggestions show, named as `keys` names them.
+    /// while owner suggestions show, named as `keys` names them: the whole line (see
+    /// `hints(focused:suggesting:keys:)` for a line that fits a width).
     public func hint(focused: ItemEditorField, suggesting: Bool, keys: KeyNames = .defaults) -> String {
+        KeyHint.line(hints(focused: focused, suggesting: suggesting, keys: keys))
+    }
+
+    /// The keys that act now, in the order shown, ranked for a narrow line
+    /// (`KeyHint.line(_:width:measure:)`): saving and the way out are kept whole, then moving
+    /// to the next field, then the rest.
+    public func hints(focused: ItemEditorField, suggesting: Bool, keys: KeyNames = .defaults) -> [KeyHint] {
         let save = keys("editor.save", "Ctrl-S")
         let close = keys("editor.close", "Esc")
         let next = keys("editor.nextField", "Tab")
         let outside = keys("editor.editNotesOutside", "Ctrl-O")
         if case .conflict = phase {
-            return "\(keys("conflict.reload", "r")) reload theirs (drops your edits) · "
-                + "\(keys("conflict.overwrite", "o")) overwrite with yours · \(keys("conflict.close", "Esc")) cancel"
+            return [
+                KeyHint("\(keys("conflict.reload", "r")) reload theirs (drops your edits)", rank: 1),
+                KeyHint("\(keys("conflict.overwrite", "o")) overwrite theirs", rank: 1),
+                KeyHint("\(keys("conflict.close", "Esc")) cancel", rank: 1),
+            ]
         }
-        if newOwner != nil { return "Enter add the user and save · \(close) back to the item" }
-        if suggesting { return "↑/↓ choose · Tab or Enter take · \(save) save · \(close) close the list" }
+        if newOwner != nil {
+            return [KeyHint("Enter add the user and save", rank: 1), KeyHint("\(close) back to the item", rank: 1)]
+        }
+        if suggesting {
+            return [
+                KeyHint("↑/↓ choose", rank: 2), KeyHint("Tab or Enter take", rank: 1), KeyHint("\(save) save", rank: 3),
+                KeyHint("\(close) close the list", rank: 1),
+            ]
+        }
         switch focused {
         case .notes:
-            return "Enter new line · \(save) save · \(outside) notes in $EDITOR · \(next) next · \(close) cancel"
-        case .status: return "Space or ←/→ open/done · \(next) next field · Enter save · \(close) cancel"
+            return [
+                KeyHint("Enter new line", rank: 4), KeyHint("\(save) save", rank: 1),
+                KeyHint("\(outside) $EDITOR", rank: 3), KeyHint("\(next) next", rank: 2),
+                KeyHint("\(close) cancel", rank: 1),
+            ]
+        case .status:
+            return [
+                KeyHint("Space or ←/→ open/done", rank: 2), KeyHint("\(next) next field", rank: 3),
+                KeyHint("Enter save", rank: 1), KeyHint("\(close) cancel", rank: 1),
+            ]
         case .title, .priority, .owner:
-            return "\(next) next field · Enter save · \(outside) notes in $EDITOR · \(close) cancel"
+            return [
+                KeyHint("\(next) next field", rank: 2), KeyHint("Enter save", rank: 1),
+                KeyHint("\(outside) notes in $EDITOR", rank: 3), KeyHint("\(close) cancel", rank: 1),
+            ]
         }
     }
 

@@ -108,10 +108,11 @@ struct BrowserScreenTests {
                 items.
                 Press Esc to clear the search and filters.
 
-                 No items match “zebra”. Clear the search and … ? help  n new  q quit
-                """)
+                 No items match “zebra”. Clear the sea… Enter keep  Esc clear  ↓ list
+                """, "the search field's keys, not the list's letters, which type text there")
         screen.send(KeyEvent(.escape))
         #expect(await screen.waitUntil { $0.contains("Item 3") })
+        #expect(await screen.waitUntil { $0.hasSuffix("? help  n new  q quit") }, "\(screen.text)")
     }
 
     @Test func readFailureSaysHowToRetry() async throws {

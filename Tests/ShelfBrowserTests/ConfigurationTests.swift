@@ -111,7 +111,7 @@ struct ConfigurationTests {
         let editor = ItemEditorContent(mode: .create, values: [:], errors: [:], phase: .editing)
         #expect(
             editor.hint(focused: .notes, suggesting: false, keys: keys)
-                == "Enter new line · Ctrl-W save · Ctrl-O notes in $EDITOR · Ctrl-N next · Esc cancel")
+                == "Enter new line · Ctrl-W save · Ctrl-O $EDITOR · Ctrl-N next · Esc cancel")
     }
 
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {
@@ -226,7 +226,7 @@ struct ConfigurationTests {
         #expect(fromFIFO.columns == ItemColumn.defaults)
         #expect(
             fromFIFO.problems.map(\.description) == [
-                "config.toml: is a FIFO or other special file, not a file; the defaults apply "
+                "config.toml: is a FIFO (a named pipe), not a file; the defaults apply "
                     + "(replace it with a TOML file, or remove it)"
             ])
         // A device that never ends.
@@ -246,6 +246,103 @@ struct ConfigurationTests {
                 "huge.toml: is 1048577 bytes, more than a configuration file's 1048576; the defaults apply "
                     + "(is this the right file?)"
             ])
+    }
+
+    /// Hostile round 13: a configuration file that is a symbolic link (as dotfile managers make
+    /// them) was refused as "a FIFO or other special file" whatever it led to, /proc/kallsyms
+    /// too. A link is followed; a file of /proc, which `stat` says is empty, is read up to the
+    /// bound and no further, and named for what it is.
+    @Test func aLinkIsFollowedAndAGeneratedFileIsReadToTheBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("dotfiles.toml")
+        try Data("[list]\ncolumns = [\"title\"]\n".utf8).write(to: target)
+        let path = folder.appendingPathComponent("config.toml").path
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target.path)
+        let linked = BrowserConfiguration.load(path: path)
+        #expect(linked.problems == [])
+        #expect(linked.columns == [ItemColumn(.title, width: 12)])
+
+        // Generated as it is read, and megabytes long (this process's page map; /proc/kallsyms
+        // is so too): refused after 1 MiB + 1 bytes, and named so.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/proc/self/pagemap")
+        #expect(
+            BrowserConfiguration.load(path: path).problems.map(\.description) == [
+                "config.toml: is a file made as it is read (stat says 0 bytes, as for the files of /proc and /sys), "
+                    + "longer than a configuration file's 1048576 bytes; the defaults apply (is this the right file?)"
+            ])
+        // Generated and short: read (it is not TOML, and is named line by line as such).
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/proc/self/status")
+        let status = BrowserConfiguration.load(path: path).problems
+        #expect(!status.isEmpty && status.allSatisfy { $0.line != nil }, "\(status)")
+        // A link to a FIFO is named as such.
+        let fifo = folder.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: fifo)
+        #expect(
+            BrowserConfiguration.load(path: path).problems.map(\.description) == [
+                "config.toml: is a symbolic link to a FIFO (a named pipe), not a file; the defaults apply "
+                    + "(replace it with a TOML file, or remove it)"
+            ])
+    }
+
+    /// Hostile round 13: the check for keys of too many dotted parts counted every dot of a
+    /// table's header line, its comment's too, and dropped `[keys.list] # see a.b.c…`.
+    /// Only the key's dots count, and a quoted part's dots are not the key's.
+    @Test func onlyTheKeysOwnDotsCount() throws {
+        let dots = String(repeating: ".", count: 100)
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list] # see \(dots)
+            quit = ["Q"] # \(dots)
+            [colors]
+            "\(dots)" = "red"
+            """)
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        #expect(
+            configuration.problems.map(\.description) == ["config.toml:4: unknown colour role “\(dots)”; ignored"])
+        // A key of many parts is still left out, quoted or not, header or not.
+        let deep = Array(repeating: "\"a.b\"", count: 70).joined(separator: " . ")
+        let refused = BrowserConfiguration.parse("[\(deep)]\nx = 1\n\(deep) = 1\n[list]\ncolumns = [\"title\"]\n")
+        #expect(refused.columns == [ItemColumn(.title, width: 12)])
+        #expect(
+            refused.problems.map(\.description).filter { $0.contains("dotted") } == [
+                "config.toml:1: a key of more than 64 dotted parts; line ignored",
+                "config.toml:3: a key of more than 64 dotted parts; line ignored",
+            ], "\(refused.problems)")
+        #expect(TOMLLineKey("[keys . \"a.b\".'c.d'] # x.y").parts == ["keys", "a.b", "c.d"])
+        #expect(TOMLLineKey("  moveDown = [\"j\"] # a.b").isAssignment)
+    }
+
+    /// Hostile round 13: `help = ["j"]` took j from moveDown without a word (and `search =
+    /// ["s"]` left "change the order" no key at all). Each such action is named once, at the
+    /// line that took its key, with what it keeps or how to give it one.
+    @Test func aDefaultKeyTakenByTheFileIsNamed() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            help = ["j"]
+            search = ["s", "/"]
+            [keys.users]
+            add = ["d"]
+            """)
+        #expect(
+            configuration.problems.map(\.description) == [
+                "config.toml:2: j for help took a key of moveDown, which keeps down "
+                    + "(to say so and end this notice: moveDown = [\"down\"] in [keys.list])",
+                "config.toml:3: s for search took cycleSort's only key: nothing runs cycleSort now; give it a key in "
+                    + "[keys.list], such as cycleSort = [\"KEY\"]",
+                "config.toml:5: d for add took a key of delete, which keeps del "
+                    + "(to say so and end this notice: delete = [\"del\"] in [keys.users])",
+            ])
+        // Said so in the file: no notice.
+        let meant = BrowserConfiguration.parse("[keys.list]\nhelp = [\"j\"]\nmoveDown = [\"down\"]\n")
+        #expect(meant.problems == [])
+        #expect(meant.keys.keys(for: try action(.list, "moveDown")) == [KeyEvent(.down)])
     }
 
     /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file

@@ -123,7 +123,7 @@ struct EditorScreenTests {
                 │Someone else saved this item meanwhile (their title: “Theirs”).       │
                 │                                                                      │
                 │                                                                      │
-                │r reload theirs (drops your edits) · o overwrite with yours · Esc can…│
+                │r reload theirs (drops your edits) · o overwrite theirs · Esc cancel  │
                 └──────────────────────────────────────────────────────────────────────┘
                 """)
         screen.send(.character("o"))
@@ -173,7 +173,8 @@ struct EditorScreenTests {
         #expect(screen.text.contains("‹ done ›"))
         screen.send(KeyEvent(.tab, modifiers: .shift))
         screen.send(KeyEvent(.tab, modifiers: .shift))  // wraps to the notes
-        #expect(screen.text.contains("Enter new line · Ctrl-S save · Ctrl-O notes in $EDITOR"))
+        // Whole, its way out included (hostile round 13: "… · Tab next · E…").
+        #expect(screen.text.contains("Enter new line · Ctrl-S save · Ctrl-O $EDITOR · Tab next · Esc cancel"))
         screen.type("first line")
         screen.send(KeyEvent(.enter))
         screen.type("second: \u{1B}]0;owned\u{7} 🇩🇪 e\u{301}")

@@ -147,6 +147,27 @@ struct ScreenTextTests {
         #expect(editor(.editing, newOwner: proposal).hint(focused: .title, suggesting: false).hasPrefix("Enter add"))
         #expect(editor(.editing).hint(focused: .notes, suggesting: false).hasPrefix("Enter new line"))
         #expect(editor(.editing).hint(focused: .owner, suggesting: true).hasPrefix("↑/↓ choose"))
+        // Hostile round 13: the notes' hint was 78 columns in a dialog 70 wide, cut to "· E…"
+        // where its way out was. Every hint fits the dialog; narrower, saving and the way out
+        // stay.
+        let theirs = Item(
+            id: Item.ID(4), userID: User.ID(1), title: "Theirs", notes: nil, status: .open, priority: 0,
+            createdAt: fixedDate, updatedAt: fixedDate, version: 2)
+        let conflict = editor(.conflict(theirs: theirs))
+        for content in [editor(.editing), editor(.editing, newOwner: proposal), conflict] {
+            for field in ItemEditorField.allCases {
+                for suggesting in [false, true] {
+                    let hints = content.hints(focused: field, suggesting: suggesting)
+                    let whole = KeyHint.line(hints)
+                    #expect(whole.count <= 70, "\(whole)")
+                    let narrow = KeyHint.line(hints, width: 40)
+                    for hint in hints where hint.rank == 1 { #expect(narrow.contains(hint.text), "\(narrow)") }
+                }
+            }
+        }
+        #expect(
+            KeyHint.line(editor(.editing).hints(focused: .notes, suggesting: false), width: 40)
+                == "Ctrl-S save · Tab next · Esc cancel")
         let owner = User(id: User.ID(1), name: "Ada", email: "ada@x.io", createdAt: fixedDate)
         #expect(ItemEditorContent.suggestionLine(owner) == "Ada <ada@x.io>")
     }

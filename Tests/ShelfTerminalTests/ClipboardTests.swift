@@ -64,6 +64,32 @@ struct ClipboardTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
     }
 
+    /// Hostile round 13: a TMPDIR that did not exist sent the file to /tmp without a word. A
+    /// TMPDIR that is not a folder refuses the copy, saying why and what to do.
+    @Test func aTMPDIRThatIsNoFolderRefusesTheCopy() throws {
+        let missing = "/nonexistent-\(UUID().uuidString.prefix(8))"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { unlink(file) }
+        for (folder, why) in [(missing, "does not exist"), (file, "is not a folder")] {
+            let clipboard = Clipboard(environment: ["SHELF_CLIPBOARD": "file", "TMPDIR": folder])
+            let error = #expect(throws: TerminalError.self) { try clipboard.copy("text") }
+            #expect(
+                error?.description == "TMPDIR \(folder) \(why); set it to a folder you can write, or unset it",
+                "\(String(describing: error))")
+            let writer = ClipboardWriter(clipboard: clipboard)
+            #expect(throws: TerminalError.self) { try writer.append("text") }
+        }
+        // Unset or empty: /tmp.
+        let unset = Clipboard(environment: ["SHELF_CLIPBOARD": "file", "TMPDIR": ""])
+        guard case .file(let path) = try unset.copy("text") else {
+            Issue.record("a file was expected")
+            return
+        }
+        defer { unlink(path) }
+        #expect(path.hasPrefix("/tmp/shelf-clipboard-"))
+    }
+
     @Test func aFailedWriteSaysWhere() {
         let clipboard = Clipboard(environment: ["SHELF_CLIPBOARD": "file", "TMPDIR": "/proc"])
         #expect(throws: TerminalError.self) { try clipboard.copy("text") }

@@ -208,3 +208,47 @@ struct HeadlessScreenTests {
         #expect(ProgressBar.bar(fraction: .nan, width: 2) == "  ")
     }
 }
+
+@MainActor
+@Suite("StatusBar")
+struct StatusBarTests {
+    private func drawn(_ bar: StatusBar, width: Int) -> [String] {
+        let lines = bar.lineCount(width: width)
+        var canvas = Canvas(size: Size(width: width, height: lines))
+        bar.frame = Rect(x: 0, y: 0, width: width, height: lines)
+        bar.draw(in: &canvas)
+        return (0..<lines).map { canvas.line($0) }
+    }
+
+    /// Hostile round 13: a copy's failure was cut at the bar's end ("… set TMPDIR to a f…").
+    /// With room for more lines, a long left side wraps over them, the right side on the last
+    /// when it fits; with one line (the default), it is cut as before.
+    @Test func aLongLeftSideWrapsOverTheLinesAllowed() {
+        let message =
+            "Could not copy: TMPDIR /nonexistent does not exist; set it to a folder you can write, or unset it"
+        let bar = StatusBar(left: message, right: "? help ")
+        #expect(bar.lineCount(width: 40) == 1)
+        #expect(drawn(bar, width: 40) == [" Could not copy: TMPDIR /nonexi… ? help "])
+        bar.maximumLines = 3
+        #expect(bar.lineCount(width: 40) == 3)
+        #expect(
+            drawn(bar, width: 40) == [
+                " Could not copy: TMPDIR /nonexistent    ",
+                " does not exist; set it to a folder you ",
+                " can write, or unset it          ? help ",
+            ])
+        // Past the lines allowed, the last ends in "…"; a short text keeps one line.
+        bar.maximumLines = 2
+        #expect(drawn(bar, width: 40).last?.hasSuffix("…") == true, "\(drawn(bar, width: 40))")
+        // A left side that fills a line leaves the right side the next.
+        bar.maximumLines = 3
+        bar.left = String(repeating: "x", count: 36)
+        #expect(
+            drawn(bar, width: 40) == [
+                " " + String(repeating: "x", count: 36) + "   ", "                                 ? help ",
+            ])
+        bar.left = "3 items"
+        #expect(bar.lineCount(width: 40) == 1)
+        #expect(drawn(bar, width: 40) == [" 3 items                         ? help "])
+    }
+}

@@ -52,8 +52,10 @@ struct BrowseConfigTests {
         let tmux = try browse(shelf, environment: environment, width: 130)
         // The first problem in the status bar, with its line; the columns as configured.
         var screen = try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
+        // In the status bar, whole: on its first line, the keys' hints on the next.
+        let bar = screen.reversed().drop { $0.isEmpty }.prefix(2)
         #expect(
-            screen.last { !$0.isEmpty }?.contains("config.toml:3: unknown action “jump” in [keys.list]") == true,
+            bar.contains { $0.contains("config.toml:3: unknown action “jump” in [keys.list]") },
             "\(screen.joined(separator: "\n"))")
         #expect(screen.contains(line: "(+1 more after quitting)"))
         let header = try #require(screen.first { $0.contains("Title") })

@@ -27,9 +27,9 @@ extension BrowserConfiguration {
                 lines[index] = ""
                 continue
             }
-            let key =
-                line.trimmingCharacters(in: .whitespaces).hasPrefix("[") ? Substring(line) : line.prefix { $0 != "=" }
-            if key.utf8.count(where: { $0 == UInt8(ascii: ".") }) > maximumKeyParts {
+            // The dots between the key's parts only: not those of a comment after a table's
+            // header, of a value, or inside a quoted part ("a.b" is one part).
+            if TOMLLineKey(line).dots > maximumKeyParts {
                 problems.append(
                     ConfigurationProblem(
                         file: file, line: index + 1,
@@ -158,6 +158,38 @@ private struct Reader {
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)
+        reportTakenDefaults(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names, once, each action the file leaves alone whose default keys it gave to another
+    /// action of the mode (`help = ["j"]` takes j from moveDown): what the action keeps, or,
+    /// when it lost every key, that nothing runs it now and how to give it a key. At the line
+    /// of the action that took the key.
+    private mutating func reportTakenDefaults(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        for action in KeyAction.all where bound[action] == nil {
+            let taken: [(key: KeyEvent, holder: KeyAction)] = action.defaultKeys.compactMap { key in
+                guard let holder = map.action(for: key, in: action.mode), holder != action, bound[holder] != nil
+                else { return nil }
+                return (key, holder)
+            }
+            guard let first = taken.first else { continue }
+            let mode = action.mode.rawValue
+            let took = taken.map { "\(KeyName.name(of: $0.key)) for \($0.holder.name)" }.joined(separator: " and ")
+            let kept = map.keys(for: action).map(KeyName.name(of:))
+            let message: String
+            if kept.isEmpty {
+                let what = action.defaultKeys.count == 1 ? "only key" : "keys"
+                message =
+                    "\(took) took \(action.name)'s \(what): nothing runs \(action.name) now; give it a key in "
+                    + "[keys.\(mode)], such as \(action.name) = [\"KEY\"]"
+            } else {
+                message =
+                    "\(took) took a key of \(action.name), which keeps \(kept.joined(separator: ", ")) "
+                    + "(to say so and end this notice: \(action.name) = [\(kept.map { "\"\($0)\"" }.joined(separator: ", "))] "
+                    + "in [keys.\(mode)])"
+            }
+            problem(message, at: ["keys", mode, first.holder.name])
+        }
     }
 
     /// Names a key bound to two actions of one mode (the first in the help keeps it).
@@ -268,23 +300,16 @@ struct LineLocator {
 
     init(lines text: [String]) {
         var table: [String] = []
-        for (index, raw) in text.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("[") {
-                let inner = line.drop { $0 == "[" }.prefix { $0 != "]" }
-                table = Self.path(String(inner))
+        for (index, line) in text.enumerated() {
+            let key = TOMLLineKey(line)
+            guard !key.parts.isEmpty else { continue }
+            if key.isHeader {
+                table = key.parts
                 if lines[table] == nil { lines[table] = index + 1 }
-            } else if !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
-                let key = table + Self.path(String(line[..<equals]))
-                if lines[key] == nil { lines[key] = index + 1 }
+            } else if key.isAssignment {
+                let path = table + key.parts
+                if lines[path] == nil { lines[path] = index + 1 }
             }
-        }
-    }
-
-    /// A dotted key as its parts, quotes and spaces removed.
-    private static func path(_ text: String) -> [String] {
-        text.split(separator: ".").map {
-            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
         }
     }
 
@@ -296,5 +321,80 @@ struct LineLocator {
             path.removeLast()
         }
         return nil
+    }
+}
+
+/// The key a line of TOML starts with: a table's header (`[keys.list]`, `[[x]]`) or the key of
+/// a `key = value` line, read as TOML reads keys (bare parts, "basic" and 'literal' quoted parts,
+/// dots between them with spaces around), in one pass over the line and no further than the key.
+struct TOMLLineKey {
+    /// The parts, their quotes removed (a basic part's escapes are kept as written).
+    private(set) var parts: [String] = []
+    /// The dots between the parts (one fewer than the parts, when the key is whole).
+    private(set) var dots = 0
+    /// True for a table's header (the line starts with `[`).
+    private(set) var isHeader = false
+    /// True when an `=` follows the key (not a header).
+    private(set) var isAssignment = false
+
+    init(_ line: String) {
+        let bytes = Array(line.utf8)
+        var index = 0
+        func skipSpaces() {
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
+                index += 1
+            }
+        }
+        func isBare(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+        skipSpaces()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+            isHeader = true
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "[") { index += 1 }
+        }
+        while true {
+            skipSpaces()
+            guard index < bytes.count else { return }
+            let start = index
+            let part: ArraySlice<UInt8>
+            switch bytes[index] {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                let quote = bytes[index]
+                index += 1
+                while index < bytes.count, bytes[index] != quote {
+                    // A basic string's backslash escapes the next byte (\" is not its end).
+                    if quote == UInt8(ascii: "\""), bytes[index] == UInt8(ascii: "\\") { index += 1 }
+                    index += 1
+                }
+                guard index < bytes.count else { return }  // no closing quote: no key
+                part = bytes[(start + 1)..<index]
+                index += 1
+            case let byte where isBare(byte):
+                while index < bytes.count, isBare(bytes[index]) { index += 1 }
+                part = bytes[start..<index]
+            default:
+                return  // `=`, `]`, `#`, or anything else: the key ended
+            }
+            parts.append(String(decoding: part, as: UTF8.self))
+            skipSpaces()
+            guard index < bytes.count else { return }
+            switch bytes[index] {
+            case UInt8(ascii: "."):
+                dots += 1
+                index += 1
+            case UInt8(ascii: "="):
+                isAssignment = !isHeader
+                return
+            default:
+                return
+            }
+        }
     }
 }

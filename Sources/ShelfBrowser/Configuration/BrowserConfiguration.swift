@@ -30,56 +30,27 @@ public struct BrowserConfiguration: Sendable {
         return nil
     }
 
-    /// Reads the file at `path`: the defaults when there is no file, and a problem (with the
-    /// defaults) when it exists but cannot be read. Blocks while it reads: call it before the
-    /// browser starts, or off the cooperative pool.
     /// The largest configuration file read: 1 MiB, far more than every key and colour needs.
     static let maximumFileSize = 1 << 20
 
+    /// Reads the file at `path` (a symbolic link is followed): the defaults when there is no
+    /// file, and a problem (with the defaults) when it exists but is not a regular file, is
+    /// larger than `maximumFileSize` (a generated file such as /proc's, whose size `stat`
+    /// says is 0, is read up to that size and no further) or cannot be read. Blocks while it
+    /// reads: call it before the browser starts, or off the cooperative pool.
     public static func load(path: String) -> BrowserConfiguration {
         let name = (path as NSString).lastPathComponent
-        guard FileManager.default.fileExists(atPath: path) else {
-            // A link that leads nowhere (a loop, or a target gone) is there, and wrong.
-            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil else {
-                return BrowserConfiguration()
-            }
-            var configuration = BrowserConfiguration()
-            configuration.problems = [
-                ConfigurationProblem(
-                    file: name, line: nil,
-                    message: "is a symbolic link that leads nowhere (a loop, or its target is gone); the defaults apply"
-                )
-            ]
-            return configuration
-        }
         func refused(_ message: String) -> BrowserConfiguration {
             var configuration = BrowserConfiguration()
             configuration.problems = [ConfigurationProblem(file: name, line: nil, message: message)]
             return configuration
         }
-        do {
-            // A FIFO would block the browser's start until something writes to it, and a device
-            // such as /dev/zero never ends: only a regular file of a sensible size is read.
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            let type = attributes[.type] as? FileAttributeType
-            guard type == .typeRegular else {
-                let kind =
-                    switch type {
-                    case .typeDirectory?: "a directory"
-                    case .typeCharacterSpecial?, .typeBlockSpecial?: "a device"
-                    case .typeSocket?: "a socket"
-                    default: "a FIFO or other special file"
-                    }
-                return refused(
-                    "is \(kind), not a file; the defaults apply (replace it with a TOML file, or remove it)")
-            }
-            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= maximumFileSize else {
-                return refused(
-                    "is \(size) bytes, more than a configuration file's \(maximumFileSize); the defaults apply "
-                        + "(is this the right file?)")
-            }
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        switch ConfigurationFile.contents(path: path, limit: maximumFileSize) {
+        case .missing:
+            return BrowserConfiguration()
+        case .refused(let message):
+            return refused(message)
+        case .read(let data):
             // Line by line: a line that is not UTF-8 is named and left out, and the rest applies.
             var problems: [ConfigurationProblem] = []
             var lines: [String] = []
@@ -97,14 +68,6 @@ public struct BrowserConfiguration: Sendable {
                 }
             }
             return parse(lines.joined(separator: "\n"), file: name, problems: problems)
-        } catch {
-            var configuration = BrowserConfiguration()
-            configuration.problems = [
-                ConfigurationProblem(
-                    file: name, line: nil,
-                    message: "could not be read (\(error.localizedDescription)); the defaults apply")
-            ]
-            return configuration
         }
     }
 }

@@ -20,7 +20,7 @@ internal import Synchronization
 ///
 /// The file is `shelf-clipboard.txt` (`.json` for JSON) in `$XDG_RUNTIME_DIR` (private to the
 /// user), replaced by each copy; without it, a new `shelf-clipboard-XXXXXX.txt` in `$TMPDIR` or
-/// `/tmp`, which
+/// `/tmp` (a `TMPDIR` that is not a folder refuses the copy, rather than write it elsewhere), which
 /// replaces (removes) the one the same clipboard, or a copy of it, wrote there before. Either
 /// is created with mode 0600.
 ///
@@ -125,9 +125,28 @@ public struct Clipboard: Sendable {
 
     // MARK: - Files
 
-    private func writeFile(_ text: String, fileExtension: String) throws -> String {
-        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { Self.isDirectory($0) ? $0 : nil }
-        let folder = runtime ?? environment["TMPDIR"].flatMap { Self.isDirectory($0) ? $0 : nil } ?? "/tmp"
+    /// The folder a clipboard file goes to: `$XDG_RUNTIME_DIR` when it is a folder (then
+    /// `isRuntime`), else `$TMPDIR` when it is set, else /tmp.
+    /// - Throws: `TerminalError` when `TMPDIR` is set and is not a folder: the copy is refused
+    ///   rather than written somewhere the user did not say (as `mktemp` does).
+    static func fileFolder(environment: [String: String]) throws -> (path: String, isRuntime: Bool) {
+        if let runtime = environment["XDG_RUNTIME_DIR"], isDirectory(runtime) { return (runtime, true) }
+        guard let temporary = environment["TMPDIR"], !temporary.isEmpty else { return ("/tmp", false) }
+        let advice = "set it to a folder you can write, or unset it"
+        var status = stat()
+        guard stat(temporary, &status) == 0 else {
+            let what = errno == ENOENT ? "does not exist" : "cannot be used (\(reason()))"
+            throw TerminalError(description: "TMPDIR \(temporary) \(what); \(advice)")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw TerminalError(description: "TMPDIR \(temporary) is not a folder; \(advice)")
+        }
+        return (temporary, false)
+    }
+
+    /// A new private file (mode 0600) named `shelf-clipboard-XXXXXX.EXTENSION` in `folder`.
+    /// - Throws: `TerminalError` naming the folder and the system's reason.
+    static func makeFile(in folder: String, fileExtension: String) throws -> (descriptor: Int32, path: String) {
         var template = Array("\(folder)/shelf-clipboard-XXXXXX.\(fileExtension)".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return Int32(-1) }
@@ -135,15 +154,20 @@ public struct Clipboard: Sendable {
         }
         guard descriptor >= 0 else {
             throw TerminalError(
-                description: "cannot create a clipboard file in \(folder) (\(Self.reason())); "
-                    + "set TMPDIR to a folder you can write")
+                description: "cannot create a file in \(folder) (\(reason())); set TMPDIR to a folder you can write")
         }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    private func writeFile(_ text: String, fileExtension: String) throws -> String {
+        let place = try Self.fileFolder(environment: environment)
+        let runtime = place.isRuntime ? place.path : nil
+        let (descriptor, temporary) = try Self.makeFile(in: place.path, fileExtension: fileExtension)
         do {
             defer { close(descriptor) }
             try Self.writeAll(Array(text.utf8), to: descriptor, name: temporary)
             guard fsync(descriptor) == 0 else {
-                throw TerminalError(description: "cannot write the clipboard file \(temporary) (\(Self.reason()))")
+                throw TerminalError(description: "cannot write \(temporary) (\(Self.reason()))")
             }
         } catch {
             unlink(temporary)
@@ -155,7 +179,7 @@ public struct Clipboard: Sendable {
         guard rename(temporary, path) == 0 else {
             let reason = Self.reason()
             unlink(temporary)
-            throw TerminalError(description: "cannot replace the clipboard file \(path) (\(reason))")
+            throw TerminalError(description: "cannot replace \(path) (\(reason))")
         }
         return path
     }

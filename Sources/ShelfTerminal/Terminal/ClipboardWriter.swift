@@ -26,8 +26,9 @@ public final class ClipboardWriter: Sendable {
 
     private struct State {
         var kept: [UInt8] = []
-        /// The open temporary file, once the copy outgrew the terminal.
-        var file: (descriptor: Int32, path: String)?
+        /// The open temporary file, once the copy outgrew the terminal, and the runtime folder
+        /// it is renamed into when it was made there.
+        var file: (descriptor: Int32, path: String, runtime: String?)?
         var closed = false
     }
 
@@ -80,14 +81,14 @@ public final class ClipboardWriter: Sendable {
             guard fsync(file.descriptor) == 0 else {
                 let reason = Clipboard.reason()
                 unlink(file.path)
-                throw TerminalError(description: "cannot write the clipboard file \(file.path) (\(reason))")
+                throw TerminalError(description: "cannot write \(file.path) (\(reason))")
             }
-            guard let runtime = runtimeFolder else { return .file(path: clipboard.keptTemporaryFile(file.path)) }
+            guard let runtime = file.runtime else { return .file(path: clipboard.keptTemporaryFile(file.path)) }
             let path = "\(runtime)/shelf-clipboard.\(fileExtension)"
             guard rename(file.path, path) == 0 else {
                 let reason = Clipboard.reason()
                 unlink(file.path)
-                throw TerminalError(description: "cannot replace the clipboard file \(path) (\(reason))")
+                throw TerminalError(description: "cannot replace \(path) (\(reason))")
             }
             return .file(path: path)
         }
@@ -108,25 +109,10 @@ public final class ClipboardWriter: Sendable {
         state.kept = []
     }
 
-    private var runtimeFolder: String? {
-        clipboard.environment["XDG_RUNTIME_DIR"].flatMap { Clipboard.isDirectory($0) ? $0 : nil }
-    }
-
-    /// A new private file (mode 0600) beside where the clipboard file goes.
-    private func openFile() throws -> (descriptor: Int32, path: String) {
-        let folder =
-            runtimeFolder ?? clipboard.environment["TMPDIR"].flatMap { Clipboard.isDirectory($0) ? $0 : nil }
-            ?? "/tmp"
-        var template = Array("\(folder)/shelf-clipboard-XXXXXX.\(fileExtension)".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return Int32(-1) }
-            return mkstemps(base, Int32(fileExtension.utf8.count + 1))
-        }
-        guard descriptor >= 0 else {
-            throw TerminalError(
-                description: "cannot create a clipboard file in \(folder) (\(Clipboard.reason())); "
-                    + "set TMPDIR to a folder you can write")
-        }
-        return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    /// A new private file (mode 0600) where the clipboard file goes (`Clipboard.fileFolder`).
+    private func openFile() throws -> (descriptor: Int32, path: String, runtime: String?) {
+        let place = try Clipboard.fileFolder(environment: clipboard.environment)
+        let file = try Clipboard.makeFile(in: place.path, fileExtension: fileExtension)
+        return (file.descriptor, file.path, place.isRuntime ? place.path : nil)
     }
 }

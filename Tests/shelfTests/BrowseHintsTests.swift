@@ -1,0 +1,158 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// Hostile round 13 (issue 26): what the browser's feet and status bar say, through the real
+/// binary in tmux: the keys that work where the keys go, a dialog's hint that fits, a key the
+/// configuration took from another action, and a copy's failure read whole.
+@Suite("shelf browse: hints and long messages", .serialized)
+struct BrowseHintsTests {
+    /// A store with three items of Ada's, and a config.toml holding `config` under
+    /// `XDG_CONFIG_HOME`; the environment to browse it with.
+    private func prepare(_ shelf: ShelfProcess, config: String) async throws -> [String: String] {
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+                .status == 0)
+        for title in ["First task", "Second task", "Third task"] {
+            #expect(
+                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
+                    == 0)
+        }
+        let configHome = shelf.folder.appendingPathComponent("config")
+        let folder = configHome.appendingPathComponent("shelf")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(config.utf8).write(to: folder.appendingPathComponent("config.toml"))
+        return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
+    }
+
+    private func browse(_ shelf: ShelfProcess, environment: [String: String], width: Int) throws -> TmuxSession {
+        try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: width,
+            height: 20, environment: environment)
+    }
+
+    /// The status bar's lines, from the last line of `screen` up to the last line of the list
+    /// (or detail) above it: the bar takes more than one line for a long message.
+    private func statusBar(_ screen: [String], lines: Int) -> String {
+        let shown = Array(screen.reversed().drop { $0.isEmpty }.prefix(lines).reversed())
+        return shown.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
+    /// The search field showed the list's keys at the foot ("? help  n new  q quit"), which type
+    /// text there; an item opened on the whole screen had no word of the key back; and
+    /// `help = ["j"]` took j from moveDown without a word. The foot names the keys that work, as
+    /// bound; the taken key is named once, whole, in the status bar and after quitting.
+    @Test func theFootNamesTheKeysThatWorkAndATakenKeyIsNamed() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(
+            shelf,
+            config: """
+                [keys.list]
+                help = ["j"]
+                [keys.search]
+                clear = ["ctrl-g"]
+                [keys.detail]
+                back = ["b"]
+                """)
+        let path = environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"
+        let tmux = try browse(shelf, environment: environment, width: 100)
+        let notice =
+            "config.toml:2: j for help took a key of moveDown, which keeps down (to say so and end this notice: "
+            + "moveDown = [\"down\"] in [keys.list])"
+        var screen = try await tmux.waitFor {
+            $0.contains(line: "3 items") && $0.contains(line: "Third task") && $0.contains(line: "in [keys.list])")
+        }
+        // Whole, over two lines of the bar, until the first key.
+        #expect(statusBar(screen, lines: 2).contains(notice), "\(screen.joined(separator: "\n"))")
+
+        // The search field: its own keys, as bound; none of the list's letters.
+        try tmux.type("/")
+        screen = try await tmux.waitFor { $0.last { !$0.isEmpty }?.contains("Ctrl-G clear") == true }
+        var bar = screen.last { !$0.isEmpty } ?? ""
+        #expect(bar.hasSuffix("Enter keep  Ctrl-G clear  ↓ list"), "\(screen.joined(separator: "\n"))")
+        #expect(!bar.contains("q quit") && !bar.contains("n new") && !screen.contains(line: "config.toml"))
+        try tmux.type("Second")
+        try await tmux.waitFor("1 item")
+        try tmux.send("C-g")
+        screen = try await tmux.waitFor {
+            $0.last { !$0.isEmpty }?.hasSuffix("j help  n new  q quit") == true && $0.contains(line: "3 items")
+        }
+        #expect(screen.contains(line: "3 items"), "\(screen.joined(separator: "\n"))")
+
+        // An item opened on the whole screen: the way back first.
+        try tmux.send("Enter")
+        screen = try await tmux.waitFor { $0.last { !$0.isEmpty }?.hasSuffix("b back  j help") == true }
+        bar = screen.last { !$0.isEmpty } ?? ""
+        #expect(bar.hasSuffix("b back  j help"), "\(screen.joined(separator: "\n"))")
+        try tmux.type("b")
+        try await tmux.waitFor { $0.last { !$0.isEmpty }?.hasSuffix("j help  n new  q quit") == true }
+
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit 0]")
+        let text = screen.joined(separator: "")
+        #expect(
+            text.contains("shelf: \(path):2: j for help took a key of moveDown"), "\(screen.joined(separator: "\n"))")
+    }
+
+    /// The item editor's hint was cut ("… · Tab next · E…") at 120 and 200 columns: its dialog
+    /// is 72 wide whatever the screen. At 80, 120 and 200 columns it fits, naming the keys in
+    /// force.
+    @Test func theEditorsHintFitsAt80And120And200Columns() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(shelf, config: "[keys.editor]\nsave = [\"ctrl-w\"]\n")
+        let tmux = try browse(shelf, environment: environment, width: 80)
+        try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
+        try tmux.type("n")
+        try await tmux.waitFor("New item")
+        for _ in 0..<4 { try tmux.send("Tab") }  // to the notes, whose hint is the longest
+        let hint = "Enter new line · Ctrl-W save · Ctrl-O $EDITOR · Tab next · Esc cancel"
+        for width in [80, 120, 200] {
+            try tmux.resize(width: width, height: 20)
+            // Drawn again at this width: the dialog (72 wide) centred in it.
+            let left = (width - 72) / 2
+            let screen = try await tmux.waitFor { $0.contains { $0.dropFirst(left).hasPrefix("┌─ New item") } }
+            let line = screen.first { $0.contains(hint) } ?? ""
+            // Whole, and inside the box: its right border follows.
+            #expect(line.contains(hint + " │"), "\(width): \(screen.joined(separator: "\n"))")
+        }
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "New item") }
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
+
+    /// A TMPDIR that does not exist sent the clipboard's file to /tmp without a word; and the
+    /// message of a failed copy was cut at the status bar's end. The copy is refused, and the
+    /// message is read whole, over the lines it needs, until the next key.
+    @Test func aTMPDIRThatIsNoFolderRefusesTheCopyAndSaysSoWhole() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        var environment = try await prepare(shelf, config: "")
+        let missing = "/nonexistent-\(UUID().uuidString.prefix(8))/shelf"
+        environment["TMPDIR"] = missing
+        environment["SHELF_CLIPBOARD"] = "file"
+        let tmux = try browse(shelf, environment: environment, width: 80)
+        try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
+        try tmux.type("y")
+        var screen = try await tmux.waitFor(timeout: .seconds(30)) {
+            $0.contains(line: "Could not copy") && $0.contains(line: "or unset it")
+        }
+        let message =
+            "Could not copy: TMPDIR \(missing) does not exist; set it to a folder you can write, or unset it"
+        let bar = statusBar(screen, lines: 3)
+        #expect(
+            bar.replacingOccurrences(of: " ", with: "").contains(message.replacingOccurrences(of: " ", with: "")),
+            "\(screen.joined(separator: "\n"))")
+        #expect(!screen.contains(line: "copied"))
+        // The next key: one line again (the message cut there).
+        try tmux.send("Down")
+        screen = try await tmux.waitFor { !$0.contains(line: "or unset it") }
+        #expect(!screen.contains(line: "or unset it"), "\(screen.joined(separator: "\n"))")
+        #expect(screen.last { !$0.isEmpty }?.contains("Could not copy: TMPDIR") == true)
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
+    }
+}
