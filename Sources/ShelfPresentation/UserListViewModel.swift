@@ -233,7 +233,9 @@ public final class UserListViewModel {
     /// "Remove Ada (ada@x.io) and their 12 items? This cannot be undone." — or, for a user
     /// without items, "Remove Ada (ada@x.io)? They own no items. This cannot be undone."
     public nonisolated static func removalQuestion(_ summary: UserSummary) -> String {
-        let who = "\(summary.user.name) (\(summary.user.email))"
+        // One line each, cut: a name of 10,000 characters hid "and their N items? This cannot
+        // be undone." below the dialog's last line (hostile tester, round 8).
+        let who = "\(Formatting.inline(summary.user.name, limit: 60)) (\(Formatting.inline(summary.user.email)))"
         return summary.itemCount == 0
             ? "Remove \(who)? They own no items. This cannot be undone."
             : "Remove \(who) and their \(Formatting.items(summary.itemCount))? This cannot be undone."

@@ -213,6 +213,21 @@ struct BrowserScreenTests {
         #expect(!screen.text.contains("┌─ Keys"))
     }
 
+    /// A title of several lines (another program's write) is named on one line, and the
+    /// question's end shows (hostile tester, round 8: "Delete “line1 / line2 / line3" and
+    /// nothing more).
+    @Test func aDeleteQuestionShowsItsEndWhateverTheTitle() async throws {
+        let (store, users) = try await makeStore(items: 0)
+        _ = try await store.items.insert(
+            NewItem(userID: users[0].id, title: (1...8).map { "line\($0)" }.joined(separator: "\n")))
+        let screen = browser(store, width: 70, height: 14)
+        #expect(await screen.waitUntil { $0.contains("line1") })
+        screen.send(.character("d"))
+        #expect(screen.text.contains("┌─ Delete item"))
+        #expect(screen.text.contains("line8”? u undoes"), "\(screen.text)")
+        #expect(screen.text.contains("line1␊line2"), "\(screen.text)")
+    }
+
     @Test func deleteAsksFirst() async throws {
         let (store, _) = try await makeStore(items: 2)
         let screen = browser(store, width: 70, height: 12)
