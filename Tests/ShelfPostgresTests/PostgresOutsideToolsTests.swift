@@ -139,24 +139,8 @@
                 _ = try await store.items.insert(
                     contentsOf: (0..<40).map { NewItem(userID: ann, title: "first \($0)", priority: $0 % 4) })
 
-                // A psql that ended early makes a write to its pipe fail (EPIPE), not end the
-                // test process (as SQLiteShell does).
-                signal(SIGPIPE, SIG_IGN)
-                var ends: [Int32] = [0, 0]
-                #expect(pipe(&ends) == 0)
-                let said = FileManager.default.temporaryDirectory.appending(path: "shelf-idle-\(UUID().uuidString)")
-                    .path
-                defer { unlink(said) }
-                let idle = try ChildProcess(
-                    "/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url],
-                    environment: Self.environment(name: "shelf-idle-folder"), input: .descriptor(ends[0]),
-                    output: .file("/dev/null"), stderr: said)
-                close(ends[0])
-                func send(_ text: String) {
-                    let bytes = Array(text.utf8)
-                    #expect(bytes.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) } == bytes.count)
-                }
-                send(
+                let idle = try PsqlSession(url: url, name: "shelf-idle-folder")
+                idle.send(
                     """
                     BEGIN;
                     INSERT INTO items (user_id, title, created_at, updated_at) VALUES (\(ann.rawValue), 'idle', 1, 1);
@@ -164,14 +148,7 @@
 
                     """)
                 // Its statements done, the session waits in its transaction, holding the lock.
-                var waiting = false
-                for _ in 0..<600 where !waiting {
-                    let states = try await Scratch.strings(
-                        "SELECT state FROM pg_stat_activity WHERE application_name = 'shelf-idle-folder'", at: url)
-                    waiting = states == ["idle in transaction"]
-                    if !waiting { try await Task.sleep(for: .milliseconds(100)) }
-                }
-                #expect(waiting, "the psql session never sat idle in its transaction")
+                #expect(try await idle.idleInTransaction(), "the psql session never sat idle in its transaction")
 
                 for round in 0..<4 {
                     for index in 0..<100 {
@@ -187,19 +164,54 @@
                 #expect(left >= 0 && left <= 100, "400 inserts under an idle fold left \(left) deltas")
                 try await PostgresItemCountTests.check(store, url, [ann], "inserts under an idle fold")
 
-                send("COMMIT;\n")
-                close(ends[1])
-                var running = true
-                for _ in 0..<600 where running {
-                    running = idle.isRunning
-                    if running { try await Task.sleep(for: .milliseconds(100)) }
-                }
-                #expect(
-                    !running && idle.wait() == 0, "psql: \((try? String(contentsOfFile: said, encoding: .utf8)) ?? "")")
+                idle.send("COMMIT;\n")
+                let status = try await idle.end()
+                #expect(status == 0, "psql: \(idle.said)")
                 try await Scratch.execute("SELECT shelf_fold_item_counts()", at: url)
                 try await PostgresItemCountTests.check(store, url, [ann], "the idle transaction's commit")
                 let after = try await Scratch.strings("SELECT count(*)::text FROM shelf_item_count_deltas", at: url)
                 #expect(after == ["0"], "a fold with no one else folding moves every delta")
+            }
+        }
+
+        /// A bulk change (the browser's Space, `p`, `o`) that waits for rows another session
+        /// holds names that session when it gives up, as a SQLite write names the process
+        /// holding the write lock: application, PID, user, address, state, and since when it
+        /// has been in that state. Before, the state's time was not said.
+        @Test func aBulkChangeThatWaitsNamesTheSessionHoldingItsRows() async throws {
+            try await Scratch.withDatabase { url in
+                var configuration = Store.Configuration.default
+                configuration.writeTimeout = .seconds(5)
+                let store = try await PostgresBackend.open(url: url, configuration: configuration)
+                do {
+                    let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                    _ = try await store.items.insert(
+                        contentsOf: (0..<10).map { NewItem(userID: ann, title: "item \($0)") })
+                    let holder = try PsqlSession(url: url, name: "shelf-test-holder")
+                    holder.send("BEGIN;\nUPDATE items SET title = 'held' WHERE id = (SELECT min(id) FROM items);\n")
+                    #expect(try await holder.idleInTransaction(), "the psql session never sat idle")
+                    let selection = ItemSelection(
+                        matching: ItemQuery(), through: try await store.items.highestItemID())
+                    do {
+                        _ = try await store.items.updateItems(in: selection, .status(.done), progress: nil)
+                        Issue.record("the bulk change did not wait for the held row")
+                    } catch let error as StoreError {
+                        #expect(error.code == .busy, "\(error.message)")
+                        #expect(error.message.contains("the session 'shelf-test-holder' (PID "), "\(error.message)")
+                        #expect(
+                            error.message.contains("idle in transaction after 'UPDATE items SET title"),
+                            "\(error.message)")
+                        #expect(error.message.contains(", since "), "\(error.message)")
+                        #expect(error.message.contains("nothing was written"), "\(error.message)")
+                    }
+                    holder.send("ROLLBACK;\n")
+                    #expect(try await holder.end() == 0, "psql: \(holder.said)")
+                    #expect(try await store.items.count(matching: ItemQuery(text: "status:done")) == 0)
+                } catch {
+                    await store.close()
+                    throw error
+                }
+                await store.close()
             }
         }
 
@@ -251,4 +263,68 @@
         }
     }
 
+    /// A psql session fed through a pipe, so a test can leave it idle in a transaction.
+    final class PsqlSession {
+        let url: String
+        let name: String
+        private let process: ChildProcess
+        private var input: Int32
+        private let errors: String
+
+        /// Starts psql on `url` as the application `name` (how `pg_stat_activity` shows it).
+        init(url: String, name: String) throws {
+            // A psql that ended early makes a write to its pipe fail (EPIPE), not end the
+            // test process (as SQLiteShell does).
+            signal(SIGPIPE, SIG_IGN)
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw ShellError(message: "cannot make a pipe") }
+            errors = FileManager.default.temporaryDirectory.appending(path: "shelf-psql-\(UUID().uuidString)").path
+            self.url = url
+            self.name = name
+            process = try ChildProcess(
+                "/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url],
+                environment: PostgresOutsideToolsTests.environment(name: name), input: .descriptor(ends[0]),
+                output: .file("/dev/null"), stderr: errors)
+            close(ends[0])
+            input = ends[1]
+        }
+
+        deinit {
+            if input >= 0 { close(input) }
+            if process.isRunning { process.signal(SIGKILL) }
+            unlink(errors)
+        }
+
+        /// Writes `text` to psql's input.
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            let written = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            #expect(written == bytes.count, "psql took \(written) of \(bytes.count) bytes: \(said)")
+        }
+
+        /// Waits up to 60 s for the session to sit idle in its transaction (its statements
+        /// done); false if it never did.
+        func idleInTransaction() async throws -> Bool {
+            for _ in 0..<600 {
+                let states = try await Scratch.strings(
+                    "SELECT state FROM pg_stat_activity WHERE application_name = '\(name)'", at: url)
+                if states == ["idle in transaction"] { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+
+        /// Closes psql's input and waits up to 60 s for its exit status.
+        func end() async throws -> Int32 {
+            close(input)
+            input = -1
+            for _ in 0..<600 where process.isRunning {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return process.isRunning ? -1 : process.wait()
+        }
+
+        /// What psql said on stderr so far.
+        var said: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+    }
 #endif
