@@ -307,7 +307,8 @@
         func idleInTransaction() async throws -> Bool {
             for _ in 0..<600 {
                 let states = try await Scratch.strings(
-                    "SELECT state FROM pg_stat_activity WHERE application_name = '\(name)'", at: url)
+                    "SELECT state FROM pg_stat_activity WHERE application_name = '\(name)' "
+                        + "AND datname = current_database()", at: url)
                 if states == ["idle in transaction"] { return true }
                 try await Task.sleep(for: .milliseconds(100))
             }
