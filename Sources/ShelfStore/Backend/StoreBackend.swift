@@ -20,6 +20,9 @@ package protocol StoreBackend: TokenStorage {
     var views: any SavedViewRepository { get }
     /// The migrations this open applied (empty when the database was up to date).
     var appliedMigrations: [String] { get }
+    /// What this open put right that another program had broken, in words (empty when nothing
+    /// was); see `Store.repairs`. The default is empty.
+    var repairs: [String] { get }
     /// Users whose emails collide by letter case, found when the store opened.
     var emailCollisions: [EmailCollision] { get }
     /// Where the store lives, fit to show to a person: a file path, or a URL without its
@@ -139,6 +142,8 @@ package protocol StoreBackend: TokenStorage {
 }
 
 extension StoreBackend {
+    package var repairs: [String] { [] }
+
     /// `backup(to:shownAs:)` with messages naming `path` itself.
     package func backup(to path: String) async throws {
         try await backup(to: path, shownAs: path)
