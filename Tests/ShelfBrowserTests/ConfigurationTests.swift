@@ -404,6 +404,44 @@ struct ConfigurationTests {
             said.contains { $0.hasPrefix("config.toml:6: ctrl-m for done: a terminal sends it as Enter") }, "\(said)")
     }
 
+    /// Characters no key types alone, and Shift with what a terminal sends without it, are
+    /// refused and named visibly (hostile tester, round 8: `quit = ["\u202E"]` read cleanly
+    /// and left a browser that q, Ctrl-C and Esc could not end; `help = ["shift-a"]` was
+    /// advertised and never arrived).
+    @Test func keysNoTerminalSendsAreRefused() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            quit = ["\\u202E"]
+            help = ["\\u200B", "shift-a", "?"]
+            undo = ["\\u009B", "u"]
+            search = ["\\u0301", "/"]
+            new = ["shift-enter", "shift-1", "n"]
+            moveDown = ["shift-down", "j"]
+            """)
+        #expect(configuration.keys.keys(for: try action(.list, "help")) == [.character("?")])
+        #expect(configuration.keys.keys(for: try action(.list, "new")) == [.character("n")])
+        #expect(configuration.keys.keys(for: try action(.list, "moveDown")).count == 2)
+        // quit kept its defaults: the way out is never left without a key.
+        #expect(configuration.keys.keys(for: try action(.list, "quit")).contains(.character("q")))
+        let said = configuration.problems.map(\.description)
+        #expect(
+            said.contains {
+                $0.hasPrefix("config.toml:2: \\u{202E} for quit: \\u{202E} is a character no key types alone")
+            },
+            "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:3: \\u{200B} for help:") }, "\(said)")
+        #expect(
+            said.contains(
+                "config.toml:3: shift-a for help: a terminal sends Shift with a character as the character it types; "
+                    + "bind “A” instead; left out"), "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:4: \\u{9B} for undo:") }, "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:5: \\u{301} for search:") }, "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:6: shift-enter for new: a terminal sends it without") })
+        #expect(said.contains { $0.hasPrefix("config.toml:6: shift-1 for new:") }, "\(said)")
+        #expect(!said.contains { $0.contains("\u{202E}") || $0.contains("\u{200B}") })
+    }
+
     @Test func aSymbolicLinkThatLeadsNowhereIsNamed() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -125,13 +125,13 @@ private struct Reader {
                 for name in names {
                     if let key = KeyName.key(named: name) {
                         if let why = KeyName.cannotBind(key, in: mode) {
-                            problem("\(name) for \(actionName): \(why); left out", at: path)
+                            problem("\(KeyName.shown(name)) for \(actionName): \(why); left out", at: path)
                             continue
                         }
                         keys.append(key)
                     } else {
                         problem(
-                            "unknown key “\(name)” for \(actionName); left out", at: path,
+                            "unknown key “\(KeyName.shown(name))” for \(actionName); left out", at: path,
                             hint: "a key is \(KeyName.knownNames)")
                     }
                 }
