@@ -155,4 +155,44 @@ struct BrowseHintsTests {
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }
+
+    /// Issue 26: `[keys.editor] save = ["ctrl-a"]` never saved from the editor's fields (the
+    /// text keys' lineStart has Ctrl-A first) and nothing said so. It is named, whole, in the
+    /// status bar, after quitting and by `shelf config`; and Ctrl-A still goes to the line's start.
+    @Test func aKeyATextKeyTakesFirstIsNamed() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(shelf, config: "[keys.editor]\nsave = [\"ctrl-a\"]\n")
+        let path = environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"
+        let notice =
+            "config.toml:2: ctrl-a for save runs only in the editor's status field: lineStart of [keys.text] "
+            + "takes it first in the editor's text fields and notes; bind save another key, or lineStart others"
+        let check = try await shelf.run(["config"], environment: environment)
+        #expect(check.status == 1)
+        #expect(check.output.contains(notice), "\(check.output)")
+
+        let tmux = try browse(shelf, environment: environment, width: 80)
+        var screen = try await tmux.waitFor {
+            $0.contains(line: "3 items") && $0.contains(line: "or lineStart others")
+        }
+        // Whole, over three lines of the bar, until the first key.
+        #expect(
+            statusBar(screen, lines: 3).replacingOccurrences(of: " ", with: "")
+                .contains(notice.replacingOccurrences(of: " ", with: "")), "\(screen.joined(separator: "\n"))")
+        // In the title field Ctrl-A is the line's start: typed there, the text goes first.
+        try tmux.type("n")
+        try await tmux.waitFor("New item")
+        try tmux.type("task")
+        try tmux.send("C-a")
+        try tmux.type("A ")
+        screen = try await tmux.waitFor { $0.contains { $0.contains("A task") } }
+        #expect(screen.contains(line: "New item"), "not saved: \(screen.joined(separator: "\n"))")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "New item") }
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit 0]")
+        #expect(
+            screen.joined(separator: "").contains("shelf: \(path):2: ctrl-a for save runs only in"),
+            "\(screen.joined(separator: "\n"))")
+    }
 }

@@ -61,7 +61,8 @@ public enum KeyName {
     ///   left a browser no key could end);
     /// - a plain character in a mode that types text (the search field, text editing, the
     ///   editors, prompts, the help's filter) could no longer be typed there (`save = ["x"]`
-    ///   saved "bo" when "box" was typed).
+    ///   saved "bo" when "box" was typed);
+    /// - Ctrl-Z suspends the browser before any mode sees it (`Application`).
     static func cannotBind(_ event: KeyEvent, in mode: KeyMode) -> String? {
         if event.modifiers == .control, case .character(let letter) = event.key {
             let same: [Character: String] = ["h": "Backspace", "i": "Tab", "j": "Enter", "m": "Enter"]
@@ -69,6 +70,10 @@ public enum KeyName {
                 return
                     "a terminal sends it as \(key), so it cannot be told apart; bind \(key.lowercased()) or another key"
             }
+        }
+        if event == .control("z") {
+            return "the terminal suspends the browser with it before any mode sees it (fg brings it back); "
+                + "bind another key"
         }
         let typing: Set<KeyMode> = [.search, .text, .editor, .userForm, .prompt, .help]
         if typing.contains(mode), event.modifiers.isDisjoint(with: [.control, .alt]), case .character = event.key {
