@@ -244,7 +244,8 @@ struct BrowseHintsTests {
             try await tmux.waitFor { !$0.contains(line: "Maximiliana") }
             // The saved views: the question cut before its keys, which show whole.
             try tmux.type("v")
-            try await tmux.waitFor { $0.contains(line: "Saved views") && $0.contains(line: "Esc close") }
+            // Its row read (the foot shows while the views are still read, and d did nothing then).
+            try await tmux.waitFor { $0.contains(line: "Saved views") && $0.contains(line: "│The open items") }
             try tmux.type("d")
             screen = try await tmux.waitFor { $0.contains(line: "Delete “The open") }
             let question = screen.first { $0.contains("Delete “") } ?? ""
