@@ -72,7 +72,15 @@ public final class SavedViewListViewModel {
 
     /// The picker's keys, for its foot, named as `keys` names them.
     public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
-        "\(keys("views.open", "Enter")) open · \(keys("views.delete", "d")) delete · \(closeHint(keys: keys))"
+        KeyHint.line(hintList(keys: keys))
+    }
+
+    /// The hints of `hints(keys:)`, ranked: opening and the way out kept whole.
+    public nonisolated static func hintList(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("views.open", "Enter")) open", rank: 1),
+            KeyHint("\(keys("views.delete", "d")) delete", rank: 2), KeyHint(closeHint(keys: keys), rank: 1),
+        ]
     }
     /// The picker's foot while it shows no views (empty, failed or loading).
     public nonisolated static func closeHint(keys: KeyNames = .defaults) -> String {
@@ -83,8 +91,25 @@ public final class SavedViewListViewModel {
 
     /// The question asked before deleting `row`'s view, with its keys named as `keys` names them.
     public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel, keys: KeyNames = .defaults) -> String {
-        "Delete “\(row.name)”? \(keys("confirm.yes", "y / Enter")): delete    \(keys("confirm.no", "n / Esc")): keep it"
+        deleteQuestionLead(row) + " " + KeyHint.line(deleteHints(keys: keys), separator: deleteHintSeparator)
     }
+
+    /// The question of `deleteQuestion(_:keys:)` without its keys: "Delete “NAME”?", which a
+    /// narrow line cuts before the keys.
+    public nonisolated static func deleteQuestionLead(_ row: SavedViewRowViewModel) -> String {
+        "Delete “\(row.name)”?"
+    }
+
+    /// The keys that answer the question, both kept whole (joined by `deleteHintSeparator`).
+    public nonisolated static func deleteHints(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("confirm.yes", "y / Enter")): delete", rank: 1),
+            KeyHint("\(keys("confirm.no", "n / Esc")): keep it", rank: 1),
+        ]
+    }
+
+    /// Between the answers' keys.
+    public nonisolated static let deleteHintSeparator = "    "
 
     /// The selected view, or nil when there is none.
     public var selectedView: SavedView? {

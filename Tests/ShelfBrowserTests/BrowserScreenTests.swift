@@ -174,6 +174,29 @@ struct BrowserScreenTests {
         #expect(screen.lines[0].hasPrefix("/search"))
     }
 
+    /// Issue 26: with a search in force, q, Enter and Esc in an item opened on the whole screen
+    /// (the status bar says "Esc back") cleared the search and left the item open: the opened
+    /// item's back is translated to Esc, which the list took as "clear the search". They go
+    /// back, and the search stays.
+    @Test func backFromAnOpenedItemKeepsTheSearch() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        for key in [KeyEvent.character("q"), KeyEvent(.enter), KeyEvent(.escape)] {
+            let screen = browser(store, width: 60, height: 12)
+            #expect(await screen.waitUntil { $0.contains("Item 3") })
+            screen.send(.character("/"))
+            screen.type("two")
+            #expect(await screen.waitUntil { $0.contains("1 item") && !$0.contains("Item 3") })
+            screen.send(KeyEvent(.enter))  // keeps the search, back to the list
+            screen.send(KeyEvent(.enter))  // opens the item
+            #expect(await screen.waitUntil { $0.hasPrefix("┌─ Item #2") })
+            screen.send(key)
+            // The list again, under the search field that holds the search.
+            #expect(screen.lines[0].hasPrefix("/two"), "\(key): \(screen.text)")
+            #expect(screen.text.contains("“two”"), "\(key): the search stays: \(screen.text)")
+            screen.close()
+        }
+    }
+
     @Test func helpIsGeneratedFromTheKeyTable() async throws {
         let (store, _) = try await makeStore(items: 1)
         let screen = browser(store, width: 110, height: 30)

@@ -345,6 +345,73 @@ struct ConfigurationTests {
         #expect(meant.keys.keys(for: try action(.list, "moveDown")) == [KeyEvent(.down)])
     }
 
+    /// Issue 26: `[keys.editor] save = ["ctrl-a"]` never saved from a text field, where the
+    /// text keys' lineStart has Ctrl-A first, and nothing said so. Each key of the file that a
+    /// mode asked first takes is named once, at its line, with where it still runs; a key the
+    /// file bound in the mode asked first that takes a later mode's default is named too; a way
+    /// out whose every key is taken keeps its defaults; Ctrl-Z (the terminal's suspend) is
+    /// refused.
+    @Test func aKeyAModeAskedFirstTakesIsNamed() throws {
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.editor]
+            save = ["ctrl-a"]
+            [keys.search]
+            done = ["ctrl-e", "enter"]
+            [keys.list]
+            top = ["q", "g"]
+            quit = ["ctrl-q"]
+            [keys.text]
+            deleteToEnd = ["ctrl-s", "ctrl-k"]
+            [keys.prompt]
+            accept = ["ctrl-u"]
+            [keys.user-form]
+            close = ["ctrl-w"]
+            [keys.users]
+            add = ["ctrl-z", "a"]
+            """)
+        #expect(
+            configuration.problems.map(\.description) == [
+                "config.toml:2: ctrl-a for save runs only in the editor's status field: lineStart of [keys.text] "
+                    + "takes it first in the editor's text fields and notes; bind save another key, or lineStart others",
+                "config.toml:4: ctrl-e for done never runs: lineEnd of [keys.text] takes it first in the search "
+                    + "field; bind done another key, or lineEnd others",
+                "config.toml:6: q for top runs only in the list: back of [keys.detail] takes it first in an item "
+                    + "opened (Enter); bind top another key, or back others",
+                "config.toml:9: ctrl-s for deleteToEnd takes it from save of [keys.user-form] in the user form: "
+                    + "save keeps enter there; bind deleteToEnd another key, or save one in [keys.user-form]",
+                "config.toml:11: ctrl-u for accept never runs: deleteToStart of [keys.text] takes it first in a "
+                    + "prompt; bind accept another key, or deleteToStart others",
+                "config.toml:13: close is the way out of [keys.user-form] and would have no key that works in the "
+                    + "user form (a mode asked first takes ctrl-w); it keeps esc, ctrl-c",
+                "config.toml:15: ctrl-z for add: the terminal suspends the browser with it before any mode sees it "
+                    + "(fg brings it back); bind another key; left out",
+            ])
+        // With save left alone, the editor's Ctrl-S is the one taken, and nothing saves there.
+        #expect(
+            BrowserConfiguration.parse("[keys.text]\ndeleteToEnd = [\"ctrl-s\", \"ctrl-k\"]").problems.map(
+                \.description)
+                == [
+                    "config.toml:2: ctrl-s for deleteToEnd takes it from save of [keys.editor] in the editor's text "
+                        + "fields and notes: nothing runs save there; bind deleteToEnd another key, or save one in "
+                        + "[keys.editor]",
+                    "config.toml:2: ctrl-s for deleteToEnd takes it from save of [keys.user-form] in the user form: "
+                        + "save keeps enter there; bind deleteToEnd another key, or save one in [keys.user-form]",
+                ])
+        let keys = configuration.keys
+        #expect(keys.keys(for: try action(.userForm, "close")) == [KeyEvent(.escape), .control("c")])
+        #expect(keys.keys(for: try action(.users, "add")) == [.character("a")])
+        // Where the editor asks [keys.text] first, Ctrl-A is still the start of the line; on the
+        // status field it saves.
+        #expect(keys.translate(.control("a"), modes: [.text, .editor]) == KeyEvent(.home))
+        #expect(keys.translate(.control("a"), modes: [.editor]) == .control("s"))
+        // Keys that meet by default (q, Enter and Esc go back from an opened item) say nothing,
+        // and neither does a key no mode asked first has.
+        #expect(BrowserConfiguration.parse("[keys.list]\nquit = [\"q\"]\nopen = [\"enter\"]").problems == [])
+        #expect(BrowserConfiguration.parse("[keys.editor]\nsave = [\"ctrl-x\"]").problems == [])
+        #expect(BrowserConfiguration.parse(BrowserConfiguration.defaultFileText).problems == [])
+    }
+
     /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file
     /// was lost without a word), and a key of 50,000 dotted parts crashed `shelf config` and
     /// `shelf browse` (SIGSEGV). Each is now a named line, and the rest applies.

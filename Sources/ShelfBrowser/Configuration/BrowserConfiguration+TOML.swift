@@ -139,26 +139,118 @@ private struct Reader {
             }
         }
         // A way out of a mode (quit, close, cancel, no) left with no key would trap the user
-        // in it (only a signal gets out): its default keys are kept.
-        // Its defaults bound to other actions are given back to it.
-        for action in KeyAction.waysOut where KeyMap(bindings: bindings).keys(for: action).isEmpty {
+        // in it (only a signal gets out): its default keys are kept. So is one whose every key a
+        // mode asked first takes (`[keys.user-form] close = ["ctrl-a"]`: [keys.text] has it).
+        // Its defaults bound to other actions, of its mode or of one asked before it, are given
+        // back to it.
+        for action in KeyAction.waysOut {
+            let map = KeyMap(bindings: bindings)
+            // Where the mode is the one keys are for (an opened item has its own way back).
+            let orders = KeyMode.dispatchOrders.filter { $0.modes.first { $0 != .text } == action.mode }
+            let keys = map.keys(for: action)
+            let works = keys.filter { key in
+                orders.allSatisfy { map.earlier(key, before: action.mode, in: $0.modes) == nil }
+            }
+            guard works.isEmpty else { continue }
+            let blocked = orders.filter { order in
+                keys.contains { map.earlier($0, before: action.mode, in: order.modes) != nil }
+            }
+            let earlierModes = Set(orders.flatMap { $0.modes.prefix { $0 != action.mode } })
             var path = ["keys", action.mode.rawValue, action.name]
             let wasBound = bindings[action] != nil
             bindings[action] = nil
-            for other in KeyAction.all where other.mode == action.mode && other != action {
+            for other in KeyAction.all
+            where other != action && (other.mode == action.mode || earlierModes.contains(other.mode)) {
                 guard let keys = bindings[other], keys.contains(where: action.defaultKeys.contains) else { continue }
                 bindings[other] = keys.filter { !action.defaultKeys.contains($0) }
                 if !wasBound { path = ["keys", other.mode.rawValue, other.name] }
             }
             let kept = KeyMap(bindings: bindings).keys(for: action).map(KeyName.name(of:)).joined(separator: ", ")
+            let none =
+                blocked.isEmpty
+                ? "would have no key"
+                : "would have no key that works in \(Self.list(blocked.map(\.place))) (a mode asked first takes "
+                    + "\(keys.map(KeyName.name(of:)).joined(separator: ", ")))"
             problem(
-                "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and would have no key; "
+                "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and \(none); "
                     + "it keeps \(kept.isEmpty ? "none" : kept)",
                 at: path)
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)
         reportTakenDefaults(in: configuration.keys, bound: bindings)
+        reportShadowed(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names, once, each key of the file that a mode asked before its own takes somewhere
+    /// (`KeyMode.dispatchOrders`): `[keys.editor] save = ["ctrl-a"]` never saves from a text
+    /// field, whose [keys.text] lineStart has Ctrl-A first. A key the file bound to the action
+    /// is named at the action's line, with where it still runs; a key the file bound in the
+    /// earlier mode that takes a later mode's default key is named at its own line, with what
+    /// the action keeps there. Two default keys that meet (Enter, Esc and q in an opened item),
+    /// bound in the file or not, are the design and not named.
+    private mutating func reportShadowed(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        struct Meeting: Hashable {
+            let action: KeyAction
+            let key: KeyEvent
+            let taker: KeyAction
+        }
+        var meetings: [Meeting] = []
+        var places: [Meeting: [String]] = [:]
+        for order in KeyMode.dispatchOrders where order.modes.count > 1 {
+            for action in KeyAction.all where order.modes.dropFirst().contains(action.mode) {
+                for key in map.keys(for: action) {
+                    guard let taker = map.earlier(key, before: action.mode, in: order.modes),
+                        bound[action] != nil || bound[taker] != nil,
+                        // Defaults that meet so (q in an opened item goes back) are the design.
+                        !(taker.defaultKeys.contains(key) && action.defaultKeys.contains(key))
+                    else { continue }
+                    let meeting = Meeting(action: action, key: key, taker: taker)
+                    if places[meeting] == nil { meetings.append(meeting) }
+                    places[meeting, default: []].append(order.place)
+                }
+            }
+        }
+        for meeting in meetings {
+            let (action, taker) = (meeting.action, meeting.taker)
+            let key = KeyName.name(of: meeting.key)
+            let taken = places[meeting] ?? []
+            let mode = "[keys.\(action.mode.rawValue)]"
+            let takerMode = "[keys.\(taker.mode.rawValue)]"
+            let there = Self.list(taken)
+            if bound[action] != nil {
+                let runs = KeyMode.dispatchOrders.filter { $0.modes.contains(action.mode) && !taken.contains($0.place) }
+                let head =
+                    runs.isEmpty
+                    ? "\(key) for \(action.name) never runs"
+                    : "\(key) for \(action.name) runs only in \(Self.list(runs.map(\.place)))"
+                problem(
+                    "\(head): \(taker.name) of \(takerMode) takes it first in \(there); bind \(action.name) "
+                        + "another key, or \(taker.name) others",
+                    at: ["keys", action.mode.rawValue, action.name])
+            } else {
+                // What the action keeps where its key is taken.
+                let kept = map.keys(for: action).filter { other in
+                    KeyMode.dispatchOrders.allSatisfy { order in
+                        !taken.contains(order.place) || map.earlier(other, before: action.mode, in: order.modes) == nil
+                    }
+                }
+                let keeps =
+                    kept.isEmpty
+                    ? "nothing runs \(action.name) there"
+                    : "\(action.name) keeps \(kept.map(KeyName.name(of:)).joined(separator: ", ")) there"
+                problem(
+                    "\(key) for \(taker.name) takes it from \(action.name) of \(mode) in \(there): \(keeps); "
+                        + "bind \(taker.name) another key, or \(action.name) one in \(mode)",
+                    at: ["keys", taker.mode.rawValue, taker.name])
+            }
+        }
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func list(_ words: [String]) -> String {
+        guard words.count > 1, let last = words.last else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// Names, once, each action the file leaves alone whose default keys it gave to another

@@ -61,7 +61,8 @@ public enum KeyName {
     ///   left a browser no key could end);
     /// - a plain character in a mode that types text (the search field, text editing, the
     ///   editors, prompts, the help's filter) could no longer be typed there (`save = ["x"]`
-    ///   saved "bo" when "box" was typed).
+    ///   saved "bo" when "box" was typed);
+    /// - Ctrl-Z suspends the browser before any mode sees it (`Application`);
     /// - a character no key types alone: an invisible or format character (U+202E, U+200B), a
     ///   C1 control (U+009B), a combining mark (U+0301) or a private or unassigned one (bound to
     ///   `quit`, U+202E left a browser that q, Ctrl-C and Esc could not end);
@@ -89,6 +90,10 @@ public enum KeyName {
                 return
                     "a terminal sends it as \(key), so it cannot be told apart; bind \(key.lowercased()) or another key"
             }
+        }
+        if event == .control("z") {
+            return "the terminal suspends the browser with it before any mode sees it (fg brings it back); "
+                + "bind another key"
         }
         let typing: Set<KeyMode> = [.search, .text, .editor, .userForm, .prompt, .help]
         if typing.contains(mode), event.modifiers.isDisjoint(with: [.control, .alt]), case .character = event.key {
