@@ -415,6 +415,21 @@ struct ConfigurationTests {
     /// Hostile round 6: a NUL ended TOMLKit's reading without an error (the rest of the file
     /// was lost without a word), and a key of 50,000 dotted parts crashed `shelf config` and
     /// `shelf browse` (SIGSEGV). Each is now a named line, and the rest applies.
+    /// Thirty lines TOML cannot read cost those lines only, and a problem after them is still
+    /// named (only 20 were read, and the rest dropped without a word: hostile tester, round
+    /// 8); past 100 the file is left, and that is said.
+    @Test func manyBadLinesAreAllNamed() throws {
+        let bad = (0..<30).map { "bad line \($0)" }.joined(separator: "\n")
+        let configuration = BrowserConfiguration.parse("[keys.list]\nquit = [\"Q\"]\n\(bad)\nhelp = [\"banana\"]\n")
+        let said = configuration.problems.map(\.description)
+        #expect(said.filter { $0.hasSuffix("line ignored") }.count == 30, "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:33: unknown key “banana”") }, "\(said)")
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        let worse = (0..<101).map { "bad line \($0)" }.joined(separator: "\n")
+        let left = BrowserConfiguration.parse("[keys.list]\nquit = [\"Q\"]\n\(worse)\n").problems.map(\.description)
+        #expect(left.contains { $0.contains("more than 100 lines TOML cannot read") }, "\(left.prefix(3))")
+    }
+
     @Test func aNULOrADeepKeyCostsItsLineOnly() throws {
         let deep = "[" + Array(repeating: "a", count: 50_000).joined(separator: ".") + "]"
         let dotted = Array(repeating: "x", count: 40_000).joined(separator: ".") + " = 1"

@@ -39,8 +39,10 @@ extension BrowserConfiguration {
         }
         var table: TOMLTable?
         // Each round leaves out one more line TOML cannot read; a file with more bad lines than
-        // this is not worth reading further.
-        for _ in 0..<20 {
+        // this is not worth reading further, and that is said (the problems after the 20th
+        // were dropped without a word).
+        let rounds = 100
+        for round in 1...rounds {
             do {
                 table = try TOMLTable(string: lines.joined(separator: "\n"))
                 break
@@ -50,6 +52,13 @@ extension BrowserConfiguration {
                     ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
                 guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
                 lines[line - 1] = ""
+                if round == rounds {
+                    problems.append(
+                        ConfigurationProblem(
+                            file: file, line: nil,
+                            message: "more than \(rounds) lines TOML cannot read; the rest of the file was not "
+                                + "read and the defaults apply; correct the lines named"))
+                }
             } catch {
                 problems.append(ConfigurationProblem(file: file, line: nil, message: "\(error); the defaults apply"))
                 break
