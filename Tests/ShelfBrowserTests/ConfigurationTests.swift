@@ -430,6 +430,22 @@ struct ConfigurationTests {
         #expect(left.contains { $0.contains("more than 100 lines TOML cannot read") }, "\(left.prefix(3))")
     }
 
+    /// A file with CRLF line ends, or a byte-order mark, names each problem at its own line
+    /// (hostile tester, round 8: line 3's problem was named at line 1, others at no line).
+    @Test(arguments: ["\r\n", "\n"], [false, true])
+    func problemsAreNamedAtTheirLinesWhateverTheLineEnds(end: String, mark: Bool) throws {
+        let text =
+            (mark ? "\u{FEFF}" : "")
+            + ["[keys.list]", "quit = [\"Q\"]", "help = [\"banana\"]", "[colors]", "done = \"zz\""].joined(
+                separator: end) + end
+        let configuration = BrowserConfiguration.parse(text)
+        let said = configuration.problems.map(\.description)
+        #expect(said.contains { $0.hasPrefix("config.toml:3: unknown key “banana”") }, "\(said)")
+        #expect(said.contains { $0.hasPrefix("config.toml:5: ") }, "\(said)")
+        #expect(said.count == 2, "\(said)")
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+    }
+
     @Test func aNULOrADeepKeyCostsItsLineOnly() throws {
         let deep = "[" + Array(repeating: "a", count: 50_000).joined(separator: ".") + "]"
         let dotted = Array(repeating: "x", count: 40_000).joined(separator: ".") + " = 1"

@@ -13,7 +13,11 @@ extension BrowserConfiguration {
     /// `parse(_:file:)`, after `problems` found while reading the file (lines not UTF-8).
     static func parse(_ text: String, file: String, problems earlier: [ConfigurationProblem]) -> BrowserConfiguration {
         var configuration = BrowserConfiguration()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // A byte-order mark is no part of the first line, and CRLF ends lines as LF does: Swift
+        // reads "\r\n" as one character, so splitting at "\n" made a Windows file one line, and
+        // every problem was named at line 1 or at none (hostile tester, round 8).
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        var lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         var problems = earlier
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
