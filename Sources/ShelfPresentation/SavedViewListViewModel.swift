@@ -51,6 +51,7 @@ public final class SavedViewListViewModel {
     public let state: Property<ViewState<SavedViewListContent>>
 
     private let store: Store
+    private let keys: KeyNames
     private let mutableState = MutableProperty<ViewState<SavedViewListContent>>(.idle)
     private let token = Lifetime.Token()
     private let tasks = IntentTracker()
@@ -61,8 +62,10 @@ public final class SavedViewListViewModel {
 
     /// A picker model in state `.idle`: nothing is read until `load()`. `selecting` names the
     /// view to select first (the open one), when there is one.
-    public init(store: Store, selecting name: String? = nil) {
+    /// `keys` names the keys in the picker's texts (the config's, in the browser).
+    public init(store: Store, selecting name: String? = nil, keys: KeyNames = .defaults) {
         self.store = store
+        self.keys = keys
         state = mutableState.property
         pendingName = name
     }
@@ -175,7 +178,7 @@ public final class SavedViewListViewModel {
     }
 
     private func publish() {
-        mutableState.value = Self.state(views, selectedID: selectedID, message: message)
+        mutableState.value = Self.state(views, selectedID: selectedID, message: message, keys: keys)
     }
 
     private func fail(_ error: any Error) {
@@ -184,12 +187,12 @@ public final class SavedViewListViewModel {
 
     /// The pure mapping from views and a selection to the picker's state.
     public nonisolated static func state(
-        _ views: [SavedView], selectedID: SavedView.ID?, message: String?
+        _ views: [SavedView], selectedID: SavedView.ID?, message: String?, keys: KeyNames = .defaults
     ) -> ViewState<SavedViewListContent> {
         guard !views.isEmpty else {
             return .empty(
                 message
-                    ?? "No saved views yet. Press V in the list to save the search and sort, "
+                    ?? "No saved views yet. Press \(keys("list.saveView", "V")) in the list to save the search and sort, "
                     + "or: shelf views save NAME --query TEXT")
         }
         return .loaded(

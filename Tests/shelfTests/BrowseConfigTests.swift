@@ -111,6 +111,21 @@ struct BrowseConfigTests {
         #expect(check.output.contains("\\u{1B}"), "\(check.output.debugDescription)")
     }
 
+    /// `shelf config` on a symbolic link that leads nowhere names it, as the browser does; it
+    /// said "does not exist" and advised writing through the link (hostile round 8).
+    @Test func shelfConfigNamesALinkThatLeadsNowhere() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(shelf, config: "")
+        let path = try #require(environment["XDG_CONFIG_HOME"]) + "/shelf/config.toml"
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        let check = try await shelf.run(["config"], environment: environment)
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("is a symbolic link that leads nowhere"), "\(check.output)")
+        #expect(!check.output.contains("does not exist"), "\(check.output)")
+    }
+
     @Test func theDefaultsFileReadsCleanlyAndNoColorStillWins() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
