@@ -5,23 +5,8 @@ import Testing
 /// The browser's configuration file through the real binary in tmux.
 @Suite("shelf browse with a config.toml", .serialized)
 struct BrowseConfigTests {
-    /// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
     private func prepare(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
-        let db = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-                .status
-                == 0)
-        for title in ["First task", "Second task", "Third task"] {
-            #expect(
-                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                    == 0)
-        }
-        let configHome = shelf.folder.appendingPathComponent("config")
-        let folder = configHome.appendingPathComponent("shelf")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: folder.appendingPathComponent("config.toml"))
-        return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
+        try await prepareConfiguredStore(shelf, config: text)
     }
 
     private func browse(_ shelf: ShelfProcess, environment: [String: String], width: Int = 100) throws -> TmuxSession {
@@ -155,4 +140,23 @@ struct BrowseConfigTests {
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }
+}
+
+/// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
+func prepareConfiguredStore(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
+    let db = shelf.databasePath
+    #expect(
+        try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
+            .status
+            == 0)
+    for title in ["First task", "Second task", "Third task"] {
+        #expect(
+            try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
+                == 0)
+    }
+    let configHome = shelf.folder.appendingPathComponent("config")
+    let folder = configHome.appendingPathComponent("shelf")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: folder.appendingPathComponent("config.toml"))
+    return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
 }

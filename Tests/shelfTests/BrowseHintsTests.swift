@@ -7,23 +7,8 @@ import Testing
 /// configuration took from another action, and a copy's failure read whole.
 @Suite("shelf browse: hints and long messages", .serialized)
 struct BrowseHintsTests {
-    /// A store with three items of Ada's, and a config.toml holding `config` under
-    /// `XDG_CONFIG_HOME`; the environment to browse it with.
     private func prepare(_ shelf: ShelfProcess, config: String) async throws -> [String: String] {
-        let db = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-                .status == 0)
-        for title in ["First task", "Second task", "Third task"] {
-            #expect(
-                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                    == 0)
-        }
-        let configHome = shelf.folder.appendingPathComponent("config")
-        let folder = configHome.appendingPathComponent("shelf")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(config.utf8).write(to: folder.appendingPathComponent("config.toml"))
-        return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
+        try await prepareConfiguredStore(shelf, config: config)
     }
 
     private func browse(_ shelf: ShelfProcess, environment: [String: String], width: Int) throws -> TmuxSession {
