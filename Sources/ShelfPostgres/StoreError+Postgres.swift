@@ -2,6 +2,7 @@
     internal import Foundation
     internal import PostgresNIO
     package import ShelfStore
+    internal import _ConnectionPoolModule
 
     #if canImport(Glibc)
         internal import Glibc
@@ -37,6 +38,15 @@
                     .database,
                     "cannot reach the PostgreSQL server at \(location.server) (\(Self.connectionCause(error.underlying))); "
                         + "check that it runs and the URL", hint: .checkDatabaseLocation)
+            case let error as ConnectionPoolError where error == .connectionCreationCircuitBreakerTripped:
+                // PostgresClient's pool, once no connection could be made for a while (60 s, its
+                // circuit breaker), fails every call at once with this until one can: the server
+                // is unreachable, as a refused connection says (it was a 500 "PostgreSQL at …:
+                // ConnectionPoolError(…)" to a client, under load in CI).
+                self.init(
+                    .database,
+                    "cannot reach the PostgreSQL server at \(location.server) (no connection to it could be made "
+                        + "for a while); check that it runs and the URL", hint: .checkDatabaseLocation)
             case is CancellationError:
                 self.init(.database, "\(prefix)the operation on \(location.server) was cancelled")
             default:
