@@ -144,16 +144,7 @@ struct BrowseConfigTests {
 
 /// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
 func prepareConfiguredStore(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
-    let db = shelf.databasePath
-    #expect(
-        try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-            .status
-            == 0)
-    for title in ["First task", "Second task", "Third task"] {
-        #expect(
-            try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                == 0)
-    }
+    try await shelf.addAda(titles: ["First task", "Second task", "Third task"])
     let configHome = shelf.folder.appendingPathComponent("config")
     let folder = configHome.appendingPathComponent("shelf")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
