@@ -40,8 +40,6 @@
                 return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
             }
             let limit = configuration.options.connectTimeout
-            // One limit for the whole connect, the fallback below included.
-            let deadline = ContinuousClock.now + .nanoseconds(limit.nanoseconds)
             let channel: any Channel
             do {
                 channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -72,18 +70,10 @@
             } catch let error as PSQLError where error.code == .connectionError && !channel.isActive {
                 // The channel closed before postgres-nio took it (seen under a heavily loaded
                 // full test run, cause not found): connect as postgres-nio does, without
-                // keepalive on this connection, rather than fail the call; within what is left
-                // of the connect timeout. Before, a server that accepted and answered nothing
-                // (the connect timed out, which closes the channel too) was connected to again
-                // with a whole new timeout: a `ServerCheck` took 20 s, not 10 s.
-                try? await channel.close()
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { throw error }
+                // keepalive on this connection, rather than fail the call.
                 logger.debug("keepalive channel closed before use; connecting without keepalive: \(error)")
-                var fallback = configuration
-                fallback.options.connectTimeout = .nanoseconds(
-                    left.components.seconds * 1_000_000_000 + left.components.attoseconds / 1_000_000_000)
-                return try await PostgresConnection.connect(configuration: fallback, id: id, logger: logger)
+                try? await channel.close()
+                return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
             } catch {
                 try? await channel.close()
                 throw error
