@@ -1,35 +1,23 @@
 internal import Foundation
 internal import ShelfReactive
 internal import ShelfSQLite
-package import ShelfStore
+internal import ShelfStore
 internal import Synchronization
 
 #if canImport(Glibc)
     internal import Glibc
 #endif
 
-extension Store {
-    /// `copy(to:)` into a new SQLite file at `path` (an empty file the caller made and
-    /// claims, not opened as a store), page by page: SQLite's backup of this store's one
-    /// snapshot, its derived data made again (the change log, the browser's undo records and
-    /// Litestream's tables left out, the item totals counted again from the rows), then both
-    /// sides read back on two threads, each for its row counts and fingerprint.
-    ///
-    /// Only for a SQLite store whose schema is exactly what this build's migrations make:
-    /// then the copy's indexes and search indexes are what a row copy would build, without
-    /// building them. Returns nil, with `path` emptied again, when this store is not one
-    /// (another backend, a schema another program changed, a row a row copy refuses): the
-    /// caller then copies row by row (`copy(to:)`), which says what it refuses or mends it.
-    ///
-    /// A report that does not match leaves the file for the caller to discard. Throws as
-    /// `copy(to:)` does; `CancellationError` when the calling task is cancelled.
+extension SQLiteBackend {
+    /// See `StoreBackend.copyPages(intoNewFile:progress:)`: nil for a store in memory.
     package func copyPages(
-        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void
     ) async throws -> CopyReport? {
-        guard let sqlite = backend as? SQLiteBackend, sqlite.path != nil else { return nil }
+        guard self.path != nil else { return nil }
         let outcome = try await BlockingWork.run { cancellation in
             try StoreError.translating {
-                try sqlite.copyPages(intoNewFile: path, isCancelled: { cancellation.isCancelled }, progress: progress)
+                try self.copyPagesBlocking(
+                    intoNewFile: path, isCancelled: { cancellation.isCancelled }, progress: progress)
             }
         }
         guard let report = outcome else {
@@ -43,7 +31,7 @@ extension Store {
 extension SQLiteBackend {
     /// The work of `Store.copyPages(intoNewFile:progress:)`, on the calling thread (and one
     /// more for the read-back of the copy). Nil when this store cannot be copied by pages.
-    fileprivate func copyPages(
+    fileprivate func copyPagesBlocking(
         intoNewFile path: String, isCancelled: @escaping @Sendable () -> Bool,
         progress: (CopyProgress) -> Void
     ) throws -> CopyReport? {

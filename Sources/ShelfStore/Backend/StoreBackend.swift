@@ -35,6 +35,12 @@ package protocol StoreBackend: TokenStorage {
     /// a store only this process can reach (in memory).
     var shareableLocation: String? { get }
 
+    /// See `Store.copyPages(intoNewFile:progress:)`; nil when this backend cannot copy its
+    /// pages (the default: the caller then copies row by row).
+    func copyPages(
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void
+    ) async throws -> CopyReport?
+
     /// See `Store.liveItems(matching:after:limit:)`.
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
         LiveResult<ItemWindow>
@@ -143,6 +149,10 @@ package protocol StoreBackend: TokenStorage {
 
 extension StoreBackend {
     package var repairs: [String] { [] }
+
+    package func copyPages(
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void
+    ) async throws -> CopyReport? { nil }
 
     /// `backup(to:shownAs:)` with messages naming `path` itself.
     package func backup(to path: String) async throws {
