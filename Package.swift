@@ -94,6 +94,9 @@ let package = Package(
             dependencies: [
                 "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                // For `ConnectionPoolError`, which PostgresClient throws as it is (its circuit breaker).
+                .product(
+                    name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ],
             plugins: ["EmbedMigrations"]
@@ -189,6 +192,8 @@ let package = Package(
                 "ShelfPostgres", "ShelfPostgresTesting", "ShelfStore", "ShelfSQLiteBackend", "ShelfReactive",
                 "ShelfTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(
+                    name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ]),
         .testTarget(

@@ -19,7 +19,17 @@ extension BrowserController {
         }
         // Typed while an editor or prompt opens: translated when it is replayed to them.
         if typedAhead != nil { return event }
-        return configuration.keys.translate(event, modes: keyModes(of: responder))
+        let modes = keyModes(of: responder)
+        // The way back from an item opened on the whole screen goes back whatever the list would
+        // make of its Esc: with a search in force, "clear the search" (q and Enter cleared it and
+        // left the item open).
+        if modes.first == .detail, let action = configuration.keys.action(for: event, in: .detail),
+            action.name == "back"
+        {
+            closeFullScreenDetail()
+            return nil
+        }
+        return configuration.keys.translate(event, modes: modes)
     }
 
     /// The modes whose keys apply when `responder` is offered a key first.

@@ -7,7 +7,7 @@ extension BrowserController {
     /// Shows the saved-views picker; Enter on a view opens it in the list and closes the
     /// picker.
     func presentSavedViews() {
-        let picker = SavedViewPickerController(viewModel: viewModel.makeSavedViewList())
+        let picker = SavedViewPickerController(viewModel: viewModel.makeSavedViewList(keys: Theme.keyNames))
         picker.onOpen = { [weak self] view in
             guard let self else { return }
             dismissModal()

@@ -212,6 +212,14 @@ public final class BrowserController: Controller {
 
     // MARK: - Keys
 
+    /// Back from the item opened on the whole screen to the list beside it.
+    func closeFullScreenDetail() {
+        split.mode = .automatic
+        showStatusHints()
+        // Beside the list again: a preview of the notes, as for every selection.
+        if detailController?.viewModel.wholeNotes == true { showDetail(detailID) }
+    }
+
     /// Every key passes here first (see `translateKey(_:for:)`).
     public override func translate(_ event: KeyEvent, for responder: Controller) -> KeyEvent? {
         translateKey(event, for: responder)
@@ -233,10 +241,7 @@ public final class BrowserController: Controller {
         }
         let action = KeyBindings.action(for: event)
         if split.mode == .secondOnly, action == .open || action == .clearSearch || action == .quit {
-            split.mode = .automatic  // back from the full-screen detail
-            showStatusHints()
-            // Beside the list again: a preview of the notes, as for every selection.
-            if detailController?.viewModel.wholeNotes == true { showDetail(detailID) }
+            closeFullScreenDetail()
             return true
         }
         let selectedRow = viewModel.list.selectedRow

@@ -20,9 +20,10 @@ public final class ConfirmController: Controller, KeyModeReporting {
             viewModel.choices(yes: Theme.keyHint(.confirm, "yes"), no: Theme.keyHint(.confirm, "no")),
             style: Theme.hint)
         let width = min(70, max(40, DisplayWidth.of(viewModel.message) + 4))
-        view = Dialog(
+        let dialog = Dialog(
             title: viewModel.title, content: StackView(axis: .vertical, [message, choices]),
             preferredSize: Size(width: width, height: 6))
+        view = FittingConfirmView(dialog: dialog, message: viewModel.message)
     }
 
     var keyModes: [KeyMode] { [.confirm] }
@@ -34,5 +35,32 @@ public final class ConfirmController: Controller, KeyModeReporting {
         default: break
         }
         return true  // modal: no key reaches the list behind it
+    }
+}
+
+/// Holds the question's dialog and, before each layout, makes it as high as the question needs
+/// at the width it gets (a 60-column screen wrapped a user's removal over four lines, and the
+/// last, "This cannot be undone.", was cut): at least 6 rows, at most the screen.
+@MainActor
+private final class FittingConfirmView: View {
+    let dialog: Dialog
+    let message: String
+    /// The dialog's width when the screen has room.
+    let width: Int
+
+    init(dialog: Dialog, message: String) {
+        self.dialog = dialog
+        self.message = message
+        width = dialog.preferredSize.width
+        super.init()
+        addSubview(dialog)
+    }
+
+    override func layoutSubviews() {
+        // Inside the border: the question's lines, then the keys' line.
+        let inner = min(width, frame.width) - 2
+        let lines = TextLayout.wrap(message, to: inner, maxLines: max(1, frame.height)).count
+        dialog.preferredSize = Size(width: width, height: max(6, lines + 3))
+        super.layoutSubviews()
     }
 }

@@ -12,7 +12,7 @@ public final class SavedViewPickerController: Controller, KeyModeReporting {
 
     private let listView = ListView()
     private let messageLabel = Label()
-    private let hintLabel = Label("", style: Theme.hint)
+    private let hintLabel = HintLine(style: Theme.hint)
     private lazy var dataSource = ListDataSource<SavedView.ID, SavedViewRowCell>(
         listView: listView, cell: SavedViewRowCell.self)
     /// The view whose deletion is being asked about.
@@ -54,7 +54,9 @@ public final class SavedViewPickerController: Controller, KeyModeReporting {
         listView.isHidden = true
         messageLabel.isHidden = true
         messageLabel.style = .plain
-        hintLabel.text = SavedViewListViewModel.hints(keys: Theme.keyNames)
+        hintLabel.lead = ""
+        hintLabel.separator = " · "
+        hintLabel.hints = SavedViewListViewModel.hintList(keys: Theme.keyNames)
         switch state {
         case .idle, .loading:
             messageLabel.isHidden = false
@@ -66,22 +68,27 @@ public final class SavedViewPickerController: Controller, KeyModeReporting {
             dataSource.apply(
                 snapshot, rows: Dictionary(content.rows.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }))
             if let index = content.selectedIndex { dataSource.select(content.rows[index].id) }
-            if let message = content.message { hintLabel.text = message }
+            if let message = content.message { (hintLabel.lead, hintLabel.hints) = (message, []) }
             if let deleting, !content.rows.contains(where: { $0.id == deleting.id }) {
                 self.deleting = nil  // deleted meanwhile, here or elsewhere
             }
         case .empty(let message):
             messageLabel.isHidden = false
             messageLabel.text = message
-            hintLabel.text = SavedViewListViewModel.closeHint(keys: Theme.keyNames)
+            hintLabel.hints = [KeyHint(SavedViewListViewModel.closeHint(keys: Theme.keyNames), rank: 1)]
             deleting = nil
         case .failed(let failure):
             messageLabel.isHidden = false
             messageLabel.text = failure.message
             messageLabel.style = Theme.error
-            hintLabel.text = SavedViewListViewModel.closeHint(keys: Theme.keyNames)
+            hintLabel.hints = [KeyHint(SavedViewListViewModel.closeHint(keys: Theme.keyNames), rank: 1)]
         }
-        if let deleting { hintLabel.text = SavedViewListViewModel.deleteQuestion(deleting, keys: Theme.keyNames) }
+        if let deleting {
+            // The question cut before its keys: a long name never hides how to answer.
+            hintLabel.lead = SavedViewListViewModel.deleteQuestionLead(deleting)
+            hintLabel.separator = SavedViewListViewModel.deleteHintSeparator
+            hintLabel.hints = SavedViewListViewModel.deleteHints(keys: Theme.keyNames)
+        }
         view.setNeedsDisplay()
     }
 

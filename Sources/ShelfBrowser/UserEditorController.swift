@@ -14,7 +14,7 @@ public final class UserEditorController: Controller, KeyModeReporting {
     private let nameError = Label("", style: Theme.error)
     private let emailError = Label("", style: Theme.error)
     private let phaseLabel = Label()
-    private let hintLabel = Label(UserEditorContent.hints(keys: Theme.keyNames), style: Theme.hint)
+    private let hintLabel = HintLine(style: Theme.hint)
     private var focusIndex = 0
 
     public init(viewModel: UserEditorViewModel) {
@@ -25,6 +25,7 @@ public final class UserEditorController: Controller, KeyModeReporting {
     public override func loadView() {
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
+        hintLabel.hints = UserEditorContent.hintList(keys: Theme.keyNames)
         view = Dialog(
             title: viewModel.state.value.title,
             content: StackView(axis: .vertical, [nameField, nameError, emailField, emailError, phaseLabel, hintLabel]),

@@ -17,7 +17,7 @@ public final class UserListController: Controller, KeyModeReporting {
 
     private let listView = ListView()
     private let messageLabel = Label()
-    private let hintLabel = Label(UserListViewModel.hints(keys: Theme.keyNames), style: Theme.hint)
+    private let hintLabel = HintLine(style: Theme.hint)
     private lazy var dataSource = ListDataSource<User.ID, UserRowCell>(listView: listView, cell: UserRowCell.self)
     private var form: Controller?
     private var formObservation: Observation?
@@ -36,6 +36,7 @@ public final class UserListController: Controller, KeyModeReporting {
         ]
         messageLabel.wraps = true
         messageLabel.length = .fixed(2)
+        hintLabel.hints = UserListViewModel.hintList(keys: Theme.keyNames)
         let body = StackView(axis: .vertical, [listView, messageLabel, hintLabel])
         // Forms open over the dialog, centred on the whole screen.
         let root = View()

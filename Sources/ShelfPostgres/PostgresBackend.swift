@@ -16,6 +16,7 @@
         package let items: any ItemRepository
         package let views: any SavedViewRepository
         package let appliedMigrations: [String]
+        package let repairs: [String]
         package let emailCollisions: [EmailCollision]
         /// The URL as given, its password replaced by `***`.
         package let location: String
@@ -39,13 +40,14 @@
         let windows: PostgresLiveWindows
 
         private init(
-            url: String, place: PostgresLocation, appliedMigrations: [String], emailCollisions: [EmailCollision],
-            copyIdentity: String
+            url: String, place: PostgresLocation, appliedMigrations: [String], repairs: [String],
+            emailCollisions: [EmailCollision], copyIdentity: String
         ) throws {
             location = StoreLocation.redacted(url)
             self.place = place
             self.copyIdentity = copyIdentity
             self.appliedMigrations = appliedMigrations
+            self.repairs = repairs
             self.emailCollisions = emailCollisions
             let feed = PostgresChangeFeed(
                 configuration: try place.connectionConfiguration(), logger: PostgresPool.logger)
@@ -81,7 +83,7 @@
             let place = location
             SlowCallThreshold.set(configuration.slowQueryThreshold)
             PostgresPool.setLogLevel(configuration.logLevel)
-            let (applied, collisions, identity) = try await withConnection(to: place) { connection in
+            let (applied, repairs, collisions, identity) = try await withConnection(to: place) { connection in
                 // Watched as the pool's calls are: a lock held meanwhile (a `shelf copy` into
                 // this database holds its tables until it commits) ends the wait with a message
                 // naming the session that holds it, not "busy with another transaction".
@@ -89,12 +91,13 @@
                 return try await LockWait.watching(connection: connection, pid: pid.first ?? 0, at: place, .open) {
                     connection in
                     let applied = try await PostgresMigrator.embedded.migrate(on: connection, at: place)
+                    let repairs = try await PostgresMigrator.embedded.repair(on: connection, at: place)
                     let collisions = try await PostgresUserRepository.fillEmailKeys(on: connection)
-                    return (applied, collisions, try await databaseIdentity(on: connection))
+                    return (applied, repairs, collisions, try await databaseIdentity(on: connection))
                 }
             }
             return try PostgresBackend(
-                url: url, place: place, appliedMigrations: applied, emailCollisions: collisions,
+                url: url, place: place, appliedMigrations: applied, repairs: repairs, emailCollisions: collisions,
                 copyIdentity: identity)
         }
 

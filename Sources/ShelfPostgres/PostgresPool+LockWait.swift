@@ -16,6 +16,9 @@
         var query: String = ""
         /// `pg_stat_activity.state`: "active", "idle in transaction", …
         var state: String = ""
+        /// When it entered that state (`state_change`), as UTC ISO 8601 to the second; ""
+        /// when unknown.
+        var since: String = ""
 
         var description: String {
             let name = application.isEmpty ? "a session" : "the session \(OutputText.quoted(application))"
@@ -26,7 +29,10 @@
                 : state == "active"
                     ? ", running \(OutputText.quoted(query))"
                     : ", \(state.isEmpty ? "idle" : state) after \(OutputText.quoted(query))"
-            return "\(name) (PID \(pid), user \(user), from \(from)\(doing))"
+            // Since when it has been in that state (idle in a transaction: since its last
+            // statement ended), so a reader can tell a forgotten session from a busy one.
+            let when = since.isEmpty ? "" : ", since \(since)"
+            return "\(name) (PID \(pid), user \(user), from \(from)\(doing)\(when))"
         }
     }
 
@@ -192,10 +198,11 @@
                                 SELECT pid, coalesce(application_name, ''), coalesce(usename::text, ''),
                                        coalesce(host(client_addr), ''),
                                        coalesce(left(regexp_replace(query, '\\s+', ' ', 'g'), 200), ''),
-                                       coalesce(state, '')
+                                       coalesce(state, ''),
+                                       coalesce(to_char(state_change AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '')
                                 FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids(\(pid))) ORDER BY pid
                                 """, logger: .silent
-                            ).all((Int32, String, String, String, String, String).self)
+                            ).all((Int32, String, String, String, String, String, String).self)
                             let sessions = try await connection.query(
                                 "SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid)", logger: .silent
                             ).all((Int64).self)
@@ -205,7 +212,8 @@
                         guard alive else { return "the server ended its session (PID \(pid))" }
                         let found = rows.map {
                             LockHolderSession(
-                                pid: $0.0, application: $0.1, user: $0.2, address: $0.3, query: $0.4, state: $0.5)
+                                pid: $0.0, application: $0.1, user: $0.2, address: $0.3, query: $0.4, state: $0.5,
+                                since: $0.6)
                         }
                         if !found.isEmpty { report(found) }
                         try await Task.sleep(for: interval(for: timeout))

@@ -2,6 +2,7 @@
     internal import Foundation
     internal import PostgresNIO
     package import ShelfStore
+    internal import _ConnectionPoolModule
 
     #if canImport(Glibc)
         internal import Glibc
@@ -37,6 +38,15 @@
                     .database,
                     "cannot reach the PostgreSQL server at \(location.server) (\(Self.connectionCause(error.underlying))); "
                         + "check that it runs and the URL", hint: .checkDatabaseLocation)
+            case let error as ConnectionPoolError where error == .connectionCreationCircuitBreakerTripped:
+                // PostgresClient's pool, once no connection could be made for a while (60 s, its
+                // circuit breaker), fails every call at once with this until one can: the server
+                // is unreachable, as a refused connection says (it was a 500 "PostgreSQL at …:
+                // ConnectionPoolError(…)" to a client, under load in CI).
+                self.init(
+                    .database,
+                    "cannot reach the PostgreSQL server at \(location.server) (no connection to it could be made "
+                        + "for a while); check that it runs and the URL", hint: .checkDatabaseLocation)
             case is CancellationError:
                 self.init(.database, "\(prefix)the operation on \(location.server) was cancelled")
             default:
@@ -89,6 +99,17 @@
                             "a value is too long for the store (\(message)); shorten it"
                         }
                     self.init(.invalidValue, prefix + what)
+                case "42P01" where Self.missingShelfTable(message) != nil:
+                    // Another program dropped one of shelf's tables (a count table, the change
+                    // log): every write of items fails in its trigger, and counts cannot be read.
+                    let table = Self.missingShelfTable(message) ?? "a table"
+                    self.init(
+                        .database,
+                        "\(prefix)the table \(table) of the shelf in the PostgreSQL database \(location.database) on "
+                            + "\(location.server) is missing (\(message)): another program dropped it, and nothing "
+                            + "was changed. Run `shelf migrate` on this database to make it again (shelf counts the "
+                            + "items again for the count tables); restore a backup if it was the change log or your data"
+                    )
                 case "57P01", "57P02", "57P03":
                     // The server ended this connection (pg_terminate_backend, a shutdown).
                     self.init(.database, prefix + Self.lostConnection(at: location, cause: message))
@@ -145,6 +166,15 @@
                 let cause = error.underlying.map { " (\($0))" } ?? ""
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server) failed: \(error.code)\(cause)")
             }
+        }
+
+        /// The shelf table (`shelf_…`, the schema left out) a "relation … does not exist"
+        /// message names, or nil when it names another (a table of the caller's own SQL).
+        static func missingShelfTable(_ message: String) -> String? {
+            let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
+            guard parts.count >= 3, message.hasPrefix("relation ") else { return nil }
+            let name = parts[1].split(separator: ".").last.map(String.init) ?? ""
+            return name.hasPrefix("shelf_") ? name : nil
         }
 
         /// The words of a connection lost in the middle of work; `isLostConnection` knows them.

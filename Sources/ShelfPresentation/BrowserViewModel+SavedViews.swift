@@ -16,8 +16,8 @@ extension BrowserViewModel {
     }
 
     /// A picker over every saved view, live, with the open view selected first.
-    public func makeSavedViewList() -> SavedViewListViewModel {
-        SavedViewListViewModel(store: store, selecting: openViewName)
+    public func makeSavedViewList(keys: KeyNames = .defaults) -> SavedViewListViewModel {
+        SavedViewListViewModel(store: store, selecting: openViewName, keys: keys)
     }
 
     /// A prompt to save the list's search and sort, prefilled with the open view's name. The

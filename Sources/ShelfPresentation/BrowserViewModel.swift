@@ -119,7 +119,7 @@ public final class BrowserViewModel {
     /// the undo key as `keys` names it.
     public func makeDeleteConfirmation(id: Item.ID, title: String, keys: KeyNames = .defaults) -> ConfirmViewModel {
         ConfirmViewModel(
-            title: "Delete item", message: "Delete “\(title)”? \(keys("list.undo", "u")) undoes it.",
+            title: "Delete item", message: "Delete “\(Formatting.inline(title))”? \(keys("list.undo", "u")) undoes it.",
             confirmLabel: "delete")
     }
 }

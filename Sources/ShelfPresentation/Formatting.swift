@@ -63,6 +63,22 @@ public enum Formatting {
         return value < 0 ? "-" + result : result
     }
 
+    /// `text` as one line of at most `limit` characters, for naming a title or a name inside
+    /// a question: line breaks become the visible ␊ and ␍ (a dialog would break its lines
+    /// there, and the question's end, "? u undoes it.", fell off its last line), and a longer
+    /// text ends in "…", so the rest of the question always shows.
+    public static func inline(_ text: String, limit: Int = 80) -> String {
+        var line = ""
+        for character in text.prefix(limit) {
+            switch character {
+            case "\n", "\r\n", "\u{2028}", "\u{2029}", "\u{85}", "\u{0B}", "\u{0C}": line.append("␊")
+            case "\r": line.append("␍")
+            default: line.append(character)
+            }
+        }
+        return text.count > limit ? line + "…" : line
+    }
+
     /// "1 item", "2 items".
     public static func items(_ count: Int) -> String {
         count == 1 ? "1 item" : "\(Self.count(count)) items"

@@ -13,20 +13,20 @@ public struct KeyHint: Hashable, Sendable {
         self.rank = rank
     }
 
-    /// `hints` in their order, joined by " · ", leaving out as few of them as make the line fit
-    /// in `width` columns (as `measure` counts them): the highest rank first, and of one rank
-    /// the last first. Hints of rank 1 stay even when they alone do not fit (the view cuts
-    /// the line then).
+    /// `hints` in their order, joined by `separator`, leaving out as few of them as make the
+    /// line fit in `width` columns (as `measure` counts them): the highest rank first, and of
+    /// one rank the last first. Hints of rank 1 stay even when they alone do not fit (the view
+    /// cuts the line then).
     public static func line(
-        _ hints: [KeyHint], width: Int = .max, measure: (String) -> Int = { $0.count }
+        _ hints: [KeyHint], width: Int = .max, separator: String = " · ", measure: (String) -> Int = { $0.count }
     ) -> String {
         var kept = hints
-        var text = kept.map(\.text).joined(separator: " · ")
+        var text = kept.map(\.text).joined(separator: separator)
         while measure(text) > width, let worst = kept.map(\.rank).max(), worst > 1,
             let index = kept.lastIndex(where: { $0.rank == worst })
         {
             kept.remove(at: index)
-            text = kept.map(\.text).joined(separator: " · ")
+            text = kept.map(\.text).joined(separator: separator)
         }
         return text
     }

@@ -51,6 +51,7 @@ public final class SavedViewListViewModel {
     public let state: Property<ViewState<SavedViewListContent>>
 
     private let store: Store
+    private let keys: KeyNames
     private let mutableState = MutableProperty<ViewState<SavedViewListContent>>(.idle)
     private let token = Lifetime.Token()
     private let tasks = IntentTracker()
@@ -61,8 +62,10 @@ public final class SavedViewListViewModel {
 
     /// A picker model in state `.idle`: nothing is read until `load()`. `selecting` names the
     /// view to select first (the open one), when there is one.
-    public init(store: Store, selecting name: String? = nil) {
+    /// `keys` names the keys in the picker's texts (the config's, in the browser).
+    public init(store: Store, selecting name: String? = nil, keys: KeyNames = .defaults) {
         self.store = store
+        self.keys = keys
         state = mutableState.property
         pendingName = name
     }
@@ -72,7 +75,15 @@ public final class SavedViewListViewModel {
 
     /// The picker's keys, for its foot, named as `keys` names them.
     public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
-        "\(keys("views.open", "Enter")) open · \(keys("views.delete", "d")) delete · \(closeHint(keys: keys))"
+        KeyHint.line(hintList(keys: keys))
+    }
+
+    /// The hints of `hints(keys:)`, ranked: opening and the way out kept whole.
+    public nonisolated static func hintList(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("views.open", "Enter")) open", rank: 1),
+            KeyHint("\(keys("views.delete", "d")) delete", rank: 2), KeyHint(closeHint(keys: keys), rank: 1),
+        ]
     }
     /// The picker's foot while it shows no views (empty, failed or loading).
     public nonisolated static func closeHint(keys: KeyNames = .defaults) -> String {
@@ -83,8 +94,25 @@ public final class SavedViewListViewModel {
 
     /// The question asked before deleting `row`'s view, with its keys named as `keys` names them.
     public nonisolated static func deleteQuestion(_ row: SavedViewRowViewModel, keys: KeyNames = .defaults) -> String {
-        "Delete “\(row.name)”? \(keys("confirm.yes", "y / Enter")): delete    \(keys("confirm.no", "n / Esc")): keep it"
+        deleteQuestionLead(row) + " " + KeyHint.line(deleteHints(keys: keys), separator: deleteHintSeparator)
     }
+
+    /// The question of `deleteQuestion(_:keys:)` without its keys: "Delete “NAME”?", which a
+    /// narrow line cuts before the keys.
+    public nonisolated static func deleteQuestionLead(_ row: SavedViewRowViewModel) -> String {
+        "Delete “\(row.name)”?"
+    }
+
+    /// The keys that answer the question, both kept whole (joined by `deleteHintSeparator`).
+    public nonisolated static func deleteHints(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("confirm.yes", "y / Enter")): delete", rank: 1),
+            KeyHint("\(keys("confirm.no", "n / Esc")): keep it", rank: 1),
+        ]
+    }
+
+    /// Between the answers' keys.
+    public nonisolated static let deleteHintSeparator = "    "
 
     /// The selected view, or nil when there is none.
     public var selectedView: SavedView? {
@@ -150,7 +178,7 @@ public final class SavedViewListViewModel {
     }
 
     private func publish() {
-        mutableState.value = Self.state(views, selectedID: selectedID, message: message)
+        mutableState.value = Self.state(views, selectedID: selectedID, message: message, keys: keys)
     }
 
     private func fail(_ error: any Error) {
@@ -159,12 +187,12 @@ public final class SavedViewListViewModel {
 
     /// The pure mapping from views and a selection to the picker's state.
     public nonisolated static func state(
-        _ views: [SavedView], selectedID: SavedView.ID?, message: String?
+        _ views: [SavedView], selectedID: SavedView.ID?, message: String?, keys: KeyNames = .defaults
     ) -> ViewState<SavedViewListContent> {
         guard !views.isEmpty else {
             return .empty(
                 message
-                    ?? "No saved views yet. Press V in the list to save the search and sort, "
+                    ?? "No saved views yet. Press \(keys("list.saveView", "V")) in the list to save the search and sort, "
                     + "or: shelf views save NAME --query TEXT")
         }
         return .loaded(

@@ -68,8 +68,16 @@ public struct UserEditorContent: Hashable, Sendable {
 
     /// The form's keys, for its foot, named as `keys` names them.
     public static func hints(keys: KeyNames = .defaults) -> String {
-        "\(keys("user-form.nextField", "Tab")) next field · \(keys("user-form.save", "Enter")) save · "
-            + "\(keys("user-form.close", "Esc")) cancel"
+        KeyHint.line(hintList(keys: keys))
+    }
+
+    /// The hints of `hints(keys:)`, ranked: saving and the way out kept whole.
+    public static func hintList(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("user-form.nextField", "Tab")) next field", rank: 2),
+            KeyHint("\(keys("user-form.save", "Enter")) save", rank: 1),
+            KeyHint("\(keys("user-form.close", "Esc")) cancel", rank: 1),
+        ]
     }
 
     /// Content from its parts, as the editor model produces it; for tests and previews.

@@ -74,8 +74,18 @@ public final class UserListViewModel {
 
     /// The keys of the users view, for its foot, named as `keys` names them.
     public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
-        "\(keys("users.add", "a")) add · \(keys("users.edit", "e")) edit · \(keys("users.delete", "d")) remove · "
-            + "\(keys("users.showItems", "Enter")) their items · \(keys("users.close", "Esc")) back"
+        KeyHint.line(hintList(keys: keys))
+    }
+
+    /// The hints of `hints(keys:)`, ranked for a narrow line (`KeyHint.line(_:width:separator:measure:)`):
+    /// the way back and adding a user kept whole, then showing their items, editing, removing.
+    public nonisolated static func hintList(keys: KeyNames = .defaults) -> [KeyHint] {
+        [
+            KeyHint("\(keys("users.add", "a")) add", rank: 1), KeyHint("\(keys("users.edit", "e")) edit", rank: 3),
+            KeyHint("\(keys("users.delete", "d")) remove", rank: 4),
+            KeyHint("\(keys("users.showItems", "Enter")) their items", rank: 2),
+            KeyHint("\(keys("users.close", "Esc")) back", rank: 1),
+        ]
     }
 
     /// The line under the list for `state`: see `messageText`.
@@ -233,7 +243,9 @@ public final class UserListViewModel {
     /// "Remove Ada (ada@x.io) and their 12 items? This cannot be undone." — or, for a user
     /// without items, "Remove Ada (ada@x.io)? They own no items. This cannot be undone."
     public nonisolated static func removalQuestion(_ summary: UserSummary) -> String {
-        let who = "\(summary.user.name) (\(summary.user.email))"
+        // One line each, cut: a name of 10,000 characters hid "and their N items? This cannot
+        // be undone." below the dialog's last line (hostile tester, round 8).
+        let who = "\(Formatting.inline(summary.user.name, limit: 60)) (\(Formatting.inline(summary.user.email)))"
         return summary.itemCount == 0
             ? "Remove \(who)? They own no items. This cannot be undone."
             : "Remove \(who) and their \(Formatting.items(summary.itemCount))? This cannot be undone."

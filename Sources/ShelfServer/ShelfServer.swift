@@ -119,7 +119,8 @@
                 server: HTTPServerBuilder { responder in
                     KeptHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: http))
                 },
-                configuration: .init(address: .hostname(host, port: configuration.port), serverName: nil),
+                configuration: .init(
+                    address: .hostname(host, port: configuration.port), serverName: nil, backlog: Self.listenBacklog),
                 onServerRunning: { channel in
                     listener.channel.withLock { $0 = channel }
                     await onListening(host, channel.localAddress?.port ?? 0)
@@ -149,6 +150,14 @@
         final class ListeningChannel: Sendable {
             let channel = Mutex<(any Channel)?>(nil)
         }
+
+        /// How many connections the kernel completes and queues for the server to accept
+        /// (`listen`'s backlog; Linux caps it at `net.core.somaxconn`, 4096 by default).
+        /// Hummingbird's default, 256, overflowed under a burst of 500 on a loaded machine: the
+        /// connections past it, whose clients had connected and sent their requests, waited
+        /// half-open where `acceptWaiting` cannot count them, and were reset when the listening
+        /// socket closed at SIGTERM (62 of 500 in CI, `ShutdownStormTests`).
+        static let listenBacklog = 4096
 
         /// The longest shutdown waits for the connections waiting to be accepted (`acceptWaiting`).
         static let acceptDrainLimit: Duration = .seconds(10)

@@ -122,21 +122,30 @@ struct CopyCommand: AsyncParsableCommand {
         // Runs after the removal below: the claim ends once the file is gone.
         defer { close(claim) }
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
-        let target: Store
-        do {
-            target = try OpenDatabases.open(temporary)
-        } catch let error as StoreError {
-            throw CommandError(Self.failure(error, target: temporary, shownAs: name))
+        // A SQLite store with this build's schema is copied page by page (a backup of its
+        // snapshot, then both sides read back); anything else row by row.
+        let paged = try await copying(shownAs: name, target: temporary) { progress in
+            try await source.copyPages(intoNewFile: temporary, progress: progress)
         }
         let report: CopyReport
-        do {
-            report = try await copy(from: source, into: target, shownAs: name)
-        } catch {
+        if let paged {
+            report = paged
+        } else {
+            let target: Store
+            do {
+                target = try OpenDatabases.open(temporary)
+            } catch let error as StoreError {
+                throw CommandError(Self.failure(error, target: temporary, shownAs: name))
+            }
+            do {
+                report = try await copy(from: source, into: target, shownAs: name)
+            } catch {
+                await target.close()
+                throw error
+            }
+            // Closed, its WAL is merged into the file and removed: the whole file moves into place.
             await target.close()
-            throw error
         }
-        // Closed, its WAL is merged into the file and removed: the whole file moves into place.
-        await target.close()
         guard report.matches else { return try finish(report, from: source, shownAs: name) }
         if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
         // A link, not a rename: rename would replace a file that another process (a second
@@ -176,10 +185,21 @@ struct CopyCommand: AsyncParsableCommand {
     /// Copies `source` into `target`, with a progress bar on a terminal; returns both sides'
     /// counts and fingerprints (when they differ, nothing was committed).
     private func copy(from source: Store, into target: Store, shownAs name: String) async throws -> CopyReport {
+        try await copying(shownAs: name, target: target.location) { progress in
+            try await source.copy(to: target, options: CopyOptions(replace: replace), progress: progress)
+        }
+    }
+
+    /// Runs `body`, a copy into `location` (shown as `name`), with a progress bar on a
+    /// terminal; its failures are said as the copy's.
+    private func copying<T>(
+        shownAs name: String, target location: String,
+        _ body: (@escaping @Sendable (CopyProgress) -> Void) async throws -> T
+    ) async throws -> T {
         let progress = ProgressLine(total: 0, label: "Copying")
-        let report: CopyReport
+        let result: T
         do {
-            report = try await source.copy(to: target, options: CopyOptions(replace: replace)) { progress.show($0) }
+            result = try await body { progress.show($0) }
             progress.finish()
         } catch let error where error is CancellationError || Task.isCancelled {
             progress.finish()
@@ -187,12 +207,12 @@ struct CopyCommand: AsyncParsableCommand {
             throw CancellationError()
         } catch let error as StoreError {
             progress.finish()
-            throw CommandError(Self.failure(error, target: target.location, shownAs: name))
+            throw CommandError(Self.failure(error, target: location, shownAs: name))
         } catch {
             progress.finish()
             throw error
         }
-        return report
+        return result
     }
 
     /// Prints both sides' counts and fingerprints; throws when they differ.

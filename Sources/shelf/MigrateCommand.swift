@@ -24,11 +24,12 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             return
         }
-        let store = try await OpenDatabases.open(location)
-        if store.appliedMigrations.isEmpty {
+        let store = try await OpenDatabases.open(location, sayingRepairs: false)
+        for name in store.appliedMigrations { try printLine("applied \(name)") }
+        // What another program had broken and the open put right (a dropped count table).
+        for repair in store.repairs { try printLine("repaired: \(repair)") }
+        if store.appliedMigrations.isEmpty && store.repairs.isEmpty {
             try printLine("\(location) is up to date")
-        } else {
-            for name in store.appliedMigrations { try printLine("applied \(name)") }
         }
         // The database as given, so the suggested command acts on it (not on the default one).
         let given = database.path.map { " --db " + ShellQuoting.quoted($0) } ?? ""

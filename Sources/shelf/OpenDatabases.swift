@@ -24,13 +24,20 @@ enum OpenDatabases {
     static var files: [String] { databases.withLock { $0 } }
 
     /// Opens the store at `location` and remembers it, to close it before the process exits.
-    static func open(_ location: StoreLocation) async throws -> Store {
+    /// What the open repaired (`Store.repairs`: a count table another program dropped) is
+    /// said on stderr, unless `sayingRepairs` is false (`shelf migrate` prints it itself).
+    static func open(_ location: StoreLocation, sayingRepairs: Bool = true) async throws -> Store {
         switch location {
         case .sqlite(let path): return try open(path)
         case .postgres(let url):
             #if PostgreSQL
                 let store = try await Store.open(postgres: url, configuration: configuration)
                 stores.withLock { $0.append(store) }
+                if sayingRepairs {
+                    for repair in store.repairs {
+                        try? FileHandle.standardError.write(contentsOf: Data("shelf: repaired: \(repair)\n".utf8))
+                    }
+                }
                 return store
             #else
                 _ = url

@@ -174,6 +174,29 @@ struct BrowserScreenTests {
         #expect(screen.lines[0].hasPrefix("/search"))
     }
 
+    /// Issue 26: with a search in force, q, Enter and Esc in an item opened on the whole screen
+    /// (the status bar says "Esc back") cleared the search and left the item open: the opened
+    /// item's back is translated to Esc, which the list took as "clear the search". They go
+    /// back, and the search stays.
+    @Test func backFromAnOpenedItemKeepsTheSearch() async throws {
+        let (store, _) = try await makeStore(items: 3)
+        for key in [KeyEvent.character("q"), KeyEvent(.enter), KeyEvent(.escape)] {
+            let screen = browser(store, width: 60, height: 12)
+            #expect(await screen.waitUntil { $0.contains("Item 3") })
+            screen.send(.character("/"))
+            screen.type("two")
+            #expect(await screen.waitUntil { $0.contains("1 item") && !$0.contains("Item 3") })
+            screen.send(KeyEvent(.enter))  // keeps the search, back to the list
+            screen.send(KeyEvent(.enter))  // opens the item
+            #expect(await screen.waitUntil { $0.hasPrefix("┌─ Item #2") })
+            screen.send(key)
+            // The list again, under the search field that holds the search.
+            #expect(screen.lines[0].hasPrefix("/two"), "\(key): \(screen.text)")
+            #expect(screen.text.contains("“two”"), "\(key): the search stays: \(screen.text)")
+            screen.close()
+        }
+    }
+
     @Test func helpIsGeneratedFromTheKeyTable() async throws {
         let (store, _) = try await makeStore(items: 1)
         let screen = browser(store, width: 110, height: 30)
@@ -211,6 +234,21 @@ struct BrowserScreenTests {
         #expect(screen.text.contains("next item"))
         screen.send(KeyEvent(.escape))
         #expect(!screen.text.contains("┌─ Keys"))
+    }
+
+    /// A title of several lines (another program's write) is named on one line, and the
+    /// question's end shows (hostile tester, round 8: "Delete “line1 / line2 / line3" and
+    /// nothing more).
+    @Test func aDeleteQuestionShowsItsEndWhateverTheTitle() async throws {
+        let (store, users) = try await makeStore(items: 0)
+        _ = try await store.items.insert(
+            NewItem(userID: users[0].id, title: (1...8).map { "line\($0)" }.joined(separator: "\n")))
+        let screen = browser(store, width: 70, height: 14)
+        #expect(await screen.waitUntil { $0.contains("line1") })
+        screen.send(.character("d"))
+        #expect(screen.text.contains("┌─ Delete item"))
+        #expect(screen.text.contains("line8”? u undoes"), "\(screen.text)")
+        #expect(screen.text.contains("line1␊line2"), "\(screen.text)")
     }
 
     @Test func deleteAsksFirst() async throws {

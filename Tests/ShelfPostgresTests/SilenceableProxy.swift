@@ -13,6 +13,8 @@
     /// answer from the server does.) Its threads are its own, not the cooperative pool's.
     final class SilenceableProxy: Sendable {
         let port: Int
+        /// How many connections it has accepted.
+        let accepted = Atomic<Int>(0)
         private let listener: Int32
         private let state = Mutex<(silent: Bool, closed: Bool, sockets: [Int32])>((false, false, []))
 
@@ -34,6 +36,7 @@
                 while true {
                     let client = accept(listener, nil, nil)
                     guard client >= 0 else { return }
+                    accepted.add(1, ordering: .relaxed)
                     let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                     var target = Self.loopback(port: targetPort)
                     let connected = withUnsafePointer(to: &target) {

@@ -20,6 +20,21 @@ struct MappingTests {
         #expect(Formatting.relative(Self.now.addingTimeInterval(-secondsAgo), now: Self.now) == expected)
     }
 
+    /// A title or name named inside a question is one line, cut with "…", so the question's
+    /// end shows: a title of eight lines showed "Delete “line1 / line2 / line3" in its dialog
+    /// and no "? u undoes it."; a name of 10,000 characters hid "This cannot be undone."
+    @Test func namesInsideQuestionsAreOneShortLine() {
+        #expect(Formatting.inline("line1\nline2\r\nline3\rline4\u{2028}5") == "line1␊line2␊line3␍line4␊5")
+        #expect(Formatting.inline("short") == "short")
+        let long = String(repeating: "名", count: 10_000)
+        #expect(Formatting.inline(long, limit: 60) == String(repeating: "名", count: 60) + "…")
+        let user = User(id: User.ID(rawValue: 1), name: long, email: "x\ny@example.com", createdAt: Self.now)
+        let question = UserListViewModel.removalQuestion(UserSummary(user: user, itemCount: 3, openCount: 1))
+        #expect(question.count < 200, "\(question.count) characters")
+        #expect(question.hasSuffix("… (x␊y@example.com) and their 3 items? This cannot be undone."), "\(question)")
+        #expect(!question.contains("\n"))
+    }
+
     @Test func civilDatesAgreeWithTheCalendar() {
         var seconds = -2_208_988_800.0  // 1900-01-01
         while seconds < 7_258_118_400 {  // 2200-01-01

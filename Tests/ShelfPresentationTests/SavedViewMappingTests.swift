@@ -29,6 +29,10 @@ struct SavedViewMappingTests {
         let empty = SavedViewListViewModel.state([], selectedID: nil, message: nil)
         #expect(empty.emptyMessage?.contains("Press V") == true)
         #expect(empty.emptyMessage?.contains("shelf views save NAME --query TEXT") == true)
+        // The key in force (hostile round 8: "Press V" with saveView = ["ctrl-v"]).
+        let rebound = SavedViewListViewModel.state(
+            [], selectedID: nil, message: nil, keys: KeyNames(rebound: ["list.saveView": "Ctrl-V"]))
+        #expect(rebound.emptyMessage?.contains("Press Ctrl-V in the list") == true, "\(rebound)")
         let views = [Self.view("A", id: 1), Self.view("B", id: 2)]
         let loaded = SavedViewListViewModel.state(views, selectedID: SavedView.ID(2), message: "note")
         #expect(loaded.value?.rows.map(\.name) == ["A", "B"])

@@ -6,16 +6,7 @@ import Testing
 @Suite("shelf browse", .serialized)
 struct BrowseCommandTests {
     private func prepare(_ shelf: ShelfProcess) async throws {
-        let db = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-                .status
-                == 0)
-        for title in ["First task", "Second task", "Third task"] {
-            #expect(
-                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                    == 0)
-        }
+        try await shelf.addAda(titles: ["First task", "Second task", "Third task"])
     }
 
     @Test func searchCreateEditToggleDeleteAndSeeOtherWriters() async throws {

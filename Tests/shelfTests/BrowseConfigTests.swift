@@ -5,23 +5,8 @@ import Testing
 /// The browser's configuration file through the real binary in tmux.
 @Suite("shelf browse with a config.toml", .serialized)
 struct BrowseConfigTests {
-    /// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
     private func prepare(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
-        let db = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-                .status
-                == 0)
-        for title in ["First task", "Second task", "Third task"] {
-            #expect(
-                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                    == 0)
-        }
-        let configHome = shelf.folder.appendingPathComponent("config")
-        let folder = configHome.appendingPathComponent("shelf")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: folder.appendingPathComponent("config.toml"))
-        return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
+        try await prepareConfiguredStore(shelf, config: text)
     }
 
     private func browse(_ shelf: ShelfProcess, environment: [String: String], width: Int = 100) throws -> TmuxSession {
@@ -111,6 +96,21 @@ struct BrowseConfigTests {
         #expect(check.output.contains("\\u{1B}"), "\(check.output.debugDescription)")
     }
 
+    /// `shelf config` on a symbolic link that leads nowhere names it, as the browser does; it
+    /// said "does not exist" and advised writing through the link (hostile round 8).
+    @Test func shelfConfigNamesALinkThatLeadsNowhere() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(shelf, config: "")
+        let path = try #require(environment["XDG_CONFIG_HOME"]) + "/shelf/config.toml"
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path)
+        let check = try await shelf.run(["config"], environment: environment)
+        #expect(check.status == 1, "\(check.output)")
+        #expect(check.output.contains("is a symbolic link that leads nowhere"), "\(check.output)")
+        #expect(!check.output.contains("does not exist"), "\(check.output)")
+    }
+
     @Test func theDefaultsFileReadsCleanlyAndNoColorStillWins() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
@@ -140,4 +140,14 @@ struct BrowseConfigTests {
         try tmux.type("q")
         try await tmux.waitFor("[exit 0]")
     }
+}
+
+/// A store with three items of Ada's, and a config.toml under `XDG_CONFIG_HOME` holding `text`.
+func prepareConfiguredStore(_ shelf: ShelfProcess, config text: String) async throws -> [String: String] {
+    try await shelf.addAda(titles: ["First task", "Second task", "Third task"])
+    let configHome = shelf.folder.appendingPathComponent("config")
+    let folder = configHome.appendingPathComponent("shelf")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(text.utf8).write(to: folder.appendingPathComponent("config.toml"))
+    return ["XDG_CONFIG_HOME": configHome.path, "HOME": shelf.folder.path]
 }

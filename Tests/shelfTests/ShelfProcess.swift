@@ -1,5 +1,6 @@
 import Foundation
 import ShelfTestSupport
+import Testing
 
 /// Runs the real `shelf` binary built next to the test bundle.
 struct ShelfProcess {
@@ -76,6 +77,21 @@ struct ShelfProcess {
                         return result
                     })
             }
+        }
+    }
+}
+
+extension ShelfProcess {
+    /// Adds the user Ada Lovelace (ada@example.com) and one item of hers per title, through
+    /// the binary, to the store at `databasePath`.
+    func addAda(titles: [String]) async throws {
+        let db = databasePath
+        #expect(
+            try await run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"]).status
+                == 0)
+        for title in titles {
+            #expect(
+                try await run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status == 0)
         }
     }
 }

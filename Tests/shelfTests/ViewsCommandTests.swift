@@ -6,16 +6,7 @@ import Testing
 @Suite("shelf views (end to end)")
 struct ViewsCommandTests {
     private func prepare(_ shelf: ShelfProcess) async throws {
-        let db = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--db", db, "--name", "Ada Lovelace", "--email", "ada@example.com"])
-                .status
-                == 0)
-        for title in ["Feed the moth", "Buy moth traps", "Water the plants"] {
-            #expect(
-                try await shelf.run(["items", "add", "--db", db, "--user", "ada@example.com", "--title", title]).status
-                    == 0)
-        }
+        try await shelf.addAda(titles: ["Feed the moth", "Buy moth traps", "Water the plants"])
     }
 
     @Test func saveListRenameAndDelete() async throws {

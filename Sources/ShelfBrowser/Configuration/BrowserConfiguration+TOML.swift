@@ -13,7 +13,11 @@ extension BrowserConfiguration {
     /// `parse(_:file:)`, after `problems` found while reading the file (lines not UTF-8).
     static func parse(_ text: String, file: String, problems earlier: [ConfigurationProblem]) -> BrowserConfiguration {
         var configuration = BrowserConfiguration()
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // A byte-order mark is no part of the first line, and CRLF ends lines as LF does: Swift
+        // reads "\r\n" as one character, so splitting at "\n" made a Windows file one line, and
+        // every problem was named at line 1 or at none (hostile tester, round 8).
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        var lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         var problems = earlier
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
@@ -39,8 +43,10 @@ extension BrowserConfiguration {
         }
         var table: TOMLTable?
         // Each round leaves out one more line TOML cannot read; a file with more bad lines than
-        // this is not worth reading further.
-        for _ in 0..<20 {
+        // this is not worth reading further, and that is said (the problems after the 20th
+        // were dropped without a word).
+        let rounds = 100
+        for round in 1...rounds {
             do {
                 table = try TOMLTable(string: lines.joined(separator: "\n"))
                 break
@@ -50,6 +56,13 @@ extension BrowserConfiguration {
                     ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
                 guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
                 lines[line - 1] = ""
+                if round == rounds {
+                    problems.append(
+                        ConfigurationProblem(
+                            file: file, line: nil,
+                            message: "more than \(rounds) lines TOML cannot read; the rest of the file was not "
+                                + "read and the defaults apply; correct the lines named"))
+                }
             } catch {
                 problems.append(ConfigurationProblem(file: file, line: nil, message: "\(error); the defaults apply"))
                 break
@@ -125,13 +138,13 @@ private struct Reader {
                 for name in names {
                     if let key = KeyName.key(named: name) {
                         if let why = KeyName.cannotBind(key, in: mode) {
-                            problem("\(name) for \(actionName): \(why); left out", at: path)
+                            problem("\(KeyName.shown(name)) for \(actionName): \(why); left out", at: path)
                             continue
                         }
                         keys.append(key)
                     } else {
                         problem(
-                            "unknown key “\(name)” for \(actionName); left out", at: path,
+                            "unknown key “\(KeyName.shown(name))” for \(actionName); left out", at: path,
                             hint: "a key is \(KeyName.knownNames)")
                     }
                 }
@@ -139,26 +152,118 @@ private struct Reader {
             }
         }
         // A way out of a mode (quit, close, cancel, no) left with no key would trap the user
-        // in it (only a signal gets out): its default keys are kept.
-        // Its defaults bound to other actions are given back to it.
-        for action in KeyAction.waysOut where KeyMap(bindings: bindings).keys(for: action).isEmpty {
+        // in it (only a signal gets out): its default keys are kept. So is one whose every key a
+        // mode asked first takes (`[keys.user-form] close = ["ctrl-a"]`: [keys.text] has it).
+        // Its defaults bound to other actions, of its mode or of one asked before it, are given
+        // back to it.
+        for action in KeyAction.waysOut {
+            let map = KeyMap(bindings: bindings)
+            // Where the mode is the one keys are for (an opened item has its own way back).
+            let orders = KeyMode.dispatchOrders.filter { $0.modes.first { $0 != .text } == action.mode }
+            let keys = map.keys(for: action)
+            let works = keys.filter { key in
+                orders.allSatisfy { map.earlier(key, before: action.mode, in: $0.modes) == nil }
+            }
+            guard works.isEmpty else { continue }
+            let blocked = orders.filter { order in
+                keys.contains { map.earlier($0, before: action.mode, in: order.modes) != nil }
+            }
+            let earlierModes = Set(orders.flatMap { $0.modes.prefix { $0 != action.mode } })
             var path = ["keys", action.mode.rawValue, action.name]
             let wasBound = bindings[action] != nil
             bindings[action] = nil
-            for other in KeyAction.all where other.mode == action.mode && other != action {
+            for other in KeyAction.all
+            where other != action && (other.mode == action.mode || earlierModes.contains(other.mode)) {
                 guard let keys = bindings[other], keys.contains(where: action.defaultKeys.contains) else { continue }
                 bindings[other] = keys.filter { !action.defaultKeys.contains($0) }
                 if !wasBound { path = ["keys", other.mode.rawValue, other.name] }
             }
             let kept = KeyMap(bindings: bindings).keys(for: action).map(KeyName.name(of:)).joined(separator: ", ")
+            let none =
+                blocked.isEmpty
+                ? "would have no key"
+                : "would have no key that works in \(Self.list(blocked.map(\.place))) (a mode asked first takes "
+                    + "\(keys.map(KeyName.name(of:)).joined(separator: ", ")))"
             problem(
-                "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and would have no key; "
+                "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and \(none); "
                     + "it keeps \(kept.isEmpty ? "none" : kept)",
                 at: path)
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings)
         reportTakenDefaults(in: configuration.keys, bound: bindings)
+        reportShadowed(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names, once, each key of the file that a mode asked before its own takes somewhere
+    /// (`KeyMode.dispatchOrders`): `[keys.editor] save = ["ctrl-a"]` never saves from a text
+    /// field, whose [keys.text] lineStart has Ctrl-A first. A key the file bound to the action
+    /// is named at the action's line, with where it still runs; a key the file bound in the
+    /// earlier mode that takes a later mode's default key is named at its own line, with what
+    /// the action keeps there. Two default keys that meet (Enter, Esc and q in an opened item),
+    /// bound in the file or not, are the design and not named.
+    private mutating func reportShadowed(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        struct Meeting: Hashable {
+            let action: KeyAction
+            let key: KeyEvent
+            let taker: KeyAction
+        }
+        var meetings: [Meeting] = []
+        var places: [Meeting: [String]] = [:]
+        for order in KeyMode.dispatchOrders where order.modes.count > 1 {
+            for action in KeyAction.all where order.modes.dropFirst().contains(action.mode) {
+                for key in map.keys(for: action) {
+                    guard let taker = map.earlier(key, before: action.mode, in: order.modes),
+                        bound[action] != nil || bound[taker] != nil,
+                        // Defaults that meet so (q in an opened item goes back) are the design.
+                        !(taker.defaultKeys.contains(key) && action.defaultKeys.contains(key))
+                    else { continue }
+                    let meeting = Meeting(action: action, key: key, taker: taker)
+                    if places[meeting] == nil { meetings.append(meeting) }
+                    places[meeting, default: []].append(order.place)
+                }
+            }
+        }
+        for meeting in meetings {
+            let (action, taker) = (meeting.action, meeting.taker)
+            let key = KeyName.name(of: meeting.key)
+            let taken = places[meeting] ?? []
+            let mode = "[keys.\(action.mode.rawValue)]"
+            let takerMode = "[keys.\(taker.mode.rawValue)]"
+            let there = Self.list(taken)
+            if bound[action] != nil {
+                let runs = KeyMode.dispatchOrders.filter { $0.modes.contains(action.mode) && !taken.contains($0.place) }
+                let head =
+                    runs.isEmpty
+                    ? "\(key) for \(action.name) never runs"
+                    : "\(key) for \(action.name) runs only in \(Self.list(runs.map(\.place)))"
+                problem(
+                    "\(head): \(taker.name) of \(takerMode) takes it first in \(there); bind \(action.name) "
+                        + "another key, or \(taker.name) others",
+                    at: ["keys", action.mode.rawValue, action.name])
+            } else {
+                // What the action keeps where its key is taken.
+                let kept = map.keys(for: action).filter { other in
+                    KeyMode.dispatchOrders.allSatisfy { order in
+                        !taken.contains(order.place) || map.earlier(other, before: action.mode, in: order.modes) == nil
+                    }
+                }
+                let keeps =
+                    kept.isEmpty
+                    ? "nothing runs \(action.name) there"
+                    : "\(action.name) keeps \(kept.map(KeyName.name(of:)).joined(separator: ", ")) there"
+                problem(
+                    "\(key) for \(taker.name) takes it from \(action.name) of \(mode) in \(there): \(keeps); "
+                        + "bind \(taker.name) another key, or \(action.name) one in \(mode)",
+                    at: ["keys", taker.mode.rawValue, taker.name])
+            }
+        }
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func list(_ words: [String]) -> String {
+        guard words.count > 1, let last = words.last else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// Names, once, each action the file leaves alone whose default keys it gave to another
@@ -290,111 +395,5 @@ private struct Reader {
 
     private var knownColumns: String {
         "known: " + ItemColumn.Field.allCases.map(\.rawValue).joined(separator: ", ")
-    }
-}
-
-/// Finds the line of a key in TOML text by reading table headers and `key =` lines: enough
-/// for a configuration file, which TOMLKit parses without telling where each value was.
-struct LineLocator {
-    private var lines: [[String]: Int] = [:]
-
-    init(lines text: [String]) {
-        var table: [String] = []
-        for (index, line) in text.enumerated() {
-            let key = TOMLLineKey(line)
-            guard !key.parts.isEmpty else { continue }
-            if key.isHeader {
-                table = key.parts
-                if lines[table] == nil { lines[table] = index + 1 }
-            } else if key.isAssignment {
-                let path = table + key.parts
-                if lines[path] == nil { lines[path] = index + 1 }
-            }
-        }
-    }
-
-    /// The line of `path`, or of the nearest table around it.
-    func line(of path: [String]) -> Int? {
-        var path = path
-        while !path.isEmpty {
-            if let line = lines[path] { return line }
-            path.removeLast()
-        }
-        return nil
-    }
-}
-
-/// The key a line of TOML starts with: a table's header (`[keys.list]`, `[[x]]`) or the key of
-/// a `key = value` line, read as TOML reads keys (bare parts, "basic" and 'literal' quoted parts,
-/// dots between them with spaces around), in one pass over the line and no further than the key.
-struct TOMLLineKey {
-    /// The parts, their quotes removed (a basic part's escapes are kept as written).
-    private(set) var parts: [String] = []
-    /// The dots between the parts (one fewer than the parts, when the key is whole).
-    private(set) var dots = 0
-    /// True for a table's header (the line starts with `[`).
-    private(set) var isHeader = false
-    /// True when an `=` follows the key (not a header).
-    private(set) var isAssignment = false
-
-    init(_ line: String) {
-        let bytes = Array(line.utf8)
-        var index = 0
-        func skipSpaces() {
-            while index < bytes.count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
-                index += 1
-            }
-        }
-        func isBare(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
-        skipSpaces()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "[") {
-            isHeader = true
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "[") { index += 1 }
-        }
-        while true {
-            skipSpaces()
-            guard index < bytes.count else { return }
-            let start = index
-            let part: ArraySlice<UInt8>
-            switch bytes[index] {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                let quote = bytes[index]
-                index += 1
-                while index < bytes.count, bytes[index] != quote {
-                    // A basic string's backslash escapes the next byte (\" is not its end).
-                    if quote == UInt8(ascii: "\""), bytes[index] == UInt8(ascii: "\\") { index += 1 }
-                    index += 1
-                }
-                guard index < bytes.count else { return }  // no closing quote: no key
-                part = bytes[(start + 1)..<index]
-                index += 1
-            case let byte where isBare(byte):
-                while index < bytes.count, isBare(bytes[index]) { index += 1 }
-                part = bytes[start..<index]
-            default:
-                return  // `=`, `]`, `#`, or anything else: the key ended
-            }
-            parts.append(String(decoding: part, as: UTF8.self))
-            skipSpaces()
-            guard index < bytes.count else { return }
-            switch bytes[index] {
-            case UInt8(ascii: "."):
-                dots += 1
-                index += 1
-            case UInt8(ascii: "="):
-                isAssignment = !isHeader
-                return
-            default:
-                return
-            }
-        }
     }
 }

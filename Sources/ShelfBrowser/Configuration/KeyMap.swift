@@ -66,6 +66,13 @@ public struct KeyMap: Sendable {
         return event
     }
 
+    /// The action of a mode asked before `mode` in `modes` (most specific first) that has
+    /// `key`: it takes the key before `mode` sees it there. Nil when none does.
+    func earlier(_ key: KeyEvent, before mode: KeyMode, in modes: [KeyMode]) -> KeyAction? {
+        guard let index = modes.firstIndex(of: mode) else { return nil }
+        return modes[..<index].lazy.compactMap { self.actionByKey[$0]?[key] }.first
+    }
+
     /// True when no binding differs from the defaults.
     public var isDefault: Bool {
         bindings.allSatisfy { $0.value == $0.key.defaultKeys }

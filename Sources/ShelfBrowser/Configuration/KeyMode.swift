@@ -53,3 +53,25 @@ protocol KeyModeReporting: AnyObject {
     /// `[.text, .editor]`).
     var keyModes: [KeyMode] { get }
 }
+
+extension KeyMode {
+    /// Every order in which the browser asks modes for a key (the `keyModes` of the controller
+    /// that has the keys), most specific first, with the place it is for in messages. A key
+    /// bound in a mode asked first is taken there before a later mode sees it: naming such a
+    /// binding needs every order (`[keys.editor] save = ["ctrl-a"]` meets lineStart of
+    /// [keys.text] first in the editor's text fields).
+    static let dispatchOrders: [(modes: [KeyMode], place: String)] = [
+        ([.list], "the list"),
+        ([.detail, .list], "an item opened (Enter)"),
+        ([.text, .search], "the search field"),
+        ([.text, .editor], "the editor's text fields and notes"),
+        ([.editor], "the editor's status field"),
+        ([.conflict], "the editor after a conflict"),
+        ([.users], "the users view"),
+        ([.text, .userForm], "the user form"),
+        ([.views], "the saved views"),
+        ([.confirm], "a question"),
+        ([.text, .prompt], "a prompt"),
+        ([.help], "the help"),
+    ]
+}

@@ -61,8 +61,29 @@ public enum KeyName {
     ///   left a browser no key could end);
     /// - a plain character in a mode that types text (the search field, text editing, the
     ///   editors, prompts, the help's filter) could no longer be typed there (`save = ["x"]`
-    ///   saved "bo" when "box" was typed).
+    ///   saved "bo" when "box" was typed);
+    /// - Ctrl-Z suspends the browser before any mode sees it (`Application`);
+    /// - a character no key types alone: an invisible or format character (U+202E, U+200B), a
+    ///   C1 control (U+009B), a combining mark (U+0301) or a private or unassigned one (bound to
+    ///   `quit`, U+202E left a browser that q, Ctrl-C and Esc could not end);
+    /// - Shift with a character, Space, Enter, Backspace or Esc: a terminal sends Shift-A as
+    ///   `A` and Shift-Enter as Enter, so such a key never arrives.
     static func cannotBind(_ event: KeyEvent, in mode: KeyMode) -> String? {
+        if case .character(let character) = event.key, let first = character.unicodeScalars.first,
+            Self.typesNothing(first)
+        {
+            return "\(shown(String(character))) is a character no key types alone; bind a visible key"
+        }
+        if event.modifiers.contains(.shift) {
+            switch event.key {
+            case .character(let character):
+                let typed = character.isLetter ? "“\(character.uppercased())”" : "the character Shift types with it"
+                return "a terminal sends Shift with a character as the character it types; bind \(typed) instead"
+            case .enter, .backspace, .escape:
+                return "a terminal sends it without the Shift, so it cannot be told apart; bind another key"
+            default: break
+            }
+        }
         if event.modifiers == .control, case .character(let letter) = event.key {
             let same: [Character: String] = ["h": "Backspace", "i": "Tab", "j": "Enter", "m": "Enter"]
             if let key = same[letter] {
@@ -70,11 +91,39 @@ public enum KeyName {
                     "a terminal sends it as \(key), so it cannot be told apart; bind \(key.lowercased()) or another key"
             }
         }
+        if event == .control("z") {
+            return "the terminal suspends the browser with it before any mode sees it (fg brings it back); "
+                + "bind another key"
+        }
         let typing: Set<KeyMode> = [.search, .text, .editor, .userForm, .prompt, .help]
         if typing.contains(mode), event.modifiers.isDisjoint(with: [.control, .alt]), case .character = event.key {
             return "it types text in [keys.\(mode.rawValue)], so it could not be typed; bind a key with ctrl- or alt-"
         }
         return nil
+    }
+
+    /// True for a scalar that no key types on its own (see `cannotBind`).
+    private static func typesNothing(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator,
+            .nonspacingMark, .spacingMark, .enclosingMark:
+            true
+        default: false
+        }
+    }
+
+    /// `name` as a message shows it: characters that show nothing, or would act on the
+    /// terminal, as `\u{202E}` (as `shelf config` shows an escape sequence).
+    static func shown(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars {
+            if typesNothing(scalar) || scalar.properties.isWhitespace && scalar != " " {
+                text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
     }
 
     /// The name the configuration file uses for `event`: `ctrl-r`, `shift-tab`, `pgdn`, `G`.

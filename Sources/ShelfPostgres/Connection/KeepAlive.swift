@@ -67,10 +67,15 @@
                 // On the channel's own event loop, as postgres-nio requires of a channel it is handed.
                 return try await PostgresConnection.connect(
                     on: channel.eventLoop, configuration: established, id: id, logger: logger)
-            } catch let error as PSQLError where error.code == .connectionError && !channel.isActive {
+            } catch let error as PSQLError
+                where error.code == .connectionError && !channel.isActive && !Self.timedOut(error)
+            {
                 // The channel closed before postgres-nio took it (seen under a heavily loaded
                 // full test run, cause not found): connect as postgres-nio does, without
-                // keepalive on this connection, rather than fail the call.
+                // keepalive on this connection, rather than fail the call. Not when the connect
+                // timed out (a server that accepts and answers nothing), which closes the channel
+                // too: that was tried again with a whole new timeout, and a `ServerCheck` over a
+                // silent network took 20 s, not 10 s.
                 logger.debug("keepalive channel closed before use; connecting without keepalive: \(error)")
                 try? await channel.close()
                 return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
@@ -78,6 +83,12 @@
                 try? await channel.close()
                 throw error
             }
+        }
+
+        /// Whether `error` is postgres-nio's connect timeout (its startup not answered in time).
+        private static func timedOut(_ error: PSQLError) -> Bool {
+            if case .connectTimeout? = error.underlying as? ChannelError { return true }
+            return false
         }
 
         private static func tcp(_ name: Int32) -> ChannelOptions.Types.SocketOption {

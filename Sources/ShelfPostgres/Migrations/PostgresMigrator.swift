@@ -81,6 +81,29 @@
             return done
         }
 
+        /// Puts right what another program broke in a migrated schema (`shelf_repair()`,
+        /// postgres/0013): a dropped `shelf_item_totals` or `shelf_item_count_deltas` is made
+        /// again and the items counted again; a change log sequence that a data-only restore
+        /// set back is moved past the log's rows. Runs in a transaction under the migrations'
+        /// lock; cheap when nothing is wrong (two catalog lookups and the log's highest seq).
+        /// - Returns: what it did, one sentence each; empty when nothing was wrong, or when
+        ///   the database predates 0013 (its migration runs the same repair).
+        package func repair(on connection: PostgresConnection, at location: PostgresLocation) async throws
+            -> [String]
+        {
+            try await transaction(on: connection, at: location) {
+                let exists =
+                    try await connection.query(
+                        "SELECT to_regprocedure('shelf_repair()') IS NOT NULL", logger: Logger.silent
+                    ).collect().first?.decode(Bool.self) ?? false
+                guard exists else { return [] }
+                let said =
+                    try await connection.query("SELECT shelf_repair()", logger: Logger.silent).collect().first?
+                    .decode(String.self) ?? ""
+                return said.isEmpty ? [] : said.components(separatedBy: "; ")
+            }
+        }
+
         /// Each known migration's state, then any unknown ones, without changing the database.
         package func status(on connection: PostgresConnection) async throws -> [MigrationStatus] {
             let exists =

@@ -175,6 +175,10 @@ package final class Database: Sendable {
         checkpointer?.waitUntilIdle()
     }
 
+    /// How many truncating checkpoints the writer has tried (a WAL past the hard limit), for
+    /// tests; 0 for an in-memory database.
+    package var truncatingCheckpoints: Int { checkpointer?.truncateAttempts ?? 0 }
+
     // MARK: Writing
 
     /// Runs `body` in a write transaction on the writer connection and commits.

@@ -20,6 +20,9 @@ package protocol StoreBackend: TokenStorage {
     var views: any SavedViewRepository { get }
     /// The migrations this open applied (empty when the database was up to date).
     var appliedMigrations: [String] { get }
+    /// What this open put right that another program had broken, in words (empty when nothing
+    /// was); see `Store.repairs`. The default is empty.
+    var repairs: [String] { get }
     /// Users whose emails collide by letter case, found when the store opened.
     var emailCollisions: [EmailCollision] { get }
     /// Where the store lives, fit to show to a person: a file path, or a URL without its
@@ -31,6 +34,12 @@ package protocol StoreBackend: TokenStorage {
     /// `location` when another program can open the store there (a file, a server); nil for
     /// a store only this process can reach (in memory).
     var shareableLocation: String? { get }
+
+    /// See `Store.copyPages(intoNewFile:progress:)`; nil when this backend cannot copy its
+    /// pages (the default: the caller then copies row by row).
+    func copyPages(
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void
+    ) async throws -> CopyReport?
 
     /// See `Store.liveItems(matching:after:limit:)`.
     func liveItems(matching query: ItemQuery, after anchor: ItemCursor?, limit: Int) async throws -> Property<
@@ -139,6 +148,12 @@ package protocol StoreBackend: TokenStorage {
 }
 
 extension StoreBackend {
+    package var repairs: [String] { [] }
+
+    package func copyPages(
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void
+    ) async throws -> CopyReport? { nil }
+
     /// `backup(to:shownAs:)` with messages naming `path` itself.
     package func backup(to path: String) async throws {
         try await backup(to: path, shownAs: path)

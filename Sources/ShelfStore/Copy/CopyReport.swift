@@ -23,6 +23,11 @@ public struct CopyReport: Sendable, Hashable {
     /// The target, read back inside the copy's transaction before it committed.
     public let target: Side
 
+    package init(source: Side, target: Side) {
+        self.source = source
+        self.target = target
+    }
+
     /// True when both sides hold the same rows: the copy was committed. False when they
     /// differ: the copy was rolled back, and the target is as it was before.
     public var matches: Bool { source == target }
@@ -60,4 +65,11 @@ public struct CopyProgress: Sendable, Hashable {
     public let totalRows: Int
     /// True once every row is written and the target is being checked (read back).
     public let checking: Bool
+
+    package init(table: String, copiedRows: Int, totalRows: Int, checking: Bool) {
+        self.table = table
+        self.copiedRows = copiedRows
+        self.totalRows = totalRows
+        self.checking = checking
+    }
 }

@@ -55,3 +55,25 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// `copy(to:)` into a new SQLite file at `path` (an empty file the caller made and
+    /// claims, not opened as a store), page by page: SQLite's backup of this store's one
+    /// snapshot, its derived data made again (the change log, the browser's undo records and
+    /// Litestream's tables left out, the item totals counted again from the rows), then both
+    /// sides read back on two threads, each for its row counts and fingerprint.
+    ///
+    /// Only for a SQLite store whose schema is exactly what this build's migrations make:
+    /// then the copy's indexes and search indexes are what a row copy would build, without
+    /// building them. Returns nil, with `path` emptied again, when this store is not one
+    /// (another backend, a schema another program changed, a row a row copy refuses): the
+    /// caller then copies row by row (`copy(to:)`), which says what it refuses or mends it.
+    ///
+    /// A report that does not match leaves the file for the caller to discard. Throws as
+    /// `copy(to:)` does; `CancellationError` when the calling task is cancelled.
+    package func copyPages(
+        intoNewFile path: String, progress: @escaping @Sendable (CopyProgress) -> Void = { _ in }
+    ) async throws -> CopyReport? {
+        try await backend.copyPages(intoNewFile: path, progress: progress)
+    }
+}

@@ -207,10 +207,11 @@ package struct StoreCopier {
     }
 
     /// Every copied row of `snapshot` (the target's transaction, as it sees itself now): row
-    /// counts and fingerprint.
-    package static func side(of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false }) throws
-        -> CopyReport.Side
-    {
+    /// counts and fingerprint. `inspect` sees each page read, table by table in copy order.
+    package static func side(
+        of snapshot: any CopySnapshot, isCancelled: () -> Bool = { false },
+        inspect: (CopyTable, [CopyRow]) -> Void = { _, _ in }
+    ) throws -> CopyReport.Side {
         var fingerprint = CopyFingerprint()
         var counts: [CopyReport.TableCount] = []
         for table in CopyTable.allCases {
@@ -221,6 +222,7 @@ package struct StoreCopier {
                 if isCancelled() { throw CancellationError() }
                 let page = try snapshot.rows(table, after: after, limit: pageSize)
                 guard let last = page.last?.first?.integer else { break }
+                inspect(table, page)
                 for row in page { fingerprint.add(row) }
                 rows += page.count
                 after = last

@@ -26,6 +26,12 @@ public final class Store: Sendable {
     public let views: any SavedViewRepository
     /// The migrations this open applied (empty when the database was up to date).
     public var appliedMigrations: [String] { backend.appliedMigrations }
+    /// What opening put right in the schema that another program had broken, one sentence
+    /// each ("put back shelf_item_count_deltas and counted the items again"); empty in a
+    /// healthy store. On PostgreSQL, a dropped count table is made again and counted, and a
+    /// change log sequence set back (by a data-only restore) is moved past the log's rows;
+    /// SQLite stores report nothing here. `shelf migrate` prints them.
+    public var repairs: [String] { backend.repairs }
     /// Users whose emails differ only in letter case (`Äda@x.com` and `äda@x.com`), found when
     /// the store opened: stored before emails were one user whatever their case, or by a
     /// program that does not know the rule. Empty in a healthy store; `shelf migrate` prints

@@ -146,7 +146,10 @@ public struct Clipboard: Sendable {
 
     /// A new private file (mode 0600) named `shelf-clipboard-XXXXXX.EXTENSION` in `folder`.
     /// - Throws: `TerminalError` naming the folder and the system's reason.
-    static func makeFile(in folder: String, fileExtension: String) throws -> (descriptor: Int32, path: String) {
+    /// `isRuntime` says the folder is `$XDG_RUNTIME_DIR`, for the advice.
+    static func makeFile(
+        in folder: String, fileExtension: String, isRuntime: Bool = false
+    ) throws -> (descriptor: Int32, path: String) {
         var template = Array("\(folder)/shelf-clipboard-XXXXXX.\(fileExtension)".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return Int32(-1) }
@@ -154,7 +157,10 @@ public struct Clipboard: Sendable {
         }
         guard descriptor >= 0 else {
             throw TerminalError(
-                description: "cannot create a file in \(folder) (\(reason())); set TMPDIR to a folder you can write")
+                description: "cannot create a file in \(folder) (\(reason())); "
+                    + (isRuntime
+                        ? "it is XDG_RUNTIME_DIR: make it writable, or unset XDG_RUNTIME_DIR to use TMPDIR"
+                        : "set TMPDIR to a folder you can write"))
         }
         return (descriptor, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
@@ -162,7 +168,8 @@ public struct Clipboard: Sendable {
     private func writeFile(_ text: String, fileExtension: String) throws -> String {
         let place = try Self.fileFolder(environment: environment)
         let runtime = place.isRuntime ? place.path : nil
-        let (descriptor, temporary) = try Self.makeFile(in: place.path, fileExtension: fileExtension)
+        let (descriptor, temporary) = try Self.makeFile(
+            in: place.path, fileExtension: fileExtension, isRuntime: place.isRuntime)
         do {
             defer { close(descriptor) }
             try Self.writeAll(Array(text.utf8), to: descriptor, name: temporary)

@@ -112,7 +112,7 @@ public final class ClipboardWriter: Sendable {
     /// A new private file (mode 0600) where the clipboard file goes (`Clipboard.fileFolder`).
     private func openFile() throws -> (descriptor: Int32, path: String, runtime: String?) {
         let place = try Clipboard.fileFolder(environment: clipboard.environment)
-        let file = try Clipboard.makeFile(in: place.path, fileExtension: fileExtension)
+        let file = try Clipboard.makeFile(in: place.path, fileExtension: fileExtension, isRuntime: place.isRuntime)
         return (file.descriptor, file.path, place.isRuntime ? place.path : nil)
     }
 }
