@@ -250,26 +250,33 @@
     /// than `idleCheckAfter` is asked a `SELECT 1` before a call uses it (`answers`): one that
     /// does not answer within `LockWait.checkLimit` (a network that dropped it while it was
     /// idle, as some firewalls do) or fails is closed and another is leased, where a call
-    /// would have waited for the kernel to give up on it. A record is dropped when its
-    /// connection closes.
+    /// would have waited for the kernel to give up on it. So is every other connection no call
+    /// holds that had been idle at least as long: a network that dropped one idle connection
+    /// dropped those too, and checking them one by one would cost a call `checkLimit` each. A
+    /// record is dropped when its connection closes.
     final class ConnectionRecords: Sendable {
         /// postgres-nio's keep-alive frequency, which this replaces.
         static let idleCheckAfter: Duration = .seconds(30)
 
         private struct Record {
+            let connection: PostgresConnection
             var pid: Int32?
             var lastUsed: ContinuousClock.Instant?
+            var inUse = false
+            /// Being closed by `answers`, with the others idle as long as one that did not answer.
+            var doomed = false
         }
 
         private let records = Mutex<[PostgresConnection.ID: Record]>([:])
 
         /// A call starts on `connection`: its server process if known, and how long it has been
-        /// idle (nil for one never used).
+        /// idle (nil for one never used; `.max` for one being closed, as it did not answer).
         func use(_ connection: PostgresConnection) -> (pid: Int32?, idle: Duration?) {
             let now = ContinuousClock.now
             let (record, isNew) = records.withLock { records -> (Record?, Bool) in
                 let record = records[connection.id]
-                if record == nil { records[connection.id] = Record() }
+                records[connection.id] = record ?? Record(connection: connection)
+                records[connection.id]?.inUse = true
                 return (record, record == nil)
             }
             if isNew {
@@ -278,13 +285,17 @@
                     _ = self?.records.withLock { $0.removeValue(forKey: id) }
                 }
             }
+            if record?.doomed == true { return (record?.pid, .seconds(Int64.max)) }
             return (record?.pid, record?.lastUsed.map { now - $0 })
         }
 
         /// A call has ended on `connection`.
         func used(_ connection: PostgresConnection) {
             let now = ContinuousClock.now
-            records.withLock { $0[connection.id]?.lastUsed = now }
+            records.withLock { records in
+                records[connection.id]?.lastUsed = now
+                records[connection.id]?.inUse = false
+            }
         }
 
         /// The server process of `connection`, asked once.
@@ -292,13 +303,17 @@
             if let pid = records.withLock({ $0[connection.id]?.pid }) { return pid }
             let rows = try await connection.query("SELECT pg_backend_pid()", logger: .silent).all((Int32).self)
             let pid = rows.first ?? 0
-            records.withLock { $0[connection.id, default: Record()].pid = pid }
+            records.withLock { $0[connection.id]?.pid = pid }
             return pid
         }
 
         /// Whether `connection` answers `SELECT 1` within `LockWait.checkLimit`; one that does
-        /// not is closed.
+        /// not is closed. One being closed (see `doomed`) is closed at once, unasked.
         func answers(_ connection: PostgresConnection) async throws -> Bool {
+            if records.withLock({ $0[connection.id]?.doomed == true }) {
+                try? await connection.close()
+                return false
+            }
             do {
                 let answer = try await Deadline.answer(within: LockWait.checkLimit) {
                     try await connection.query("SELECT 1", logger: .silent).collect().count
@@ -311,7 +326,19 @@
                 // Failed: the server ended it, or it is broken; closed below.
             }
             PostgresPool.logger.debug("an idle connection did not answer; leasing another")
+            let idleSince = records.withLock { $0[connection.id]?.lastUsed }
+            let alike = records.withLock { records in
+                let alike = records.filter { _, record in
+                    guard !record.inUse, record.connection !== connection, let idleSince,
+                        let lastUsed = record.lastUsed
+                    else { return false }
+                    return lastUsed <= idleSince
+                }
+                for id in alike.keys { records[id]?.doomed = true }
+                return alike.values.map(\.connection)
+            }
             try? await connection.close()
+            for other in alike { try? await other.close() }
             return false
         }
     }
