@@ -74,30 +74,65 @@
         /// within about `start` + `checkLimit` + the connect timeout (10 s), well under 30 s.
         static func watching<T: Sendable>(
             connection: PostgresConnection, pid: Int32, at place: PostgresLocation, _ operation: Operation,
-            dead: @escaping @Sendable (String) async -> Void = { _ in },
+            byAlarm: Bool = false, dead: @escaping @Sendable (String) async -> Void = { _ in },
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             let holders = HoldersSeen()
             let timeout = place.lockTimeout
-            do {
-                return try await withThrowingTaskGroup(of: T?.self) { group in
-                    group.addTask { try await body(connection) }
-                    group.addTask {
-                        let cause = try? await watch(pid: pid, at: place, timeout: timeout) { found in
-                            holders.value.withLock { $0 = found }
+            guard byAlarm else {
+                // The copy's and the migrator's calls, few and long: a task sleeps beside each.
+                do {
+                    return try await withThrowingTaskGroup(of: T?.self) { group in
+                        group.addTask { try await body(connection) }
+                        group.addTask {
+                            try await Task.sleep(for: start(for: timeout))
+                            let cause = try? await watch(pid: pid, at: place, timeout: timeout) { found in
+                                holders.value.withLock { $0 = found }
+                            }
+                            // A watcher cancelled because the call ended judges nothing.
+                            if let cause, !Task.isCancelled { await dead(cause) }
+                            return nil
                         }
-                        // A watcher cancelled because the call ended judges nothing.
-                        if let cause, !Task.isCancelled { await dead(cause) }
-                        return nil
-                    }
-                    while let value = try await group.next() {
-                        if let value {
-                            group.cancelAll()
-                            return value
+                        while let value = try await group.next() {
+                            if let value {
+                                group.cancelAll()
+                                return value
+                            }
                         }
+                        throw CancellationError()
                     }
-                    throw CancellationError()
+                } catch {
+                    guard isLockTimeout(error) else { throw error }
+                    throw StoreError(
+                        .busy,
+                        message(holders: holders.value.withLock { $0 }, at: place, timeout: timeout, waiting: operation)
+                    )
                 }
+            }
+            // The pool's calls, many and short: the watcher starts from the process's `Alarms`,
+            // not from a task sleeping beside every call, as nearly all end before it would.
+            let watcher = LateTask()
+            let alarm = Alarms.shared.schedule(in: start(for: timeout)) {
+                watcher.start {
+                    let cause = try? await watch(pid: pid, at: place, timeout: timeout) { found in
+                        holders.value.withLock { $0 = found }
+                    }
+                    // A watcher cancelled because the call ended judges nothing.
+                    if let cause, !Task.isCancelled { await dead(cause) }
+                }
+            }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body(connection))
+            } catch {
+                result = .failure(error)
+            }
+            Alarms.shared.cancel(alarm)
+            // A watcher that started is stopped and waited for, so its connection is closed
+            // when the call returns.
+            await watcher.end()?.value
+            do {
+                return try result.get()
             } catch {
                 guard isLockTimeout(error) else { throw error }
                 throw StoreError(
@@ -142,15 +177,14 @@
         /// How long one check of the watcher may wait for its answer.
         static let checkLimit: Duration = .seconds(10)
 
-        /// Waits `start`, then asks every `interval`, on a connection of its own, which
-        /// sessions block `pid`, and reports each non-empty answer; until cancelled. Returns
+        /// Asks every `interval` (from the moment it is started, `start` into the call), on a
+        /// connection of its own, which sessions block `pid`, and reports each non-empty answer; until cancelled. Returns
         /// why the session `pid` is dead, when it finds it so (see `watching`); nil when it
         /// cannot tell (its own connection failed for another reason: too many clients).
         private static func watch(
             pid: Int32, at place: PostgresLocation, timeout: Duration,
             _ report: @escaping @Sendable ([LockHolderSession]) -> Void
         ) async throws -> String? {
-            try await Task.sleep(for: start(for: timeout))
             let silent =
                 "the server did not answer a check within \(checkLimit.components.seconds) s; "
                 + "the network may be down"
@@ -209,17 +243,103 @@
         }
     }
 
-    /// The server process IDs of the pool's connections, asked once per connection.
-    final class BackendPIDs: Sendable {
-        private let known = Mutex<[PostgresConnection.ID: Int32]>([:])
+    /// What a pool knows of each of its connections: its server process (for lock-wait
+    /// messages and cancel requests), asked once, and when a call last ended on it.
+    ///
+    /// The pool runs no keep-alive (see `PostgresPool.init`), so a connection idle for longer
+    /// than `idleCheckAfter` is asked a `SELECT 1` before a call uses it (`answers`): one that
+    /// does not answer within `LockWait.checkLimit` (a network that dropped it while it was
+    /// idle, as some firewalls do) or fails is closed and another is leased, where a call
+    /// would have waited for the kernel to give up on it. So is every other connection no call
+    /// holds that had been idle at least as long: a network that dropped one idle connection
+    /// dropped those too, and checking them one by one would cost a call `checkLimit` each. A
+    /// record is dropped when its connection closes.
+    final class ConnectionRecords: Sendable {
+        /// postgres-nio's keep-alive frequency, which this replaces.
+        static let idleCheckAfter: Duration = .seconds(30)
 
-        /// The server process of `connection`.
+        private struct Record {
+            let connection: PostgresConnection
+            var pid: Int32?
+            var lastUsed: ContinuousClock.Instant?
+            var inUse = false
+            /// Being closed by `answers`, with the others idle as long as one that did not answer.
+            var doomed = false
+        }
+
+        private let records = Mutex<[PostgresConnection.ID: Record]>([:])
+
+        /// A call starts on `connection`: its server process if known, and how long it has been
+        /// idle (nil for one never used; `.max` for one being closed, as it did not answer).
+        func use(_ connection: PostgresConnection) -> (pid: Int32?, idle: Duration?) {
+            let now = ContinuousClock.now
+            let (record, isNew) = records.withLock { records -> (Record?, Bool) in
+                let record = records[connection.id]
+                records[connection.id] = record ?? Record(connection: connection)
+                records[connection.id]?.inUse = true
+                return (record, record == nil)
+            }
+            if isNew {
+                let id = connection.id
+                connection.closeFuture.whenComplete { [weak self] _ in
+                    _ = self?.records.withLock { $0.removeValue(forKey: id) }
+                }
+            }
+            if record?.doomed == true { return (record?.pid, .seconds(Int64.max)) }
+            return (record?.pid, record?.lastUsed.map { now - $0 })
+        }
+
+        /// A call has ended on `connection`.
+        func used(_ connection: PostgresConnection) {
+            let now = ContinuousClock.now
+            records.withLock { records in
+                records[connection.id]?.lastUsed = now
+                records[connection.id]?.inUse = false
+            }
+        }
+
+        /// The server process of `connection`, asked once.
         func pid(of connection: PostgresConnection) async throws -> Int32 {
-            if let pid = known.withLock({ $0[connection.id] }) { return pid }
+            if let pid = records.withLock({ $0[connection.id]?.pid }) { return pid }
             let rows = try await connection.query("SELECT pg_backend_pid()", logger: .silent).all((Int32).self)
             let pid = rows.first ?? 0
-            known.withLock { $0[connection.id] = pid }
+            records.withLock { $0[connection.id]?.pid = pid }
             return pid
+        }
+
+        /// Whether `connection` answers `SELECT 1` within `LockWait.checkLimit`; one that does
+        /// not is closed. One being closed (see `doomed`) is closed at once, unasked.
+        func answers(_ connection: PostgresConnection) async throws -> Bool {
+            if records.withLock({ $0[connection.id]?.doomed == true }) {
+                try? await connection.close()
+                return false
+            }
+            do {
+                let answer = try await Deadline.answer(within: LockWait.checkLimit) {
+                    try await connection.query("SELECT 1", logger: .silent).collect().count
+                }
+                if answer != nil { return true }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                // Failed: the server ended it, or it is broken; closed below.
+            }
+            PostgresPool.logger.debug("an idle connection did not answer; leasing another")
+            let idleSince = records.withLock { $0[connection.id]?.lastUsed }
+            let alike = records.withLock { records in
+                let alike = records.filter { _, record in
+                    guard !record.inUse, record.connection !== connection, let idleSince,
+                        let lastUsed = record.lastUsed
+                    else { return false }
+                    return lastUsed <= idleSince
+                }
+                for id in alike.keys { records[id]?.doomed = true }
+                return alike.values.map(\.connection)
+            }
+            try? await connection.close()
+            for other in alike { try? await other.close() }
+            return false
         }
     }
 #endif

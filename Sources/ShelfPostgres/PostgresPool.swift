@@ -23,8 +23,16 @@
         let serverCheck: ServerCheck
         /// How many connections the server ended while idle one call may lease in a row.
         static let staleLeaseRetries = 5
-        /// The server process of each connection, for lock-wait messages.
-        private let pids = BackendPIDs()
+        /// The server process of each connection (for lock-wait messages and cancel requests),
+        /// and when a call last ended on it.
+        private let connections = ConnectionRecords()
+        /// How long a connection may stay idle before a call checks it (see
+        /// `ConnectionRecords`); for tests.
+        package var idleCheckAfter: Duration {
+            get { idleCheck.withLock { $0 } }
+            set { idleCheck.withLock { $0 = newValue } }
+        }
+        private let idleCheck = Mutex<Duration>(ConnectionRecords.idleCheckAfter)
         /// Ends calls on connections that closed under them (see `CallGuard`).
         private let calls = CallGuard()
         /// Called after every call that may have committed a change (`write`, a transaction
@@ -36,8 +44,14 @@
             self.patience = Mutex(patience)
             self.limit = Mutex(limit)
             serverCheck = ServerCheck(location: location)
-            let client = PostgresClient(
-                configuration: location.clientConfiguration(), backgroundLogger: Self.logger)
+            var configuration = location.clientConfiguration()
+            // No keep-alive: the pool's keep-alive is a timer started at every release and
+            // cancelled at every lease (a task group with a sleeping task), which cost pages
+            // about a third of their speed (`raw-pool` against `raw-pool-quiet` in
+            // `shelf-benchmarks store --backend postgres`). A connection idle for longer than
+            // `idleCheckAfter` is checked when it is leased instead (`ConnectionRecords`).
+            configuration.options.keepAliveBehavior = nil
+            let client = PostgresClient(configuration: configuration, backgroundLogger: Self.logger)
             self.client = client
             runner = Mutex(Task { await client.run() })
         }
@@ -130,13 +144,6 @@
             set { limit.withLock { $0 = newValue } }
         }
 
-        /// What happened first while waiting for a connection.
-        private enum LeaseEvent<T: Sendable>: Sendable {
-            case done(T)
-            case leased
-            case failed(StoreError)
-        }
-
         /// Runs `body` on a leased connection. The pool waits for a connection without end
         /// when the server is gone (it retries connecting), so while no connection has come
         /// after `leasePatience`, the pool's one `ServerCheck` is asked (every call waiting at
@@ -146,92 +153,154 @@
         /// then fails as busy (`.busy`, `isServerUnavailable`: a service answers 503 with
         /// Retry-After). So a store holds at most its pool's four connections, one check, and
         /// one watcher per running call (`LockWait`), whatever the number of callers.
+        ///
+        /// The lease and `body` run in one task of their own (`leaseAndRun`), whose outcome the
+        /// caller waits for, so the call can end without it: when the check gives up, or when
+        /// `CallGuard` finds the connection lost under a query that will never be answered. The
+        /// first check waits on the process's `Alarms`, not in a task beside each call: a
+        /// pooled page read used to start four tasks beside its own, three of them sleeping,
+        /// which cost more than the page's statement on a busy machine.
         private func withLease<T: Sendable>(
             _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
-            let client = self.client
-            let location = self.location
-            let patience = leasePatience
             let leased = LeaseFlag()
-            let pids = self.pids
-            let calls = self.calls
-            return try await withThrowingTaskGroup(of: LeaseEvent<T>.self) { group in
-                group.addTask {
-                    // A connection the server ended while it was idle here (a restart,
-                    // pg_terminate_backend) may still look open: its end is in the socket but
-                    // not yet read. One turn of its event loop reads it (I/O before tasks);
-                    // then a closed connection is given back, nothing having been sent on it,
-                    // and another is leased (the pool replaces the closed one).
-                    for _ in 0..<Self.staleLeaseRetries {
-                        let outcome: Leased<T> = try await client.withConnection { connection in
-                            // A connection that came after the call gave up (it failed as busy
-                            // or unreachable, saying nothing was written) runs nothing.
-                            guard leased.claim() else { return .abandoned }
-                            try await connection.eventLoop.submit {}.get()
-                            if connection.isClosed { return .stale }
-                            return .value(
-                                try await calls.run(on: connection, at: location) { connection in
-                                    let pid = try await pids.pid(of: connection)
-                                    return try await ServerCancel.onCancel(pid: pid, at: location) {
-                                        try await LockWait.watching(
-                                            connection: connection, pid: pid, at: location, operation,
-                                            dead: { await calls.abandon(connection, at: location, cause: $0) }, body)
-                                    }
-                                })
-                        }
-                        switch outcome {
-                        case .value(let value): return .done(value)
-                        case .abandoned: throw CancellationError()
-                        case .stale: continue
-                        }
-                    }
-                    throw StoreError(
-                        .database,
-                        StoreError.lostConnection(
-                            at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
-                            + "; check that the server runs, then retry")
+            let outcome = FirstOutcome<T>()
+            let work = WorkTask()
+            let fail: @Sendable (StoreError) -> Void = { error in
+                if outcome.resolve(.failure(error)) { work.cancel() }
+            }
+            // The check of the server, once a connection has not come within `leasePatience`.
+            let checking = LateTask()
+            let started = ContinuousClock.now
+            let patience = leasePatience
+            let limit = Self.waitsWithoutLimit ? nil : leaseLimit
+            let startChecking: @Sendable () -> Void = { [serverCheck, waitingError] in
+                checking.start {
+                    await Self.checkWhileWaiting(
+                        serverCheck, leased: leased, since: started, patience: patience, limit: limit,
+                        waiting: { waitingError(operation, limit ?? .zero, $0) }, fail: fail)
                 }
-                let check = self.serverCheck
-                let limit = Self.waitsWithoutLimit ? nil : leaseLimit
-                let waiting = waitingError
-                group.addTask {
-                    let start = ContinuousClock.now
-                    var full: StoreError?
-                    // While the server was just found unreachable, ask at once (the check is
-                    // shared, and a refused connection answers in a moment).
-                    var wait = check.recentlyUnreachable ? Duration.zero : patience
-                    while true {
-                        let left = limit.map { max($0 - (ContinuousClock.now - start), .zero) } ?? wait
-                        try await Task.sleep(for: min(wait, left))
-                        wait = patience
-                        if leased.isSet { return .leased }
-                        switch try await check.verdict() {
-                        case .reachable: full = nil
-                        case .full(let error): full = error
-                        case .unreachable(let error):
-                            guard leased.abandon() else { return .leased }
-                            return .failed(error)
-                        }
-                        if leased.isSet { return .leased }
-                        if let limit, ContinuousClock.now - start >= limit {
-                            guard leased.abandon() else { return .leased }
-                            return .failed(waiting(operation, limit, full))
-                        }
+            }
+            // While the server was just found unreachable, ask at once (the check is shared, and
+            // a refused connection answers in a moment).
+            let firstWait = serverCheck.recentlyUnreachable ? Duration.zero : min(patience, limit ?? patience)
+            let alarm: Alarms.Token?
+            if firstWait == .zero {
+                startChecking()
+                alarm = nil
+            } else {
+                alarm = Alarms.shared.schedule(in: firstWait, startChecking)
+            }
+            work.set(
+                Task { [client, location, connections, calls, idleCheckAfter] in
+                    do {
+                        outcome.resolve(
+                            .success(
+                                try await Self.leaseAndRun(
+                                    client: client, at: location, leased: leased, connections: connections,
+                                    calls: calls, idleCheckAfter: idleCheckAfter, operation, fail: fail, body)))
+                    } catch {
+                        outcome.resolve(.failure(error))
                     }
+                })
+            let result: Result<T, any Error>
+            do {
+                result = .success(
+                    try await withTaskCancellationHandler {
+                        try await outcome.value()
+                    } onCancel: {
+                        work.cancel()
+                    })
+            } catch {
+                result = .failure(error)
+            }
+            if let alarm { Alarms.shared.cancel(alarm) }
+            // A check under way is stopped (it goes on for the other calls waiting for it).
+            await checking.end()?.value
+            return try result.get()
+        }
+
+        /// The work of one call, in a task of its own: leases a connection, and runs `body` on
+        /// it, guarded by `calls` (whose `fail` ends the call when the connection is lost under
+        /// it), cancelled on the server when cancelled here (`ServerCancel`), and watched when
+        /// it runs long (`LockWait`).
+        ///
+        /// A connection the server ended while it was idle here (a restart,
+        /// pg_terminate_backend) may still look open: its end is in the socket but not yet
+        /// read. One turn of its event loop reads it (I/O before tasks); then a closed
+        /// connection is given back, nothing having been sent on it, and another is leased (the
+        /// pool replaces the closed one). So is one idle for longer than `idleCheckAfter` that
+        /// does not answer a `SELECT 1` (see `ConnectionRecords`).
+        private static func leaseAndRun<T: Sendable>(
+            client: PostgresClient, at location: PostgresLocation, leased: LeaseFlag, connections: ConnectionRecords,
+            calls: CallGuard, idleCheckAfter: Duration, _ operation: LockWait.Operation,
+            fail: @escaping @Sendable (StoreError) -> Void,
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> T {
+            for _ in 0..<staleLeaseRetries {
+                let outcome: Leased<T> = try await client.withConnection { connection in
+                    // A connection that came after the call gave up (it failed as busy or
+                    // unreachable, saying nothing was written) runs nothing.
+                    guard leased.claim() else { return .abandoned }
+                    try await connection.eventLoop.submit {}.get()
+                    if connection.isClosed { return .stale }
+                    let (pid, idle) = connections.use(connection)
+                    defer { connections.used(connection) }
+                    if let idle, idle > idleCheckAfter, try await !connections.answers(connection) { return .stale }
+                    let registration = calls.register(on: connection, at: location, fail: fail)
+                    defer { calls.release(registration) }
+                    let known: Int32
+                    if let pid { known = pid } else { known = try await connections.pid(of: connection) }
+                    return .value(
+                        try await ServerCancel.onCancel(pid: known, at: location) {
+                            try await LockWait.watching(
+                                connection: connection, pid: known, at: location, operation, byAlarm: true,
+                                dead: { await calls.abandon(connection, at: location, cause: $0) }, body)
+                        })
                 }
-                while let event = try await group.next() {
-                    switch event {
-                    case .done(let value):
-                        group.cancelAll()
-                        return value
-                    case .leased:
-                        continue
-                    case .failed(let error):
-                        group.cancelAll()
-                        throw error
+                switch outcome {
+                case .value(let value): return value
+                case .abandoned: throw CancellationError()
+                case .stale: continue
+                }
+            }
+            throw StoreError(
+                .database,
+                StoreError.lostConnection(
+                    at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
+                    + "; check that the server runs, then retry")
+        }
+
+        /// The check of a call that has waited `patience` for a connection (see `withLease`):
+        /// asks `check` every `patience` until the call has its connection, and ends the call
+        /// through `fail` when the server cannot be reached, or when `limit` has passed since
+        /// `since` (with `waiting`'s error). Ends when cancelled (the call ended).
+        private static func checkWhileWaiting(
+            _ check: ServerCheck, leased: LeaseFlag, since start: ContinuousClock.Instant, patience: Duration,
+            limit: Duration?, waiting: @Sendable (StoreError?) -> StoreError,
+            fail: @Sendable (StoreError) -> Void
+        ) async {
+            var full: StoreError?
+            do {
+                while true {
+                    if leased.isSet { return }
+                    switch try await check.verdict() {
+                    case .reachable: full = nil
+                    case .full(let error): full = error
+                    case .unreachable(let error):
+                        if leased.abandon() { fail(error) }
+                        return
                     }
+                    if leased.isSet { return }
+                    if let limit, ContinuousClock.now - start >= limit {
+                        if leased.abandon() { fail(waiting(full)) }
+                        return
+                    }
+                    let left = limit.map { max($0 - (ContinuousClock.now - start), .zero) } ?? patience
+                    try await Task.sleep(for: min(patience, left))
                 }
-                throw CancellationError()
+            } catch {
+                // Cancelled: the call has ended.
             }
         }
 
@@ -369,6 +438,33 @@
         case value(T)
         case stale
         case abandoned
+    }
+
+    /// The task running a call (`PostgresPool.withLease`), for cancelling it from what that
+    /// task set up itself (its guard), before or after the handle is known.
+    private final class WorkTask: Sendable {
+        private struct State {
+            var task: Task<Void, Never>?
+            var cancelled = false
+        }
+
+        private let state = Mutex(State())
+
+        func set(_ task: Task<Void, Never>) {
+            let cancelled = state.withLock { state in
+                state.task = task
+                return state.cancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        func cancel() {
+            let task = state.withLock { state in
+                state.cancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
     }
 
     /// Whether a call got its connection or gave up waiting for one, decided once and

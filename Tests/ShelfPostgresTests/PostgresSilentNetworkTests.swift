@@ -3,6 +3,7 @@
     import ShelfPostgres
     import ShelfReactive
     import ShelfStore
+    import Synchronization
     import Testing
 
     /// A network that falls silent (drops everything, closes nothing) under an open store:
@@ -39,6 +40,34 @@
                     #expect("\(error)".contains("was lost"), "\(error)")
                     #expect("\(error)".contains("127.0.0.1:\(proxy.port)"), "\(error)")
                 }
+            }
+        }
+
+        /// A pooled connection that a network dropped while it sat idle (as a firewall does
+        /// to idle connections) is checked when leased after `idleCheckAfter`, found silent,
+        /// and replaced: the call runs on a new connection instead of failing as lost (the
+        /// pool has no keep-alive of its own).
+        @Test func aConnectionDroppedWhileIdleIsReplacedBeforeACallUsesIt() async throws {
+            try await Scratch.withDatabase { url in
+                let proxy = try SilenceableProxy(to: try PostgresLocation(url: url).port)
+                let store = try await PostgresBackend.open(url: try Self.through(proxy, url))
+                store.pool.idleCheckAfter = .milliseconds(300)
+                _ = try await store.items.count(matching: ItemQuery())
+                let before = proxy.accepted.load(ordering: .relaxed)
+                proxy.silenceConnectionsMadeSoFar()
+                try await Task.sleep(for: .milliseconds(600))
+                let outcome = await Bounded.run(within: .seconds(45)) {
+                    try await store.items.count(matching: ItemQuery())
+                }
+                let after = proxy.accepted.load(ordering: .relaxed)
+                proxy.close()
+                await store.close()
+                guard let outcome else {
+                    Issue.record("the call was still waiting 45 s after the idle connection fell silent")
+                    return
+                }
+                #expect(try outcome.get() == 0)
+                #expect(after > before, "no new connection was made")
             }
         }
 

@@ -16,7 +16,8 @@
         /// How many connections it has accepted.
         let accepted = Atomic<Int>(0)
         private let listener: Int32
-        private let state = Mutex<(silent: Bool, closed: Bool, sockets: [Int32])>((false, false, []))
+        private let state = Mutex<(silent: Bool, closed: Bool, sockets: [Int32], muted: Set<Int32>)>(
+            (false, false, [], []))
 
         /// Listens on a free port of 127.0.0.1 and forwards each connection to `targetPort`.
         init(to targetPort: Int) throws {
@@ -58,6 +59,10 @@
         /// From now on nothing passes, in either direction, on any connection.
         func fallSilent() { state.withLock { $0.silent = true } }
 
+        /// From now on nothing passes on the connections made so far; later ones pass (a
+        /// network, or a firewall, that dropped the connections idle in a pool).
+        func silenceConnectionsMadeSoFar() { state.withLock { $0.muted.formUnion($0.sockets) } }
+
         /// Ends every connection (they see an end) and the listening.
         func close() {
             let sockets = state.withLock { state -> [Int32] in
@@ -77,7 +82,7 @@
         private func pump(from source: Int32, to destination: Int32) {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let (silent, closed) = state.withLock { ($0.silent, $0.closed) }
+                let (silent, closed) = state.withLock { ($0.silent || $0.muted.contains(source), $0.closed) }
                 if closed { break }
                 if silent {
                     usleep(50_000)
@@ -87,7 +92,7 @@
                 guard poll(&poller, 1, 50) >= 0 else { break }
                 guard poller.revents != 0 else { continue }
                 // Checked again: what arrived after the fall stays unread.
-                if state.withLock({ $0.silent }) { continue }
+                if state.withLock({ $0.silent || $0.muted.contains(source) }) { continue }
                 let count = read(source, &buffer, buffer.count)
                 guard count > 0 else { break }
                 var sent = 0

@@ -58,26 +58,47 @@
                     outcome.resolve(.failure(error))
                 }
             }
-            let id = connection.id
-            let (call, watch) = state.withLock { state in
-                let call = state.nextCall
-                state.nextCall += 1
-                state.calls[id, default: [:]][call] = { error in
-                    if outcome.resolve(.failure(error)) { work.cancel() }
-                }
-                return (call, state.watched.insert(id).inserted)
+            let registration = register(on: connection, at: place) { error in
+                if outcome.resolve(.failure(error)) { work.cancel() }
             }
-            defer {
-                state.withLock { state in
-                    state.calls[id]?[call] = nil
-                    if state.calls[id]?.isEmpty == true { state.calls[id] = nil }
-                }
-            }
-            if watch { watchClose(of: connection, at: place) }
+            defer { release(registration) }
             return try await withTaskCancellationHandler {
                 try await outcome.value()
             } onCancel: {
                 work.cancel()
+            }
+        }
+
+        /// A call on a connection, for `release`.
+        struct Registration: Sendable {
+            fileprivate let connection: PostgresConnection.ID
+            fileprivate let call: UInt64
+        }
+
+        /// Records a call on `connection`, at `place`, that `fail` ends (with "the connection …
+        /// was lost") when it is still under way `grace` after the connection closed, or when
+        /// `abandon` is called: for a caller that runs the call in a task of its own and waits
+        /// for whichever answers first, as `run` does. `release` it when the call has ended.
+        func register(
+            on connection: PostgresConnection, at place: PostgresLocation,
+            fail: @escaping @Sendable (StoreError) -> Void
+        ) -> Registration {
+            let id = connection.id
+            let (call, watch) = state.withLock { state in
+                let call = state.nextCall
+                state.nextCall += 1
+                state.calls[id, default: [:]][call] = fail
+                return (call, state.watched.insert(id).inserted)
+            }
+            if watch { watchClose(of: connection, at: place) }
+            return Registration(connection: id, call: call)
+        }
+
+        /// Forgets a call recorded by `register`.
+        func release(_ registration: Registration) {
+            state.withLock { state in
+                state.calls[registration.connection]?[registration.call] = nil
+                if state.calls[registration.connection]?.isEmpty == true { state.calls[registration.connection] = nil }
             }
         }
 
@@ -159,7 +180,7 @@
     }
 
     /// The outcome of a call, from whichever answers first: the call or its guard.
-    private final class FirstOutcome<T: Sendable>: Sendable {
+    final class FirstOutcome<T: Sendable>: Sendable {
         private struct State {
             var result: Result<T, any Error>?
             var waiter: CheckedContinuation<T, any Error>?

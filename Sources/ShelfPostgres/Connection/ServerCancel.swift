@@ -16,35 +16,33 @@
     ///
     /// The request is sent while the call still holds its connection, so it can only reach
     /// this call's statement (or none, when it has just ended), never the next lease's.
+    ///
+    /// No task waits beside the call: the task's cancellation handler starts the request, and
+    /// the call waits for it before it returns (before, a child task slept beside every call
+    /// until it ended, which cost more than the statement of a page).
     enum ServerCancel {
         /// Runs `body`, whose statements run in the server session `pid` of `place`, as above.
         static func onCancel<T: Sendable>(
             pid: Int32, at place: PostgresLocation, _ body: @escaping @Sendable () async throws -> T
         ) async throws -> T {
-            let ended = EndedFlag()
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    defer { ended.set() }
-                    return try await body()
-                }
-                group.addTask {
-                    // Sleeps until the group is cancelled: by the caller's cancellation, or
-                    // below, once `body` has ended.
-                    try? await Task.sleep(for: .seconds(365 * 86400))
-                    guard !ended.isSet, pid != 0 else { return nil }
-                    // In a task of its own, not cancelled: this one is, and a cancelled task
-                    // cannot connect. Awaited, so the connection is still this call's.
-                    await Task { await cancel(pid: pid, at: place) }.value
-                    return nil
-                }
-                while let value = try await group.next() {
-                    if let value {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw CancellationError()
+            guard pid != 0 else { return try await body() }
+            let request = LateTask()
+            let result: Result<T, any Error>
+            do {
+                result = .success(
+                    try await withTaskCancellationHandler {
+                        try await body()
+                    } onCancel: {
+                        // In a task of its own, which is not cancelled (a cancelled task cannot
+                        // connect); unless `body` has ended (`end()` below came first).
+                        request.start { await cancel(pid: pid, at: place) }
+                    })
+            } catch {
+                result = .failure(error)
             }
+            // Awaited, so the connection is still this call's while the request is on its way.
+            await request.end(cancelling: false)?.value
+            return try result.get()
         }
 
         /// Asks the server to cancel what the session `pid` runs now; a failure is logged (at
@@ -62,12 +60,4 @@
         }
     }
 
-    /// Set once a call's body has ended.
-    private final class EndedFlag: Sendable {
-        private let value = Atomic<Bool>(false)
-
-        func set() { value.store(true, ordering: .relaxed) }
-
-        var isSet: Bool { value.load(ordering: .relaxed) }
-    }
 #endif
