@@ -163,7 +163,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
 
         let suggestions = suggestionsShown
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
-        body?.popup.lines = suggestions.map(ItemEditorContent.suggestionLine)
+        body?.popup.lines = suggestions.map { SuggestionPopup.Entry(text: $0.name, detail: $0.email) }
         body?.popup.selectedIndex = suggestionIndex
         body?.popup.isHidden = suggestions.isEmpty
 
