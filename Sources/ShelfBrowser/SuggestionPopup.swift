@@ -39,12 +39,24 @@ final class SuggestionPopup: View {
     }
 
     override func draw(in canvas: inout Canvas) {
-        guard frame.width >= 4, frame.height >= 3 else { return }
+        guard frame.width >= 4, frame.height >= 1 else { return }
         canvas.fill(frame)
+        // The first choice shown: the chosen one stays in sight.
+        func first(_ rows: Int) -> Int { max(0, min(selectedIndex - rows + 1, lines.count - rows)) }
+        guard frame.height >= 3 else {
+            // Too short for a border (a small screen): the choices alone, the chosen one in sight.
+            let start = first(frame.height)
+            for (row, entry) in lines.dropFirst(start).prefix(frame.height).enumerated() {
+                canvas.draw(
+                    TextLayout.pad(Self.fit(entry.text, detail: entry.detail, width: frame.width), to: frame.width),
+                    at: Point(x: frame.x, y: frame.y + row),
+                    style: start + row == selectedIndex ? Theme.status : Theme.hint, width: frame.width)
+            }
+            return
+        }
         let inner = frame.width - 2
         let rows = frame.height - 2
-        // The first choice shown: the chosen one stays in sight.
-        let first = max(0, min(selectedIndex - rows + 1, lines.count - rows))
+        let first = first(rows)
         canvas.draw("┌" + String(repeating: "─", count: inner) + "┐", at: frame.origin, width: frame.width)
         for (row, entry) in lines.dropFirst(first).prefix(rows).enumerated() {
             let y = frame.y + 1 + row
@@ -65,11 +77,12 @@ final class SuggestionPopup: View {
     }
 }
 
-/// A form's body: a stack of rows, and a popup placed under one of them (the anchor) once
-/// the stack is laid out, drawn over the rows below.
+/// A form's body: its rows (a stack, a `ScrollingForm`), and a popup placed under one of them
+/// (the anchor) once the rows are laid out, drawn over the rows below (above the anchor when
+/// there is more room there), never over the `floor`.
 @MainActor
 final class PopupHost: View {
-    let stack: StackView
+    let stack: View
     let popup = SuggestionPopup()
     /// The row the popup hangs under, and the column it starts at.
     weak var anchor: View?
@@ -79,7 +92,7 @@ final class PopupHost: View {
     /// A row the popup must not cover (a hint line under it): it ends above it.
     weak var floor: View?
 
-    init(stack: StackView) {
+    init(stack: View) {
         self.stack = stack
         super.init()
         addSubview(stack)
@@ -92,8 +105,18 @@ final class PopupHost: View {
         stack.layoutSubviews()  // the anchor's frame must be current to place the popup
         guard let anchor else { return }
         let x = anchor.frame.x + anchorOffset
-        let bottom = floor.map { $0.isHidden ? frame.maxY : min(frame.maxY, $0.frame.y) } ?? frame.maxY
-        let height = min(popup.neededHeight, max(0, bottom - anchor.frame.maxY))
-        popup.frame = Rect(x: x, y: anchor.frame.maxY, width: max(0, min(frame.maxX - x, popupWidth)), height: height)
+        let bottom =
+            floor.map { $0.frame.isEmpty ? frame.maxY : min(frame.maxY, $0.frame.y) } ?? frame.maxY
+        let below = max(0, bottom - anchor.frame.maxY)
+        let above = max(0, anchor.frame.y - frame.y)
+        let width = max(0, min(frame.maxX - x, popupWidth))
+        // Above the row when there is more room there than below it (a short screen, the
+        // anchor low in the form).
+        if below < min(popup.neededHeight, above) {
+            let height = min(popup.neededHeight, above)
+            popup.frame = Rect(x: x, y: anchor.frame.y - height, width: width, height: height)
+        } else {
+            popup.frame = Rect(x: x, y: anchor.frame.maxY, width: width, height: min(popup.neededHeight, below))
+        }
     }
 }
