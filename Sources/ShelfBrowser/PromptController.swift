@@ -10,7 +10,7 @@ public final class PromptController: Controller, KeyModeReporting {
     private let viewModel: PromptViewModel
     private let field = TextField()
     private let errorLabel = Label("", style: Theme.error)
-    private let hint = HintLine(style: Theme.hint, separator: "    ")
+    private let hint = HintLine(style: Theme.hint)
     private var host: PopupHost?
     /// The suggestion chosen with ↑/↓.
     private var suggestionIndex = 0

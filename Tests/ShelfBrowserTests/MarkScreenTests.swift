@@ -225,6 +225,16 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("Enter: apply") && !$0.contains("Tab or Enter take") })
         screen.send(KeyEvent(.escape))
         #expect(await screen.waitUntil { !$0.contains("┌─ Owner") }, "\(screen.text)")
+        // At the smallest size the browser supports, the foot's keys to take and close stay
+        // whole, and a suggestion shows.
+        let small = HeadlessScreen(
+            rootController: BrowserController(viewModel: BrowserViewModel(store: store, now: clock)),
+            size: Size(width: 40, height: 8))
+        #expect(await small.waitUntil { $0.contains("Item 2") })
+        small.send(.character("o"))
+        small.type("gra")
+        #expect(await small.waitUntil { $0.contains("Tab or Enter take · Esc close the list") }, "\(small.text)")
+        #expect(small.text.contains("Grace Hopper <grace@example.com>"), "\(small.text)")
     }
 
     @Test func fitKeepsTheDetailAndCutsTheName() {
