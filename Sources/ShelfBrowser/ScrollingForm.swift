@@ -24,12 +24,17 @@ final class ScrollingForm: View {
     /// The groups shown at the last layout.
     private(set) var shownGroups: Range<Int> = 0..<0
 
+    /// "↑" and "↓" at the right edge of the first and last row shown while fields are out of
+    /// sight above or below (drawn over the rows).
+    private let marks = ScrollMarks()
+
     init(groups: [[View]], foot: [View]) {
         self.groups = groups
         self.foot = foot
         super.init()
         for view in groups.joined() { addSubview(view) }
         for view in foot { addSubview(view) }
+        addSubview(marks)
     }
 
     /// The least a view takes: its fixed or minimum length, 1 for a flexible one, none hidden;
@@ -93,12 +98,7 @@ final class ScrollingForm: View {
             for index in groups.indices {
                 for view in groups[index] { view.frame = .zero }
                 guard index >= firstGroup, left > 0 else { continue }
-                // A group that does not fit whole is shown only when it is the focused one, in
-                // what is left.
-                guard groupHeights[index] <= left || index == focused else {
-                    left = 0
-                    continue
-                }
+                // A group that does not fit whole (the notes) is shown in what is left.
                 for view in groups[index] {
                     let size = min(Self.least(view, compact: true), left)
                     guard size > 0 else { continue }
@@ -110,6 +110,9 @@ final class ScrollingForm: View {
             }
             shownGroups = firstGroup..<max(firstGroup, end)
         }
+        marks.frame = Rect(x: frame.x, y: frame.y, width: frame.width, height: y - frame.y)
+        marks.above = hasMoreAbove
+        marks.below = hasMoreBelow
         var footY = frame.maxY - footHeights.reduce(0, +)
         for (view, height) in zip(foot, footHeights) {
             view.frame = height > 0 ? Rect(x: frame.x, y: footY, width: frame.width, height: height) : .zero
@@ -121,4 +124,18 @@ final class ScrollingForm: View {
     var hasMoreAbove: Bool { shownGroups.lowerBound > 0 }
     /// True when groups are out of sight below the last shown.
     var hasMoreBelow: Bool { shownGroups.upperBound < groups.count }
+}
+
+/// Marks that more rows are out of sight: "↑" at the top right of its frame, "↓" at the bottom
+/// right. Draws nothing else.
+@MainActor
+private final class ScrollMarks: View {
+    var above = false
+    var below = false
+
+    override func draw(in canvas: inout Canvas) {
+        guard frame.width > 0, frame.height > 0 else { return }
+        if above { canvas.draw("↑", at: Point(x: frame.maxX - 1, y: frame.y), style: Theme.hint, width: 1) }
+        if below { canvas.draw("↓", at: Point(x: frame.maxX - 1, y: frame.maxY - 1), style: Theme.hint, width: 1) }
+    }
 }

@@ -36,6 +36,8 @@ struct EditorScreenTests {
         }
         screen.type("typed into the notes")
         #expect(screen.text.contains("typed into the notes"), "\(screen.text)")
+        // Scrolled (at 40×8), a mark says fields are out of sight above.
+        if height == 8 { #expect(screen.lines.contains { $0.hasSuffix("↑│") }, "\(screen.text)") }
         // Back up to the title: it comes back into sight.
         for _ in 0..<4 { screen.send(KeyEvent(.tab, modifiers: .shift)) }
         #expect(screen.text.contains("Title     Renamed"), "\(screen.text)")
