@@ -55,8 +55,12 @@ public final class BrowserController: Controller {
     }
 
     /// The most lines the status bar takes for a message too long for one (an action's, such
-    /// as why a copy failed, or the configuration file's first problem), until the next key.
-    static let messageLines = 3
+    /// as why a copy failed, or the configuration file's first problem), until the next key:
+    /// up to half the screen (`BrowserRootView`), at least 3. Hostile round 8: at 80 columns
+    /// three lines cut a copy's failure before the `sqlite3 … UPDATE` that fixes it.
+    static let messageLines = Int.max
+    /// The fewest lines a message may take, however short the screen.
+    static let leastMessageLines = 3
 
     public override func loadView() {
         detailContainer.addSubview(placeholder)
@@ -77,6 +81,8 @@ public final class BrowserController: Controller {
         viewModel.actions.message.bind(during: lifetime) { [weak self] message in
             if message != nil { self?.statusBar.maximumLines = Self.messageLines }
         }
+        // A message cut at the bar's end says where it is read whole.
+        statusBar.cutMark = " … \(Theme.keyNames("list.help", "?")) shows it whole"
         viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
@@ -277,7 +283,10 @@ public final class BrowserController: Controller {
                 replayTypedAhead()
             }
         case .help:
-            present(HelpController(viewModel: HelpViewModel(keys: configuration.keys)))
+            present(
+                HelpController(
+                    viewModel: HelpViewModel(keys: configuration.keys),
+                    messages: viewModel.actions.failures.reversed() + configuration.problems.map(\.fullDescription)))
         case .users:
             presentUsers()
         case .savedViews:
@@ -301,7 +310,8 @@ private final class BrowserRootView: View {
 
     override func layoutSubviews() {
         if let statusBar {
-            let lines = statusBar.lineCount(width: frame.width)
+            let most = max(BrowserController.leastMessageLines, frame.height / 2)
+            let lines = min(most, statusBar.lineCount(width: frame.width))
             if statusBar.length != .fixed(lines) { statusBar.length = .fixed(lines) }
         }
         super.layoutSubviews()

@@ -20,8 +20,14 @@ public final class HelpController: Controller, KeyModeReporting {
 
     var keyModes: [KeyMode] { [.help] }
 
-    public init(viewModel: HelpViewModel) {
+    /// What went wrong in this browser (its failures, newest first, and the configuration
+    /// file's problems), shown whole first, wrapped to the dialog's width: a message the status
+    /// bar had to cut is read here.
+    private let messages: [String]
+
+    public init(viewModel: HelpViewModel, messages: [String] = []) {
         self.viewModel = viewModel
+        self.messages = messages
         super.init()
     }
 
@@ -29,9 +35,17 @@ public final class HelpController: Controller, KeyModeReporting {
         filterField.isFocused = true
         text.length = .flexible()
         footer.style = Theme.hint
-        let body = StackView(axis: .vertical, [filterField, text, footer])
+        // The messages are wrapped to the width the dialog gets, whatever the screen's.
+        let body = WidthWatcher(StackView(axis: .vertical, [filterField, text, footer])) { [weak self] width in
+            guard let self, !messages.isEmpty, width != wrapWidth else { return }
+            wrapWidth = width
+            let offset = offset
+            refilter()
+            self.offset = offset
+            show()
+        }
         // As tall as the whole help, so the dialog keeps its size while the filter narrows it.
-        let height = Self.render(viewModel.sections).count + 4
+        let height = Self.render(viewModel.sections).count + 4 + (messages.isEmpty ? 0 : messages.count * 3 + 2)
         view = Dialog(title: "Keys", content: body, preferredSize: Size(width: Self.maximumWidth, height: height))
         refilter()
     }
@@ -54,8 +68,25 @@ public final class HelpController: Controller, KeyModeReporting {
     private func refilter() {
         lines = Self.render(viewModel.sections(matching: filterField.text))
         if lines.isEmpty { lines = ["No key matches “\(filterField.text)”."] }
+        lines = messageLines() + lines
         offset = 0
         show()
+    }
+
+    /// The width the messages are wrapped to: the dialog's, once laid out.
+    private var wrapWidth = maximumWidth - 2
+
+    /// The messages that match the filter, each whole, wrapped to `wrapWidth`, under a heading.
+    private func messageLines() -> [String] {
+        let words = filterField.text.lowercased().split(separator: " ")
+        let shown = messages.filter { message in words.allSatisfy { message.lowercased().contains($0) } }
+        guard !shown.isEmpty else { return [] }
+        var lines = ["Messages (the last first)"]
+        for message in shown {
+            let wrapped = TextLayout.wrap(Sanitizer.sanitize(message), to: max(10, wrapWidth - 2))
+            lines += wrapped.enumerated().map { ($0.offset == 0 ? "• " : "  ") + $0.element }
+        }
+        return lines + [""]
     }
 
     private func show() {
@@ -95,5 +126,22 @@ public final class HelpController: Controller, KeyModeReporting {
         filterField.paste(text)
         refilter()
         return true
+    }
+}
+
+/// Lays its one subview over its whole frame, first telling `onWidth` the frame's width.
+@MainActor
+private final class WidthWatcher: View {
+    private let onWidth: @MainActor (Int) -> Void
+
+    init(_ content: View, onWidth: @escaping @MainActor (Int) -> Void) {
+        self.onWidth = onWidth
+        super.init()
+        addSubview(content)
+    }
+
+    override func layoutSubviews() {
+        if frame.width > 0 { onWidth(frame.width) }
+        super.layoutSubviews()
     }
 }

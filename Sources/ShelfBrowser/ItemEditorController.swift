@@ -29,6 +29,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
     private let phaseLabel = Label()
     private let hintLine = HintLine(style: Theme.hint)
     private var body: PopupHost?
+    private var form: ScrollingForm?
     private var focusIndex = 0
     /// The suggestion chosen with ↑/↓.
     private var suggestionIndex = 0
@@ -46,20 +47,18 @@ public final class ItemEditorController: Controller, KeyModeReporting {
     private var focusedField: ItemEditorField { Self.order[focusIndex] }
 
     public override func loadView() {
-        var rows: [View] = []
-        for field in Self.order {
-            rows.append(input(for: field))
-            rows.append(errorLabels[field] ?? Label())
-        }
+        // Each field with the line of its error scrolls as one when the form is taller than
+        // the screen leaves it; the new owner's name, the phase and the hints stay at the foot.
+        let groups = Self.order.map { field in [input(for: field), errorLabels[field] ?? Label()] }
         notesArea.length = .minimum(3)
         newOwnerField.isHidden = true
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(3)
-        rows.append(newOwnerField)
-        rows.append(phaseLabel)
-        rows.append(hintLine)
-        let host = PopupHost(stack: StackView(axis: .vertical, rows))
+        let form = ScrollingForm(groups: groups, foot: [newOwnerField, phaseLabel, hintLine])
+        self.form = form
+        let host = PopupHost(stack: form)
         host.anchor = ownerField
+        host.floor = hintLine
         host.anchorOffset = DisplayWidth.of(ownerField.prompt) - 1
         body = host
         view = Dialog(title: viewModel.state.value.title, content: host, preferredSize: Size(width: 72, height: 22))
@@ -145,6 +144,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         for field in Self.order {
             errorLabels[field]?.text = content.errors[field].map { "          " + $0 } ?? ""
         }
+        form?.focusedGroup = focusIndex
         // Values that changed in the model (a reload) replace what is in the fields.
         for (field, input) in [(ItemEditorField.title, titleField), (.priority, priorityField), (.owner, ownerField)]
         where content[field] != input.text {
@@ -163,7 +163,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
 
         let suggestions = suggestionsShown
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
-        body?.popup.lines = suggestions.map(ItemEditorContent.suggestionLine)
+        body?.popup.lines = suggestions.map { SuggestionPopup.Entry(text: $0.name, detail: $0.email) }
         body?.popup.selectedIndex = suggestionIndex
         body?.popup.isHidden = suggestions.isEmpty
 

@@ -10,6 +10,7 @@ public final class PromptController: Controller, KeyModeReporting {
     private let viewModel: PromptViewModel
     private let field = TextField()
     private let errorLabel = Label("", style: Theme.error)
+    private let hint = HintLine(style: Theme.hint)
     private var host: PopupHost?
     /// The suggestion chosen with ↑/↓.
     private var suggestionIndex = 0
@@ -29,7 +30,7 @@ public final class PromptController: Controller, KeyModeReporting {
         let question = Label(viewModel.question)
         errorLabel.wraps = true
         errorLabel.length = .fixed(2)
-        let hint = Label(PromptViewModel.hints(keys: Theme.keyNames), style: Theme.hint)
+        hint.hints = PromptViewModel.hintLine(suggesting: false, keys: Theme.keyNames)
         field.isFocused = true
         field.setText(viewModel.initialText)
         guard viewModel.completes else {
@@ -38,16 +39,21 @@ public final class PromptController: Controller, KeyModeReporting {
                 preferredSize: Size(width: 60, height: 7))
             return
         }
-        for view in [question, field, hint] as [View] { view.length = .fixed(1) }
-        // Room under the rows for the popup, which is drawn over what is below the field; on
-        // a short screen it gives way first (the question, field and error keep their rows).
+        for view in [question, field] as [View] { view.length = .fixed(1) }
+        // Room under the field for the popup, above the error and the foot, which it never
+        // covers (the foot says which keys choose, take and close the list); on a short
+        // screen the room gives way first.
         let room = View()
         room.length = .flexible()
-        let host = PopupHost(stack: StackView(axis: .vertical, [question, field, errorLabel, hint, room]))
+        let host = PopupHost(stack: StackView(axis: .vertical, [question, field, room, errorLabel, hint]))
         host.anchor = field
+        host.floor = errorLabel
+        host.popupWidth = .max  // the dialog's width: a long name and its email side by side
         self.host = host
         view = Dialog(
-            title: viewModel.title, content: host, preferredSize: Size(width: 60, height: 7 + Self.suggestionRows - 3))
+            title: viewModel.title, content: host,
+            // Wider than a plain prompt: a name and an email side by side in 80 columns.
+            preferredSize: Size(width: 76, height: 7 + Self.suggestionRows))
     }
 
     public override func viewDidLoad() {
@@ -72,9 +78,10 @@ public final class PromptController: Controller, KeyModeReporting {
     private func renderSuggestions() {
         let suggestions = suggestionsShown
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
-        host?.popup.lines = suggestions.map(\.line)
+        host?.popup.lines = suggestions.map { SuggestionPopup.Entry(text: $0.line, detail: $0.detail) }
         host?.popup.selectedIndex = suggestionIndex
         host?.popup.isHidden = suggestions.isEmpty
+        hint.hints = PromptViewModel.hintLine(suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
         view.setNeedsDisplay()
     }
 

@@ -31,7 +31,7 @@ extension BrowserViewModel {
                     let found = ItemEditorViewModel.ownerSuggestions(for: text, among: all)
                     // The email typed whole: nothing left to complete.
                     if found.count == 1, found[0].email.lowercased() == typed { return [] }
-                    return found.map { PromptSuggestion(line: ItemEditorContent.suggestionLine($0), value: $0.email) }
+                    return found.map { PromptSuggestion(line: $0.name, detail: $0.email, value: $0.email) }
                 }
             }, perform: perform)
     }

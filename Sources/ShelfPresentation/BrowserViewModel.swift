@@ -50,7 +50,7 @@ public final class BrowserViewModel {
         do {
             email = try await defaultOwnerEmail()
         } catch {
-            actions.show("Could not pick an owner for the new item: \(error)")
+            actions.showFailure("Could not pick an owner for the new item: \(error)")
             email = ""
         }
         return ItemEditorViewModel(store: store, ownerEmail: email)
@@ -75,7 +75,7 @@ public final class BrowserViewModel {
             { [weak self] in
                 guard let self else { return }
                 open(await makeNewItemEditor())
-            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
+            }, onFailure: { [weak self] error in self?.actions.showFailure("Could not open the editor: \(error)") })
     }
 
     /// Makes an editor for the item with `id` (see `makeEditor(id:)`) and hands it to `open`;
@@ -88,7 +88,7 @@ public final class BrowserViewModel {
                 guard let self else { return }
                 guard let editor = await makeEditor(id: id) else { return open(nil) }
                 open(editor)
-            }, onFailure: { [weak self] error in self?.actions.show("Could not open the editor: \(error)") })
+            }, onFailure: { [weak self] error in self?.actions.showFailure("Could not open the editor: \(error)") })
     }
 
     /// The users view: every user with their item counts.
@@ -110,7 +110,7 @@ public final class BrowserViewModel {
             let email = try await store.users.user(id: item.userID)?.email ?? ""
             return ItemEditorViewModel(store: store, editing: item, ownerEmail: email)
         } catch {
-            actions.show("Could not open item \(id.rawValue) for editing: \(error); press e to try again")
+            actions.showFailure("Could not open item \(id.rawValue) for editing: \(error); press e to try again")
             return nil
         }
     }

@@ -50,7 +50,7 @@ extension ItemActions {
             mutableMessage.value = "copy cancelled: nothing was copied"
             return nil
         case .failure(let error):
-            mutableMessage.value = "Could not copy: \(error)"
+            fail("Could not copy: \(error)")
             return nil
         }
     }
@@ -146,7 +146,7 @@ extension ItemActions {
             let text = json ? ItemCopyFormat.json(items, owners: owners) : ItemCopyFormat.lines(items, owners: owners)
             return (text, items.count)
         } catch {
-            mutableMessage.value = "Could not read the items to copy: \(error)"
+            fail("Could not read the items to copy: \(error)")
             return nil
         }
     }

@@ -29,7 +29,7 @@ extension ItemActions {
                 scheduleRecount()
             }
         } catch {
-            mutableMessage.value = "Could not count the marked items: \(error)"
+            fail("Could not count the marked items: \(error)")
         }
     }
 
@@ -56,7 +56,7 @@ extension ItemActions {
                 in: ItemSelection(matching: query, now: selection.now, through: selection.through), among: rows)
             if describedSelection?.query == query { mutableMarks.value.learnMatching(matching) }
         } catch {
-            mutableMessage.value = "Could not tell which rows are marked: \(error)"
+            fail("Could not tell which rows are marked: \(error)")
         }
     }
 
@@ -92,7 +92,7 @@ extension ItemActions {
         do {
             open = try await store.items.count(in: selection, status: .open)
         } catch {
-            mutableMessage.value = "Could not read the marked items: \(error)"
+            fail("Could not read the marked items: \(error)")
             return
         }
         await bulk(.status(open > 0 ? .done : .open), in: selection)
@@ -168,7 +168,7 @@ extension ItemActions {
             do {
                 try await store.items.forget(bulk)
             } catch {
-                mutableMessage.value = "Could not delete the undo records of old bulk changes: \(error)"
+                fail("Could not delete the undo records of old bulk changes: \(error)")
             }
         }
         if let first = dropped.oldest.first {

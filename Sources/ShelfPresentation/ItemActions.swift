@@ -123,7 +123,7 @@ public final class ItemActions {
             }
             mutableMarks.value.bound(through: highest)
         } catch {
-            mutableMessage.value = "Could not read the items to mark: \(error)"
+            fail("Could not read the items to mark: \(error)")
             mutableMarks.value.removeAll()
             return
         }
@@ -141,7 +141,7 @@ public final class ItemActions {
         do {
             for id in marked where try await store.items.item(id: id) == nil { gone.append(id) }
         } catch {
-            mutableMessage.value = "Could not check which marked items still exist: \(error)"
+            fail("Could not check which marked items still exist: \(error)")
             return
         }
         if !gone.isEmpty { mutableMarks.value.unmark(gone) }
@@ -166,7 +166,7 @@ public final class ItemActions {
             if !gone.isEmpty { mutableMarks.value.unmark(gone) }
             return mutableMarks.value.count
         } catch {
-            mutableMessage.value = "Could not check which marked items still exist: \(error)"
+            fail("Could not check which marked items still exist: \(error)")
             return nil
         }
     }
@@ -312,8 +312,7 @@ public final class ItemActions {
                 guard let item = try await store.items.item(id: id) else { return }
                 await record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
             } catch {
-                mutableMessage.value =
-                    "Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it"
+                fail("Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it")
             }
         case .updated(let previous, let saved):
             await record(
@@ -327,6 +326,30 @@ public final class ItemActions {
         mutableMessage.value = text
     }
 
+    /// Shows `text`, which says why something failed, in the status bar, and keeps it in
+    /// `failures` (to be said again when the browser ends: hostile round 8, a copy's failure
+    /// read at 80 columns lost its advice, and nothing repeated it).
+    public func showFailure(_ text: String) {
+        fail(text)
+    }
+
+    /// Sets `message` to `text`, a failure, and keeps it in `failures`.
+    func fail(_ text: String) {
+        mutableMessage.value = text
+        if failures.count == Self.keptFailures {
+            failures.removeFirst()
+            droppedFailures += 1
+        }
+        failures.append(text)
+    }
+
+    /// The failures `message` said in this browser, oldest first, the last `keptFailures`.
+    public private(set) var failures: [String] = []
+    /// Failures said before the ones kept.
+    public private(set) var droppedFailures = 0
+    /// The most failures kept.
+    nonisolated static let keptFailures = 20
+
     /// Says where a copy of `count` items (`json`: as export JSON) went: the terminal's
     /// clipboard when `file` is nil, else that file.
     public func copied(_ count: Int, json: Bool, toFile file: String?) {
@@ -336,7 +359,7 @@ public final class ItemActions {
 
     /// Says that copying failed, and why.
     public func copyFailed(_ error: any Error) {
-        mutableMessage.value = "Could not copy: \(error)"
+        fail("Could not copy: \(error)")
     }
 
     /// Checks the marks like `pruneMarks()` before a prompt about the marked items; when
@@ -364,9 +387,9 @@ public final class ItemActions {
             let outcome = try await body()
             mutableMessage.value = [outcome, historyNote].compactMap { $0 }.joined(separator: " · ")
         } catch let refusal as ActionRefusal {
-            mutableMessage.value = refusal.message
+            fail(refusal.message)
         } catch {
-            mutableMessage.value = "Could not \(what) the items: \(error)"
+            fail("Could not \(what) the items: \(error)")
         }
     }
 

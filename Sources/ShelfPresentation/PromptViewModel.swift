@@ -18,6 +18,16 @@ public final class PromptViewModel {
     public nonisolated static func hints(keys: KeyNames = .defaults) -> String {
         "\(keys("prompt.accept", "Enter")): apply    \(keys("prompt.cancel", "Esc")): cancel"
     }
+
+    /// The prompt's foot: while suggestions show, the keys that move among them, take one and
+    /// close the list (hostile round 8: the owner prompt's list had no foot); else `hints(keys:)`.
+    public nonisolated static func hintLine(suggesting: Bool, keys: KeyNames = .defaults) -> [KeyHint] {
+        guard suggesting else { return [KeyHint(hints(keys: keys), rank: 1)] }
+        return [
+            KeyHint("↑/↓ choose", rank: 2), KeyHint("Tab or Enter take", rank: 1),
+            KeyHint("\(keys("prompt.cancel", "Esc")) close the list", rank: 1),
+        ]
+    }
     /// nil while asking; true once an answer was taken, false once cancelled.
     public let decision: Property<Bool?>
     /// Completions of the text typed so far (`textChanged(_:)`), best first; empty when the
@@ -117,17 +127,21 @@ public final class PromptViewModel {
     }
 }
 
-/// One completion a prompt offers: the line shown in its list, and the text it puts in the
-/// field.
+/// One completion a prompt offers: the line shown in its list (and a detail shown beside it),
+/// and the text it puts in the field.
 public struct PromptSuggestion: Hashable, Sendable {
-    /// What the list shows, e.g. "Grace Hopper <grace@example.com>".
+    /// What the list shows, e.g. "Grace Hopper".
     public let line: String
+    /// What the list shows beside `line`, kept readable when `line` is cut (a user's email);
+    /// empty for none.
+    public let detail: String
     /// What taking it puts in the field, e.g. "grace@example.com".
     public let value: String
 
-    /// A completion showing `line` that puts `value` in the field.
-    public init(line: String, value: String) {
+    /// A completion showing `line` (and `detail` beside it) that puts `value` in the field.
+    public init(line: String, detail: String = "", value: String) {
         self.line = line
+        self.detail = detail
         self.value = value
     }
 }

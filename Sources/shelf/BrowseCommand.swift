@@ -95,6 +95,14 @@ struct BrowseCommand: AsyncParsableCommand {
             if let problem = await viewModel.actions.endHistory() {
                 try? FileHandle.standardError.write(contentsOf: Data("shelf: \(problem)\n".utf8))
             }
+            // What failed while the browser ran, said again where it stays (a message the status
+            // bar cut, or one the next key cleared, is read whole here), its controls escaped.
+            let actions = viewModel.actions
+            var said = actions.droppedFailures > 0 ? ["(\(actions.droppedFailures) earlier failures left out)"] : []
+            said += actions.failures
+            for failure in said {
+                try? FileHandle.standardError.write(contentsOf: Data("shelf: \(escapingControls(failure))\n".utf8))
+            }
             return ending
         } catch let error as TerminalError {
             throw CommandError(error.description)

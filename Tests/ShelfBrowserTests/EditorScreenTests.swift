@@ -10,6 +10,43 @@ import Testing
 @MainActor
 @Suite("Editor screens")
 struct EditorScreenTests {
+    /// Hostile round 8: at 80×10 the editor was a stack cut from the bottom: no hint line, and
+    /// the notes field out of sight. At every size down to the smallest the browser supports
+    /// (40×8), the hint line stays and Tab brings each field into sight, its error with it.
+    @Test(arguments: [(80, 10), (40, 8)])
+    func theEditorScrollsItsFieldsAndKeepsItsHintsOnASmallScreen(width: Int, height: Int) async throws {
+        let (store, _) = try await makeStore(items: 1)
+        let screen = browser(store, width: width, height: height)
+        #expect(await screen.waitUntil { $0.contains("Item 1") })
+        screen.send(.character("e"))
+        #expect(await screen.waitUntil { $0.contains("Edit item") }, "\(screen.text)")
+        func hintShown() -> Bool { screen.lines.contains { $0.contains("Esc cancel") } }
+        #expect(hintShown(), "\(screen.text)")
+        #expect(screen.text.contains("Title     Item 1"), "\(screen.text)")
+        // An error shows under its field, with the hints.
+        for _ in 0..<6 { screen.send(KeyEvent(.backspace)) }
+        screen.send(.control("s"))
+        #expect(await screen.waitUntil { $0.contains("A title is required.") }, "\(screen.text)")
+        #expect(hintShown(), "\(screen.text)")
+        screen.type("Renamed")
+        for field in ["Status", "Priority", "Owner", "Notes"] {
+            screen.send(KeyEvent(.tab))
+            #expect(screen.lines.contains { $0.contains("│\(field) ") }, "\(field): \(screen.text)")
+            #expect(hintShown() || screen.lines.contains { $0.contains("Ctrl-S save") }, "\(screen.text)")
+        }
+        screen.type("typed into the notes")
+        #expect(screen.text.contains("typed into the notes"), "\(screen.text)")
+        // Scrolled (at 40×8), a mark says fields are out of sight above.
+        if height == 8 { #expect(screen.lines.contains { $0.hasSuffix("↑│") }, "\(screen.text)") }
+        // Back up to the title: it comes back into sight.
+        for _ in 0..<4 { screen.send(KeyEvent(.tab, modifiers: .shift)) }
+        #expect(screen.text.contains("Title     Renamed"), "\(screen.text)")
+        screen.send(.control("s"))
+        #expect(await screen.waitUntil { !$0.contains("Edit item") }, "\(screen.text)")
+        let saved = try await store.items.items(matching: ItemQuery(text: "Renamed"))
+        #expect(saved.first?.notes == "typed into the notes")
+    }
+
     @Test func newItemValidatesInlineThenSaves() async throws {
         let (store, _) = try await makeStore(items: 1)
         let screen = browser(store, width: 80, height: 20)

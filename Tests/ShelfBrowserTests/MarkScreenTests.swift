@@ -196,6 +196,57 @@ struct MarkScreenTests {
         #expect(await screen.waitUntil { $0.contains("gave 1 item to Grace Hopper") }, "\(screen.text)")
     }
 
+    /// Hostile round 8: the owner prompt's suggestions covered its foot (nothing said which
+    /// keys choose, take or close the list), and a long name pushed the email out of sight.
+    /// Each user's email shows beside the name, cut to fit, sanitized; the foot stays.
+    @Test func ownerPromptSuggestionsShowEmailsAndAFoot() async throws {
+        let (store, _) = try await makeStore(items: 2)
+        let long = "Gracious Hopperton-Wellington of the Very Long Name Society \u{1B}[31mred"
+        _ = try await store.users.insert(
+            NewUser(name: long, email: "gracious.hopperton@example-company.example.com", createdAt: start))
+        let controller = BrowserController(viewModel: BrowserViewModel(store: store, now: clock))
+        let screen = HeadlessScreen(rootController: controller, size: Size(width: 80, height: 20))
+        #expect(await screen.waitUntil { $0.contains("Item 2") })
+        screen.send(.character("o"))
+        #expect(await screen.waitUntil { $0.contains("Enter: apply") }, "\(screen.text)")
+        screen.type("gra")
+        #expect(await screen.waitUntil { $0.contains("Tab or Enter take") }, "\(screen.text)")
+        let text = screen.text
+        #expect(text.contains("Grace Hopper <grace@example.com>"), "\(text)")
+        #expect(text.contains("<gracious.hopperton@example-company.example.com>"), "\(text)")
+        #expect(text.contains("Gracious Hopperton-W"), "\(text)")
+        #expect(text.contains("↑/↓ choose") && text.contains("Esc close the list"), "\(text)")
+        #expect(!text.contains("\u{1B}"), "no escape byte reaches the screen: \(text.debugDescription)")
+        // The popup ends above the foot, in the dialog's box.
+        let popupBottom = try #require(screen.lines.firstIndex { $0.contains("└──") })
+        let foot = try #require(screen.lines.firstIndex { $0.contains("Tab or Enter take") })
+        #expect(popupBottom < foot, "\(text)")
+        screen.send(KeyEvent(.escape))
+        #expect(await screen.waitUntil { $0.contains("Enter: apply") && !$0.contains("Tab or Enter take") })
+        screen.send(KeyEvent(.escape))
+        #expect(await screen.waitUntil { !$0.contains("┌─ Owner") }, "\(screen.text)")
+        // At the smallest size the browser supports, the foot's keys to take and close stay
+        // whole, and a suggestion shows.
+        let small = HeadlessScreen(
+            rootController: BrowserController(viewModel: BrowserViewModel(store: store, now: clock)),
+            size: Size(width: 40, height: 8))
+        #expect(await small.waitUntil { $0.contains("Item 2") })
+        small.send(.character("o"))
+        small.type("gra")
+        #expect(await small.waitUntil { $0.contains("Tab or Enter take · Esc close the list") }, "\(small.text)")
+        #expect(small.text.contains("Grace Hopper <grace@example.com>"), "\(small.text)")
+    }
+
+    @Test func fitKeepsTheDetailAndCutsTheName() {
+        #expect(SuggestionPopup.fit("Ada", detail: "ada@x.io", width: 30) == "Ada <ada@x.io>")
+        let cut = SuggestionPopup.fit(String(repeating: "n", count: 40), detail: "long@example.com", width: 30)
+        #expect(cut == String(repeating: "n", count: 10) + "… <long@example.com>", "\(cut)")
+        let both = SuggestionPopup.fit(
+            String(repeating: "n", count: 40), detail: String(repeating: "e", count: 40), width: 30)
+        #expect(both.hasPrefix("nnnnnnnnn… <") && both.hasSuffix("…>") && DisplayWidth.of(both) == 30, "\(both)")
+        #expect(SuggestionPopup.fit("a\u{1B}[31m", detail: "x\u{7}", width: 30) == "a␛[31m <x␇>")
+    }
+
     @Test func yCopiesTheSelectedItemThroughTheTerminal() async throws {
         let (store, _) = try await makeStore(items: 2)
         let recorder = TerminalRecorder()

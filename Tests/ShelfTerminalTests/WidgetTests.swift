@@ -239,7 +239,18 @@ struct StatusBarTests {
             ])
         // Past the lines allowed, the last ends in "…"; a short text keeps one line.
         bar.maximumLines = 2
-        #expect(drawn(bar, width: 40).last?.hasSuffix("…") == true, "\(drawn(bar, width: 40))")
+        #expect(
+            drawn(bar, width: 40).last.map { String($0.reversed().drop { $0 == " " }.reversed()) }?.hasSuffix("…")
+                == true,
+            "\(drawn(bar, width: 40))")
+        // The cut mark says where the rest is read, whole, at the end of the last line.
+        bar.cutMark = " … ? shows it whole"
+        #expect(
+            drawn(bar, width: 40) == [
+                " Could not copy: TMPDIR /nonexistent    ",
+                " does not exist; set … ? shows it whole ",
+            ], "\(drawn(bar, width: 40))")
+        bar.cutMark = " …"
         // A left side that fills a line leaves the right side the next.
         bar.maximumLines = 3
         bar.left = String(repeating: "x", count: 36)

@@ -143,6 +143,64 @@ struct BrowseHintsTests {
         try await tmux.waitFor("[exit 0]")
     }
 
+    /// Hostile round 8: at 80 columns a copy's "not UTF-8" failure ended before the `sqlite3 …
+    /// UPDATE` that fixes it, and nothing said it again after the browser quit. The message
+    /// takes up to half the screen; cut there, its end says where it is read whole (the help
+    /// shows the session's failures whole); and every failure is said again on standard error.
+    @Test func aFailureTooLongForTheBarKeepsItsAdviceAndIsSaidAgainAfterQuitting() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        var environment = try await prepare(shelf, config: "")
+        environment["SHELF_CLIPBOARD"] = "file"
+        environment["XDG_RUNTIME_DIR"] = shelf.folder.path
+        let status = try await ChildProcess.sqlite3(
+            shelf.databasePath, "UPDATE items SET title = CAST(X'41FF42' AS TEXT) WHERE title = 'Third task';")
+        #expect(status == 0)
+        for height in [24, 10] {
+            let tmux = try TmuxSession(
+                ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: 80,
+                height: height, environment: environment)
+            try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "First task") }
+            try tmux.type("g")
+            try tmux.type("y")
+            var screen = try await tmux.waitFor(timeout: .seconds(30)) { $0.contains(line: "Could not copy") }
+            let bar = screen.joined(separator: "\n")
+            if height == 24 {
+                // Whole, the advice included.
+                screen = try await tmux.waitFor { $0.contains(line: "then try again") }
+                #expect(screen.contains(line: "then try again"), "\(bar)")
+                #expect(Self.words(screen).contains("'UPDATE items SET title = "), "\(bar)")
+            } else {
+                // Cut at half the screen, saying where it is read whole; there it is.
+                screen = try await tmux.waitFor { $0.contains(line: "? shows it whole") }
+                #expect(screen.contains(line: "? shows it whole"), "\(screen.joined(separator: "\n"))")
+                try tmux.type("?")
+                screen = try await tmux.waitFor { $0.contains(line: "Messages (the last first)") }
+                var help = Self.words(screen.map { $0.replacingOccurrences(of: "│", with: " ") })
+                // The help's box is short here: its next page holds the rest of the message.
+                try tmux.send("PageDown")
+                screen = try await tmux.waitFor { !$0.contains(line: "Messages (the last first)") }
+                help += " " + Self.words(screen.map { $0.replacingOccurrences(of: "│", with: " ") })
+                #expect(help.contains("• Could not copy") && help.contains("'UPDATE items SET title"), "\(help)")
+                #expect(help.contains("then try again"), "\(help)")
+                try tmux.send("Escape")
+                try await tmux.waitFor { !$0.contains(line: "┌─ Keys") }
+            }
+            // After quitting, on standard error, whole.
+            try tmux.type("q")
+            screen = try await tmux.waitFor("[exit 0]")
+            let after = screen.joined(separator: "")
+            #expect(after.contains("shelf: Could not copy: items row"), "\(screen.joined(separator: "\n"))")
+            #expect(after.contains("UPDATE items SET title") && after.contains("then try again"), "\(after)")
+        }
+    }
+
+    /// The screen's words, lines joined and spaces collapsed: a message wrapped over lines
+    /// reads as one.
+    private static func words(_ screen: [String]) -> String {
+        screen.joined(separator: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+    }
+
     /// Issue 26: `[keys.editor] save = ["ctrl-a"]` never saved from the editor's fields (the
     /// text keys' lineStart has Ctrl-A first) and nothing said so. It is named, whole, in the
     /// status bar, after quitting and by `shelf config`; and Ctrl-A still goes to the line's start.
@@ -162,9 +220,9 @@ struct BrowseHintsTests {
         var screen = try await tmux.waitFor {
             $0.contains(line: "3 items") && $0.contains(line: "or lineStart others")
         }
-        // Whole, over three lines of the bar, until the first key.
+        // Whole, over four lines of the bar (it may take half the screen), until the first key.
         #expect(
-            statusBar(screen, lines: 3).replacingOccurrences(of: " ", with: "")
+            statusBar(screen, lines: 4).replacingOccurrences(of: " ", with: "")
                 .contains(notice.replacingOccurrences(of: " ", with: "")), "\(screen.joined(separator: "\n"))")
         // In the title field Ctrl-A is the line's start: typed there, the text goes first.
         try tmux.type("n")

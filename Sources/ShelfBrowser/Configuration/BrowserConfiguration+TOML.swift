@@ -52,8 +52,8 @@ extension BrowserConfiguration {
                 break
             } catch let error as TOMLParseError {
                 let line = error.source.begin.line
-                problems.append(
-                    ConfigurationProblem(file: file, line: line, message: "\(error.description); line ignored"))
+                let message = Self.redefinition(error.description, line: line, in: lines) ?? error.description
+                problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
                 guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
                 lines[line - 1] = ""
                 if round == rounds {
@@ -76,6 +76,22 @@ extension BrowserConfiguration {
 }
 
 extension BrowserConfiguration {
+    /// TOMLKit's word on a key or table set twice, which echoes the key garbled (`'"hehelp" '`
+    /// for `"he\u006cp"`, hostile round 8): the key as the file writes it instead, and the
+    /// line that set it first. Nil for any other error.
+    static func redefinition(_ description: String, line: Int, in lines: [String]) -> String? {
+        guard description.contains("cannot redefine existing"), lines.indices.contains(line - 1) else { return nil }
+        let key = TOMLLineKey(lines[line - 1])
+        guard !key.parts.isEmpty, key.isHeader || key.isAssignment else { return nil }
+        let paths = LineLocator.paths(of: Array(lines[..<line]))
+        let first = paths.last.flatMap { path in paths.dropLast().firstIndex { $0 != nil && $0 == path } }
+        let already = first.map { "already set at line \($0 + 1)" } ?? "already set by an earlier line"
+        if key.isHeader { return "the table [\(key.written)] is \(already); TOML allows a table once" }
+        let header = lines[..<(line - 1)].last { TOMLLineKey($0).isHeader }.map { TOMLLineKey($0).written }
+        let place = header.map { " in [\($0)]" } ?? ""
+        return "the key \(key.written)\(place) is \(already); TOML allows a key once in a table"
+    }
+
     /// The most dotted parts a key or table header may have: Shelf's deepest is 3
     /// (`[keys.list]` … `list.widths.title`).
     static let maximumKeyParts = 64
@@ -105,6 +121,11 @@ private struct Reader {
     private mutating func readKeys(_ value: any TOMLValueConvertible, into configuration: inout BrowserConfiguration) {
         guard let modes = value.table else { return problem("keys must be a table ([keys.list] …)", at: ["keys"]) }
         var bindings: [KeyAction: [KeyEvent]] = [:]
+        // Keys of the file left out (unknown, or that cannot arrive), per action: named with
+        // what the action is left with when it is left with none, so that one problem is
+        // named once (`[keys.help] close = ["q"]` was named as a key left out and again as a
+        // way out with no key).
+        var leftOut: [KeyAction: [(message: String, hint: String?)]] = [:]
         for (modeName, actionsValue) in modes {
             guard let mode = KeyMode(rawValue: modeName) else {
                 let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
@@ -138,14 +159,15 @@ private struct Reader {
                 for name in names {
                     if let key = KeyName.key(named: name) {
                         if let why = KeyName.cannotBind(key, in: mode) {
-                            problem("\(KeyName.shown(name)) for \(actionName): \(why); left out", at: path)
+                            leftOut[action, default: []].append(
+                                ("\(KeyName.shown(name)) for \(actionName): \(why)", nil))
                             continue
                         }
                         keys.append(key)
                     } else {
-                        problem(
-                            "unknown key “\(KeyName.shown(name))” for \(actionName); left out", at: path,
-                            hint: "a key is \(KeyName.knownNames)")
+                        leftOut[action, default: []].append(
+                            ("unknown key “\(KeyName.shown(name))” for \(actionName)", "a key is \(KeyName.knownNames)")
+                        )
                     }
                 }
                 bindings[action] = keys
@@ -156,6 +178,8 @@ private struct Reader {
         // mode asked first takes (`[keys.user-form] close = ["ctrl-a"]`: [keys.text] has it).
         // Its defaults bound to other actions, of its mode or of one asked before it, are given
         // back to it.
+        // Keys of the file given back to a way out, per action that had them.
+        var givenBack: [KeyAction: [(key: KeyEvent, wayOut: KeyAction)]] = [:]
         for action in KeyAction.waysOut {
             let map = KeyMap(bindings: bindings)
             // Where the mode is the one keys are for (an opened item has its own way back).
@@ -176,6 +200,7 @@ private struct Reader {
             where other != action && (other.mode == action.mode || earlierModes.contains(other.mode)) {
                 guard let keys = bindings[other], keys.contains(where: action.defaultKeys.contains) else { continue }
                 bindings[other] = keys.filter { !action.defaultKeys.contains($0) }
+                givenBack[other, default: []] += keys.filter(action.defaultKeys.contains).map { ($0, action) }
                 if !wasBound { path = ["keys", other.mode.rawValue, other.name] }
             }
             let kept = KeyMap(bindings: bindings).keys(for: action).map(KeyName.name(of:)).joined(separator: ", ")
@@ -184,15 +209,83 @@ private struct Reader {
                 ? "would have no key"
                 : "would have no key that works in \(Self.list(blocked.map(\.place))) (a mode asked first takes "
                     + "\(keys.map(KeyName.name(of:)).joined(separator: ", ")))"
-            problem(
+            let wayOut =
                 "\(action.name) is the way out of [keys.\(action.mode.rawValue)] and \(none); "
-                    + "it keeps \(kept.isEmpty ? "none" : kept)",
-                at: path)
+                + "it keeps \(kept.isEmpty ? "none" : kept)"
+            // Its own keys left out are the reason: one problem, not two.
+            if wasBound, let own = leftOut.removeValue(forKey: action) {
+                problem(
+                    own.map(\.message).joined(separator: "; ") + "; left out, so " + wayOut, at: path,
+                    hint: own.compactMap(\.hint).first)
+            } else {
+                problem(wayOut, at: path)
+            }
+        }
+        let keyless = reportKeyless(&bindings, leftOut: &leftOut, givenBack: givenBack)
+        for (action, reasons) in leftOut {
+            for reason in reasons {
+                problem(
+                    reason.message + "; left out", at: ["keys", action.mode.rawValue, action.name], hint: reason.hint)
+            }
         }
         configuration.keys = KeyMap(bindings: bindings)
-        reportClashes(in: configuration.keys, bound: bindings)
+        reportClashes(in: configuration.keys, bound: bindings.filter { !keyless.contains($0.key) })
         reportTakenDefaults(in: configuration.keys, bound: bindings)
         reportShadowed(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names each action the file bound that is left with no key of its mode (hostile round
+    /// 8: `help = ["banana"]` left help with none, and `yes` given every key of `no` was named
+    /// only as no's loss), at its line, with why and what it comes to: it keeps those of its
+    /// default keys no action of the mode has, else nothing runs it and the file should give it
+    /// a key. `help = []` says so on purpose: nothing runs it, and that is named too. The
+    /// action's keys left out are named in its problem (taken from `leftOut`). Returns the
+    /// actions named.
+    private mutating func reportKeyless(
+        _ bindings: inout [KeyAction: [KeyEvent]], leftOut: inout [KeyAction: [(message: String, hint: String?)]],
+        givenBack: [KeyAction: [(key: KeyEvent, wayOut: KeyAction)]]
+    ) -> Set<KeyAction> {
+        var named: Set<KeyAction> = []
+        for action in KeyAction.all {
+            guard let given = bindings[action] else { continue }  // its defaults: reportTakenDefaults
+            let map = KeyMap(bindings: bindings)
+            guard map.keys(for: action).isEmpty else { continue }
+            let mode = "[keys.\(action.mode.rawValue)]"
+            let own = leftOut.removeValue(forKey: action) ?? []
+            var reasons = own.map { $0.message + " is left out" }
+            let back = givenBack[action] ?? []
+            for wayOut in KeyAction.waysOut where back.contains(where: { $0.wayOut == wayOut }) {
+                let keys = back.filter { $0.wayOut == wayOut }.map { KeyName.name(of: $0.key) }
+                reasons.append(
+                    "\(Self.list(keys)) \(keys.count == 1 ? "stays" : "stay") with \(wayOut.name), the way out of \(mode)"
+                )
+            }
+            for key in given {
+                guard let holder = map.action(for: key, in: action.mode), holder != action else { continue }
+                reasons.append("\(KeyName.name(of: key)) is \(holder.name)'s, bound before it")
+            }
+            let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
+            let free = action.defaultKeys.filter { map.action(for: $0, in: action.mode) == nil }
+            let message: String
+            if reasons.isEmpty {
+                message =
+                    "\(action.name) = [] leaves \(action.name) with no key: nothing runs it; to use it, give it "
+                    + "a key in \(mode) (its default: \(defaults))"
+            } else if free.isEmpty {
+                message =
+                    reasons.joined(separator: "; ") + ": \(action.name) has no key left and its defaults (\(defaults)) "
+                    + "are taken, so nothing runs it; give it a free key in \(mode), such as \(action.name) = [\"KEY\"]"
+            } else {
+                bindings[action] = free
+                let word = free.count == 1 ? "default" : "defaults"
+                message =
+                    reasons.joined(separator: "; ") + ": \(action.name) has no key left, so it keeps its \(word) "
+                    + free.map(KeyName.name(of:)).joined(separator: ", ")
+            }
+            problem(message, at: ["keys", action.mode.rawValue, action.name], hint: own.compactMap(\.hint).first)
+            named.insert(action)
+        }
+        return named
     }
 
     /// Names, once, each key of the file that a mode asked before its own takes somewhere

@@ -15,6 +15,9 @@ public final class StatusBar: View {
     /// The most lines `left` may take when it does not fit on one line beside `right`: 1 (the
     /// default) cuts it. Setting a different value redraws.
     public var maximumLines = 1 { didSet { if maximumLines != oldValue { setNeedsDisplay() } } }
+    /// What ends the last line when `left` wrapped over more lines than the bar has: " …" by
+    /// default; say there where the rest can be read. Setting a different value redraws.
+    public var cutMark = " …" { didSet { if cutMark != oldValue { setNeedsDisplay() } } }
 
     /// A status bar one line high (`length` is `.fixed(1)`), reverse video by default.
     public init(left: String = "", right: String = "", style: Style = Style(attributes: .reverse)) {
@@ -51,7 +54,18 @@ public final class StatusBar: View {
             let all = TextLayout.wrap(leftText, to: frame.width - 1, maxLines: frame.height + 1)
             var lines = Array(all.prefix(frame.height))
             if all.count > frame.height, let last = lines.indices.last {
-                lines[last] = TextLayout.truncate(lines[last] + " …", to: frame.width - 1)
+                // The mark whole after the last line, the line cut before it when need be.
+                let mark = Sanitizer.sanitize(cutMark)
+                let room = frame.width - 1 - DisplayWidth.of(mark)
+                if room <= 1 {
+                    lines[last] = TextLayout.truncate(lines[last] + mark, to: frame.width - 1)
+                } else if DisplayWidth.of(lines[last]) <= room {
+                    lines[last] += mark
+                } else {
+                    var cut = TextLayout.truncate(lines[last], to: room + 1).dropLastEllipsis
+                    while cut.hasSuffix(" ") { cut.removeLast() }
+                    lines[last] = cut + mark
+                }
             }
             for (row, line) in lines.enumerated() {
                 canvas.draw(" " + line, at: Point(x: frame.x, y: frame.y + row), style: style, width: frame.width)
@@ -69,4 +83,9 @@ public final class StatusBar: View {
         canvas.draw(right, at: Point(x: rightX, y: frame.y), style: style, width: rightWidth)
         canvas.draw(" " + left, at: frame.origin, style: style, width: max(0, rightX - frame.x - 1))
     }
+}
+
+extension String {
+    /// The text without the "…" that `TextLayout.truncate` ends a cut text with.
+    fileprivate var dropLastEllipsis: String { hasSuffix("…") ? String(dropLast()) : self }
 }
