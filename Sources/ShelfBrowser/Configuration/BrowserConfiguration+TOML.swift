@@ -238,7 +238,8 @@ private struct Reader {
     /// 8: `help = ["banana"]` left help with none, and `yes` given every key of `no` was named
     /// only as no's loss), at its line, with why and what it comes to: it keeps those of its
     /// default keys no action of the mode has, else nothing runs it and the file should give it
-    /// a key. `help = []` says so on purpose: nothing runs it, and that is named too. The
+    /// a key. `help = []` unbinds it on purpose (as lazygit's `<disabled>` does): that is not
+    /// a problem, and it is not named at every start (a way out is never left keyless). The
     /// action's keys left out are named in its problem (taken from `leftOut`). Returns the
     /// actions named.
     private mutating func reportKeyless(
@@ -268,9 +269,7 @@ private struct Reader {
             let free = action.defaultKeys.filter { map.action(for: $0, in: action.mode) == nil }
             let message: String
             if reasons.isEmpty {
-                message =
-                    "\(action.name) = [] leaves \(action.name) with no key: nothing runs it; to use it, give it "
-                    + "a key in \(mode) (its default: \(defaults))"
+                continue  // `= []`: unbound on purpose
             } else if free.isEmpty {
                 message =
                     reasons.joined(separator: "; ") + ": \(action.name) has no key left and its defaults (\(defaults)) "
