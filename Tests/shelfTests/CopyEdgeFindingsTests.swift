@@ -44,4 +44,50 @@ struct CopyEdgeFindingsTests {
         ).wait()
         #expect(added == 0, "the owner cannot write its store")
     }
+
+    /// A NUL in a source whose NUL-refusing trigger another program dropped: the copy quoted
+    /// the target's trigger ("an item's title or notes cannot hold…" and the INSERT), naming
+    /// neither the row nor the column. Now it says which row and column, as for text that is
+    /// not UTF-8, and the UPDATE that removes it, which works.
+    @Test func aNULInTheSourceIsNamedWithItsRowColumnAndRemedy() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(
+            try await ChildProcess.sqlite3(
+                source,
+                """
+                DROP TRIGGER items_refuse_nul_before_update; DROP TRIGGER users_refuse_nul_before_update;
+                UPDATE items SET notes = 'a' || char(0) || 'b' || char(0) WHERE id = 2;
+                UPDATE users SET name = 'B' || char(0) || 'ob' WHERE id = 2;
+                """) == 0)
+        let target = shelf.folder.appendingPathComponent("copy.sqlite").path
+        let refused = try await shelf.run(["copy", source, target])
+        #expect(refused.status == 1)
+        let update =
+            "UPDATE users SET name = substr(CAST(name AS BLOB), 1, instr(CAST(name AS BLOB), x'00') - 1) "
+            + "|| substr(CAST(name AS BLOB), instr(CAST(name AS BLOB), x'00') + 1) WHERE id = 2"
+        #expect(
+            refused.error
+                == "Error: \(source) holds, in users row 2, column name, the NUL character (U+0000), which a shelf "
+                + "store does not keep; remove it in \(source) (sqlite3 \(source) \"\(update)\" removes one; run it "
+                + "again while the copy still finds one), then copy again; nothing was copied: \(target) is as it was\n",
+            "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try await ChildProcess.sqlite3(source, update) == 0)
+        // The item next: two NULs, the UPDATE said run twice.
+        let second = try await shelf.run(["copy", source, target])
+        #expect(second.status == 1)
+        #expect(second.error.contains("holds, in items row 2, column notes, the NUL character"), "\(second.error)")
+        let notes = update.replacingOccurrences(of: "users", with: "items").replacingOccurrences(
+            of: "name", with: "notes")
+        #expect(second.error.contains("\"\(notes)\" removes one"), "\(second.error)")
+        #expect(try await ChildProcess.sqlite3(source, notes + "; " + notes) == 0)
+        let copied = try await shelf.run(["copy", source, target])
+        #expect(copied.status == 0, "\(copied.error)")
+        let stored = try await ChildProcess.sqlite3Output(
+            target, "SELECT hex(notes) FROM items WHERE id = 2; SELECT name FROM users WHERE id = 2;")
+        #expect(stored == "6162\nBob", "\(stored)")
+    }
 }
