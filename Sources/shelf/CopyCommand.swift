@@ -111,11 +111,11 @@ struct CopyCommand: AsyncParsableCommand {
     private func copy(from source: Store, intoNewFile path: String, shownAs name: String) async throws {
         let folder =
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        // Claimed while it exists (see `WorkFile`), so that the next copy into the same path
-        // removes what a killed one left (they piled up, tens of MB each) and never a live one's.
-        let prefix = ".\((path as NSString).lastPathComponent).copy-"
-        WorkFile.removeAbandoned(in: folder, prefix: prefix)
-        let temporary = folder + "/" + prefix + UUID().uuidString
+        // Claimed while it exists (see `WorkFile`), so that the next copy into any file of this
+        // folder, or open of a store in it, removes what a killed copy left (they piled up, tens
+        // of MB each; only a copy into the same name did, issue 25 F9) and never a live one's.
+        OpenDatabases.sayRemoved(WorkFile.removeAbandonedCopies(in: folder))
+        let temporary = folder + "/" + WorkFile.copyPrefix(of: path) + UUID().uuidString
         guard let claim = WorkFile.create(temporary) else {
             throw CommandError(Self.cannotWrite(name, at: path, errno))
         }

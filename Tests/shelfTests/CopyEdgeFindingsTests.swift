@@ -45,6 +45,55 @@ struct CopyEdgeFindingsTests {
         #expect(added == 0, "the owner cannot write its store")
     }
 
+    /// A copy killed with `kill -9` left its work file until the next copy to that same name.
+    /// Now the next copy into any file of the folder, and the next open of a store in it,
+    /// removes it and says so; a work file a running (here stopped) copy holds is never
+    /// removed.
+    @Test func aKilledCopysWorkFileGoesAtTheNextCopyIntoTheFolderOrTheNextOpen() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(
+            try await BlockingWork.run { _ in try ChildProcess.sqlite3(source, CopyFixture.manyItems(200_000)) } == 0)
+        let folder = shelf.folder.path
+        func workFiles() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".big.sqlite.copy-") }
+                .filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") && !$0.hasSuffix("-journal") }
+        }
+        let small = folder + "/small.sqlite"
+        #expect(
+            try await shelf.run(["users", "add", "--db", small, "--name", "Cy", "--email", "cy@example.com"]).status
+                == 0)
+
+        for next in ["copy", "open"] {
+            let running = try RunningShelf(["copy", source, folder + "/big.sqlite"])
+            try #require(await Self.stopOnceAFileAppears(in: folder, prefix: ".big.sqlite.copy-", pid: running.pid))
+            let live = try #require(try workFiles().first)
+            // Stopped, alive: another copy into the folder and an open of a store in it leave it.
+            let other = try await shelf.run(["copy", small, folder + "/other-\(next).sqlite"])
+            #expect(other.status == 0, "\(other.error)")
+            #expect(!other.error.contains("removed"), "\(other.error)")
+            let listed = try await shelf.run(["users", "list", "--db", small])
+            #expect(listed.status == 0 && !listed.error.contains("removed"), "\(listed.error)")
+            #expect(try workFiles() == [live], "a running copy's work file was removed")
+
+            _ = running.stop(SIGKILL)
+            #expect(try workFiles() == [live])
+            let after =
+                next == "copy"
+                ? try await shelf.run(["copy", small, folder + "/third.sqlite"])
+                : try await shelf.run(["users", "list", "--db", small])
+            #expect(after.status == 0, "\(after.error)")
+            #expect(try workFiles() == [], "what the killed copy left is still there (\(next))")
+            #expect(
+                after.error.contains("shelf: removed \(folder)/\(live) (")
+                    && after.error.contains("the unfinished work file of a copy that was stopped (kill -9, a crash)"),
+                "\(after.error)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/big.sqlite"))
+        }
+    }
+
     /// A NUL in a source whose NUL-refusing trigger another program dropped: the copy quoted
     /// the target's trigger ("an item's title or notes cannot hold…" and the INSERT), naming
     /// neither the row nor the column. Now it says which row and column, as for text that is
@@ -89,5 +138,25 @@ struct CopyEdgeFindingsTests {
         let stored = try await ChildProcess.sqlite3Output(
             target, "SELECT hex(notes) FROM items WHERE id = 2; SELECT name FROM users WHERE id = 2;")
         #expect(stored == "6162\nBob", "\(stored)")
+    }
+
+    /// Sends SIGSTOP to `pid` once a file whose name starts with `prefix` shows in `folder`
+    /// (polled on a thread of its own, up to 120 s); false when none showed while it ran.
+    private static func stopOnceAFileAppears(in folder: String, prefix: String, pid: pid_t) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                    if names.contains(where: { $0.hasPrefix(prefix) }) {
+                        kill(pid, SIGSTOP)
+                        continuation.resume(returning: true)
+                        return
+                    }
+                    if ProcessWatch.hasExited(pid) { break }
+                }
+                continuation.resume(returning: false)
+            }
+        }
     }
 }
