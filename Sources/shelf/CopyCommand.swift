@@ -147,7 +147,12 @@ struct CopyCommand: AsyncParsableCommand {
             await target.close()
         }
         guard report.matches else { return try finish(report, from: source, shownAs: name) }
-        if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
+        // A copy whose -wal could not be merged (a full disk) is not finished: the work file
+        // alone is not the copy. It goes with the `defer` above, so nothing is left; say that,
+        // not a warning about a -wal that is removed by then (issue 25, F7).
+        if let unmerged = Store.unmergedCopyWAL(path: temporary) {
+            throw CommandError(Self.unfinished(unmerged, shownAs: name, at: path))
+        }
         // A link, not a rename: rename would replace a file that another process (a second
         // copy into the same new path) made meanwhile, silently. The temporary name goes with
         // the `defer` above.
@@ -165,6 +170,24 @@ struct CopyCommand: AsyncParsableCommand {
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
         try finish(report, from: source, shownAs: name)
+    }
+
+    /// The message of a copy into a new file whose `-wal` could not be merged into it
+    /// (`Store.unmergedCopyWAL`): what happened, that no file was made, and what to do.
+    private static func unfinished(
+        _ unmerged: (reason: String, full: (free: Int, wal: Int)?), shownAs name: String, at path: String
+    ) -> String {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let outcome = "nothing was copied: \(name) was not made, and the unfinished copy was removed"
+        guard let full = unmerged.full else {
+            return "the copy into \(name) was written but could not be finished: merging its write-ahead log into "
+                + "the file failed (\(unmerged.reason)); \(outcome). Check the disk holding \(folder), then copy again"
+        }
+        let megabytes = { (bytes: Int) in (bytes + (1 << 20) - 1) >> 20 }
+        return "the disk holding \(name) is full: the copy was written, but merging its write-ahead log "
+            + "(\(megabytes(full.wal)) MB) into the file needs room the disk does not have (\(megabytes(full.free)) MB "
+            + "free); \(outcome). Free at least \(megabytes(full.wal)) MB more in \(folder), or copy to another disk"
     }
 
     /// Why the copy cannot be written beside `path` (errno `code`), and what to do.
