@@ -156,7 +156,10 @@ struct CopyCommand: AsyncParsableCommand {
         // A link, not a rename: rename would replace a file that another process (a second
         // copy into the same new path) made meanwhile, silently. The temporary name goes with
         // the `defer` above.
-        if link(temporary, path) == 0 { return try finish(report, from: source, shownAs: name) }
+        if link(temporary, path) == 0 {
+            Self.noteRepairs(report, of: source.location, shownAs: name)
+            return try finish(report, from: source, shownAs: name)
+        }
         let failure = errno
         if failure == EEXIST {
             throw CommandError(
@@ -169,6 +172,7 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
+        Self.noteRepairs(report, of: source.location, shownAs: name)
         try finish(report, from: source, shownAs: name)
     }
 
@@ -188,6 +192,20 @@ struct CopyCommand: AsyncParsableCommand {
         return "the disk holding \(name) is full: the copy was written, but merging its write-ahead log "
             + "(\(megabytes(full.wal)) MB) into the file needs room the disk does not have (\(megabytes(full.free)) MB "
             + "free); \(outcome). Free at least \(megabytes(full.wal)) MB more in \(folder), or copy to another disk"
+    }
+
+    /// Says, on standard error, which search indexes of the copy were built again because the
+    /// source's were damaged (carried page by page as they were), and how to mend the source's.
+    private static func noteRepairs(_ report: CopyReport, of source: String, shownAs name: String) {
+        guard !report.searchIndexRepairs.isEmpty else { return }
+        let found = report.searchIndexRepairs.map { "\($0.index): \($0.problem)" }.joined(separator: "; ")
+        let rebuild = report.searchIndexRepairs.map {
+            "INSERT INTO \($0.index) (\($0.index)) VALUES ('rebuild');"
+        }.joined(separator: " ")
+        printError(
+            "Note: the search index of \(source) is damaged (\(found)); the copy's was built again from its rows, so "
+                + "a search of \(name) finds every item. \(source)'s stays damaged until it is built again: "
+                + "sqlite3 \(ShellQuoting.quoted(source)) \"\(rebuild)\" does")
     }
 
     /// Why the copy cannot be written beside `path` (errno `code`), and what to do.

@@ -9,6 +9,52 @@ import Testing
 /// NUL in a source whose refusing trigger was dropped.
 @Suite("shelf copy: hostile round 9's edges")
 struct CopyEdgeFindingsTests {
+    /// A source whose search index another program damaged (its pages broken, or emptied with
+    /// FTS5's own 'delete-all', which FTS5's structural check passes) is copied page by page
+    /// with the index as it is: the copy's index is found damaged, built again from its rows,
+    /// and said. The copy said "both sides match" and carried the damage before.
+    @Test(arguments: ["broken pages", "delete-all"])
+    func aDamagedSearchIndexIsBuiltAgainInThePageCopy(_ damage: String) async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let source = shelf.databasePath
+        try await CopyFixture.make(source, shelf: shelf)
+        #expect(try await ChildProcess.sqlite3(source, CopyFixture.manyItems(2000)) == 0)
+        let sql =
+            damage == "delete-all"
+            ? "INSERT INTO items_fts (items_fts) VALUES ('delete-all');"
+            : "UPDATE items_fts_data SET block = zeroblob(length(block)) WHERE id > 10;"
+        #expect(try await ChildProcess.sqlite3(source, sql) == 0)
+        let target = shelf.folder.appendingPathComponent("copy.sqlite").path
+        let copied = try await shelf.run(["copy", "--verbose", source, target])
+        #expect(copied.status == 0, "\(copied.error)")
+        #expect(copied.error.contains("copied page by page"), "\(copied.error)")
+        #expect(copied.output.contains("Copied: both sides match."), "\(copied.output)")
+        #expect(
+            copied.error.contains("Note: the search index of \(source) is damaged (items_fts: "), "\(copied.error)")
+        #expect(
+            copied.error.contains(
+                "the copy's was built again from its rows, so a search of \(target) finds every item. \(source)'s "
+                    + "stays damaged until it is built again: sqlite3 \(source) \"INSERT INTO items_fts (items_fts) "
+                    + "VALUES ('rebuild');\" does"), "\(copied.error)")
+        // FTS5's full check, against every row's text, passes in the copy.
+        let checked = try await ChildProcess.sqlite3Output(
+            target,
+            """
+            INSERT INTO items_fts (items_fts, rank) VALUES ('integrity-check', 1);
+            INSERT INTO items_trigram (items_trigram, rank) VALUES ('integrity-check', 1);
+            PRAGMA integrity_check;
+            """)
+        #expect(checked == "ok", "\(checked)")
+        let found = try await shelf.run(["items", "list", "--db", target, "--query", "zurich"])
+        #expect(found.output.contains("Zürich notes"), "\(found.output)\(found.error)")
+        #expect(try CopyFixture.dump(target) == CopyFixture.dump(source))
+        // An undamaged source's copy says nothing of it.
+        let clean = shelf.folder.appendingPathComponent("clean.sqlite").path
+        let again = try await shelf.run(["copy", target, clean])
+        #expect(again.status == 0 && again.error.isEmpty, "\(again.error)")
+    }
+
     /// A full disk while the row copy's file is merged (its `-wal` into the file, at the end)
     /// said a warning naming a `-wal` that was already removed, and not that nothing was
     /// copied. Now each failure says what happened, that no file was made, and what to do;
