@@ -111,11 +111,11 @@ struct CopyCommand: AsyncParsableCommand {
     private func copy(from source: Store, intoNewFile path: String, shownAs name: String) async throws {
         let folder =
             (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        // Claimed while it exists (see `WorkFile`), so that the next copy into the same path
-        // removes what a killed one left (they piled up, tens of MB each) and never a live one's.
-        let prefix = ".\((path as NSString).lastPathComponent).copy-"
-        WorkFile.removeAbandoned(in: folder, prefix: prefix)
-        let temporary = folder + "/" + prefix + UUID().uuidString
+        // Claimed while it exists (see `WorkFile`), so that the next copy into any file of this
+        // folder, or open of a store in it, removes what a killed copy left (they piled up, tens
+        // of MB each; only a copy into the same name did, issue 25 F9) and never a live one's.
+        OpenDatabases.sayRemoved(WorkFile.removeAbandonedCopies(in: folder))
+        let temporary = folder + "/" + WorkFile.copyPrefix(of: path) + UUID().uuidString
         guard let claim = WorkFile.create(temporary) else {
             throw CommandError(Self.cannotWrite(name, at: path, errno))
         }
@@ -147,11 +147,19 @@ struct CopyCommand: AsyncParsableCommand {
             await target.close()
         }
         guard report.matches else { return try finish(report, from: source, shownAs: name) }
-        if let warning = Store.leftoverWALWarning(path: temporary) { throw CommandError(warning) }
+        // A copy whose -wal could not be merged (a full disk) is not finished: the work file
+        // alone is not the copy. It goes with the `defer` above, so nothing is left; say that,
+        // not a warning about a -wal that is removed by then (issue 25, F7).
+        if let unmerged = Store.unmergedCopyWAL(path: temporary) {
+            throw CommandError(Self.unfinished(unmerged, shownAs: name, at: path))
+        }
         // A link, not a rename: rename would replace a file that another process (a second
         // copy into the same new path) made meanwhile, silently. The temporary name goes with
         // the `defer` above.
-        if link(temporary, path) == 0 { return try finish(report, from: source, shownAs: name) }
+        if link(temporary, path) == 0 {
+            Self.noteRepairs(report, of: source.location, shownAs: name)
+            return try finish(report, from: source, shownAs: name)
+        }
         let failure = errno
         if failure == EEXIST {
             throw CommandError(
@@ -164,7 +172,40 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
+        Self.noteRepairs(report, of: source.location, shownAs: name)
         try finish(report, from: source, shownAs: name)
+    }
+
+    /// The message of a copy into a new file whose `-wal` could not be merged into it
+    /// (`Store.unmergedCopyWAL`): what happened, that no file was made, and what to do.
+    private static func unfinished(
+        _ unmerged: (reason: String, full: (free: Int, wal: Int)?), shownAs name: String, at path: String
+    ) -> String {
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let outcome = "nothing was copied: \(name) was not made, and the unfinished copy was removed"
+        guard let full = unmerged.full else {
+            return "the copy into \(name) was written but could not be finished: merging its write-ahead log into "
+                + "the file failed (\(unmerged.reason)); \(outcome). Check the disk holding \(folder), then copy again"
+        }
+        let megabytes = { (bytes: Int) in (bytes + (1 << 20) - 1) >> 20 }
+        return "the disk holding \(name) is full: the copy was written, but merging its write-ahead log "
+            + "(\(megabytes(full.wal)) MB) into the file needs room the disk does not have (\(megabytes(full.free)) MB "
+            + "free); \(outcome). Free at least \(megabytes(full.wal)) MB more in \(folder), or copy to another disk"
+    }
+
+    /// Says, on standard error, which search indexes of the copy were built again because the
+    /// source's were damaged (carried page by page as they were), and how to mend the source's.
+    private static func noteRepairs(_ report: CopyReport, of source: String, shownAs name: String) {
+        guard !report.searchIndexRepairs.isEmpty else { return }
+        let found = report.searchIndexRepairs.map { "\($0.index): \($0.problem)" }.joined(separator: "; ")
+        let rebuild = report.searchIndexRepairs.map {
+            "INSERT INTO \($0.index) (\($0.index)) VALUES ('rebuild');"
+        }.joined(separator: " ")
+        printError(
+            "Note: the search index of \(source) is damaged (\(found)); the copy's was built again from its rows, so "
+                + "a search of \(name) finds every item. \(source)'s stays damaged until it is built again: "
+                + "sqlite3 \(ShellQuoting.quoted(source)) \"\(rebuild)\" does")
     }
 
     /// Why the copy cannot be written beside `path` (errno `code`), and what to do.

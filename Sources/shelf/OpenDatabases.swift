@@ -50,6 +50,10 @@ enum OpenDatabases {
 
     /// Opens the SQLite store at `path` and remembers it and its file.
     static func open(_ path: String) throws -> Store {
+        // What copies into this folder that were killed before they finished left (their
+        // claim is gone; a running copy's file stays): removed at the next open, and said.
+        let folder = (path as NSString).deletingLastPathComponent
+        sayRemoved(WorkFile.removeAbandonedCopies(in: folder.isEmpty ? "." : folder))
         let store = try Store(path: path, configuration: configuration)
         stores.withLock { $0.append(store) }
         if let resolved = realpath(path, nil) {
@@ -58,6 +62,16 @@ enum OpenDatabases {
             databases.withLock { $0.append(file) }
         }
         return store
+    }
+
+    /// Says on stderr that each of `removed` (`WorkFile.removeAbandonedCopies`) was removed.
+    static func sayRemoved(_ removed: [(path: String, bytes: Int)]) {
+        for file in removed {
+            let size = file.bytes >= 1 << 20 ? "\(file.bytes >> 20) MB" : "\(file.bytes) bytes"
+            printError(
+                "shelf: removed \(file.path) (\(size)), the unfinished work file of a copy that was stopped "
+                    + "(kill -9, a crash) before it finished")
+        }
     }
 
     /// Closes every store the command opened, waiting for the reads and writes still in

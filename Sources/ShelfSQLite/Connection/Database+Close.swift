@@ -48,6 +48,46 @@ extension Database {
         readers?.close()
         writer.close()
         companions?.removeLeftovers()
+        if let path, !removesFileOnDeinit { Self.removeCompanionsMadeAsReader(of: path) }
+    }
+
+    /// After this process's last connection to the database at `path` closed: when this
+    /// process could only read the file (another user's, not writable here) and made its
+    /// `-wal` and `-shm` to read it (SQLite does, in a folder it may write; they are then this
+    /// user's, with the file's mode, and the file's owner can no longer write its own store:
+    /// "attempt to write a readonly database", issue 25, F8), removes them, if no other process
+    /// uses them and the `-wal` is empty (a reader writes none). As root SQLite gives them to
+    /// the file's owner itself, so they are left.
+    ///
+    /// The `-shm`'s dead-man-switch byte (128), which every process using the files holds a
+    /// read lock on, is locked for writing while they are removed: a process opening the
+    /// database meanwhile finds it locked, takes that as busy, and opens them afresh after.
+    static func removeCompanionsMadeAsReader(of path: String) {
+        let me = geteuid()
+        var file = stat()
+        var shm = stat()
+        var wal = stat()
+        guard me != 0, stat(path, &file) == 0, file.st_uid != me, access(path, W_OK) != 0,
+            lstat(path + "-shm", &shm) == 0, shm.st_mode & S_IFMT == S_IFREG, shm.st_uid == me,
+            lstat(path + "-wal", &wal) == 0, wal.st_mode & S_IFMT == S_IFREG, wal.st_uid == me, wal.st_size == 0,
+            // Another store of this process still has them open: its locks would go with ours.
+            FileIdentity(path: path + "-shm").flatMap(WALIndexFile.openDescriptor(of:)) == nil
+        else { return }
+        let descriptor = open(path + "-shm", O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return }
+        // Glibc's: `close` alone is the database's.
+        defer { Glibc.close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(descriptor, F_SETLK, &lock) == 0 else { return }
+        // Checked again under the lock: nobody can have written the -wal since.
+        guard lstat(path + "-wal", &wal) == 0, wal.st_size == 0 else { return }
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+        Diagnostics.logger.debug("removed the -wal and -shm this process made to read \(path), another user's")
     }
 
     /// The files beside the database as they were while it was open: when the database file

@@ -266,6 +266,22 @@ extension Store {
             + "until it is, the database is that file and its -wal together: copy both, or fix that and run "
             + "any shelf command on it again"
     }
+
+    /// Why the `-wal` of a copy's work file at `path` (closed, no other process at it) could
+    /// not be merged into the file, or nil when it was (or there was nothing to merge): SQLite's
+    /// words, and the free bytes of its disk and the `-wal`'s size when the disk is full (the
+    /// merge grows the file by up to that much before the `-wal` goes). A copy whose `-wal`
+    /// stays is not finished: the file alone is not the copy.
+    package static func unmergedCopyWAL(path: String) -> (reason: String, full: (free: Int, wal: Int)?)? {
+        guard let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int, wal > 0
+        else { return nil }
+        guard case .failed(let reason) = Database.mergeLeftoverWAL(path: path, timeout: WriteTimeout.defaultDuration)
+        else { return nil }
+        var disk = statvfs()
+        guard statvfs(path, &disk) == 0 else { return (reason, nil) }
+        let free = Int(disk.f_bavail) * Int(disk.f_frsize)
+        return (reason, free < wal ? (free, wal) : nil)
+    }
 }
 
 /// `close(2)`, out of reach of `Store.close()`.

@@ -23,6 +23,10 @@ public struct CopyReport: Sendable, Hashable {
     /// The target, read back inside the copy's transaction before it committed.
     public let target: Side
 
+    /// The target's search indexes that a copy by pages found damaged, as the source's were
+    /// (the pages carry them as they are), and built again from the copied rows.
+    package var searchIndexRepairs: [SearchIndexRepair] = []
+
     package init(source: Side, target: Side) {
         self.source = source
         self.target = target
@@ -31,6 +35,19 @@ public struct CopyReport: Sendable, Hashable {
     /// True when both sides hold the same rows: the copy was committed. False when they
     /// differ: the copy was rolled back, and the target is as it was before.
     public var matches: Bool { source == target }
+}
+
+/// A search index of a copy that was damaged (as its source's is) and was built again.
+package struct SearchIndexRepair: Sendable, Hashable {
+    /// The FTS5 table, such as `items_fts`.
+    package let index: String
+    /// What was wrong with it: "FTS5 integrity-check: …", or the rows it indexed.
+    package let problem: String
+
+    package init(index: String, problem: String) {
+        self.index = index
+        self.problem = problem
+    }
 }
 
 /// Options of `Store.copy(to:options:progress:)`.

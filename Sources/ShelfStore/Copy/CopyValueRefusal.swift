@@ -12,11 +12,16 @@ package struct CopyValueRefusal: Error, Sendable, Hashable {
     /// PostgreSQL cannot store".
     package let problem: String
 
-    package init(table: String, row: Int64?, column: String, problem: String) {
+    /// When the value is right but for a byte that can simply go (NUL): that byte as an SQL
+    /// blob (`x'00'`), which the message's UPDATE removes.
+    package let removal: String?
+
+    package init(table: String, row: Int64?, column: String, problem: String, removal: String? = nil) {
         self.table = table
         self.row = row
         self.column = column
         self.problem = problem
+        self.removal = removal
     }
 
     /// "items row 5, column title" (or "an items row, column title" without an ID).

@@ -79,6 +79,9 @@ package struct StoreCopier {
                     // Before the insert, whose failure would only say "foreign key constraint".
                     if let orphans = owners.orphans(of: table) { throw orphaned(orphans, of: table) }
                     do {
+                        // Before the insert, whose failure would only quote the target's trigger
+                        // (a SQLite target) or its encoding (PostgreSQL), not the row.
+                        try Self.refuseNUL(in: page, of: table)
                         try transaction.insert(page, into: table)
                     } catch let refusal as CopyValueRefusal {
                         throw refused(refusal)
@@ -143,10 +146,22 @@ package struct StoreCopier {
     private func refused(_ refusal: CopyValueRefusal) -> StoreError {
         switch options.purpose {
         case .copy:
+            // A byte that can simply go (NUL) is removed by one UPDATE, said exactly. Through a
+            // blob: SQLite's text functions (replace, length) stop at a NUL.
+            var correction = "correct that value in \(source.location)"
+            if let removal = refusal.removal, let row = refusal.row, source.backend.copyIdentity.hasPrefix("sqlite:") {
+                let bytes = "CAST(\(refusal.column) AS BLOB)"
+                let update =
+                    "UPDATE \(refusal.table) SET \(refusal.column) = substr(\(bytes), 1, instr(\(bytes), \(removal)) - 1) "
+                    + "|| substr(\(bytes), instr(\(bytes), \(removal)) + 1) WHERE id = \(row)"
+                correction =
+                    "remove it in \(source.location) (sqlite3 \(ShellQuoting.quoted(source.location)) \"\(update)\" "
+                    + "removes one; run it again while the copy still finds one)"
+            }
             return StoreError(
                 .invalidValue,
-                "\(source.location) holds, in \(refusal.place), \(refusal.problem); correct that value in "
-                    + "\(source.location), then copy again; nothing was written to \(target.location)")
+                "\(source.location) holds, in \(refusal.place), \(refusal.problem); \(correction), then copy again; "
+                    + "nothing was written to \(target.location)")
         case .restore(let backup):
             let quoted = ShellQuoting.quoted(backup)
             let shown =
@@ -158,6 +173,23 @@ package struct StoreCopier {
                 "the backup \(backup) holds, in \(refusal.place), \(refusal.problem), so it cannot be restored into "
                     + "\(target.location). Correct that value in a copy of the backup\(shown), then restore that "
                     + "copy; or restore another backup. Nothing was restored: \(target.location) is as it was")
+        }
+    }
+
+    /// Throws a `CopyValueRefusal` for the first text value of `page` that holds the NUL
+    /// character: no shelf store keeps one (SQLite's triggers of Migrations/0009 refuse it,
+    /// PostgreSQL cannot store it), but a source whose trigger another program dropped may hold
+    /// one, and the target's own refusal named neither the row nor the column (issue 25, F10).
+    static func refuseNUL(in page: [CopyRow], of table: CopyTable) throws {
+        let text = table.columns.indices.filter { table.columns[$0].kind == .text }
+        for row in page {
+            for index in text where index < row.count {
+                guard case .text(let bytes) = row[index], bytes.withUnsafeBufferPointer(UTF8Validation.containsNUL)
+                else { continue }
+                throw CopyValueRefusal(
+                    table: table.name, row: row.first?.integer, column: table.columns[index].name,
+                    problem: "the NUL character (U+0000), which a shelf store does not keep", removal: "x'00'")
+            }
         }
     }
 

@@ -51,4 +51,23 @@ package enum UTF8Validation {
         }
         return true
     }
+
+    /// True when `bytes` hold a zero byte (the NUL character, U+0000), which shelf refuses
+    /// in every text (Migrations/0009). Eight bytes at a time.
+    package static func containsNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        var index = 0
+        while index + 8 <= count {
+            // A zero byte in the word: the classic has-zero-byte test.
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            index += 8
+        }
+        while index < count {
+            if base[index] == 0 { return true }
+            index += 1
+        }
+        return false
+    }
 }

@@ -79,10 +79,52 @@ package enum WorkFile {
     /// ignored: a file that cannot be checked or removed stays.
     @discardableResult
     package static func removeAbandoned(in folder: String, prefix: String) -> [String] {
+        removeAbandoned(in: folder) { $0.hasPrefix(prefix) }
+    }
+
+    /// The name a copy into a new file `.NAME.copy-UUID` gives its work file beside the
+    /// target `NAME` (`copyPrefix(of:)` and a UUID).
+    package static func isCopyWorkFile(_ name: String) -> Bool {
+        guard name.hasPrefix("."), let marker = name.range(of: ".copy-", options: .backwards),
+            marker.lowerBound > name.index(after: name.startIndex)
+        else { return false }
+        return UUID(uuidString: String(name[marker.upperBound...])) != nil
+    }
+
+    /// What a copy into a new file at `path` names its work files: `.NAME.copy-`, then a UUID.
+    package static func copyPrefix(of path: String) -> String {
+        ".\((path as NSString).lastPathComponent).copy-"
+    }
+
+    /// Removes the work files of copies (`isCopyWorkFile`) in `folder`, whatever their
+    /// target, that no live process claims: what copies killed with `kill -9` left, tens or
+    /// hundreds of MB each. A copy into any file of the folder and every open of a store in it
+    /// call this, so such a file does not wait for a copy to the same name. Returns each
+    /// removed file's path and size in bytes.
+    package static func removeAbandonedCopies(in folder: String) -> [(path: String, bytes: Int)] {
+        let folder = folder.isEmpty ? "." : folder
+        var sizes: [String: Int] = [:]
+        let removed = removeAbandoned(in: folder) { name in
+            guard isCopyWorkFile(name) else { return false }
+            let path = folder + "/" + name
+            var total = 0
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                var status = stat()
+                if lstat(path + suffix, &status) == 0 { total += Int(status.st_size) }
+            }
+            sizes[name] = total
+            return true
+        }
+        return removed.map { (folder + "/" + $0, sizes[$0] ?? 0) }
+    }
+
+    /// `removeAbandoned(in:prefix:)` for the names `matches` accepts (never a `-wal`, `-shm` or
+    /// `-journal`: those go with their file).
+    private static func removeAbandoned(in folder: String, where matches: (String) -> Bool) -> [String] {
         let folder = folder.isEmpty ? "." : folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         var removed: [String] = []
-        for name in names where name.hasPrefix(prefix) {
+        for name in names where matches(name) {
             guard !["-wal", "-shm", "-journal"].contains(where: { name.hasSuffix($0) }) else { continue }
             let path = folder + "/" + name
             var status = stat()
