@@ -65,6 +65,18 @@
                     self.init(
                         .duplicateEmail,
                         "\(prefix)a user with that email already exists; use another email or update that user")
+                case "23505" where Self.sequencedTables[constraint] != nil:
+                    // An ID or the change log's seq already taken: its sequence was set back (by
+                    // hand, or a restore's setval) behind values it had handed out.
+                    let (what, sequence) = Self.sequencedTables[constraint] ?? ("value", "its sequence")
+                    let detail = info[.detail].map { " (\($0))" } ?? ""
+                    self.init(
+                        .database,
+                        "\(prefix)the \(what) is already taken\(detail) in the PostgreSQL database "
+                            + "\(location.database) on \(location.server); nothing was written. If shelf took it from "
+                            + "\(sequence), that sequence was set back behind values it had handed out (by hand, or by a "
+                            + "restore): run `shelf migrate` on this database, which moves it past every value ever used"
+                    )
                 case "23503":
                     self.init(
                         .unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
@@ -167,6 +179,14 @@
                 self.init(.database, "\(prefix)PostgreSQL at \(location.server) failed: \(error.code)\(cause)")
             }
         }
+
+        /// The primary keys whose values come from a sequence: what a value is, and its sequence.
+        static let sequencedTables: [String: (what: String, sequence: String)] = [
+            "users_pkey": ("user ID", "the sequence of user IDs"),
+            "items_pkey": ("item ID", "the sequence of item IDs"),
+            "saved_views_pkey": ("saved view ID", "the sequence of saved view IDs"),
+            "shelf_change_log_pkey": ("change log's seq", "the change log's sequence"),
+        ]
 
         /// The shelf table (`shelf_…`, the schema left out) a "relation … does not exist"
         /// message names, or nil when it names another (a table of the caller's own SQL).
