@@ -23,6 +23,7 @@
 --    the shelf, shelf_repair among them, are all made here with CREATE OR REPLACE, so that
 --    the open can run this file again when one of them was dropped (`PostgresMigrator`
 --    looks for them by name).
+-- 5. The change log's seqs start at a place of each database's own (below).
 --
 -- Names are qualified with the store's schema, as in 0013.
 DO $shelf_0014$
@@ -562,6 +563,21 @@ BEGIN
 END
 $$;
 
+-- 5. A new store's change log hands out seqs from a place of its own: a multiple of 2^32
+--    between 2^32 and 2^51, chosen at random when nothing was logged yet. A data-only
+--    restore into a database `shelf migrate` made loads the source's log rows, and with
+--    `pg_restore -j` the log could load first: the users' and items' COPY then failed on
+--    the seqs their own triggers took (1, 2, … in both databases), and nothing of them
+--    loaded (7 runs in 8, hostile round 9). Now the two logs' seqs lie apart, and once the
+--    restore sets the sequence to the source's (its SEQUENCE SET, at any point of the
+--    restore), the triggers take seqs past every source row. The repair then moves the
+--    sequence past the target's own rows (2.). A reader's gap over the jump is one range.
+--    No cost to a write; the seqs stay below 2^53, exact in a JSON number.
+SELECT setval(pg_get_serial_sequence('@shelf@.shelf_change_log', 'seq'),
+    (1 + floor(random() * 524288))::bigint << 32)
+WHERE NOT EXISTS (SELECT FROM @shelf@.shelf_change_log)
+    AND @shelf@.shelf_sequence_next(pg_get_serial_sequence('@shelf@.shelf_change_log', 'seq')::regclass)
+        < (1::bigint << 32);
 
     $shelf_0014_sql$, '@shelf@', quote_ident(current_schema()));
 END
