@@ -22,7 +22,9 @@
 -- 4. A dropped shelf_change_log_horizon (or its row deleted) is made again. The functions of
 --    the shelf, shelf_repair among them, are all made here with CREATE OR REPLACE, so that
 --    the open can run this file again when one of them was dropped (`PostgresMigrator`
---    looks for them by name).
+--    looks for them by name, and runs the last migration that defines shelf_repair: a later
+--    migration that replaces one of these functions must make them all again, as this one
+--    does, or the repair would put an older one back).
 -- 5. The change log's seqs start at a place of each database's own (below).
 --
 -- Names are qualified with the store's schema, as in 0013.

@@ -122,6 +122,15 @@
                             + "was changed. Run `shelf migrate` on this database to make it again (shelf counts the "
                             + "items again for the count tables); restore a backup if it was the change log or your data"
                     )
+                case "42883" where Self.missingShelfFunction(message) != nil:
+                    // Another program dropped a function of shelf's triggers (the log's pruning,
+                    // the counts' fold): the writes that call it fail.
+                    let function = Self.missingShelfFunction(message) ?? "a function"
+                    self.init(
+                        .database,
+                        "\(prefix)the function \(function) of the shelf in the PostgreSQL database \(location.database) "
+                            + "on \(location.server) is missing (\(message)): another program dropped it, and nothing "
+                            + "was changed. Run `shelf migrate` on this database to make it again")
                 case "57P01", "57P02", "57P03":
                     // The server ended this connection (pg_terminate_backend, a shutdown).
                     self.init(.database, prefix + Self.lostConnection(at: location, cause: message))
@@ -194,6 +203,15 @@
             let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
             guard parts.count >= 3, message.hasPrefix("relation ") else { return nil }
             let name = parts[1].split(separator: ".").last.map(String.init) ?? ""
+            return name.hasPrefix("shelf_") ? name : nil
+        }
+
+        /// The shelf function (`shelf_…`, schema and arguments left out) a "function … does
+        /// not exist" message names, or nil when it names another.
+        static func missingShelfFunction(_ message: String) -> String? {
+            guard message.hasPrefix("function "), message.hasSuffix(" does not exist") else { return nil }
+            let signature = message.dropFirst("function ".count).prefix { $0 != "(" && $0 != " " }
+            let name = signature.split(separator: ".").last.map(String.init) ?? ""
             return name.hasPrefix("shelf_") ? name : nil
         }
 

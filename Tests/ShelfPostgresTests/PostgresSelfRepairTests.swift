@@ -155,10 +155,11 @@
             }
         }
 
-        /// A dropped horizon, a dropped `shelf_repair`, and a dropped count function (which
-        /// takes its triggers with it): `shelf migrate` (any open) makes each again and says
-        /// so. Before 0014 the horizon's error advised `shelf migrate`, which did not make it,
-        /// and a dropped `shelf_repair` turned every repair off without a word.
+        /// A dropped horizon, a dropped `shelf_repair`, a dropped fold (a bulk insert fails
+        /// naming it), and a dropped count function (which takes its triggers with it): `shelf
+        /// migrate` (any open) makes each again and says so. Before 0014 the horizon's error
+        /// advised `shelf migrate`, which did not make it, a dropped function failed with a
+        /// bare 42883, and a dropped `shelf_repair` turned every repair off without a word.
         @Test func droppedHorizonAndFunctionsArePutBack() async throws {
             try await Scratch.withDatabase { url in
                 var store = try await PostgresBackend.open(url: url)
@@ -177,6 +178,29 @@
                 await store.close()
                 store = try await PostgresBackend.open(url: url)
                 #expect(store.repairs == ["put back the function shelf_repair"], "\(store.repairs)")
+
+                // The fold, called by a statement that appends 1,024 deltas or more: such an
+                // insert fails naming it and `shelf migrate`, which puts it back.
+                try await Scratch.execute("DROP FUNCTION shelf_fold_item_counts()", at: url)
+                let span = PostgresItemCountTests.span
+                let spread = (0..<1_100).map {
+                    NewItem(
+                        userID: ann, title: "spread \($0)",
+                        createdAt: Date(
+                            timeIntervalSince1970: Double(PostgresItemCountTests.base + Int64($0) * span) / 1000))
+                }
+                await Self.expectFailure(
+                    "a bulk insert with the fold dropped",
+                    holding: [
+                        "the function shelf_fold_item_counts of the shelf", "shelf migrate", "nothing was changed",
+                    ]
+                ) {
+                    _ = try await store.items.insert(contentsOf: spread)
+                }
+                await store.close()
+                store = try await PostgresBackend.open(url: url)
+                #expect(store.repairs == ["put back the function shelf_fold_item_counts"], "\(store.repairs)")
+                _ = try await store.items.insert(contentsOf: spread)
 
                 try await Scratch.execute("DROP FUNCTION shelf_count_item_changes() CASCADE", at: url)
                 try await PostgresChangeLogMigrationTests.psql(
