@@ -251,6 +251,18 @@ BEGIN
 END
 $$;
 
+-- Takes an ACCESS SHARE lock of `target` (what a read of it takes) if no one holds a lock that
+-- conflicts with it; false, without waiting, when one does.
+CREATE OR REPLACE FUNCTION @shelf@.shelf_lock_if_free(target regclass) RETURNS boolean
+    LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('LOCK TABLE %s IN ACCESS SHARE MODE NOWAIT', target);
+    RETURN true;
+EXCEPTION WHEN lock_not_available THEN
+    RETURN false;
+END
+$$;
+
 -- The counts, made again from the items (writers of items wait: the caller holds a SHARE lock).
 CREATE OR REPLACE FUNCTION @shelf@.shelf_count_items_again() RETURNS void
     LANGUAGE plpgsql AS $$
@@ -293,6 +305,7 @@ DECLARE
     high numeric;
     kinds bigint;
     sums numeric[];
+    free boolean;
     head bigint;
     remembered bigint[] := '{}';
     wrong bigint;
@@ -428,7 +441,12 @@ BEGIN
     -- visible together). The items are counted only when the table is small or the counts
     -- differ from the planner's estimate by more than a tenth (a count(*) of 1,000,000 items
     -- would cost every open tens of milliseconds); `thorough` compares every group.
-    IF NOT recount AND NOT fresh AND NOT thorough THEN
+    -- The checks below that read a table of rows never wait for it: a session holding a lock
+    -- on it (a `shelf copy`, a LOCK TABLE in psql) would make every open wait, where the
+    -- write that needs the table names that session when it gives up. They are left to a
+    -- later open instead. A repair that must write waits, and says so if it gives up.
+    free := @shelf@.shelf_lock_if_free('@shelf@.items');
+    IF NOT recount AND NOT fresh AND NOT thorough AND free THEN
         SELECT reltuples INTO estimate FROM pg_class WHERE oid = '@shelf@.items'::regclass;
         SELECT min(total), max(total), count(*) INTO low, high, kinds FROM (
             SELECT sum(n) + (SELECT coalesce(sum(n), 0) FROM @shelf@.shelf_item_count_deltas) AS total
@@ -513,10 +531,10 @@ BEGIN
             SELECT ctid FROM @shelf@.shelf_change_log_horizon ORDER BY pruned_through DESC LIMIT 1);
         done := done || 'kept one row of shelf_change_log_horizon'::text;
     END IF;
-    -- The IDs: the highest each table ever handed out is the greatest of its highest row,
-    -- the highest the horizon remembers (of log rows pruned or read by an earlier repair, and
-    -- the sequence as that repair found it) and the highest in the log rows since that
-    -- repair (an index range of the log, not all of it). The log's head is read before the
+    -- The IDs: the highest each table ever handed out is the greatest of the highest the
+    -- horizon remembers (of log rows pruned or read by an earlier repair, and the sequence as
+    -- that repair found it), the highest in the log rows since that repair (an index range
+    -- of the log, not all of it) and, when those do not settle it, its highest row. The log's head is read before the
     -- sequences: a row still in progress below it took its ID before, so below the sequence.
     head := (SELECT max(seq) FROM @shelf@.shelf_change_log);
     FOR sequenced IN
@@ -532,9 +550,21 @@ BEGIN
              LATERAL (VALUES ('users', 'user', l.users, h.users), ('items', 'item', l.items, h.items),
                   ('saved_views', 'saved view', l.views, h.views)) AS t (name, what, logged, known)
     LOOP
-        EXECUTE format('SELECT greatest(max(id), $1, $2) FROM @shelf@.%I', sequenced.name) INTO highest
-            USING sequenced.logged, sequenced.known;
+        -- The table's own highest ID only when the horizon remembers none yet, or the
+        -- sequence stands at or below what it remembers: planning max(id) opens every index
+        -- of the table, which cost a new connection more than the rest of the repair.
+        highest := greatest(sequenced.logged, sequenced.known);
         next := @shelf@.shelf_sequence_next(sequenced.sequence);
+        IF (coalesce(sequenced.known, 0) = 0 OR highest >= next)
+            AND NOT @shelf@.shelf_lock_if_free(('@shelf@.' || sequenced.name)::regclass)
+        THEN
+            remembered := remembered || NULL::bigint;
+            CONTINUE;
+        END IF;
+        IF coalesce(sequenced.known, 0) = 0 OR highest >= next THEN
+            EXECUTE format('SELECT greatest(max(id), $1, $2) FROM @shelf@.%I', sequenced.name) INTO highest
+                USING sequenced.logged, sequenced.known;
+        END IF;
         IF highest >= next THEN
             EXECUTE format('LOCK TABLE @shelf@.%I IN EXCLUSIVE MODE', sequenced.name);
             EXECUTE format('SELECT greatest(max(id), $1, $2) FROM @shelf@.%I', sequenced.name) INTO highest

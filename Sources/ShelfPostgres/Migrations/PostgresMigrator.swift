@@ -90,9 +90,10 @@
         /// adds what is missing). Runs in a transaction under the migrations' lock.
         ///
         /// Cheap when nothing is wrong (catalog lookups, the totals of the counts, the log rows
-        /// since the last repair: 2.4 ms at 1,000,000 items and 64,000 log rows); the counts
-        /// are compared with the items kind by kind. `thorough` compares them group by group,
-        /// a pass over every item (2.2 s at 1,000,000): `shelf migrate`.
+        /// since the last repair: on a new connection 18 ms more than `SELECT 1` at 1,000,000
+        /// items, load 11), and never waits for a table another session holds locked unless it
+        /// must write; the counts are compared with the items kind by kind. `thorough` compares
+        /// them group by group, a pass over every item (2.2 s at 1,000,000): `shelf migrate`.
         /// - Returns: what it did, one sentence each; empty when nothing was wrong, or when
         ///   the database predates the repair (its migration runs it).
         package func repair(on connection: PostgresConnection, at location: PostgresLocation, thorough: Bool = false)
@@ -145,7 +146,7 @@
             "shelf_log_row_change()", "shelf_log_truncate()", "shelf_fold_item_counts()",
             "shelf_count_item_changes()", "shelf_count_item_truncate()", "shelf_keep_derived_rows()",
             "shelf_move_version()", "shelf_forget_email_key()", "shelf_sequence_next(regclass)",
-            "shelf_count_items_again()",
+            "shelf_count_items_again()", "shelf_lock_if_free(regclass)",
         ]
 
         /// Each known migration's state, then any unknown ones, without changing the database.
