@@ -35,5 +35,18 @@
                 return try await PostgresMigrator.embedded.status(on: connection)
             }
         }
+
+        /// Compares the counts of the PostgreSQL store `url` names with its items group by
+        /// group (a pass over every item; opening compares only their totals) and counts the
+        /// items again when they differ; puts right whatever else opening repairs. For
+        /// `shelf migrate`.
+        /// - Returns: what it did, one sentence each; empty when nothing was wrong.
+        /// - Throws: `StoreError` when the URL is malformed or the server cannot be reached.
+        package static func repairInFull(postgres url: String) async throws -> [String] {
+            let place = try PostgresLocation(url: url)
+            return try await PostgresBackend.withConnection(to: place) { connection in
+                try await PostgresMigrator.embedded.repair(on: connection, at: place, thorough: true)
+            }
+        }
     }
 #endif

@@ -65,6 +65,18 @@
                     self.init(
                         .duplicateEmail,
                         "\(prefix)a user with that email already exists; use another email or update that user")
+                case "23505" where Self.sequencedTables[constraint] != nil:
+                    // An ID or the change log's seq already taken: its sequence was set back (by
+                    // hand, or a restore's setval) behind values it had handed out.
+                    let (what, sequence) = Self.sequencedTables[constraint] ?? ("value", "its sequence")
+                    let detail = info[.detail].map { " (\($0))" } ?? ""
+                    self.init(
+                        .database,
+                        "\(prefix)the \(what) is already taken\(detail) in the PostgreSQL database "
+                            + "\(location.database) on \(location.server); nothing was written. If shelf took it from "
+                            + "\(sequence), that sequence was set back behind values it had handed out (by hand, or by a "
+                            + "restore): run `shelf migrate` on this database, which moves it past every value ever used"
+                    )
                 case "23503":
                     self.init(
                         .unknownUser, "\(prefix)the user does not exist; create the user first or pick an existing one")
@@ -110,6 +122,15 @@
                             + "was changed. Run `shelf migrate` on this database to make it again (shelf counts the "
                             + "items again for the count tables); restore a backup if it was the change log or your data"
                     )
+                case "42883" where Self.missingShelfFunction(message) != nil:
+                    // Another program dropped a function of shelf's triggers (the log's pruning,
+                    // the counts' fold): the writes that call it fail.
+                    let function = Self.missingShelfFunction(message) ?? "a function"
+                    self.init(
+                        .database,
+                        "\(prefix)the function \(function) of the shelf in the PostgreSQL database \(location.database) "
+                            + "on \(location.server) is missing (\(message)): another program dropped it, and nothing "
+                            + "was changed. Run `shelf migrate` on this database to make it again")
                 case "57P01", "57P02", "57P03":
                     // The server ended this connection (pg_terminate_backend, a shutdown).
                     self.init(.database, prefix + Self.lostConnection(at: location, cause: message))
@@ -168,12 +189,29 @@
             }
         }
 
+        /// The primary keys whose values come from a sequence: what a value is, and its sequence.
+        static let sequencedTables: [String: (what: String, sequence: String)] = [
+            "users_pkey": ("user ID", "the sequence of user IDs"),
+            "items_pkey": ("item ID", "the sequence of item IDs"),
+            "saved_views_pkey": ("saved view ID", "the sequence of saved view IDs"),
+            "shelf_change_log_pkey": ("change log's seq", "the change log's sequence"),
+        ]
+
         /// The shelf table (`shelf_…`, the schema left out) a "relation … does not exist"
         /// message names, or nil when it names another (a table of the caller's own SQL).
         static func missingShelfTable(_ message: String) -> String? {
             let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
             guard parts.count >= 3, message.hasPrefix("relation ") else { return nil }
             let name = parts[1].split(separator: ".").last.map(String.init) ?? ""
+            return name.hasPrefix("shelf_") ? name : nil
+        }
+
+        /// The shelf function (`shelf_…`, schema and arguments left out) a "function … does
+        /// not exist" message names, or nil when it names another.
+        static func missingShelfFunction(_ message: String) -> String? {
+            guard message.hasPrefix("function "), message.hasSuffix(" does not exist") else { return nil }
+            let signature = message.dropFirst("function ".count).prefix { $0 != "(" && $0 != " " }
+            let name = signature.split(separator: ".").last.map(String.init) ?? ""
             return name.hasPrefix("shelf_") ? name : nil
         }
 

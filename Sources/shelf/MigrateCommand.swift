@@ -26,14 +26,26 @@ struct MigrateCommand: AsyncParsableCommand {
         }
         let store = try await OpenDatabases.open(location, sayingRepairs: false)
         for name in store.appliedMigrations { try printLine("applied \(name)") }
-        // What another program had broken and the open put right (a dropped count table).
-        for repair in store.repairs { try printLine("repaired: \(repair)") }
-        if store.appliedMigrations.isEmpty && store.repairs.isEmpty {
+        // What another program had broken and the open put right (a dropped count table), and
+        // what only a full comparison of the counts with the items finds (a few count rows
+        // deleted by hand).
+        let repairs = store.repairs + (try await Self.repairsInFull(location))
+        for repair in repairs { try printLine("repaired: \(repair)") }
+        if store.appliedMigrations.isEmpty && repairs.isEmpty {
             try printLine("\(location) is up to date")
         }
         // The database as given, so the suggested command acts on it (not on the default one).
         let given = database.path.map { " --db " + ShellQuoting.quoted($0) } ?? ""
         for collision in store.emailCollisions { try printLine(Self.describe(collision, database: given)) }
+    }
+
+    /// What only a full comparison of a PostgreSQL store's counts with its items finds and
+    /// puts right (`Store.repairInFull`); nothing for a SQLite store.
+    private static func repairsInFull(_ location: StoreLocation) async throws -> [String] {
+        #if PostgreSQL
+            if case .postgres(let url) = location { return try await Store.repairInFull(postgres: url) }
+        #endif
+        return []
     }
 
     /// What to say of two users whose emails differ only in letter case, and what to do.

@@ -83,9 +83,16 @@
         /// `startWindow` that is not visible and may still commit. (A transaction holding a
         /// seq further below the head, and still to commit, is not waited for.)
         /// Returns the log's head too (the highest visible seq).
+        ///
+        /// The window never reaches below the multiple of 2^32 at or below the head: a new
+        /// store's seqs start just past one (postgres/0014), and the seqs below it never
+        /// existed, so waiting for them as gaps held a stream from now below the store's first
+        /// change. (Only a store past 2^32 changes crosses such a multiple on its own; a seq
+        /// left pending just below it is then not waited for, as one below the window.)
         static func start(on connection: PostgresConnection) async throws -> (ChangeLogWatermark, head: Int64) {
             let read = try await ordered(after: nil, limit: Int(startWindow), on: connection)
-            var watermark = ChangeLogWatermark(position: max(0, read.head - startWindow))
+            let floor = (read.head >> 32) << 32
+            var watermark = ChangeLogWatermark(position: max(0, read.head - startWindow, floor))
             watermark.advance(read.snapshot)
             return (watermark, read.head)
         }
