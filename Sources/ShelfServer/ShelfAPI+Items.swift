@@ -190,7 +190,12 @@
             try APICaller.requireWrite(toItemsOf: owner, "add an item for another user")
             let id = try await store.items.insert(
                 NewItem(userID: owner, title: title, notes: notes, status: status, priority: priority))
-            return try await itemResponse(.created, try await requireItem(id), location: true)
+            let path = "/api/items/\(id.rawValue)"
+            return try await CommittedWrite.answer(
+                .created, "item \(id.rawValue)", id: id.rawValue, at: path, location: true
+            ) {
+                try await itemResponse(.created, try await requireItem(id), location: true)
+            }
         }
 
         private func changeItem<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response
@@ -220,11 +225,17 @@
             try fields.finish(known: Self.itemFields)
             // Values the item has already: nothing changes, not even its version or updated_at.
             if item == stored { return try await itemResponse(.ok, stored) }
+            let updated: Item
             do {
-                return try await itemResponse(.ok, try await store.items.update(item))
+                updated = try await store.items.update(item)
             } catch let error as StoreError where error.code == .conflict {
                 throw Problem(
                     .preconditionFailed, "item \(id.rawValue) changed since version \(item.version); GET it again")
+            }
+            return try await CommittedWrite.answer(
+                .ok, "item \(id.rawValue)", id: id.rawValue, at: "/api/items/\(id.rawValue)", location: false
+            ) {
+                try await itemResponse(.ok, updated)
             }
         }
 

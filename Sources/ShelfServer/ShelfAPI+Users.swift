@@ -68,11 +68,15 @@
                 throw Problem(.badRequest, "fields 'name' and 'email' are required")
             }
             let id = try await store.users.insert(NewUser(name: name, email: email))
-            guard let user = try await store.users.user(id: id) else {
-                throw Problem(
-                    .notFound, "user \(id.rawValue) was removed as it was added; list them with GET /api/users")
+            return try await CommittedWrite.answer(
+                .created, "user \(id.rawValue)", id: id.rawValue, at: "/api/users/\(id.rawValue)", location: true
+            ) {
+                guard let user = try await store.users.user(id: id) else {
+                    throw Problem(
+                        .notFound, "user \(id.rawValue) was removed as it was added; list them with GET /api/users")
+                }
+                return userResponse(.created, user, location: true)
             }
-            return userResponse(.created, user, location: true)
         }
 
         private func checkTag<Context: RequestContext>(_ request: Request, _ context: Context) async throws -> User {
@@ -107,11 +111,16 @@
             } catch let error as StoreError where error.code == .conflict {
                 throw Problem(.preconditionFailed, "user \(user.id.rawValue) changed since it was read; GET it again")
             }
-            guard let stored = try await store.users.user(id: user.id) else {
-                throw Problem(
-                    .notFound, "user \(user.id.rawValue) was removed meanwhile; list them with GET /api/users")
+            return try await CommittedWrite.answer(
+                .ok, "user \(user.id.rawValue)", id: user.id.rawValue, at: "/api/users/\(user.id.rawValue)",
+                location: false
+            ) {
+                guard let stored = try await store.users.user(id: user.id) else {
+                    throw Problem(
+                        .notFound, "user \(user.id.rawValue) was removed meanwhile; list them with GET /api/users")
+                }
+                return userResponse(.ok, stored)
             }
-            return userResponse(.ok, stored)
         }
 
         private func removeUser<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response

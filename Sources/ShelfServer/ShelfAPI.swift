@@ -161,6 +161,51 @@
         }
     }
 
+    /// The answer to a write that has committed.
+    enum CommittedWrite {
+        /// `answer()`, which reads back what was written; when that read fails (the database
+        /// went away right after the commit), the write is still answered as done: `status`, the
+        /// ID, a `Location` when `location`, and a `detail` saying the read failed; never an
+        /// error. A 503 there said "nothing was done" of a committed write, and a client that
+        /// retried wrote it twice (hostile round 10). A `Problem` (the row removed meanwhile) and
+        /// a cancelled request are passed on.
+        static func answer(
+            _ status: HTTPResponse.Status, _ what: String, id: Int64, at path: String, location: Bool,
+            _ answer: () async throws -> Response
+        ) async throws -> Response {
+            do {
+                return try await answer()
+            } catch let error as Problem {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                return written(status, what, id: id, at: path, location: location, readFailure: error)
+            }
+        }
+
+        /// The answer `answer` gives when the read-back failed with `readFailure`.
+        static func written(
+            _ status: HTTPResponse.Status, _ what: String, id: Int64, at path: String, location: Bool,
+            readFailure: any Error
+        ) -> Response {
+            var headers: HTTPFields = [:]
+            if location { headers[.location] = path }
+            return JSONResponse.make(
+                status, body(what, id: id, at: path, readFailure: readFailure), headers: headers)
+        }
+
+        /// The body of `written`'s answer: the ID, and a detail saying what was written, why it
+        /// was not read back, and not to write it again.
+        static func body(_ what: String, id: Int64, at path: String, readFailure: any Error) -> JSONValue {
+            let message = (readFailure as? StoreError)?.message ?? "\(readFailure)"
+            let detail =
+                "\(what) was written, but reading it back failed (\(message)); do not write it again: "
+                + "GET \(path) once the database answers"
+            return .object(["id": .integer(id), "detail": .string(detail)])
+        }
+    }
+
     /// JSON responses.
     enum JSONResponse {
         static func make(_ status: HTTPResponse.Status, _ value: JSONValue, headers: HTTPFields = [:]) -> Response {
