@@ -196,7 +196,9 @@ public final class BrowserController: Controller {
     }
 
     private func presentEditor(_ editor: ItemEditorViewModel) {
-        present(ItemEditorController(viewModel: editor))
+        let controller = ItemEditorController(viewModel: editor)
+        controller.onFailure = { [weak self] text in self?.viewModel.actions.keepFailure(text) }
+        present(controller)
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             let actions = viewModel.actions
@@ -209,6 +211,7 @@ public final class BrowserController: Controller {
     private func presentUsers() {
         let users = UserListController(viewModel: viewModel.makeUserList())
         users.onClose = { [weak self] in self?.dismissModal() }
+        users.onFailure = { [weak self] text in self?.viewModel.actions.keepFailure(text) }
         users.onShowItems = { [weak self] id in
             self?.dismissModal()
             self?.viewModel.list.filter(owner: id)
