@@ -100,6 +100,14 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         notesArea.setText(content[.notes])
         notesInModel = content[.notes]
         notesArea.onEdit = { [weak self] in self?.notesEdited() }
+        // Hostile round 11: typing stopped at the limit without a word. The store has no limit
+        // on notes, so Ctrl-O's longer text is saved; the message says so.
+        notesArea.onFull = { [weak self] in
+            guard let self else { return }
+            viewModel.notesNotEdited(
+                "The notes hold \(Formatting.count(notesArea.maximumLength)) characters, the most typed here; what went "
+                    + "past that was not typed. Ctrl-O edits longer notes in $VISUAL or $EDITOR.")
+        }
         statusField.note = "Space or ←/→ to switch"
         focus(0)
         viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }

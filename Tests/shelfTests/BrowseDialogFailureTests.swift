@@ -91,6 +91,36 @@ struct BrowseDialogFailureTests {
             screen.joined(separator: "").contains("shelf: The editor /nonexistent/ed was not found"),
             "\(screen.joined(separator: "\n"))")
     }
+
+    /// Hostile round 11: typing in notes of 100,000 characters stopped without a word. The key
+    /// refused now says why, and what edits longer notes (the store has no limit: Ctrl-O).
+    @Test func typingPastTheNotesLimitSaysSo() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepareConfiguredStore(shelf, config: "")
+        let status = try await ChildProcess.sqlite3(
+            shelf.databasePath, "UPDATE items SET notes = hex(zeroblob(50000));")
+        #expect(status == 0)
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath), width: 120,
+            height: 40, environment: environment)
+        try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "First task") }
+        try tmux.type("e")
+        try await tmux.waitFor("Edit item")
+        for _ in 0..<4 { try tmux.send("Tab") }
+        try tmux.type("x")
+        var screen = try await tmux.waitFor { Self.words($0).contains("Ctrl-O edits longer notes") }
+        #expect(
+            Self.words(screen).contains("The notes hold 100,000 characters, the most typed here"),
+            "\(screen.joined(separator: "\n"))")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "Edit item") }
+        try tmux.type("q")
+        screen = try await tmux.waitFor("[exit 0]")
+        #expect(
+            screen.joined(separator: "").contains("shelf: The notes hold 100,000 characters"),
+            "\(screen.joined(separator: "\n"))")
+    }
 }
 
 /// Hostile round 11: a write refused on a read-only file said `while running: UPDATE items SET
