@@ -121,6 +121,38 @@ struct BrowseDialogFailureTests {
             screen.joined(separator: "").contains("shelf: The notes hold 100,000 characters"),
             "\(screen.joined(separator: "\n"))")
     }
+
+    /// Hostile round 11: with the file deleted under the browser and a new one made at its path,
+    /// the screen said both "Quit and start again" and "Press r to try again", and r brought back
+    /// the deleted file's rows as current. One instruction now, and r shows no rows of either.
+    @Test func rAfterTheFileWasDeletedShowsNoOldRows() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Visible before"])
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 200, height: 30,
+            environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("Visible before")
+        try FileManager.default.removeItem(atPath: db)
+        var screen = try await tmux.waitFor { screen in
+            screen.contains { $0.contains("deleted") } && !screen.contains { $0.contains("Visible before") }
+        }
+        #expect(screen.contains(line: "start again"), "\(screen.joined(separator: "\n"))")
+        #expect(!screen.contains(line: "to try again"), "\(screen.joined(separator: "\n"))")
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Bo", "--email", "bo@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "bo@example.com", "--title", "Added after"])
+        try tmux.type("r")
+        // Neither file's rows come: the deleted one's are not current, the new one is not open.
+        screen = try await tmux.waitFor(timeout: .seconds(5)) { screen in
+            screen.contains { $0.contains("Visible before") || $0.contains("Added after") }
+        }
+        #expect(!screen.contains(line: "Visible before"), "\(screen.joined(separator: "\n"))")
+        #expect(!screen.contains(line: "Added after"), "\(screen.joined(separator: "\n"))")
+        try tmux.type("q")
+        try await tmux.waitFor("[exit ")
+    }
 }
 
 /// Hostile round 11: a write refused on a read-only file said `while running: UPDATE items SET
