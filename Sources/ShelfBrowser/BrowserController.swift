@@ -83,7 +83,10 @@ public final class BrowserController: Controller {
         }
         // A message cut at the bar's end says where it is read whole.
         statusBar.cutMark = " … \(Theme.keyNames("list.help", "?")) shows it whole"
-        viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.list.state.bind(during: lifetime) { [weak self] state in
+            self?.keepListFailure(state)
+            self?.render(state)
+        }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
         refreshTimes()
@@ -106,6 +109,22 @@ public final class BrowserController: Controller {
 
     public override func viewDidDisappear() {
         timeRefresh?.cancel()
+    }
+
+    /// The list's read failure last kept, while the list shows it.
+    private var keptListFailure: String?
+
+    /// A new read failure of the list (the file deleted under the browser, a read refused) is
+    /// kept with the other failures, for `?` and the stderr repeat (hostile round 11: neither
+    /// had it). The list shows it whole above; the bar keeps its one line.
+    private func keepListFailure(_ state: ViewState<ItemListContent>) {
+        guard let failure = state.failure else {
+            keptListFailure = nil
+            return
+        }
+        guard failure.message != keptListFailure else { return }
+        keptListFailure = failure.message
+        viewModel.actions.keepFailure(failure.message)
     }
 
     // MARK: - Rendering

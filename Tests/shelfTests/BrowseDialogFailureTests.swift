@@ -150,8 +150,17 @@ struct BrowseDialogFailureTests {
         }
         #expect(!screen.contains(line: "Visible before"), "\(screen.joined(separator: "\n"))")
         #expect(!screen.contains(line: "Added after"), "\(screen.joined(separator: "\n"))")
+        // Kept for `?` (here the help, whole) and said again after quitting.
+        try tmux.type("?")
+        screen = try await tmux.waitFor { $0.contains(line: "Messages (the last first)") }
+        #expect(Self.words(screen).contains("• Could not read the items"), "\(Self.words(screen))")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "Messages (the last first)") }
         try tmux.type("q")
-        try await tmux.waitFor("[exit ")
+        screen = try await tmux.waitFor("[exit ")
+        #expect(
+            screen.joined(separator: "").contains("shelf: Could not read the items"),
+            "\(screen.joined(separator: "\n"))")
     }
 }
 
