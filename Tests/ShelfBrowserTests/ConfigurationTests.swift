@@ -645,6 +645,16 @@ struct ConfigurationTests {
                 "config.toml:3: shift-a for help: a terminal sends Shift with a character as the character it types; "
                     + "bind “A” instead; left out"), "\(said)")
         #expect(said.contains { $0.hasPrefix("config.toml:4: \\u{9B} for undo:") }, "\(said)")
+        // Hostile round 11: the advice keeps the other modifiers (it said bind “X”).
+        let modified = BrowserConfiguration.parse(
+            "[keys.list]\nhelp = [\"ctrl-shift-alt-x\"]\nusers = [\"alt-shift-u\"]\n"
+        ).problems.map(\.message)
+        #expect(
+            modified.contains {
+                $0.contains("a terminal sends Ctrl with a letter the same with or without Shift")
+                    && $0.contains("bind ctrl-alt-x instead")
+            }, "\(modified)")
+        #expect(modified.contains { $0.contains("bind “alt-U” instead") }, "\(modified)")
         #expect(said.contains { $0.hasPrefix("config.toml:5: \\u{301} for search:") }, "\(said)")
         #expect(said.contains { $0.hasPrefix("config.toml:6: shift-enter for new: a terminal sends it without") })
         #expect(said.contains { $0.hasPrefix("config.toml:6: shift-1 for new:") }, "\(said)")
