@@ -83,7 +83,10 @@ public final class BrowserController: Controller {
         }
         // A message cut at the bar's end says where it is read whole.
         statusBar.cutMark = " … \(Theme.keyNames("list.help", "?")) shows it whole"
-        viewModel.list.state.bind(during: lifetime) { [weak self] state in self?.render(state) }
+        viewModel.list.state.bind(during: lifetime) { [weak self] state in
+            self?.keepListFailure(state)
+            self?.render(state)
+        }
         bindMarks(list: listController) { [weak self] in self.map { $0.render($0.viewModel.list.state.value) } }
         viewModel.list.load()
         refreshTimes()
@@ -106,6 +109,22 @@ public final class BrowserController: Controller {
 
     public override func viewDidDisappear() {
         timeRefresh?.cancel()
+    }
+
+    /// The list's read failure last kept, while the list shows it.
+    private var keptListFailure: String?
+
+    /// A new read failure of the list (the file deleted under the browser, a read refused) is
+    /// kept with the other failures, for `?` and the stderr repeat (hostile round 11: neither
+    /// had it). The list shows it whole above; the bar keeps its one line.
+    private func keepListFailure(_ state: ViewState<ItemListContent>) {
+        guard let failure = state.failure else {
+            keptListFailure = nil
+            return
+        }
+        guard failure.message != keptListFailure else { return }
+        keptListFailure = failure.message
+        viewModel.actions.keepFailure(failure.message)
     }
 
     // MARK: - Rendering
@@ -196,7 +215,9 @@ public final class BrowserController: Controller {
     }
 
     private func presentEditor(_ editor: ItemEditorViewModel) {
-        present(ItemEditorController(viewModel: editor))
+        let controller = ItemEditorController(viewModel: editor)
+        controller.onFailure = { [weak self] text in self?.viewModel.actions.keepFailure(text) }
+        present(controller)
         modalObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             let actions = viewModel.actions
@@ -209,6 +230,7 @@ public final class BrowserController: Controller {
     private func presentUsers() {
         let users = UserListController(viewModel: viewModel.makeUserList())
         users.onClose = { [weak self] in self?.dismissModal() }
+        users.onFailure = { [weak self] text in self?.viewModel.actions.keepFailure(text) }
         users.onShowItems = { [weak self] id in
             self?.dismissModal()
             self?.viewModel.list.filter(owner: id)

@@ -35,6 +35,13 @@ public final class ItemEditorController: Controller, KeyModeReporting {
     private var suggestionIndex = 0
     /// True once a suggestion was taken or Esc closed the list, until the owner is typed in.
     private var suggestionsDismissed = false
+    /// Called with each failure the editor shows (a save refused, Ctrl-O's editor not run),
+    /// once while it shows: the browser keeps it for `?` and says it again when it ends.
+    public var onFailure: (@MainActor (String) -> Void)?
+    /// The failure shown and already given to `onFailure`.
+    private var reportedFailure: String?
+    /// The rows of the phase line: three, more for a long failure when the screen has them.
+    private let phaseMessage = DialogMessage(least: 3, dialogHeight: 22)
 
     /// The fields in form order (Tab order).
     static let order: [ItemEditorField] = [.title, .status, .priority, .owner, .notes]
@@ -61,7 +68,11 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         host.floor = hintLine
         host.anchorOffset = DisplayWidth.of(ownerField.prompt) - 1
         body = host
-        view = Dialog(title: viewModel.state.value.title, content: host, preferredSize: Size(width: 72, height: 22))
+        let dialog = Dialog(
+            title: viewModel.state.value.title, content: host,
+            preferredSize: Size(width: 72, height: phaseMessage.dialogHeight))
+        dialog.extraHeight = { [weak self] room in self?.fitPhase(room: room) ?? 0 }
+        view = dialog
     }
 
     private func input(for field: ItemEditorField) -> View {
@@ -89,6 +100,14 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         notesArea.setText(content[.notes])
         notesInModel = content[.notes]
         notesArea.onEdit = { [weak self] in self?.notesEdited() }
+        // Hostile round 11: typing stopped at the limit without a word. The store has no limit
+        // on notes, so Ctrl-O's longer text is saved; the message says so.
+        notesArea.onFull = { [weak self] in
+            guard let self else { return }
+            viewModel.notesNotEdited(
+                "The notes hold \(Formatting.count(notesArea.maximumLength)) characters, the most typed here; what went "
+                    + "past that was not typed. Ctrl-O edits longer notes in $VISUAL or $EDITOR.")
+        }
         statusField.note = "Space or ←/→ to switch"
         focus(0)
         viewModel.state.bind(during: lifetime) { [weak self] content in self?.render(content) }
@@ -178,8 +197,26 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         hintLine.hints = content.hints(focused: focusedField, suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
         let line = content.phaseLine
         phaseLabel.style = line.isError ? Theme.error : .plain
-        phaseLabel.text = line.text
+        phaseText = line.text
+        if line.isError, !line.text.isEmpty {
+            if line.text != reportedFailure { onFailure?(line.text) }
+            reportedFailure = line.text
+        } else {
+            reportedFailure = nil
+        }
         view.setNeedsDisplay()
+    }
+
+    /// The phase line's whole text; `phaseLabel` shows it fitted to its rows.
+    private var phaseText = ""
+
+    /// Gives the phase line the rows its text needs in a dialog as wide as `room` on a screen
+    /// as high, fits the text to them, and returns the rows added to the dialog.
+    private func fitPhase(room: Size) -> Int {
+        let rows = phaseMessage.rows(for: phaseText, room: room)
+        phaseLabel.length = .fixed(rows)
+        phaseLabel.text = DialogMessage.fit(phaseText, width: max(1, room.width - 2), rows: rows)
+        return rows - phaseMessage.least
     }
 
     private func setFocus(_ field: ItemEditorField, _ focused: Bool) {

@@ -16,6 +16,15 @@ public final class UserEditorController: Controller, KeyModeReporting {
     private let phaseLabel = Label()
     private let hintLabel = HintLine(style: Theme.hint)
     private var focusIndex = 0
+    /// Called with each failure the form shows (a save refused), once while it shows: the
+    /// browser keeps it for `?` and says it again when it ends.
+    public var onFailure: (@MainActor (String) -> Void)?
+    /// The failure shown and already given to `onFailure`.
+    private var reportedFailure: String?
+    /// The phase line's whole text; `phaseLabel` shows it fitted to its rows.
+    private var phaseText = ""
+    /// The rows of the phase line: two, more for a long failure when the screen has them.
+    private let phaseMessage = DialogMessage(least: 2, dialogHeight: 10)
 
     public init(viewModel: UserEditorViewModel) {
         self.viewModel = viewModel
@@ -26,10 +35,18 @@ public final class UserEditorController: Controller, KeyModeReporting {
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
         hintLabel.hints = UserEditorContent.hintList(keys: Theme.keyNames)
-        view = Dialog(
+        let dialog = Dialog(
             title: viewModel.state.value.title,
             content: StackView(axis: .vertical, [nameField, nameError, emailField, emailError, phaseLabel, hintLabel]),
-            preferredSize: Size(width: 64, height: 10))
+            preferredSize: Size(width: 64, height: phaseMessage.dialogHeight))
+        dialog.extraHeight = { [weak self] room in
+            guard let self else { return 0 }
+            let rows = phaseMessage.rows(for: phaseText, room: room)
+            phaseLabel.length = .fixed(rows)
+            phaseLabel.text = DialogMessage.fit(phaseText, width: max(1, room.width - 2), rows: rows)
+            return rows - phaseMessage.least
+        }
+        view = dialog
     }
 
     public override func viewDidLoad() {
@@ -46,7 +63,13 @@ public final class UserEditorController: Controller, KeyModeReporting {
         nameError.text = content.errors[.name].map { "       " + $0 } ?? ""
         emailError.text = content.errors[.email].map { "       " + $0 } ?? ""
         phaseLabel.style = content.isFailure ? Theme.error : .plain
-        phaseLabel.text = content.phaseText
+        phaseText = content.phaseText
+        if content.isFailure, !content.phaseText.isEmpty {
+            if content.phaseText != reportedFailure { onFailure?(content.phaseText) }
+            reportedFailure = content.phaseText
+        } else {
+            reportedFailure = nil
+        }
         view.setNeedsDisplay()
     }
 

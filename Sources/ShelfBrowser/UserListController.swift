@@ -14,6 +14,8 @@ public final class UserListController: Controller, KeyModeReporting {
     public var onShowItems: (@MainActor (User.ID) -> Void)?
     /// Called when the view is done (Esc, q).
     public var onClose: (@MainActor () -> Void)?
+    /// Called with each failure the user form shows (a save refused).
+    public var onFailure: (@MainActor (String) -> Void)?
 
     private let listView = ListView()
     private let messageLabel = Label()
@@ -94,7 +96,9 @@ public final class UserListController: Controller, KeyModeReporting {
     }
 
     private func presentEditor(_ editor: UserEditorViewModel) {
-        present(UserEditorController(viewModel: editor))
+        let form = UserEditorController(viewModel: editor)
+        form.onFailure = { [weak self] text in self?.onFailure?(text) }
+        present(form)
         formObservation = editor.state.bind(during: lifetime) { [weak self] content in
             guard case .saved(let id) = content.phase, let self else { return }
             dismissForm()

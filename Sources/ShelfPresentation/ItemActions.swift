@@ -333,19 +333,43 @@ public final class ItemActions {
         fail(text)
     }
 
+    /// Keeps `text`, a failure a dialog showed (the item editor's or the user form's), in
+    /// `failures` without changing `message`: the help lists it and the browser says it again
+    /// when it ends (hostile round 11: a save refused in the editor was seen nowhere else).
+    ///
+    /// A failure said before is folded into one entry, counted, and moves to its latest place
+    /// (hostile round 11: twenty identical copy failures pushed the one distinct failure out).
+    public func keepFailure(_ text: String) {
+        if let index = kept.firstIndex(where: { $0.text == text }) {
+            let count = kept.remove(at: index).count
+            kept.append(KeptFailure(text: text, count: count + 1))
+            return
+        }
+        if kept.count == Self.keptFailures {
+            kept.removeFirst()
+            droppedFailures += 1
+        }
+        kept.append(KeptFailure(text: text, count: 1))
+    }
+
     /// Sets `message` to `text`, a failure, and keeps it in `failures`.
     func fail(_ text: String) {
         mutableMessage.value = text
-        if failures.count == Self.keptFailures {
-            failures.removeFirst()
-            droppedFailures += 1
-        }
-        failures.append(text)
+        keepFailure(text)
     }
 
-    /// The failures `message` said in this browser, oldest first, the last `keptFailures`.
-    public private(set) var failures: [String] = []
-    /// Failures said before the ones kept.
+    /// The distinct failures said in this browser, in the order each was last said, the last
+    /// `keptFailures`; one said more than once ends in its count, "(×40)".
+    public var failures: [String] {
+        kept.map { $0.count > 1 ? "\($0.text) (×\($0.count))" : $0.text }
+    }
+    /// A failure kept, and how many times it was said.
+    private struct KeptFailure {
+        let text: String
+        let count: Int
+    }
+    private var kept: [KeptFailure] = []
+    /// Distinct failures said before the ones kept.
     public private(set) var droppedFailures = 0
     /// The most failures kept.
     nonisolated static let keptFailures = 20

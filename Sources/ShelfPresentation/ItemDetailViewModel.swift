@@ -159,12 +159,18 @@ public final class ItemDetailViewModel {
     }
 
     /// What to do about what the pane shows: "Press r to try again." after a failure; nil
-    /// otherwise.
-    public var hint: String? { state.value.failure == nil ? nil : "Press \(keys("detail.retry", "r")) to try again." }
+    /// otherwise, and after the file was deleted or replaced (its message says to start again;
+    /// r would read the old file: hostile round 11).
+    public var hint: String? {
+        guard let failure = state.value.failure, !ItemListViewModel.isFileReplaced(failure) else { return nil }
+        return "Press \(keys("detail.retry", "r")) to try again."
+    }
 
     /// Reads again after a failure.
     @discardableResult
     public func retry() -> Intent {
+        // The file deleted or replaced: the failure stays (a read would show the old file's item).
+        if let failure = state.value.failure, ItemListViewModel.isFileReplaced(failure) { return .done }
         observation?.cancel()
         observation = nil
         return load()

@@ -30,6 +30,9 @@ extension ItemListViewModel {
             hasFilters
                 ? "Press \(keys("list.clearSearch", "Esc")) to clear the search and filters."
                 : "Press \(keys("list.new", "n")) to add an item, or fill a demo: \(demoCommand ?? "shelf demo") --items 1000"
+        // The file deleted or replaced: its message says to quit and start again, the one
+        // thing that helps; r would read the old file (hostile round 11).
+        case .failed(let failure) where ItemListViewModel.isFileReplaced(failure): nil
         case .failed: "Press \(keys("list.retry", "r")) to try again."
         case .idle, .loading, .loaded: nil
         }

@@ -218,9 +218,18 @@ public final class ItemListViewModel {
     @discardableResult
     public func retry() -> Intent {
         tasks.intent {
+            // The file was deleted or replaced under the browser (hostile round 11): a read now
+            // would show the old file's rows as current. The failure stays; it says to start again.
+            if let failure = state.value.failure, Self.isFileReplaced(failure) { return }
             loadUsers()
             run(window.retry())
         }
+    }
+
+    /// True when `failure` is the store's file deleted or replaced while open: nothing read
+    /// here is current any more, and only starting again opens the file now at that path.
+    nonisolated static func isFileReplaced(_ failure: Failure) -> Bool {
+        (failure.underlying as? StoreError)?.code == .fileReplaced
     }
 
     // MARK: - Reads

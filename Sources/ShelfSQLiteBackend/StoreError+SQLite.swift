@@ -29,7 +29,9 @@ extension StoreError {
                 "\(prefix)the file is damaged or not a shelf database (\(error.message)); check the path "
                     + "or restore the file from a backup", hint: .checkDatabaseLocation)
         default:
-            self.init(.database, "\(prefix)\(error.description)")
+            // The statement is for the log (`--verbose`), not the message a person reads.
+            if error.sql != nil { Diagnostics.debug("\(prefix)\(error.description)") }
+            self.init(.database, "\(prefix)\(error.summary)")
             if error.code == DatabaseError.full { markDiskFull() }
         }
     }

@@ -58,14 +58,9 @@ struct BrowseCommand: AsyncParsableCommand {
         let configuration = try await BlockingWork.run { _ in
             configPath.map(BrowserConfiguration.load(path:)) ?? BrowserConfiguration()
         }
-        let ending = try await browse(store, view: opened?.view, environment: environment, configuration: configuration)
-        if let configPath {
-            for problem in configuration.problems {
-                // A full or closed stderr must not trap after the browser ended well.
-                try? FileHandle.standardError.write(
-                    contentsOf: Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
-            }
-        }
+        let ending = try await browse(
+            store, view: opened?.view, environment: environment, configuration: configuration,
+            configPath: configPath)
         if LogSetup.withheld {
             try? FileHandle.standardError.write(
                 contentsOf: Data(
@@ -77,7 +72,8 @@ struct BrowseCommand: AsyncParsableCommand {
 
     @MainActor
     private func browse(
-        _ store: Store, view: SavedView?, environment: [String: String], configuration: BrowserConfiguration
+        _ store: Store, view: SavedView?, environment: [String: String], configuration: BrowserConfiguration,
+        configPath: String?
     ) async throws -> Application.Ending {
         let viewModel = BrowserViewModel(store: store, initialView: view)
         let controller = BrowserController(viewModel: viewModel, configuration: configuration)
@@ -95,8 +91,18 @@ struct BrowseCommand: AsyncParsableCommand {
             if let problem = await viewModel.actions.endHistory() {
                 try? FileHandle.standardError.write(contentsOf: Data("shelf: \(problem)\n".utf8))
             }
+            // The configuration's problems first: they were said when the browser started, before
+            // anything failed (hostile round 11: a copy failure came before them).
+            if let configPath {
+                for problem in configuration.problems {
+                    // A full or closed stderr must not trap after the browser ended well.
+                    try? FileHandle.standardError.write(
+                        contentsOf: Data("shelf: \(ConfigCommand.located(problem, path: configPath))\n".utf8))
+                }
+            }
             // What failed while the browser ran, said again where it stays (a message the status
-            // bar cut, or one the next key cleared, is read whole here), its controls escaped.
+            // bar cut, or one the next key cleared, is read whole here), its controls escaped;
+            // one said many times once, with its count.
             let actions = viewModel.actions
             var said = actions.droppedFailures > 0 ? ["(\(actions.droppedFailures) earlier failures left out)"] : []
             said += actions.failures

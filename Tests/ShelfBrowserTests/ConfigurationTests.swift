@@ -107,8 +107,23 @@ struct ConfigurationTests {
         #expect(clash.keys.keys(for: try action(.list, "moveUp")) == [KeyEvent(.up)])
         #expect(
             clash.problems.map(\.description) == [
-                "config.toml:3: k is moveDown's, bound before it: moveUp has no key left, so it keeps its default up"
+                "config.toml:3: k goes to moveDown, listed before moveUp in the help (of two actions given one key, "
+                    + "the one listed first takes it): moveUp has no key left, so it keeps its default up"
             ], "\(clash.problems)")
+        // Hostile round 11: bound the other way round, moveDown (the later line) still takes it,
+        // and the message no longer says it was "bound before".
+        let reversed = BrowserConfiguration.parse("[keys.list]\nmoveUp = [\"x\"]\nmoveDown = [\"x\"]\n")
+        #expect(reversed.keys.keys(for: try action(.list, "moveDown")) == [.character("x")])
+        #expect(
+            reversed.problems.map(\.description) == [
+                "config.toml:2: x goes to moveDown, listed before moveUp in the help (of two actions given one key, "
+                    + "the one listed first takes it): moveUp has no key left, so it keeps its defaults k, up"
+            ], "\(reversed.problems)")
+        // A top-level key is not a section.
+        let topLevel = BrowserConfiguration.parse("quit = 1\n")
+        #expect(
+            topLevel.problems.map(\.message) == ["“quit” is a setting outside any section; ignored"],
+            "\(topLevel.problems)")
         // Every action of every mode, given only an unknown key, is left with a key and named.
         for action in KeyAction.all {
             let configuration = BrowserConfiguration.parse(
@@ -630,6 +645,16 @@ struct ConfigurationTests {
                 "config.toml:3: shift-a for help: a terminal sends Shift with a character as the character it types; "
                     + "bind “A” instead; left out"), "\(said)")
         #expect(said.contains { $0.hasPrefix("config.toml:4: \\u{9B} for undo:") }, "\(said)")
+        // Hostile round 11: the advice keeps the other modifiers (it said bind “X”).
+        let modified = BrowserConfiguration.parse(
+            "[keys.list]\nhelp = [\"ctrl-shift-alt-x\"]\nusers = [\"alt-shift-u\"]\n"
+        ).problems.map(\.message)
+        #expect(
+            modified.contains {
+                $0.contains("a terminal sends Ctrl with a letter the same with or without Shift")
+                    && $0.contains("bind ctrl-alt-x instead")
+            }, "\(modified)")
+        #expect(modified.contains { $0.contains("bind “alt-U” instead") }, "\(modified)")
         #expect(said.contains { $0.hasPrefix("config.toml:5: \\u{301} for search:") }, "\(said)")
         #expect(said.contains { $0.hasPrefix("config.toml:6: shift-enter for new: a terminal sends it without") })
         #expect(said.contains { $0.hasPrefix("config.toml:6: shift-1 for new:") }, "\(said)")
@@ -659,7 +684,8 @@ struct ConfigurationTests {
         // Left with no key, edit keeps its default and says so (hostile round 8).
         #expect(
             configuration.problems.first?.description
-                == "config.toml:3: x is new's, bound before it: edit has no key left, so it keeps its default e",
+                == "config.toml:3: x goes to new, listed before edit in the help (of two actions given one key, "
+                + "the one listed first takes it): edit has no key left, so it keeps its default e",
             "\(configuration.problems)")
         #expect(configuration.keys.keys(for: try action(.list, "edit")) == [.character("e")])
     }

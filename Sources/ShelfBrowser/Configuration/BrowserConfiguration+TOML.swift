@@ -113,7 +113,15 @@ private struct Reader {
             case "keys": readKeys(value, into: &configuration)
             case "colors", "colours": readColors(value, section: key, into: &configuration)
             case "list": readList(value, into: &configuration)
-            default: problem("unknown section “\(key)”; ignored", at: [key], hint: "known: keys, colors, list")
+            default:
+                if value.table == nil {
+                    // Hostile round 11: `quit = 1` at the top was called a section.
+                    problem(
+                        "“\(KeyName.shown(key))” is a setting outside any section; ignored", at: [key],
+                        hint: "settings go in a section: keys in [keys.list] (quit = [\"q\"]), [colors] or [list]")
+                } else {
+                    problem("unknown section “\(key)”; ignored", at: [key], hint: "known: keys, colors, list")
+                }
             }
         }
     }
@@ -263,7 +271,11 @@ private struct Reader {
             }
             for key in given {
                 guard let holder = map.action(for: key, in: action.mode), holder != action else { continue }
-                reasons.append("\(KeyName.name(of: key)) is \(holder.name)'s, bound before it")
+                // The winner is the action the help lists first, not the line bound first (hostile
+                // round 11: "bound before it" named the later line).
+                reasons.append(
+                    "\(KeyName.name(of: key)) goes to \(holder.name), listed before \(action.name) in the help "
+                        + "(of two actions given one key, the one listed first takes it)")
             }
             let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
             let free = action.defaultKeys.filter { map.action(for: $0, in: action.mode) == nil }

@@ -76,8 +76,19 @@ public enum KeyName {
         }
         if event.modifiers.contains(.shift) {
             switch event.key {
+            case .character(let character) where event.modifiers.contains(.control):
+                // Hostile round 11: ctrl-shift-alt-x was told to bind “X”, dropping ctrl and alt.
+                // With Ctrl a terminal sends a letter the same whatever its case.
+                let plain = KeyEvent(
+                    .character(Character(character.lowercased())), modifiers: event.modifiers.subtracting(.shift))
+                return "a terminal sends Ctrl with a letter the same with or without Shift, so it cannot be told "
+                    + "apart; bind \(name(of: plain)) instead"
             case .character(let character):
-                let typed = character.isLetter ? "“\(character.uppercased())”" : "the character Shift types with it"
+                let rest = event.modifiers.subtracting(.shift)
+                let typed =
+                    character.isLetter
+                    ? "“\(name(of: KeyEvent(.character(Character(character.uppercased())), modifiers: rest)))”"
+                    : "the character Shift types with it"
                 return "a terminal sends Shift with a character as the character it types; bind \(typed) instead"
             case .enter, .backspace, .escape:
                 return "a terminal sends it without the Shift, so it cannot be told apart; bind another key"

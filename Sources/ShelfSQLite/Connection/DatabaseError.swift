@@ -59,6 +59,15 @@ package struct DatabaseError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// `description` without the statement that failed: what a person reads in a message
+    /// (hostile round 11: `while running: UPDATE items SET user_id = ?, …` pushed the advice
+    /// out of the browser's editor). The statement stays in `description`, for logs.
+    package var summary: String {
+        var text = "SQLite error \(extendedCode) (\(code)): \(message)"
+        if let hint { text += ". \(hint)" }
+        return text
+    }
+
     /// What a person can do about the most common failures.
     private var hint: String? {
         switch extendedCode {

@@ -5,6 +5,10 @@ public final class Dialog: View {
     public let box: Box
     /// The size wanted; the dialog shrinks to fit small screens.
     public var preferredSize: Size
+    /// Rows added to `preferredSize`'s height at each layout, asked with the room the dialog
+    /// has (its width as shown, the frame's height): for a message that needs more rows when
+    /// the screen has them. The closure may set its content's lengths to match. Nil adds none.
+    public var extraHeight: (@MainActor (_ room: Size) -> Int)?
 
     /// A dialog titled `title` around `content` (which must have no superview). Add the dialog
     /// over the views it covers, and remove it to dismiss it.
@@ -16,8 +20,13 @@ public final class Dialog: View {
         addSubview(box)
     }
 
-    /// Centres the box in the frame at `preferredSize`, shrunk to fit the frame.
+    /// Centres the box in the frame at `preferredSize` (plus `extraHeight`), shrunk to fit the frame.
     public override func layoutSubviews() {
-        box.frame = frame.centered(preferredSize)
+        var size = preferredSize
+        if let extraHeight {
+            let room = Size(width: min(preferredSize.width, frame.width), height: frame.height)
+            size.height += max(0, extraHeight(room))
+        }
+        box.frame = frame.centered(size)
     }
 }

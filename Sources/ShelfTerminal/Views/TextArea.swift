@@ -48,6 +48,9 @@ public final class TextArea: View {
     public var isFocused = false { didSet { if isFocused != oldValue { setNeedsDisplay() } } }
     /// Longest text accepted, in characters.
     public var maximumLength = 100_000
+    /// Called when a key or a paste is refused, whole or in part, because the text holds
+    /// `maximumLength` characters: nothing past it is typed, and the controller says so.
+    public var onFull: (@MainActor () -> Void)?
     /// Called after every edit made by a key or paste (not by `setText`), with the text: this
     /// makes the whole text each time; prefer `onEdit` for long texts.
     public var onChange: (@MainActor (String) -> Void)?
@@ -221,10 +224,16 @@ public final class TextArea: View {
             default: return false
             }
         case .character(let c) where !alt:
-            guard characters.count < maximumLength else { return true }
+            guard characters.count < maximumLength else {
+                onFull?()
+                return true
+            }
             insert([c])
         case .enter:
-            guard characters.count < maximumLength else { return true }
+            guard characters.count < maximumLength else {
+                onFull?()
+                return true
+            }
             insert(["\n"])
         case .backspace:
             if alt || control {
@@ -328,10 +337,12 @@ public final class TextArea: View {
 
     /// Inserts pasted text at the cursor, line breaks kept.
     public func paste(_ pasted: String) {
-        let insert = Array(Self.normalizedLineBreaks(pasted)).prefix(max(0, maximumLength - characters.count))
+        let whole = Array(Self.normalizedLineBreaks(pasted))
+        let insert = whole.prefix(max(0, maximumLength - characters.count))
         cursor = min(cursor, characters.count)
         goalColumn = nil
         self.insert(Array(insert))
+        if insert.count < whole.count { onFull?() }
     }
 
     private func lineStart(before index: Int) -> Int {
