@@ -31,7 +31,7 @@ struct AbandonedWorkFileTests {
 
         // One run stopped while it writes its work file: alive, but still.
         let live = try RunningShelf(arguments)
-        let seen = await Self.stopOnceAFileAppears(in: shelf.folder.path, prefix: prefix, pid: live.pid)
+        let seen = await WorkFileWatch.stopOnceAFileAppears(in: shelf.folder.path, prefix: prefix, pid: live.pid)
         try #require(seen, "the \(command) never wrote a work file (or ended first)")
         let liveFile = try #require(try workFiles().first)
         try Self.age(shelf.folder.appendingPathComponent(liveFile).path)
@@ -53,34 +53,13 @@ struct AbandonedWorkFileTests {
         // (issue 25: with a 5 s age limit, `WorkFile.minimumAge`, a run within 5 s left it; this
         // failed then).
         let killed = try RunningShelf(arguments)
-        let appeared = await Self.stopOnceAFileAppears(in: shelf.folder.path, prefix: prefix, pid: killed.pid)
+        let appeared = await WorkFileWatch.stopOnceAFileAppears(in: shelf.folder.path, prefix: prefix, pid: killed.pid)
         try #require(appeared, "the \(command) never wrote a work file (or ended first)")
         _ = killed.stop(SIGKILL)
         #expect(try workFiles().count == 1)
         let right = try await shelf.run(arguments)
         #expect(right.status == 0, "\(right.error)")
         #expect(try workFiles() == [], "what a kill -9 left a moment ago is still there")
-    }
-
-    /// Sends SIGSTOP to `pid` as soon as a file whose name starts with `prefix` shows in
-    /// `folder` (polled on a thread of its own, up to 60 s); false when none showed while the
-    /// process ran.
-    private static func stopOnceAFileAppears(in folder: String, prefix: String, pid: pid_t) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let deadline = Date().addingTimeInterval(60)
-                while Date() < deadline {
-                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                    if names.contains(where: { $0.hasPrefix(prefix) }) {
-                        kill(pid, SIGSTOP)
-                        continuation.resume(returning: true)
-                        return
-                    }
-                    if ProcessWatch.hasExited(pid) { break }
-                }
-                continuation.resume(returning: false)
-            }
-        }
     }
 
     /// Makes the file at `path` a minute old, as a file left from an earlier run is (its age

@@ -170,7 +170,8 @@ struct CopyEdgeFindingsTests {
 
         for next in ["copy", "open"] {
             let running = try RunningShelf(["copy", source, folder + "/big.sqlite"])
-            try #require(await Self.stopOnceAFileAppears(in: folder, prefix: ".big.sqlite.copy-", pid: running.pid))
+            try #require(
+                await WorkFileWatch.stopOnceAFileAppears(in: folder, prefix: ".big.sqlite.copy-", pid: running.pid))
             let live = try #require(try workFiles().first)
             // Stopped, alive: another copy into the folder and an open of a store in it leave it.
             let other = try await shelf.run(["copy", small, folder + "/other-\(next).sqlite"])
@@ -255,25 +256,5 @@ struct CopyEdgeFindingsTests {
                 .wait()) == 0
         if mounted { _ = try? ChildProcess("/bin/umount", [folder], environment: [:]).wait() }
         return mounted
-    }
-
-    /// Sends SIGSTOP to `pid` once a file whose name starts with `prefix` shows in `folder`
-    /// (polled on a thread of its own, up to 120 s); false when none showed while it ran.
-    private static func stopOnceAFileAppears(in folder: String, prefix: String, pid: pid_t) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let deadline = Date().addingTimeInterval(120)
-                while Date() < deadline {
-                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                    if names.contains(where: { $0.hasPrefix(prefix) }) {
-                        kill(pid, SIGSTOP)
-                        continuation.resume(returning: true)
-                        return
-                    }
-                    if ProcessWatch.hasExited(pid) { break }
-                }
-                continuation.resume(returning: false)
-            }
-        }
     }
 }
