@@ -67,7 +67,11 @@
                     .notImplemented,
                     "the change stream is not available on \(store.location); follow /api/items/live instead")
             }
-            let lastEventIDs = request.headers[values: HTTPField.Name("Last-Event-ID")!]
+            // An empty one is no id: an EventSource whose last `id:` was empty sends none, and a
+            // proxy or a hand-written client that sends it empty means the same (hostile round 10).
+            let lastEventIDs = request.headers[values: HTTPField.Name("Last-Event-ID")!].filter {
+                !$0.trimmingCharacters(in: .whitespaces).isEmpty
+            }
             if lastEventIDs.count > 1 {
                 throw Problem(.badRequest, "the request has Last-Event-ID twice; send one")
             }

@@ -31,6 +31,18 @@
             }
         #endif
 
+        /// An empty `Last-Event-ID` is no id (an EventSource whose last `id:` was empty sends
+        /// none): the stream starts from now, as without the header; it was a 400.
+        @Test func anEmptyLastEventIDIsNoID() async throws {
+            try await ServedShelf.with(arguments: ["--keep-alive", "1"]) { served in
+                let stream = try await EventStream(served, "/api/changes", headers: [("Last-Event-ID", "")])
+                #expect(stream.status == 200)
+                let position = try await stream.lastEventID(withinComments: 3)
+                let id = try #require(position, "no id before the keep-alives: \(stream.comments)")
+                #expect(Int64(id) != nil, "'\(id)' is a change-log position")
+            }
+        }
+
         /// Adds an item, opens a stream from now, reads its id (before any keep-alive: with
         /// `--keep-alive 1`, three of them without an id fail the test), goes away, adds two items,
         /// and resumes with that id: exactly those two arrive, in order.
