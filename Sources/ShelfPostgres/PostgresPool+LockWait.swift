@@ -269,6 +269,9 @@
 
         private let records = Mutex<[PostgresConnection.ID: Record]>([:])
 
+        /// Whether no connection of the pool is open (none that a call has used is left).
+        var isEmpty: Bool { records.withLock { $0.isEmpty } }
+
         /// A call starts on `connection`: its server process if known, and how long it has been
         /// idle (nil for one never used; `.max` for one being closed, as it did not answer).
         func use(_ connection: PostgresConnection) -> (pid: Int32?, idle: Duration?) {

@@ -174,10 +174,11 @@
             let started = ContinuousClock.now
             let patience = leasePatience
             let limit = Self.waitsWithoutLimit ? nil : leaseLimit
-            let startChecking: @Sendable () -> Void = { [serverCheck, waitingError] in
+            let startChecking: @Sendable () -> Void = { [serverCheck, waitingError, connections] in
                 checking.start {
                     await Self.checkWhileWaiting(
                         serverCheck, leased: leased, since: started, patience: patience, limit: limit,
+                        holdsNone: { connections.isEmpty },
                         waiting: { waitingError(operation, limit ?? .zero, $0) }, fail: fail)
                 }
             }
@@ -273,11 +274,12 @@
 
         /// The check of a call that has waited `patience` for a connection (see `withLease`):
         /// asks `check` every `patience` until the call has its connection, and ends the call
-        /// through `fail` when the server cannot be reached, or when `limit` has passed since
-        /// `since` (with `waiting`'s error). Ends when cancelled (the call ended).
+        /// through `fail` when the server cannot be reached, when it has no connection left and
+        /// the pool holds none (`holdsNone`: none of its own can come free), or when `limit` has
+        /// passed since `since` (with `waiting`'s error). Ends when cancelled (the call ended).
         private static func checkWhileWaiting(
             _ check: ServerCheck, leased: LeaseFlag, since start: ContinuousClock.Instant, patience: Duration,
-            limit: Duration?, waiting: @Sendable (StoreError?) -> StoreError,
+            limit: Duration?, holdsNone: @Sendable () -> Bool, waiting: @Sendable (StoreError?) -> StoreError,
             fail: @Sendable (StoreError) -> Void
         ) async {
             var full: StoreError?
@@ -286,7 +288,15 @@
                     if leased.isSet { return }
                     switch try await check.verdict() {
                     case .reachable: full = nil
-                    case .full(let error): full = error
+                    case .full(let error):
+                        // Hostile round 10: with the server's connections taken by others and the
+                        // pool's own ended, a call waited out the whole limit (30 s) for a
+                        // connection that could only come from the server.
+                        if holdsNone() {
+                            if leased.abandon() { fail(error) }
+                            return
+                        }
+                        full = error
                     case .unreachable(let error):
                         if leased.abandon() { fail(error) }
                         return

@@ -154,6 +154,52 @@
             #expect(error.message.contains("127.0.0.1:\(port)"), "\(error.message)")
         }
 
+        /// A server with no connection left for the store, whose pool holds none of its own (its
+        /// sessions ended), fails a call at the first check, not at the pool's limit: no
+        /// connection of the pool can come free (hostile round 10: it waited the whole 30 s).
+        /// The role's `CONNECTION LIMIT 0` stands for a server whose `max_connections` others took.
+        @Test func aFullServerFailsACallAtOnceWhenThePoolHoldsNoConnection() async throws {
+            try await Scratch.withDatabase { url in
+                try await PostgresScratch.withPasswordUser(databaseURL: url) { roleURL in
+                    let role = try PostgresLocation(url: roleURL).user
+                    let store = try await PostgresBackend.open(url: roleURL)
+                    store.pool.leasePatience = .milliseconds(300)
+                    store.pool.leaseLimit = .seconds(60)
+                    _ = try await store.items.count(matching: ItemQuery())
+                    try await PostgresBackend.withConnection(to: try PostgresLocation(url: url)) { connection in
+                        _ = try await connection.query(
+                            PostgresQuery(unsafeSQL: "ALTER ROLE \(role) CONNECTION LIMIT 0"), logger: .silent)
+                        _ = try await connection.query(
+                            PostgresQuery(
+                                unsafeSQL:
+                                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'"),
+                            logger: .silent)
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                    let started = ContinuousClock.now
+                    let outcome: Result<Int, any Error>
+                    do {
+                        outcome = .success(try await store.items.count(matching: ItemQuery()))
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                    let took = ContinuousClock.now - started
+                    try await PostgresBackend.withConnection(to: try PostgresLocation(url: url)) { connection in
+                        _ = try await connection.query(
+                            PostgresQuery(unsafeSQL: "ALTER ROLE \(role) CONNECTION LIMIT -1"), logger: .silent)
+                    }
+                    await store.close()
+                    guard case .failure(let error) = outcome else {
+                        Issue.record("a count was read with no connection left: \(outcome)")
+                        return
+                    }
+                    #expect("\(error)".contains("has no connection left"), "\(error)")
+                    // Well under the pool's 60 s limit, which it waited out before.
+                    #expect(took < .seconds(30), "the call waited \(took)")
+                }
+            }
+        }
+
         private static func count(_ sql: String, at url: String) async throws -> Int {
             try await PostgresBackend.withConnection(to: try PostgresLocation(url: url)) { connection in
                 try await connection.query(PostgresQuery(unsafeSQL: sql), logger: .silent).all(Int64.self).first
