@@ -150,4 +150,16 @@ extension ItemActions {
             return nil
         }
     }
+
+    /// Says where a copy of `count` items (`json`: as export JSON) went: the terminal's
+    /// clipboard when `file` is nil, else that file.
+    public func copied(_ count: Int, json: Bool, toFile file: String?) {
+        let what = "\(Self.describe(count))\(json ? " as JSON" : "")"
+        mutableMessage.value = "copied \(what) to \(file ?? "the clipboard")"
+    }
+
+    /// Says that copying failed, and why.
+    public func copyFailed(_ error: any Error) {
+        fail("Could not copy: \(error)")
+    }
 }

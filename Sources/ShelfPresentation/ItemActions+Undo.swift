@@ -84,4 +84,26 @@ extension ItemActions {
         guard let range = message.range(of: "item #") else { return nil }
         return Int64(message[range.upperBound...].prefix { $0.isNumber })
     }
+
+    // MARK: - Edits made in the editor
+
+    /// The editor saved: records what it wrote, so `u` undoes it. An insert is undone by
+    /// deleting the new item (as it was saved: not when changed since), an update by writing
+    /// back the item it replaced — after a conflict, their version it was saved over. When the
+    /// new item cannot be read, the insert is not recorded and `message` says so.
+    public func editorSaved(_ write: ItemEditorViewModel.Write) async {
+        switch write {
+        case .inserted(let id):
+            do {
+                guard let item = try await store.items.item(id: id) else { return }
+                await record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
+            } catch {
+                fail("Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it")
+            }
+        case .updated(let previous, let saved):
+            await record(
+                HistoryEntry(
+                    name: "edit item \(saved.id.rawValue)", change: .updated(previous: [previous], stored: [saved])))
+        }
+    }
 }

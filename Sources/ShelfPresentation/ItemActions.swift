@@ -299,28 +299,6 @@ public final class ItemActions {
         }
     }
 
-    // MARK: - Edits made in the editor
-
-    /// The editor saved: records what it wrote, so `u` undoes it. An insert is undone by
-    /// deleting the new item (as it was saved: not when changed since), an update by writing
-    /// back the item it replaced — after a conflict, their version it was saved over. When the
-    /// new item cannot be read, the insert is not recorded and `message` says so.
-    public func editorSaved(_ write: ItemEditorViewModel.Write) async {
-        switch write {
-        case .inserted(let id):
-            do {
-                guard let item = try await store.items.item(id: id) else { return }
-                await record(HistoryEntry(name: "add item \(id.rawValue)", change: .restored([item])))
-            } catch {
-                fail("Could not read item \(id.rawValue) as saved (\(error)); u will not undo adding it")
-            }
-        case .updated(let previous, let saved):
-            await record(
-                HistoryEntry(
-                    name: "edit item \(saved.id.rawValue)", change: .updated(previous: [previous], stored: [saved])))
-        }
-    }
-
     /// Shows `text` in the status bar.
     public func show(_ text: String) {
         mutableMessage.value = text
@@ -340,16 +318,7 @@ public final class ItemActions {
     /// A failure said before is folded into one entry, counted, and moves to its latest place
     /// (hostile round 11: twenty identical copy failures pushed the one distinct failure out).
     public func keepFailure(_ text: String) {
-        if let index = kept.firstIndex(where: { $0.text == text }) {
-            let count = kept.remove(at: index).count
-            kept.append(KeptFailure(text: text, count: count + 1))
-            return
-        }
-        if kept.count == Self.keptFailures {
-            kept.removeFirst()
-            droppedFailures += 1
-        }
-        kept.append(KeptFailure(text: text, count: 1))
+        failureLog.keep(text)
     }
 
     /// Sets `message` to `text`, a failure, and keeps it in `failures`.
@@ -360,31 +329,12 @@ public final class ItemActions {
 
     /// The distinct failures said in this browser, in the order each was last said, the last
     /// `keptFailures`; one said more than once ends in its count, "(×40)".
-    public var failures: [String] {
-        kept.map { $0.count > 1 ? "\($0.text) (×\($0.count))" : $0.text }
-    }
-    /// A failure kept, and how many times it was said.
-    private struct KeptFailure {
-        let text: String
-        let count: Int
-    }
-    private var kept: [KeptFailure] = []
+    public var failures: [String] { failureLog.texts }
     /// Distinct failures said before the ones kept.
-    public private(set) var droppedFailures = 0
+    public var droppedFailures: Int { failureLog.dropped }
     /// The most failures kept.
-    nonisolated static let keptFailures = 20
-
-    /// Says where a copy of `count` items (`json`: as export JSON) went: the terminal's
-    /// clipboard when `file` is nil, else that file.
-    public func copied(_ count: Int, json: Bool, toFile file: String?) {
-        let what = "\(Self.describe(count))\(json ? " as JSON" : "")"
-        mutableMessage.value = "copied \(what) to \(file ?? "the clipboard")"
-    }
-
-    /// Says that copying failed, and why.
-    public func copyFailed(_ error: any Error) {
-        fail("Could not copy: \(error)")
-    }
+    nonisolated static let keptFailures = FailureLog.limit
+    private var failureLog = FailureLog()
 
     /// Checks the marks like `pruneMarks()` before a prompt about the marked items; when
     /// none of them exists any more, `message` says so.
