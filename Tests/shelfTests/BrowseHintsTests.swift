@@ -100,7 +100,12 @@ struct BrowseHintsTests {
             try tmux.resize(width: width, height: 20)
             // Drawn again at this width: the dialog (72 wide) centred in it.
             let left = (width - 72) / 2
-            let screen = try await tmux.waitFor { $0.contains { $0.dropFirst(left).hasPrefix("┌─ New item") } }
+            // A frame is read whole: tmux can be captured while the frame is half written (CI,
+            // load ~15, caught the top border drawn and the hint's line not yet), so the wait is
+            // for the border and the hint's line both; a hint cut short never shows and fails.
+            let screen = try await tmux.waitFor {
+                $0.contains { $0.dropFirst(left).hasPrefix("┌─ New item") } && $0.contains { $0.contains(hint + " │") }
+            }
             let line = screen.first { $0.contains(hint) } ?? ""
             // Whole, and inside the box: its right border follows.
             #expect(line.contains(hint + " │"), "\(width): \(screen.joined(separator: "\n"))")
