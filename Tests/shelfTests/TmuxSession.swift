@@ -91,7 +91,7 @@ final class TmuxSession {
                         let deadline = ContinuousClock.now + timeout
                         var screen = try Self.capture(socket: socket)
                         while ContinuousClock.now < deadline {
-                            if condition(screen) { return screen }
+                            if condition(screen) { return try Self.settled(screen, socket: socket, condition) }
                             Thread.sleep(forTimeInterval: 0.02)
                             screen = try Self.capture(socket: socket)
                         }
@@ -99,6 +99,26 @@ final class TmuxSession {
                     })
             }
         }
+    }
+
+    /// The screen once drawing has paused: a frame larger than the terminal's input buffer
+    /// reaches tmux in pieces, and a capture between them holds the new frame's first lines
+    /// over the old one's rest (stop 14's CI, load ~15, read a dialog's top border drawn and
+    /// its hint line not yet). Looks again until two looks 30 ms apart agree, for at most
+    /// 300 ms; a screen that has moved on to no longer satisfy `condition` (a passing message)
+    /// gives the last one that did.
+    private static func settled(
+        _ screen: [String], socket: String, _ condition: ([String]) -> Bool
+    ) throws -> [String] {
+        var last = screen
+        for _ in 0..<10 {
+            Thread.sleep(forTimeInterval: 0.03)
+            let next = try capture(socket: socket)
+            if next == last { return next }
+            guard condition(next) else { return last }
+            last = next
+        }
+        return last
     }
 
     /// Waits until `text` appears anywhere on the screen.
