@@ -98,7 +98,8 @@ public struct Exporter: Sendable {
             writer.excelSafe = options.excelSafe
             try writer.begin(columns: columns.map(\.key))
             var reporter = ProgressReporter(total: total, report: progress)
-            try store.forEachItemText(matching: query) { item in
+            // Read on a thread of its own, a few pages ahead of this one's writing.
+            try ReadAhead.forEachItemText(store: store, matching: query, cancellation: cancellation) { item in
                 try cancellation.check()
                 try writer.row("item \(item.id)") { fields in
                     for column in columns { column.write(item, into: &fields) }
