@@ -7,8 +7,9 @@ import Testing
 @testable import ShelfTransfer
 
 /// An items export reads on a thread of its own, pages ahead of the thread that writes
-/// (`ReadAhead`). What it writes, and which row's error stops it, must be what reading and
-/// writing one row after the other gave.
+/// (`ReadAhead`), and looks owners' emails up from the users it read (`OwnerEmails`) instead
+/// of joining them to every item. What it writes, and which row's error stops it, must be what
+/// reading and writing one row after the other gave.
 @Suite("Export read ahead")
 struct ExportReadAheadTests {
     /// A store of `count` items (titles `item N`, every fifth with notes) of three users, made
@@ -64,6 +65,62 @@ struct ExportReadAheadTests {
         }
         #expect(!FileManager.default.fileExists(atPath: target), "no file is left")
         // The reading thread ended with the export: the store closes (it waits for its readers).
+        await store.close()
+    }
+
+    /// An export of many pages gives the bytes the same rows gave when the owners' emails were
+    /// joined: checked against a store of more users than `OwnerEmails.limit` (100,000), which joins.
+    @Test func ownersLookedUpWriteWhatTheJoinWrote() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("shelf.sqlite")
+        try await Self.store(path, items: 3_000)
+        let store = try Store(path: path)
+        for format in [TransferFormat.csv, .json] {
+            try await Exporter(store: store).exportItems(
+                to: .file(scratch.path("looked-up.\(format.rawValue)")), options: ExportOptions(format: format))
+        }
+        await store.close()
+        #expect(
+            try await ChildProcess.sqlite3(
+                path,
+                """
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
+                INSERT INTO users (name, email, created_at) SELECT 'many ' || i, 'many' || i || '@example.com', 0 FROM n;
+                """) == 0)
+        let many = try Store(path: path)
+        for format in [TransferFormat.csv, .json] {
+            try await Exporter(store: many).exportItems(
+                to: .file(scratch.path("joined.\(format.rawValue)")), options: ExportOptions(format: format))
+            let lookedUp = try Data(contentsOf: URL(fileURLWithPath: scratch.path("looked-up.\(format.rawValue)")))
+            let joined = try Data(contentsOf: URL(fileURLWithPath: scratch.path("joined.\(format.rawValue)")))
+            #expect(lookedUp == joined)
+            #expect(lookedUp.count > 50_000, "pages of rows, not one")
+        }
+        await many.close()
+    }
+
+    /// The scan of every item for items whose user is gone is skipped when the item totals by
+    /// owner name no missing user. Were the totals out of step, the export still refuses such an
+    /// item when it reaches it, naming it, and leaves no file. Fails without the lookup's check
+    /// (the item was written with an empty owner, or left out).
+    @Test func anItemWhoseUserIsGoneStopsTheExportWhenTheTotalsMissIt() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("shelf.sqlite")
+        try await Self.store(path, items: 3_000)
+        #expect(
+            try await ChildProcess.sqlite3(
+                path,
+                "PRAGMA foreign_keys = OFF; DELETE FROM users WHERE email = 'cy@example.com'; "
+                    + "DELETE FROM shelf_item_counts WHERE kind = 'o' AND bucket = 3") == 0)
+        let store = try Store(path: path)
+        let target = scratch.path("out.csv")
+        await #expect {
+            try await Exporter(store: store).exportItems(to: .file(target), options: ExportOptions(format: .csv))
+        } throws: { error in
+            "\(error)".contains("item 2 in") && "\(error)".contains("names user 3, who no longer exists")
+                && "\(error)".contains("PRAGMA foreign_key_check(items)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target), "no file is left")
         await store.close()
     }
 }
