@@ -123,4 +123,29 @@ struct ExportReadAheadTests {
         #expect(!FileManager.default.fileExists(atPath: target), "no file is left")
         await store.close()
     }
+
+    /// An export cancelled while its pipe's reader reads nothing (the writing thread waits in
+    /// `poll`, the reading thread for room for its pages) throws `CancellationError`, and its
+    /// reading thread ends with it: the store then closes (closing waits for every reader).
+    @Test(.timeLimit(.minutes(2)))
+    func aCancelledExportToAStalledPipeEndsWithItsRead() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path("shelf.sqlite")
+        try await Self.store(path, items: 20_000)
+        let store = try Store(path: path)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        let destination = ExportDestination.file("/dev/fd/\(ends[1])")
+        let export = Task {
+            try await Exporter(store: store).exportItems(to: destination, options: ExportOptions(format: .csv))
+        }
+        // The first byte says the export writes; the pipe then fills, and both threads wait.
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 1)
+        try await Task.sleep(for: .milliseconds(200))
+        export.cancel()
+        await #expect(throws: CancellationError.self) { try await export.value }
+        await store.close()
+    }
 }
