@@ -14,7 +14,8 @@ internal import Synchronization
 /// notes are `""`.
 ///
 /// The methods may be called from any task; each runs on a thread of its own and blocks no
-/// task. Cancelling the calling task stops the export within a row: it throws
+/// task (an items export reads on a second thread, a few pages ahead of its writing, and
+/// waits for it to end before it returns). Cancelling the calling task stops the export within a row: it throws
 /// `CancellationError` and a file destination is left as it was. Errors are `TransferError`
 /// (writing, or a destination refused because writing it would destroy data), `StoreError`
 /// (reading) or `CancellationError`.
