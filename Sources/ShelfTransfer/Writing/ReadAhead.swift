@@ -155,8 +155,10 @@ final class ReadAhead: Sendable {
         }
     }
 
-    /// Gives a written page back for the reader to fill again (its buffers keep their room).
+    /// Gives a written page back for the reader to fill again (its buffers keep their room),
+    /// unless one huge row made it much bigger than a page: that memory is freed now.
     private func recycle(_ page: ItemTextPage) {
+        guard !page.isOversized else { return }
         var page = page
         page.removeAll()
         state.withLock { state in
@@ -201,6 +203,9 @@ struct ItemTextPage: Sendable {
     var isEmpty: Bool { rows.isEmpty }
 
     var isFull: Bool { rows.count >= ReadAhead.pageRows || bytes.count >= ReadAhead.pageBytes }
+
+    /// Whether its buffer has room for more than a few pages' bytes (a 60 MB note passed).
+    var isOversized: Bool { bytes.capacity > 4 * ReadAhead.pageBytes }
 
     @inline(__always)
     mutating func append(_ item: ExportedItemText) {
