@@ -2,10 +2,18 @@ internal import ShelfSQLite
 internal import ShelfStore
 
 extension SQLiteBackend {
-    /// The SELECT of an items export: the columns of `ExportedItem`, in order, by ID.
-    static func exportSQL(matching query: ItemQuery) -> (String, [any SQLBindable]) {
+    /// The SELECT of an items export: the columns of `ExportedItem`, in order, by ID. With
+    /// `ownerIDs`, the second column is the owner's ID instead of its email (joined from users),
+    /// for a caller that looks emails up itself (`OwnerEmails`).
+    static func exportSQL(matching query: ItemQuery, ownerIDs: Bool = false) -> (String, [any SQLBindable]) {
         let (filter, arguments) = exportFilter(matching: query)
-        let sql = """
+        let sql =
+            ownerIDs
+            ? """
+            SELECT i.id, i.user_id, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
+            FROM items i\(filter) ORDER BY i.id
+            """
+            : """
             SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
             FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id
             """
@@ -67,7 +75,8 @@ extension SQLiteBackend {
 
     /// `refuseMistyped` for users, whose names and emails are checked to be UTF-8 here too (a
     /// few thousand rows at most; an items export writes owners' emails from them).
-    private func refuseMistypedUsers(on connection: Connection) throws {
+    /// Keeps the checked emails in `emails` as it goes (`OwnerEmails.add`), when given.
+    private func refuseMistypedUsers(on connection: Connection, keeping emails: inout OwnerEmails?) throws {
         try StoredValueCheck.refuseMistyped(.users, on: connection, location: location, action: "try")
         let statement = try StoreError.translating { try connection.makeStatement("SELECT id, name, email FROM users") }
         try StoreError.translating {
@@ -77,8 +86,17 @@ extension SQLiteBackend {
                     try StoredValueCheck.refuseMalformed(
                         row.textBytes(index), .users, id: id, column: column, location: location, action: "try")
                 }
+                if var kept = emails, let email = row.textBytes(2) {
+                    emails = nil  // `kept` alone holds its storage: no copy below
+                    if kept.add(id: id, email: email) { emails = kept }
+                }
             }
         }
+    }
+
+    private func refuseMistypedUsers(on connection: Connection) throws {
+        var none: OwnerEmails?
+        try refuseMistypedUsers(on: connection, keeping: &none)
     }
 
     /// `StoredValueCheck.refuseMalformed` for a text column of an item.
@@ -150,35 +168,112 @@ extension SQLiteBackend {
 extension SQLiteBackend {
     /// The database's own bytes, which must be well-formed UTF-8: other bytes are refused
     /// (`StoredValueCheck`), as `forEachItem` refuses them, rather than repaired.
+    ///
+    /// Owners' emails come from the users read once for their check (`OwnerEmails`), not from
+    /// a join to every item (a B-tree seek per row, an eighth of an export's time), unless
+    /// there are more users than `OwnerEmails.limit`.
     func forEachItemText(matching query: ItemQuery, _ body: (ExportedItemText) throws -> Void) throws {
-        let (sql, arguments) = Self.exportSQL(matching: query)
         try database.read { connection in
-            try refuseOrphans(matching: query, on: connection)
-            try refuseMistyped(on: connection)
+            // Every item's owner is among the users read below: checked in this read, before
+            // any row, by reading every item only when the totals by owner do not rule it out.
+            let totalsRuleOutOrphans = (try? ownerTotalsNameAMissingUser(on: connection)) == false
+            if !totalsRuleOutOrphans { try refuseOrphans(matching: query, on: connection) }
+            var owners: OwnerEmails? = OwnerEmails()
+            try refuseMistypedUsers(on: connection, keeping: &owners)
+            let joined = owners == nil
+            // The join would leave out, without a word, what totals out of step missed.
+            if joined, totalsRuleOutOrphans { try refuseOrphans(matching: query, on: connection) }
+            let (sql, arguments) = Self.exportSQL(matching: query, ownerIDs: !joined)
             let statement = try StoreError.translating { try connection.makeStatement(sql) }
-            try StoreError.translating {
-                try statement.bind(arguments: arguments)
-                try statement.forEachRow { row in
-                    guard let email = row.textBytes(1), let title = row.textBytes(2), let status = row.textBytes(4)
-                    else {
-                        // A NULL where the schema forbids one: the error `forEachItem` gives.
-                        _ = try row.string(1)
-                        _ = try row.string(2)
-                        _ = try row.string(4)
-                        return
+            try (owners ?? OwnerEmails()).withLookup { ownerEmail in
+                try StoreError.translating {
+                    try statement.bind(arguments: arguments)
+                    try statement.forEachRow { row in
+                        let ownerEmail = joined ? row.textBytes(1) : ownerEmail(try row.int64(1))
+                        guard let email = ownerEmail, let title = row.textBytes(2), let status = row.textBytes(4)
+                        else {
+                            // A NULL where the schema forbids one: the error `forEachItem` gives.
+                            if joined { _ = try row.string(1) } else { try ownerGone(row) }
+                            _ = try row.string(2)
+                            _ = try row.string(4)
+                            return
+                        }
+                        try item(row, email: email, title: title, status: status, on: connection, body)
                     }
-                    let notes = row.textBytes(3)
-                    let id = try row.int64(0)
-                    try refuseMistyped(row, id: id, on: connection)
-                    // Checked in place (owners' emails were checked with the users).
-                    try refuseMalformed(title, id: id, column: "title")
-                    try refuseMalformed(notes, id: id, column: "notes")
-                    try refuseMalformed(status, id: id, column: "status")
-                    try body(
-                        ExportedItemText(
-                            id: id, ownerEmail: email, title: title, notes: notes, status: status,
-                            priority: Int(try row.int64(5)), createdAt: try row.int64(6), updatedAt: try row.int64(7)))
                 }
+            }
+        }
+    }
+
+    /// `forEachItemText`'s checks and call for one row.
+    @inline(__always)
+    private func item(
+        _ row: Row, email: UnsafeBufferPointer<UInt8>, title: UnsafeBufferPointer<UInt8>,
+        status: UnsafeBufferPointer<UInt8>, on connection: Connection, _ body: (ExportedItemText) throws -> Void
+    ) throws {
+        let notes = row.textBytes(3)
+        let id = try row.int64(0)
+        try refuseMistyped(row, id: id, on: connection)
+        // Checked in place (owners' emails were checked with the users).
+        try refuseMalformed(title, id: id, column: "title")
+        try refuseMalformed(notes, id: id, column: "notes")
+        try refuseMalformed(status, id: id, column: "status")
+        try body(
+            ExportedItemText(
+                id: id, ownerEmail: email, title: title, notes: notes, status: status,
+                priority: Int(try row.int64(5)), createdAt: try row.int64(6), updatedAt: try row.int64(7)))
+    }
+
+    /// Whether the item totals by owner (`shelf_item_counts` kind `o`, which the items'
+    /// triggers keep whoever writes) count items of an owner who is not a user: one read of a
+    /// few rows per user, where `refuseOrphans` reads every item (a tenth of an export's time).
+    /// False means no item's user is gone, so the export skips that scan; were the totals ever
+    /// out of step, a row whose owner is not among the users read still stops the export
+    /// (`ownerGone`), so none is left out or written without an owner.
+    private func ownerTotalsNameAMissingUser(on connection: Connection) throws -> Bool {
+        try connection.fetchOne(
+            "SELECT 1 FROM shelf_item_counts WHERE kind = 'o' AND n <> 0 AND bucket NOT IN (SELECT id FROM users) "
+                + "LIMIT 1", row: { _ in true }) ?? false
+    }
+
+    /// Throws for a row whose owner is not among the users read, which `refuseOrphans` or the
+    /// totals (`ownerTotalsNameAMissingUser`), in the same read, rule out.
+    private func ownerGone(_ row: Row) throws {
+        throw StoreError(
+            .invalidValue,
+            "item \(try row.int64(0)) in \(location) names user \(try row.int64(1)), who no longer exists: another "
+                + "program deleted users with foreign keys off. `sqlite3 \(ShellQuoting.quoted(location)) "
+                + "'PRAGMA foreign_key_check(items)'` lists every such item: delete them or point them at an existing "
+                + "user, then try again")
+    }
+}
+
+/// Users' emails by ID, kept from the users an items export reads for their check, so that
+/// each item's owner is looked up here rather than joined from users by SQLite. At most
+/// `limit` users (a few MB): past that, `add` says no and the export joins as before, so
+/// memory stays flat whatever the number of users.
+struct OwnerEmails {
+    static let limit = 100_000
+    private var bytes: [UInt8] = []
+    /// Where each email starts in `bytes`, and its length.
+    private var places: [Int64: (start: Int, count: Int)] = [:]
+
+    /// Keeps `email` for user `id`; false once there are more than `limit` users.
+    mutating func add(id: Int64, email: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard places.count < Self.limit else { return false }
+        places[id] = (bytes.count, email.count)
+        bytes.append(contentsOf: email)
+        return true
+    }
+
+    /// Calls `body` with a lookup of emails by user ID, whose buffers stay valid during the call.
+    func withLookup<T>(_ body: ((Int64) -> UnsafeBufferPointer<UInt8>?) throws -> T) throws -> T {
+        try bytes.withUnsafeBufferPointer { buffer in
+            // No bytes (no users, or empty emails) still needs a base for empty buffers.
+            let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)
+            return try body { id in
+                guard let place = places[id], let base else { return nil }
+                return UnsafeBufferPointer(start: base + place.start, count: place.count)
             }
         }
     }

@@ -14,7 +14,8 @@ internal import Synchronization
 /// notes are `""`.
 ///
 /// The methods may be called from any task; each runs on a thread of its own and blocks no
-/// task. Cancelling the calling task stops the export within a row: it throws
+/// task (an items export reads on a second thread, a few pages ahead of its writing, and
+/// waits for it to end before it returns). Cancelling the calling task stops the export within a row: it throws
 /// `CancellationError` and a file destination is left as it was. Errors are `TransferError`
 /// (writing, or a destination refused because writing it would destroy data), `StoreError`
 /// (reading) or `CancellationError`.
@@ -98,7 +99,8 @@ public struct Exporter: Sendable {
             writer.excelSafe = options.excelSafe
             try writer.begin(columns: columns.map(\.key))
             var reporter = ProgressReporter(total: total, report: progress)
-            try store.forEachItemText(matching: query) { item in
+            // Read on a thread of its own, a few pages ahead of this one's writing.
+            try ReadAhead.forEachItemText(store: store, matching: query, cancellation: cancellation) { item in
                 try cancellation.check()
                 try writer.row("item \(item.id)") { fields in
                     for column in columns { column.write(item, into: &fields) }
