@@ -79,13 +79,16 @@ final class ReadAhead: Sendable {
             }
         }
         // The rows read before the end (or before a failing row) go first, then the end.
-        if !page.isEmpty, (try? send(page)) == nil { return }
+        if !page.isEmpty {
+            // The writer stopped: it has its own error or wrote everything; nothing is left to hand over.
+            do { _ = try send(page) } catch { return }
+        }
         finish(outcome)
     }
 
     /// Hands `page` to the writer, waiting while `depth` pages wait; returns an empty page to
     /// fill next. Throws when the writer stopped.
-    private func send(_ page: ItemTextPage) throws -> ItemTextPage {
+    private func send(_ page: ItemTextPage) throws(WriterStopped) -> ItemTextPage {
         while true {
             enum Step {
                 case sent(ItemTextPage?, wakeWriter: Bool)
