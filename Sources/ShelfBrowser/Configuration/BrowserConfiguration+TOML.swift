@@ -19,27 +19,50 @@ extension BrowserConfiguration {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         var lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         var problems = earlier
+        // A table's header left out takes the lines under it along, up to the next header: read,
+        // they went into the table before it (hostile round 11). Says what it left out.
+        func leaveOutUnder(_ index: Int) -> String {
+            guard lines[index].drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("[") else { return "" }
+            var count = 0
+            var next = index + 1
+            while next < lines.count, !TOMLLineKey(lines[next]).isHeader {
+                let text = lines[next].trimmingCharacters(in: .whitespaces)
+                if !text.isEmpty && !text.hasPrefix("#") { count += 1 }
+                lines[next] = ""
+                next += 1
+            }
+            guard count > 0 else { return "" }
+            let before = lines[..<index].last { TOMLLineKey($0).isHeader && !TOMLLineKey($0).parts.isEmpty }
+            let place = before.map { "[\(TOMLLineKey($0).written)]" } ?? "the top level, outside any table"
+            let them = count == 1 ? "is the line" : "are the \(count) lines"
+            let would = count == 1 ? "it would have gone" : "they would have gone"
+            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); correct the header"
+        }
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
         // parts overflows its stack (a crash of `shelf config` and `shelf browse`).
+        let original = lines
+        var ignored: [(index: Int, message: String)] = []
         for index in lines.indices {
             let line = lines[index]
             if line.utf8.contains(0) {
-                problems.append(
-                    ConfigurationProblem(
-                        file: file, line: index + 1, message: "a NUL character (TOML allows none); line ignored"))
-                lines[index] = ""
+                ignored.append((index, "a NUL character (TOML allows none); line ignored"))
                 continue
             }
             // The dots between the key's parts only: not those of a comment after a table's
             // header, of a value, or inside a quoted part ("a.b" is one part).
             if TOMLLineKey(line).dots > maximumKeyParts {
-                problems.append(
-                    ConfigurationProblem(
-                        file: file, line: index + 1,
-                        message: "a key of more than \(maximumKeyParts) dotted parts; line ignored"))
-                lines[index] = ""
+                ignored.append((index, "a key of more than \(maximumKeyParts) dotted parts; line ignored"))
             }
+        }
+        // Each named first, then a header's lines left out with it (a line under it that is
+        // wrong itself was named above).
+        for (index, _) in ignored { lines[index] = "" }
+        for (index, message) in ignored {
+            lines[index] = original[index]
+            let under = leaveOutUnder(index)
+            lines[index] = ""
+            problems.append(ConfigurationProblem(file: file, line: index + 1, message: message + under))
         }
         var table: TOMLTable?
         // Each round leaves out one more line TOML cannot read; a file with more bad lines than
@@ -52,9 +75,15 @@ extension BrowserConfiguration {
                 break
             } catch let error as TOMLParseError {
                 let line = error.source.begin.line
-                let message = Self.redefinition(error.description, line: line, in: lines) ?? error.description
-                problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
-                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
+                let message =
+                    Self.redefinition(error.description, line: line, in: lines) ?? Self.unreadable(error.description)
+                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else {
+                    problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
+                    break
+                }
+                let under = leaveOutUnder(line - 1)
+                problems.append(
+                    ConfigurationProblem(file: file, line: line, message: "\(message); line ignored\(under)"))
                 lines[line - 1] = ""
                 if round == rounds {
                     problems.append(
@@ -92,9 +121,50 @@ extension BrowserConfiguration {
         return "the key \(key.written)\(place) is \(already); TOML allows a key once in a table"
     }
 
+    /// TOMLKit's word on a line it cannot read, said as the other problems are: what is wrong
+    /// and what to do, its own text kept in brackets (hostile round 11: "Error while parsing
+    /// value: exceeded maximum nested value depth of 256 (TOML_MAX_NESTED_VALUES)" and
+    /// "expected '\n' after '\r'" for a lone CR were shown as they came).
+    static func unreadable(_ description: String) -> String {
+        let prefix = "Error while parsing "
+        let said = description.hasPrefix(prefix) ? String(description.dropFirst(prefix.count)) : description
+        if said.contains("TOML_MAX_NESTED_VALUES") {
+            return
+                "values nested too deep for TOML to read (\(said.replacingOccurrences(of: " (TOML_MAX_NESTED_VALUES)", with: ""))): "
+                + "no setting nests lists or tables; write a flat list such as [\"j\", \"down\"]"
+        }
+        if said.contains("after '\\r'") {
+            return "a carriage return (\\r) not followed by a line feed: TOML ends lines with LF or CRLF only; "
+                + "remove it, or save the file with LF or CRLF line ends"
+        }
+        return "TOML cannot read this line (\(said)): correct it as `shelf config --defaults` writes each setting, "
+            + "or make it a comment with #"
+    }
+
     /// The most dotted parts a key or table header may have: Shelf's deepest is 3
     /// (`[keys.list]` … `list.widths.title`).
     static let maximumKeyParts = 64
+}
+
+/// A key of the file left out of an action's keys: the key and action, why (nil for a key
+/// name not known), what to do instead, and the known names.
+struct LeftOutKey {
+    /// "ctrl-z for moveUp", "unknown key “kwit” for quit".
+    let subject: String
+    var reason: String? = nil
+    var advice: String? = nil
+    var hint: String? = nil
+
+    /// "ctrl-z for add: the terminal suspends …; bind another key": where it is said alone.
+    var said: String {
+        subject + (reason.map { ": " + $0 } ?? "") + (advice.map { "; " + $0 } ?? "")
+    }
+
+    /// "ctrl-z for moveUp is left out because the terminal suspends …": where the sentence goes
+    /// on to what the action is left with, the advice said at its end.
+    var leftOut: String {
+        subject + " is left out" + (reason.map { " because " + $0 } ?? "")
+    }
 }
 
 /// Reads the parsed tables into a configuration, collecting problems with their lines.
@@ -133,7 +203,7 @@ struct ConfigurationReader {
         // what the action is left with when it is left with none, so that one problem is
         // named once (`[keys.help] close = ["q"]` was named as a key left out and again as a
         // way out with no key).
-        var leftOut: [KeyAction: [(message: String, hint: String?)]] = [:]
+        var leftOut: [KeyAction: [LeftOutKey]] = [:]
         for (modeName, actionsValue) in modes {
             guard let mode = KeyMode(rawValue: modeName) else {
                 let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
@@ -168,14 +238,17 @@ struct ConfigurationReader {
                     if let key = KeyName.key(named: name) {
                         if let why = KeyName.cannotBind(key, in: mode) {
                             leftOut[action, default: []].append(
-                                ("\(KeyName.shown(name)) for \(actionName): \(why)", nil))
+                                LeftOutKey(
+                                    subject: "\(KeyName.shown(name)) for \(actionName)", reason: why.reason,
+                                    advice: why.advice))
                             continue
                         }
                         keys.append(key)
                     } else {
                         leftOut[action, default: []].append(
-                            ("unknown key “\(KeyName.shown(name))” for \(actionName)", "a key is \(KeyName.knownNames)")
-                        )
+                            LeftOutKey(
+                                subject: "unknown key “\(KeyName.shown(name))” for \(actionName)",
+                                hint: "a key is \(KeyName.knownNames)"))
                     }
                 }
                 bindings[action] = keys
@@ -223,7 +296,7 @@ struct ConfigurationReader {
             // Its own keys left out are the reason: one problem, not two.
             if wasBound, let own = leftOut.removeValue(forKey: action) {
                 problem(
-                    own.map(\.message).joined(separator: "; ") + "; left out, so " + wayOut, at: path,
+                    own.map(\.said).joined(separator: "; ") + "; left out, so " + wayOut, at: path,
                     hint: own.compactMap(\.hint).first)
             } else {
                 problem(wayOut, at: path)
@@ -233,13 +306,37 @@ struct ConfigurationReader {
         for (action, reasons) in leftOut {
             for reason in reasons {
                 problem(
-                    reason.message + "; left out", at: ["keys", action.mode.rawValue, action.name], hint: reason.hint)
+                    reason.said + "; left out", at: ["keys", action.mode.rawValue, action.name], hint: reason.hint)
             }
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings.filter { !keyless.contains($0.key) })
         reportTakenDefaults(in: configuration.keys, bound: bindings)
         reportShadowed(in: configuration.keys, bound: bindings)
+        reportNotesKeys(in: configuration.keys, bound: bindings)
+    }
+
+    /// Names each key the file binds in [keys.text] or [keys.editor] that the notes field uses
+    /// itself (Enter starts a new line, ↑ and ↓ move between lines): the binding is asked
+    /// before the notes, so it runs there instead (hostile round 11: `[keys.editor] save =
+    /// ["enter"]` read as clean, and Enter then saved from the notes, which took no new line).
+    private mutating func reportNotesKeys(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
+        let own: [(key: KeyEvent, does: String)] = [
+            (KeyEvent(.enter), "starts a new line"), (KeyEvent(.up), "moves up a line"),
+            (KeyEvent(.down), "moves down a line"),
+        ]
+        for action in KeyAction.all where (action.mode == .text || action.mode == .editor) && bound[action] != nil {
+            let keys = map.keys(for: action)
+            for (key, does) in own where keys.contains(key) && !action.defaultKeys.contains(key) {
+                let name = KeyName.name(of: key)
+                let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
+                problem(
+                    "\(name) for \(action.name) runs in the editor's notes too, where \(name) \(does): there it "
+                        + "\(action.name == "save" ? "saves" : "runs \(action.name)") instead; bind \(action.name) another "
+                        + "key\(defaults.isEmpty ? "" : ", such as \(defaults)")",
+                    at: ["keys", action.mode.rawValue, action.name])
+            }
+        }
     }
 
     /// Names, once, each key of the file that a mode asked before its own takes somewhere
