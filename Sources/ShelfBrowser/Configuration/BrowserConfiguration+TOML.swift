@@ -146,27 +146,6 @@ extension BrowserConfiguration {
     static let maximumKeyParts = 64
 }
 
-/// A key of the file left out of an action's keys: the key and action, why (nil for a key
-/// name not known), what to do instead, and the known names.
-struct LeftOutKey {
-    /// "ctrl-z for moveUp", "unknown key “kwit” for quit".
-    let subject: String
-    var reason: String? = nil
-    var advice: String? = nil
-    var hint: String? = nil
-
-    /// "ctrl-z for add: the terminal suspends …; bind another key": where it is said alone.
-    var said: String {
-        subject + (reason.map { ": " + $0 } ?? "") + (advice.map { "; " + $0 } ?? "")
-    }
-
-    /// "ctrl-z for moveUp is left out because the terminal suspends …": where the sentence goes
-    /// on to what the action is left with, the advice said at its end.
-    var leftOut: String {
-        subject + " is left out" + (reason.map { " because " + $0 } ?? "")
-    }
-}
-
 /// Reads the parsed tables into a configuration, collecting problems with their lines.
 struct ConfigurationReader {
     let file: String
@@ -314,29 +293,6 @@ struct ConfigurationReader {
         reportTakenDefaults(in: configuration.keys, bound: bindings)
         reportShadowed(in: configuration.keys, bound: bindings)
         reportNotesKeys(in: configuration.keys, bound: bindings)
-    }
-
-    /// Names each key the file binds in [keys.text] or [keys.editor] that the notes field uses
-    /// itself (Enter starts a new line, ↑ and ↓ move between lines): the binding is asked
-    /// before the notes, so it runs there instead (hostile round 11: `[keys.editor] save =
-    /// ["enter"]` read as clean, and Enter then saved from the notes, which took no new line).
-    private mutating func reportNotesKeys(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
-        let own: [(key: KeyEvent, does: String)] = [
-            (KeyEvent(.enter), "starts a new line"), (KeyEvent(.up), "moves up a line"),
-            (KeyEvent(.down), "moves down a line"),
-        ]
-        for action in KeyAction.all where (action.mode == .text || action.mode == .editor) && bound[action] != nil {
-            let keys = map.keys(for: action)
-            for (key, does) in own where keys.contains(key) && !action.defaultKeys.contains(key) {
-                let name = KeyName.name(of: key)
-                let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
-                problem(
-                    "\(name) for \(action.name) runs in the editor's notes too, where \(name) \(does): there it "
-                        + "\(action.name == "save" ? "saves" : "runs \(action.name)") instead; bind \(action.name) another "
-                        + "key\(defaults.isEmpty ? "" : ", such as \(defaults)")",
-                    at: ["keys", action.mode.rawValue, action.name])
-            }
-        }
     }
 
     /// Names, once, each key of the file that a mode asked before its own takes somewhere
