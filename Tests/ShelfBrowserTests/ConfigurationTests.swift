@@ -822,6 +822,10 @@ struct ConfigurationTests {
             "[keys.list]\nquit = [\"Q\"]\n[keys.users]\nmoveDown = [\"z\"]\n[keys.list]\nhelp = [\"h\"]\n")
         // Read, help = ["h"] went into [keys.users] and was named as unknown there.
         #expect(twice.problems.count == 1, "\(twice.problems)")
+        #expect(
+            twice.problems.first?.description.hasSuffix(
+                "and so is the line under it up to the next table (read, it would have gone into [keys.users]); "
+                    + "move them under the table's first header") == true, "\(twice.problems)")
     }
 
     /// Hostile round 11: `[keys.editor] save = ["enter"]` read as clean, and Enter then saved

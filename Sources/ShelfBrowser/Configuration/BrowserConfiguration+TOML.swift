@@ -21,7 +21,7 @@ extension BrowserConfiguration {
         var problems = earlier
         // A table's header left out takes the lines under it along, up to the next header: read,
         // they went into the table before it (hostile round 11). Says what it left out.
-        func leaveOutUnder(_ index: Int) -> String {
+        func leaveOutUnder(_ index: Int, advice: String = "correct the header") -> String {
             guard lines[index].drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("[") else { return "" }
             var count = 0
             var next = index + 1
@@ -36,7 +36,7 @@ extension BrowserConfiguration {
             let place = before.map { "[\(TOMLLineKey($0).written)]" } ?? "the top level, outside any table"
             let them = count == 1 ? "is the line" : "are the \(count) lines"
             let would = count == 1 ? "it would have gone" : "they would have gone"
-            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); correct the header"
+            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); \(advice)"
         }
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
@@ -81,7 +81,11 @@ extension BrowserConfiguration {
                     problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
                     break
                 }
-                let under = leaveOutUnder(line - 1)
+                // A table set twice: its lines belong under its first header.
+                let under =
+                    message.hasPrefix("the table [")
+                    ? leaveOutUnder(line - 1, advice: "move them under the table's first header")
+                    : leaveOutUnder(line - 1)
                 problems.append(
                     ConfigurationProblem(file: file, line: line, message: "\(message); line ignored\(under)"))
                 lines[line - 1] = ""
@@ -119,26 +123,6 @@ extension BrowserConfiguration {
         let header = lines[..<(line - 1)].last { TOMLLineKey($0).isHeader }.map { TOMLLineKey($0).written }
         let place = header.map { " in [\($0)]" } ?? ""
         return "the key \(key.written)\(place) is \(already); TOML allows a key once in a table"
-    }
-
-    /// TOMLKit's word on a line it cannot read, said as the other problems are: what is wrong
-    /// and what to do, its own text kept in brackets (hostile round 11: "Error while parsing
-    /// value: exceeded maximum nested value depth of 256 (TOML_MAX_NESTED_VALUES)" and
-    /// "expected '\n' after '\r'" for a lone CR were shown as they came).
-    static func unreadable(_ description: String) -> String {
-        let prefix = "Error while parsing "
-        let said = description.hasPrefix(prefix) ? String(description.dropFirst(prefix.count)) : description
-        if said.contains("TOML_MAX_NESTED_VALUES") {
-            return
-                "values nested too deep for TOML to read (\(said.replacingOccurrences(of: " (TOML_MAX_NESTED_VALUES)", with: ""))): "
-                + "no setting nests lists or tables; write a flat list such as [\"j\", \"down\"]"
-        }
-        if said.contains("after '\\r'") {
-            return "a carriage return (\\r) not followed by a line feed: TOML ends lines with LF or CRLF only; "
-                + "remove it, or save the file with LF or CRLF line ends"
-        }
-        return "TOML cannot read this line (\(said)): correct it as `shelf config --defaults` writes each setting, "
-            + "or make it a comment with #"
     }
 
     /// The most dotted parts a key or table header may have: Shelf's deepest is 3
