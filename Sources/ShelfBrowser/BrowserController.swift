@@ -131,6 +131,8 @@ public final class BrowserController: Controller {
 
     func render(_ state: ViewState<ItemListContent>) {
         statusBar.left = configurationNotice.map { $0 + " · " + viewModel.statusText } ?? viewModel.statusText
+        // The list's read failure is kept for `?` (keepListFailure): cut, the bar says so.
+        statusBar.marksOneLineCut = state.failure != nil
         showStatusHints()
         followSelection(state.value?.selectedID)
     }
@@ -308,7 +310,8 @@ public final class BrowserController: Controller {
             present(
                 HelpController(
                     viewModel: HelpViewModel(keys: configuration.keys),
-                    messages: viewModel.actions.failures.reversed() + configuration.problems.map(\.fullDescription)))
+                    messages: viewModel.actions.failures.reversed(),
+                    problems: configuration.problems.map(\.fullDescription)))
         case .users:
             presentUsers()
         case .savedViews:

@@ -184,6 +184,7 @@ public final class ItemEditorController: Controller, KeyModeReporting {
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
         body?.popup.lines = suggestions.map { SuggestionPopup.Entry(text: $0.name, detail: $0.email) }
         body?.popup.selectedIndex = suggestionIndex
+        body?.popup.total = suggestions.isEmpty ? 0 : content.ownerMatchCount
         body?.popup.isHidden = suggestions.isEmpty
 
         let asksForOwner = content.newOwner != nil

@@ -80,6 +80,7 @@ public final class PromptController: Controller, KeyModeReporting {
         suggestionIndex = min(suggestionIndex, max(0, suggestions.count - 1))
         host?.popup.lines = suggestions.map { SuggestionPopup.Entry(text: $0.line, detail: $0.detail) }
         host?.popup.selectedIndex = suggestionIndex
+        host?.popup.total = suggestions.first?.matchCount ?? 0
         host?.popup.isHidden = suggestions.isEmpty
         hint.hints = PromptViewModel.hintLine(suggesting: !suggestions.isEmpty, keys: Theme.keyNames)
         view.setNeedsDisplay()

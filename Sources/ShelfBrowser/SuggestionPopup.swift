@@ -1,3 +1,4 @@
+internal import ShelfPresentation
 internal import ShelfTerminal
 
 /// Completion choices in a bordered list drawn over what is below, the chosen one in
@@ -14,6 +15,10 @@ final class SuggestionPopup: View {
 
     var lines: [Entry] = [] { didSet { if lines != oldValue { setNeedsDisplay() } } }
     var selectedIndex = 0 { didSet { if selectedIndex != oldValue { setNeedsDisplay() } } }
+    /// How many choices match in all, when more than `lines` (which holds the best few): the
+    /// border says it (hostile round 11: "1–1 of 5" when 5,000 users matched). 0: `lines`
+    /// are all.
+    var total = 0 { didSet { if total != oldValue { setNeedsDisplay() } } }
 
     /// The height the popup needs: its lines and the border.
     var neededHeight: Int { lines.count + 2 }
@@ -36,6 +41,23 @@ final class SuggestionPopup: View {
         let room = width - DisplayWidth.of(shown) - 3
         guard room >= 2 else { return TextLayout.truncate(whole, to: width) }
         return shown + " <" + TextLayout.truncate(detail, to: room) + ">"
+    }
+
+    /// The bottom border's words within `width` columns: "─ 1–3 of 5 listed, 5,000 match ",
+    /// shorter when that does not fit; nil when every match shows or nothing fits.
+    static func border(first: Int, rows: Int, listed: Int, total: Int, width: Int) -> String? {
+        let all = max(total, listed)
+        guard listed > rows || all > listed else { return nil }
+        let shown = listed > rows ? "\(first + 1)–\(first + rows)" : "\(listed)"
+        let count = Formatting.count(all)
+        let candidates =
+            all > listed
+            ? [
+                "─ \(shown) of \(listed) listed, \(count) match ", "─ \(shown) of \(count) match ",
+                "─ \(shown) of \(count) ",
+            ]
+            : ["─ \(shown) of \(listed) "]
+        return candidates.first { DisplayWidth.of($0) <= width }
     }
 
     override func draw(in canvas: inout Canvas) {
@@ -68,9 +90,9 @@ final class SuggestionPopup: View {
             canvas.draw("│", at: Point(x: frame.maxX - 1, y: y), width: 1)
         }
         var bottom = "└" + String(repeating: "─", count: inner) + "┘"
-        // More choices than rows: say so in the border.
-        if lines.count > rows, inner >= 12 {
-            let more = "─ \(first + 1)–\(first + rows) of \(lines.count) "
+        // More choices than rows, or matches than choices: say so in the border, the longest
+        // words that fit.
+        if let more = Self.border(first: first, rows: rows, listed: lines.count, total: total, width: inner) {
             bottom = "└" + more + String(repeating: "─", count: max(0, inner - DisplayWidth.of(more))) + "┘"
         }
         canvas.draw(bottom, at: Point(x: frame.x, y: frame.maxY - 1), width: frame.width)

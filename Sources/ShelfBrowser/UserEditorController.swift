@@ -16,6 +16,8 @@ public final class UserEditorController: Controller, KeyModeReporting {
     private let phaseLabel = Label()
     private let hintLabel = HintLine(style: Theme.hint)
     private var focusIndex = 0
+    /// The fields over the phase and hint lines, which stay when the screen is short.
+    private var form: ScrollingForm?
     /// Called with each failure the form shows (a save refused), once while it shows: the
     /// browser keeps it for `?` and says it again when it ends.
     public var onFailure: (@MainActor (String) -> Void)?
@@ -35,9 +37,13 @@ public final class UserEditorController: Controller, KeyModeReporting {
         phaseLabel.wraps = true
         phaseLabel.length = .fixed(2)
         hintLabel.hints = UserEditorContent.hintList(keys: Theme.keyNames)
+        // Hostile round 11: a stack cut from the bottom lost the hint line at 40×8; the form
+        // keeps its foot, and the empty error lines give up their rows first.
+        let form = ScrollingForm(
+            groups: [[nameField, nameError], [emailField, emailError]], foot: [phaseLabel, hintLabel])
+        self.form = form
         let dialog = Dialog(
-            title: viewModel.state.value.title,
-            content: StackView(axis: .vertical, [nameField, nameError, emailField, emailError, phaseLabel, hintLabel]),
+            title: viewModel.state.value.title, content: form,
             preferredSize: Size(width: 64, height: phaseMessage.dialogHeight))
         dialog.extraHeight = { [weak self] room in
             guard let self else { return 0 }
@@ -77,6 +83,7 @@ public final class UserEditorController: Controller, KeyModeReporting {
         focusIndex = (index + 2) % 2
         nameField.isFocused = focusIndex == 0
         emailField.isFocused = focusIndex == 1
+        form?.focusedGroup = focusIndex
     }
 
     var keyModes: [KeyMode] { [.text, .userForm] }

@@ -28,10 +28,12 @@ extension BrowserViewModel {
                 let all = try await users.users()
                 return { text in
                     let typed = text.trimmingCharacters(in: .whitespaces).lowercased()
-                    let found = ItemEditorViewModel.ownerSuggestions(for: text, among: all)
+                    let (found, count) = ItemEditorViewModel.ownerMatches(for: text, among: all)
                     // The email typed whole: nothing left to complete.
                     if found.count == 1, found[0].email.lowercased() == typed { return [] }
-                    return found.map { PromptSuggestion(line: $0.name, detail: $0.email, value: $0.email) }
+                    return found.map {
+                        PromptSuggestion(line: $0.name, detail: $0.email, value: $0.email, matchCount: count)
+                    }
                 }
             }, perform: perform)
     }

@@ -65,6 +65,8 @@ public struct ItemEditorContent: Hashable, Sendable {
     /// Users whose email or name starts with the owner text as typed (letter case ignored),
     /// best first: the email itself, emails, names, then words of names; at most five.
     public let ownerSuggestions: [User]
+    /// How many users match the owner text in all (`ownerSuggestions` are the best few).
+    public let ownerMatchCount: Int
     /// Set when saving found no user with the owner's email: the editor offers to create
     /// them (`createOwnerAndSave(name:)`) or to go back (`cancelNewOwner()`).
     public let newOwner: NewOwner?
@@ -92,9 +94,10 @@ public struct ItemEditorContent: Hashable, Sendable {
     /// Content from its parts, as the editor model produces it; for tests and previews.
     public init(
         mode: Mode, values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: Phase,
-        ownerSuggestions: [User] = [], newOwner: NewOwner? = nil, suggestionsProblem: String? = nil,
-        notice: Notice? = nil
+        ownerSuggestions: [User] = [], ownerMatchCount: Int? = nil, newOwner: NewOwner? = nil,
+        suggestionsProblem: String? = nil, notice: Notice? = nil
     ) {
+        self.ownerMatchCount = max(ownerMatchCount ?? 0, ownerSuggestions.count)
         self.mode = mode
         self.values = values
         self.errors = errors

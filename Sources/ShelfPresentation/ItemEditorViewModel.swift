@@ -289,9 +289,10 @@ public final class ItemEditorViewModel {
         values: [ItemEditorField: String], errors: [ItemEditorField: String], phase: ItemEditorContent.Phase,
         newOwner: NewOwner? = nil, notice: ItemEditorContent.Notice? = nil
     ) {
+        let matches = Self.ownerMatches(for: values[.owner] ?? "", among: users)
         mutableState.value = ItemEditorContent(
             mode: mutableState.value.mode, values: values, errors: errors, phase: phase,
-            ownerSuggestions: Self.ownerSuggestions(for: values[.owner] ?? "", among: users), newOwner: newOwner,
+            ownerSuggestions: matches.best, ownerMatchCount: matches.count, newOwner: newOwner,
             suggestionsProblem: usersProblem, notice: notice)
     }
 
@@ -369,8 +370,16 @@ public final class ItemEditorViewModel {
     public nonisolated static func ownerSuggestions(
         for text: String, among users: [User], limit: Int = maximumSuggestions
     ) -> [User] {
+        ownerMatches(for: text, among: users, limit: limit).best
+    }
+
+    /// `ownerSuggestions(for:among:limit:)`, and how many users match in all (5,000 where
+    /// five are offered), for the list to say.
+    public nonisolated static func ownerMatches(
+        for text: String, among users: [User], limit: Int = maximumSuggestions
+    ) -> (best: [User], count: Int) {
         let typed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !typed.isEmpty else { return [] }
+        guard !typed.isEmpty else { return ([], 0) }
         func rank(_ user: User) -> Int? {
             let email = user.email.lowercased()
             let name = user.name.lowercased()
@@ -381,10 +390,11 @@ public final class ItemEditorViewModel {
             return nil
         }
         let ranked = users.compactMap { user in rank(user).map { (rank: $0, user: user) } }
-        return ranked.sorted {
+        let best = ranked.sorted {
             ($0.rank, $0.user.name.lowercased(), $0.user.email) < ($1.rank, $1.user.name.lowercased(), $1.user.email)
         }
         .prefix(max(0, limit)).map(\.user)
+        return (best, ranked.count)
     }
 
     /// The fields as values; call only when `validate` found no errors.

@@ -137,11 +137,16 @@ public struct PromptSuggestion: Hashable, Sendable {
     public let detail: String
     /// What taking it puts in the field, e.g. "grace@example.com".
     public let value: String
+    /// How many completions match in all, of which the list holds the best few (5,000 users
+    /// where five are offered); 0 when the list is all. The same in each of a list's.
+    public let matchCount: Int
 
-    /// A completion showing `line` (and `detail` beside it) that puts `value` in the field.
-    public init(line: String, detail: String = "", value: String) {
+    /// A completion showing `line` (and `detail` beside it) that puts `value` in the field,
+    /// one of `matchCount` matching in all.
+    public init(line: String, detail: String = "", value: String, matchCount: Int = 0) {
         self.line = line
         self.detail = detail
         self.value = value
+        self.matchCount = matchCount
     }
 }

@@ -422,7 +422,10 @@ struct ConfigurationTests {
         #expect(refused.columns == [ItemColumn(.title, width: 12)])
         #expect(
             refused.problems.map(\.description).filter { $0.contains("dotted") } == [
-                "config.toml:1: a key of more than 64 dotted parts; line ignored",
+                // Its `x = 1` went to the top level: it is left out with it (hostile round 11).
+                "config.toml:1: a key of more than 64 dotted parts; line ignored, and so is the line under it up "
+                    + "to the next table (read, it would have gone into the top level, outside any table); correct "
+                    + "the header",
                 "config.toml:3: a key of more than 64 dotted parts; line ignored",
             ], "\(refused.problems)")
         #expect(TOMLLineKey("[keys . \"a.b\".'c.d'] # x.y").parts == ["keys", "a.b", "c.d"])
@@ -609,8 +612,13 @@ struct ConfigurationTests {
             said.contains(
                 "config.toml:4: x for save: it types text in [keys.editor], so it could not be typed; bind a key "
                     + "with ctrl- or alt-; left out"), "\(said)")
+        // Left keyless by it: one sentence, the advice at its end (hostile round 11: "…; bind
+        // enter or another key is left out: …").
         #expect(
-            said.contains { $0.hasPrefix("config.toml:6: ctrl-m for done: a terminal sends it as Enter") }, "\(said)")
+            said.contains {
+                $0.hasPrefix("config.toml:6: ctrl-m for done is left out because a terminal sends it as Enter")
+                    && $0.hasSuffix("; bind enter or another key for done")
+            }, "\(said)")
     }
 
     /// Characters no key types alone, and Shift with what a terminal sends without it, are
@@ -728,5 +736,111 @@ struct ConfigurationTests {
         #expect(found.contains(HelpViewModel.Line(keys: "a Ctrl-N", summary: "new item")))
         #expect(
             found.allSatisfy { $0.keys.lowercased().contains("ctrl-n") || $0.summary.lowercased().contains("ctrl-n") })
+    }
+
+    /// Hostile round 11: an action left with no key by a key it cannot have was named in a
+    /// garbled sentence ("…(fg brings it back); bind another key is left out: moveUp has no key
+    /// left"): the reason where the key is named, the advice at the end.
+    @Test(arguments: ["ctrl-z", "ctrl-m", "ctrl-i", "ctrl-h", "shift-j", "\\u202E"])
+    func aRefusedKeyThatLeavesAnActionKeylessIsOneSentence(key: String) throws {
+        let configuration = BrowserConfiguration.parse("[keys.list]\nmoveUp = [\"\(key)\"]\n")
+        let said = configuration.problems.map(\.description)
+        #expect(said.count == 1, "\(said)")
+        let message = try #require(said.first)
+        #expect(message.hasPrefix("config.toml:2: "), "\(message)")
+        #expect(message.contains(" for moveUp is left out because "), "\(message)")
+        #expect(message.contains(": moveUp has no key left, so it keeps its defaults"), "\(message)")
+        #expect(message.hasSuffix(" for moveUp"), "\(message)")
+        // The advice is not followed by "is left out" (the garbled join).
+        for advice in ["another key", "instead", "visible key"] {
+            #expect(!message.contains("\(advice) is left out"), "\(message)")
+        }
+        #expect(configuration.keys.keys(for: try action(.list, "moveUp")) == (try action(.list, "moveUp")).defaultKeys)
+    }
+
+    /// Hostile round 11: `" "` was an unknown key though a single character is a key: it is
+    /// Space, as "space" is.
+    @Test func aSpaceIsTheSpaceKey() throws {
+        let configuration = BrowserConfiguration.parse("[keys.list]\ntoggleDone = [\" \"]\n")
+        #expect(configuration.problems == [], "\(configuration.problems)")
+        #expect(configuration.keys.keys(for: try action(.list, "toggleDone")) == [.character(" ")])
+        #expect(KeyName.key(named: " ") == KeyName.key(named: "space"))
+        // Other white space is no key.
+        #expect(KeyName.key(named: "\t") == nil)
+    }
+
+    /// Hostile round 11: a value with a raw newline or TAB put them into a one-line
+    /// `file:LINE:` message; TOMLKit's own words ("TOML_MAX_NESTED_VALUES", "expected '\n'
+    /// after '\r'") were shown as they came.
+    @Test func everyProblemIsOneLineInTheHouseStyle() throws {
+        let colour = BrowserConfiguration.parse("[colors]\ndone = \"multi\\nline\\tTAB\\u001b[31m\"\n")
+        let said = try #require(colour.problems.first?.fullDescription)
+        #expect(said.hasPrefix("config.toml:2: done: unknown style word “multi\\nline\\ttab\\u{1B}[31m”"), "\(said)")
+        #expect(!said.unicodeScalars.contains { $0.value < 0x20 }, "\(said)")
+        let deep = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        let nested = BrowserConfiguration.parse("[keys.list]\nquit = \(deep)\nhelp = [\"h\"]\n")
+        let nestedSaid = nested.problems.map(\.description)
+        #expect(nestedSaid.count == 1, "\(nestedSaid)")
+        #expect(nestedSaid.first?.hasPrefix("config.toml:2: values nested too deep for TOML to read") == true)
+        #expect(nestedSaid.first?.contains("write a flat list") == true, "\(nestedSaid)")
+        #expect(!nestedSaid.joined().contains("TOML_MAX"), "\(nestedSaid)")
+        #expect(nested.keys.keys(for: try action(.list, "help")) == [.character("h")])
+        let carriage = BrowserConfiguration.parse("[keys.list]\nquit = [\"Q\"]\rhelp = [\"h\"]\nnew = [\"a\"]\n")
+        let crSaid = carriage.problems.map(\.description)
+        #expect(
+            crSaid == [
+                "config.toml:2: a carriage return (\\r) not followed by a line feed: TOML ends lines with LF or CRLF "
+                    + "only; remove it, or save the file with LF or CRLF line ends; line ignored"
+            ], "\(crSaid)")
+        #expect(carriage.keys.keys(for: try action(.list, "new")) == [.character("a")])
+        let other = BrowserConfiguration.parse("[keys.list]\nquit = [\"Q\"\n").problems.map(\.description)
+        #expect(other.first?.hasPrefix("config.toml:2: TOML cannot read this line (") == true, "\(other)")
+        #expect(other.first?.contains("shelf config --defaults") == true, "\(other)")
+        #expect(!other.joined().contains("Error while parsing"), "\(other)")
+    }
+
+    /// Hostile round 11: the lines after a table's header that was left out went into the
+    /// table before it, where they do not belong.
+    @Test func theLinesUnderAnIgnoredHeaderDoNotApply() throws {
+        let configuration = BrowserConfiguration.parse(
+            "[keys.list]\nquit = [\"Q\"]\n[keys.views\nmoveDown = [\"x\"]\n# a comment\nmoveUp = [\"y\"]\n"
+                + "[keys.users]\nmoveDown = [\"z\"]\n")
+        #expect(configuration.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
+        #expect(
+            configuration.keys.keys(for: try action(.list, "moveDown")) == (try action(.list, "moveDown")).defaultKeys)
+        #expect(configuration.keys.keys(for: try action(.list, "moveUp")) == (try action(.list, "moveUp")).defaultKeys)
+        #expect(configuration.keys.keys(for: try action(.users, "moveDown")) == [.character("z")])
+        let said = configuration.problems.map(\.description)
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.hasPrefix("config.toml:3: TOML cannot read this line") == true, "\(said)")
+        #expect(
+            said.first?.hasSuffix(
+                "line ignored, and so are the 2 lines under it up to the next table (read, they would have gone "
+                    + "into [keys.list]); correct the header") == true, "\(said)")
+        // A table set twice takes its lines along too.
+        let twice = BrowserConfiguration.parse(
+            "[keys.list]\nquit = [\"Q\"]\n[keys.users]\nmoveDown = [\"z\"]\n[keys.list]\nhelp = [\"h\"]\n")
+        // Read, help = ["h"] went into [keys.users] and was named as unknown there.
+        #expect(twice.problems.count == 1, "\(twice.problems)")
+        #expect(
+            twice.problems.first?.description.hasSuffix(
+                "and so is the line under it up to the next table (read, it would have gone into [keys.users]); "
+                    + "move them under the table's first header") == true, "\(twice.problems)")
+    }
+
+    /// Hostile round 11: `[keys.editor] save = ["enter"]` read as clean, and Enter then saved
+    /// from the notes field, which took no new line.
+    @Test func aKeyTheNotesUseThemselvesIsNamed() throws {
+        let configuration = BrowserConfiguration.parse(
+            "[keys.editor]\nsave = [\"enter\"]\nnextField = [\"down\"]\n")
+        let said = configuration.problems.map(\.description)
+        #expect(
+            said == [
+                "config.toml:2: enter for save runs in the editor's notes too, where enter starts a new line: there "
+                    + "it saves instead; bind save another key, such as ctrl-s",
+                "config.toml:3: down for nextField runs in the editor's notes too, where down moves down a line: "
+                    + "there it runs nextField instead; bind nextField another key, such as tab",
+            ], "\(said)")
+        #expect(BrowserConfiguration.parse("[keys.editor]\nsave = [\"ctrl-s\", \"f2\"]\n").problems == [])
     }
 }

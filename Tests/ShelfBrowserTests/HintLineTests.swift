@@ -61,4 +61,20 @@ struct HintLineTests {
         line.lead = "Delete “Dones”?"
         #expect(line.text(width: width) == "Delete “Dones”? y / Enter: delete    n / Esc: keep it")
     }
+
+    /// Hostile round 11: the owner suggestions said "1–1 of 5" when 5,000 users matched; the
+    /// border says how many match, the longest words that fit.
+    @Test func theSuggestionsBorderSaysHowManyMatch() {
+        #expect(
+            SuggestionPopup.border(first: 0, rows: 1, listed: 5, total: 5000, width: 38)
+                == "─ 1–1 of 5 listed, 5,000 match ")
+        #expect(SuggestionPopup.border(first: 0, rows: 1, listed: 5, total: 5000, width: 21) == "─ 1–1 of 5,000 match ")
+        #expect(SuggestionPopup.border(first: 2, rows: 3, listed: 5, total: 5000, width: 16) == "─ 3–5 of 5,000 ")
+        // All listed: as before; all shown: nothing to say.
+        #expect(SuggestionPopup.border(first: 0, rows: 1, listed: 5, total: 5, width: 38) == "─ 1–1 of 5 ")
+        #expect(SuggestionPopup.border(first: 0, rows: 5, listed: 5, total: 0, width: 38) == nil)
+        // Every match listed and shown, but more than the list holds: said too.
+        #expect(
+            SuggestionPopup.border(first: 0, rows: 5, listed: 5, total: 12, width: 38) == "─ 5 of 5 listed, 12 match ")
+    }
 }

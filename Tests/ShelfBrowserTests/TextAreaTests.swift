@@ -155,4 +155,28 @@ struct TextAreaTests {
             if area.layoutRows != full { return }
         }
     }
+
+    /// Hostile round 11: notes of 6.3 MB took seconds to open in the editor, and each resize
+    /// blocked 3-4 s: every layout read each Character again (comparing them) and made every
+    /// row's text. A layout at a new width now reads one byte a character and makes the text of
+    /// the rows drawn only. A generous bound (the figures are in the commit): main's took 1 s of
+    /// CPU a resize in a debug build.
+    @Test func aResizeOfLongNotesLaysOutQuickly() {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+        let line = (0..<20).map { words[$0 * 7 % words.count] }.joined(separator: " ")
+        let text = Array(repeating: line, count: 6_300_000 / (line.count + 1)).joined(separator: "\n")
+        let (screen, area) = screen(text, width: 60, height: 20)
+        #expect(screen.text.contains("alpha"))
+        let clock = ContinuousClock()
+        var slowest = Duration.zero
+        for width in [50, 40, 70] {
+            let started = clock.now
+            screen.resize(to: Size(width: width, height: 20))
+            _ = screen.text
+            slowest = max(slowest, clock.now - started)
+        }
+        #expect(area.layoutRows?.last?.end == text.count)
+        #expect(slowest < .milliseconds(1500), "the slowest resize took \(slowest)")
+        print("a resize over \(text.count) characters of notes: slowest \(slowest)")
+    }
 }

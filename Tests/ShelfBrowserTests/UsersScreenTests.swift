@@ -80,6 +80,22 @@ struct UsersScreenTests {
         screen.close()
     }
 
+    /// Hostile round 11: the user form at 40×8 had no hint line (a stack cut from the bottom);
+    /// the browser supports 40×8, and the form keeps its foot there, the focused field in sight.
+    @Test func theUserFormKeepsItsHintLineAt40By8() async throws {
+        let (store, _) = try await makeStore(items: 1)
+        let screen = browser(store, width: 40, height: 8)
+        #expect(await screen.waitUntil { $0.contains("Item 1") })
+        screen.send(.character("U"))
+        #expect(await screen.waitUntil { $0.contains("Alan Turing") })
+        screen.send(.character("a"))
+        #expect(await screen.waitUntil { $0.contains("Name") && $0.contains("Esc cancel") }, "\(screen.text)")
+        #expect(screen.text.contains("Enter save"), "\(screen.text)")
+        screen.send(KeyEvent(.tab))
+        #expect(await screen.waitUntil { $0.contains("Email") && $0.contains("Esc cancel") }, "\(screen.text)")
+        screen.close()
+    }
+
     @Test func anEmptyDatabaseNamesItsDemoCommandInTheUsersView() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -158,6 +158,9 @@ struct ItemEditorOwnerTests {
         #expect(names("") == [])
         #expect(names("nobody") == [])
         #expect(ItemEditorViewModel.ownerSuggestions(for: "a", among: Self.people, limit: 2).count == 2)
+        // How many match in all, beyond the best few offered (hostile round 11).
+        let matches = ItemEditorViewModel.ownerMatches(for: "a", among: Self.people, limit: 2)
+        #expect(matches.best.count == 2 && matches.count == 4, "\(matches)")
     }
 
     @Test func suggestionsFollowTheTypedOwner() async throws {

@@ -100,6 +100,28 @@ struct TextFieldTests {
         #expect(canvas.cursor == Point(x: 1, y: 0))
     }
 
+    /// Hostile round 11: a field scrolled at a narrow width kept its scroll when widened by a
+    /// resize: its start stayed out of sight with room left empty.
+    @Test func aWidenedFieldShowsItsTextFromTheStart() {
+        let field = TextField(prompt: "/")
+        field.setText("abcdefghijklmnop")
+        field.isFocused = true
+        field.frame = Rect(x: 0, y: 0, width: 8, height: 1)
+        var canvas = Canvas(size: Size(width: 8, height: 1))
+        field.render(in: &canvas, tick: 0)
+        #expect(canvas.line(0) == "/klmnop ")
+        field.frame = Rect(x: 0, y: 0, width: 20, height: 1)
+        canvas = Canvas(size: Size(width: 20, height: 1))
+        field.render(in: &canvas, tick: 0)
+        #expect(canvas.line(0) == "/abcdefghijklmnop   ")
+        #expect(canvas.cursor == Point(x: 17, y: 0))
+        // Wide enough but for the cursor's cell: scrolled by one only.
+        field.frame = Rect(x: 0, y: 0, width: 17, height: 1)
+        canvas = Canvas(size: Size(width: 17, height: 1))
+        field.render(in: &canvas, tick: 0)
+        #expect(canvas.line(0) == "/bcdefghijklmnop ")
+    }
+
     @Test func placeholderShowsWhenEmpty() {
         let field = TextField(prompt: "> ", placeholder: "search")
         field.frame = Rect(x: 0, y: 0, width: 12, height: 1)

@@ -204,4 +204,27 @@ struct NoSQLInMessagesTests {
             )
         }
     }
+
+    /// Hostile round 11: the list's read failure, cut in the one-line status bar of a narrow
+    /// screen, ended in "…", not in where it is read whole.
+    @Test func theListsFailureCutInTheBarSaysWhereItIsReadWhole() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        _ = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"])
+        _ = try await shelf.run(["items", "add", "--db", db, "--user", "ann@example.com", "--title", "Visible before"])
+        let tmux = try TmuxSession(
+            ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(db), width: 70, height: 20,
+            environment: ["HOME": shelf.folder.path])
+        try await tmux.waitFor("Visible before")
+        try FileManager.default.removeItem(atPath: db)
+        let screen = try await tmux.waitFor { screen in
+            screen.contains { $0.contains("deleted") } && !screen.contains { $0.contains("Visible before") }
+                && screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }?.contains("shows it whole") == true
+        }
+        let bar = screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        #expect(bar.contains("… ? shows it whole"), "\(screen.joined(separator: "\n"))")
+        try tmux.type("q")
+        _ = try await tmux.waitFor("[exit ")
+    }
 }

@@ -43,6 +43,39 @@ struct MessageFindingsTests {
         #expect(try await shelf.run(["users", "list", "--db", db]).output.contains("\tann@e.org\t"))
     }
 
+    /// Hostile round 11: `shelf import users` took `user00000@.example.com`, an email whose
+    /// host has an empty part. The one rule (`Email.normalized`) refuses it wherever a user is
+    /// written: `users add` and `import users` (and serve's routes, which write through the same
+    /// repository).
+    @Test func anEmailWhoseHostHasAnEmptyPartIsRefused() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        for (email, place) in [
+            ("ann@.example.com", "a dot at its start"), ("ann@example..com", "two dots together"),
+            ("ann@example.com.", "a dot at its end"),
+        ] {
+            let added = try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", email])
+            #expect(added.status == 1, "\(email)")
+            #expect(
+                added.error.contains("the email \"\(email)\" has an empty part in its host"), "\(added.error)")
+            #expect(added.error.contains("(\(place))") && added.error.contains("correct the email"), "\(added.error)")
+        }
+        let imported = try await shelf.run(
+            ["import", "users", "-", "--db", db],
+            input: "name,email\nUser,user00000@.example.com\nBob,bob@example.com\n")
+        #expect(imported.status != 0, "\(imported.output)\(imported.error)")
+        #expect(
+            imported.error.contains("the email \"user00000@.example.com\" has an empty part in its host"),
+            "\(imported.error)")
+        let listed = try await shelf.run(["users", "list", "--db", db])
+        #expect(!listed.output.contains("user00000"), "\(listed.output)")
+        // A right host is still taken.
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@mail.example.com"]).status
+                == 0)
+    }
+
     /// Hostile tester: `shelf backup` said nothing when Ctrl-C stopped it.
     @Test func anInterruptedBackupSaysSoAndLeavesNoPartialFile() async throws {
         let shelf = try ShelfProcess()

@@ -19,27 +19,50 @@ extension BrowserConfiguration {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         var lines = body.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         var problems = earlier
+        // A table's header left out takes the lines under it along, up to the next header: read,
+        // they went into the table before it (hostile round 11). Says what it left out.
+        func leaveOutUnder(_ index: Int, advice: String = "correct the header") -> String {
+            guard lines[index].drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("[") else { return "" }
+            var count = 0
+            var next = index + 1
+            while next < lines.count, !TOMLLineKey(lines[next]).isHeader {
+                let text = lines[next].trimmingCharacters(in: .whitespaces)
+                if !text.isEmpty && !text.hasPrefix("#") { count += 1 }
+                lines[next] = ""
+                next += 1
+            }
+            guard count > 0 else { return "" }
+            let before = lines[..<index].last { TOMLLineKey($0).isHeader && !TOMLLineKey($0).parts.isEmpty }
+            let place = before.map { "[\(TOMLLineKey($0).written)]" } ?? "the top level, outside any table"
+            let them = count == 1 ? "is the line" : "are the \(count) lines"
+            let would = count == 1 ? "it would have gone" : "they would have gone"
+            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); \(advice)"
+        }
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
         // parts overflows its stack (a crash of `shelf config` and `shelf browse`).
+        let original = lines
+        var ignored: [(index: Int, message: String)] = []
         for index in lines.indices {
             let line = lines[index]
             if line.utf8.contains(0) {
-                problems.append(
-                    ConfigurationProblem(
-                        file: file, line: index + 1, message: "a NUL character (TOML allows none); line ignored"))
-                lines[index] = ""
+                ignored.append((index, "a NUL character (TOML allows none); line ignored"))
                 continue
             }
             // The dots between the key's parts only: not those of a comment after a table's
             // header, of a value, or inside a quoted part ("a.b" is one part).
             if TOMLLineKey(line).dots > maximumKeyParts {
-                problems.append(
-                    ConfigurationProblem(
-                        file: file, line: index + 1,
-                        message: "a key of more than \(maximumKeyParts) dotted parts; line ignored"))
-                lines[index] = ""
+                ignored.append((index, "a key of more than \(maximumKeyParts) dotted parts; line ignored"))
             }
+        }
+        // Each named first, then a header's lines left out with it (a line under it that is
+        // wrong itself was named above).
+        for (index, _) in ignored { lines[index] = "" }
+        for (index, message) in ignored {
+            lines[index] = original[index]
+            let under = leaveOutUnder(index)
+            lines[index] = ""
+            problems.append(ConfigurationProblem(file: file, line: index + 1, message: message + under))
         }
         var table: TOMLTable?
         // Each round leaves out one more line TOML cannot read; a file with more bad lines than
@@ -52,9 +75,19 @@ extension BrowserConfiguration {
                 break
             } catch let error as TOMLParseError {
                 let line = error.source.begin.line
-                let message = Self.redefinition(error.description, line: line, in: lines) ?? error.description
-                problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
-                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else { break }
+                let message =
+                    Self.redefinition(error.description, line: line, in: lines) ?? Self.unreadable(error.description)
+                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else {
+                    problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
+                    break
+                }
+                // A table set twice: its lines belong under its first header.
+                let under =
+                    message.hasPrefix("the table [")
+                    ? leaveOutUnder(line - 1, advice: "move them under the table's first header")
+                    : leaveOutUnder(line - 1)
+                problems.append(
+                    ConfigurationProblem(file: file, line: line, message: "\(message); line ignored\(under)"))
                 lines[line - 1] = ""
                 if round == rounds {
                     problems.append(
@@ -133,7 +166,7 @@ struct ConfigurationReader {
         // what the action is left with when it is left with none, so that one problem is
         // named once (`[keys.help] close = ["q"]` was named as a key left out and again as a
         // way out with no key).
-        var leftOut: [KeyAction: [(message: String, hint: String?)]] = [:]
+        var leftOut: [KeyAction: [LeftOutKey]] = [:]
         for (modeName, actionsValue) in modes {
             guard let mode = KeyMode(rawValue: modeName) else {
                 let known = KeyMode.allCases.map(\.rawValue).joined(separator: ", ")
@@ -168,14 +201,17 @@ struct ConfigurationReader {
                     if let key = KeyName.key(named: name) {
                         if let why = KeyName.cannotBind(key, in: mode) {
                             leftOut[action, default: []].append(
-                                ("\(KeyName.shown(name)) for \(actionName): \(why)", nil))
+                                LeftOutKey(
+                                    subject: "\(KeyName.shown(name)) for \(actionName)", reason: why.reason,
+                                    advice: why.advice))
                             continue
                         }
                         keys.append(key)
                     } else {
                         leftOut[action, default: []].append(
-                            ("unknown key “\(KeyName.shown(name))” for \(actionName)", "a key is \(KeyName.knownNames)")
-                        )
+                            LeftOutKey(
+                                subject: "unknown key “\(KeyName.shown(name))” for \(actionName)",
+                                hint: "a key is \(KeyName.knownNames)"))
                     }
                 }
                 bindings[action] = keys
@@ -223,7 +259,7 @@ struct ConfigurationReader {
             // Its own keys left out are the reason: one problem, not two.
             if wasBound, let own = leftOut.removeValue(forKey: action) {
                 problem(
-                    own.map(\.message).joined(separator: "; ") + "; left out, so " + wayOut, at: path,
+                    own.map(\.said).joined(separator: "; ") + "; left out, so " + wayOut, at: path,
                     hint: own.compactMap(\.hint).first)
             } else {
                 problem(wayOut, at: path)
@@ -233,13 +269,14 @@ struct ConfigurationReader {
         for (action, reasons) in leftOut {
             for reason in reasons {
                 problem(
-                    reason.message + "; left out", at: ["keys", action.mode.rawValue, action.name], hint: reason.hint)
+                    reason.said + "; left out", at: ["keys", action.mode.rawValue, action.name], hint: reason.hint)
             }
         }
         configuration.keys = KeyMap(bindings: bindings)
         reportClashes(in: configuration.keys, bound: bindings.filter { !keyless.contains($0.key) })
         reportTakenDefaults(in: configuration.keys, bound: bindings)
         reportShadowed(in: configuration.keys, bound: bindings)
+        reportNotesKeys(in: configuration.keys, bound: bindings)
     }
 
     /// Names, once, each key of the file that a mode asked before its own takes somewhere

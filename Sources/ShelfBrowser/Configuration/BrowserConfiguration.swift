@@ -78,10 +78,47 @@ public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible 
     public let file: String
     /// The line, counted from 1, when known.
     public let line: Int?
-    /// What is wrong and what was done instead.
+    /// What is wrong and what was done instead, on one line: control characters quoted from the
+    /// file are shown escaped (`\n`, `\t`, `\u{1B}`).
     public let message: String
     /// What would be right (the known names), for the full description.
-    public var hint: String? = nil
+    public let hint: String?
+
+    /// A problem at `line` of `file`; `message` and `hint` are kept on one line (hostile round
+    /// 11: `done = "multi\nline\tTAB"` in [colors] broke a `file:LINE:` message over two
+    /// lines, and a TAB or ESC quoted from the file acted on the terminal).
+    init(file: String, line: Int?, message: String, hint: String? = nil) {
+        self.file = file
+        self.line = line
+        self.message = Self.oneLine(message)
+        self.hint = hint.map(Self.oneLine)
+    }
+
+    /// `text` with each character that would break the line or act on a terminal written as
+    /// an escape: `\n`, `\r`, `\t`, else `\u{1B}` (as `KeyName.shown` writes them).
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Self.isHidden) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where isHidden(scalar): result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// True for a scalar a one-line message must not hold as is: a control or format
+    /// character, or a line or paragraph separator.
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate: true
+        default: false
+        }
+    }
 
     /// `config.toml:12: unknown action “jump” in [keys.list]; ignored`: short, for a status bar.
     public var description: String {

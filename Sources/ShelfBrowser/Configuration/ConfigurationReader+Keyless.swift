@@ -10,7 +10,7 @@ extension ConfigurationReader {
     /// action's keys left out are named in its problem (taken from `leftOut`). Returns the
     /// actions named.
     mutating func reportKeyless(
-        _ bindings: inout [KeyAction: [KeyEvent]], leftOut: inout [KeyAction: [(message: String, hint: String?)]],
+        _ bindings: inout [KeyAction: [KeyEvent]], leftOut: inout [KeyAction: [LeftOutKey]],
         givenBack: [KeyAction: [(key: KeyEvent, wayOut: KeyAction)]]
     ) -> Set<KeyAction> {
         var named: Set<KeyAction> = []
@@ -20,7 +20,7 @@ extension ConfigurationReader {
             guard map.keys(for: action).isEmpty else { continue }
             let mode = "[keys.\(action.mode.rawValue)]"
             let own = leftOut.removeValue(forKey: action) ?? []
-            var reasons = own.map { $0.message + " is left out" }
+            var reasons = own.map(\.leftOut)
             let back = givenBack[action] ?? []
             for wayOut in KeyAction.waysOut where back.contains(where: { $0.wayOut == wayOut }) {
                 let keys = back.filter { $0.wayOut == wayOut }.map { KeyName.name(of: $0.key) }
@@ -48,9 +48,11 @@ extension ConfigurationReader {
             } else {
                 bindings[action] = free
                 let word = free.count == 1 ? "default" : "defaults"
+                // The advice for a key refused (`bind enter or another key`) ends the sentence.
+                let advice = own.compactMap(\.advice).first.map { "; \($0) for \(action.name)" } ?? ""
                 message =
                     reasons.joined(separator: "; ") + ": \(action.name) has no key left, so it keeps its \(word) "
-                    + free.map(KeyName.name(of:)).joined(separator: ", ")
+                    + free.map(KeyName.name(of:)).joined(separator: ", ") + advice
             }
             problem(message, at: ["keys", action.mode.rawValue, action.name], hint: own.compactMap(\.hint).first)
             named.insert(action)

@@ -3,7 +3,7 @@ public import ShelfTerminal
 /// Key names as the configuration file writes them: `j`, `G`, `?`, `space`, `enter`, `esc`,
 /// `pgdn`, `f1`, `ctrl-r`, `alt-left`, `shift-tab`.
 ///
-/// A single character stands for itself (case matters: `g` and `G` are two keys); a name is
+/// A single character stands for itself, `" "` for Space (case matters: `g` and `G` are two keys); a name is
 /// read without regard to case, and so are the modifiers `ctrl-`, `alt-` and `shift-` in front
 /// of it (also written with `+`). The names help shows (`Ctrl-R`, `PgDn`, `↓`) read too.
 public enum KeyName {
@@ -46,9 +46,11 @@ public enum KeyName {
                 guard lower.isASCII, lower.isLetter else { return nil }
                 return KeyEvent(.character(lower), modifiers: modifiers)
             }
-            guard !character.isWhitespace, character.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
-                return nil
-            }
+            // " " is Space, as "space" is (hostile round 11: the help says a single character
+            // works, and " " was an unknown key); other white space types no key of its own.
+            guard character == " " || !character.isWhitespace,
+                character.unicodeScalars.allSatisfy({ $0.value >= 0x20 })
+            else { return nil }
             return KeyEvent(.character(character), modifiers: modifiers)
         }
         return nil
@@ -68,11 +70,14 @@ public enum KeyName {
     ///   `quit`, U+202E left a browser that q, Ctrl-C and Esc could not end);
     /// - Shift with a character, Space, Enter, Backspace or Esc: a terminal sends Shift-A as
     ///   `A` and Shift-Enter as Enter, so such a key never arrives.
-    static func cannotBind(_ event: KeyEvent, in mode: KeyMode) -> String? {
+    ///
+    /// The reason and the advice are apart, so a message can say the reason where it names the
+    /// key and the advice at its end (hostile round 11: "…; bind another key is left out: …").
+    static func cannotBind(_ event: KeyEvent, in mode: KeyMode) -> (reason: String, advice: String)? {
         if case .character(let character) = event.key, let first = character.unicodeScalars.first,
             Self.typesNothing(first)
         {
-            return "\(shown(String(character))) is a character no key types alone; bind a visible key"
+            return ("\(shown(String(character))) is a character no key types alone", "bind a visible key")
         }
         if event.modifiers.contains(.shift) {
             switch event.key {
@@ -81,34 +86,42 @@ public enum KeyName {
                 // With Ctrl a terminal sends a letter the same whatever its case.
                 let plain = KeyEvent(
                     .character(Character(character.lowercased())), modifiers: event.modifiers.subtracting(.shift))
-                return "a terminal sends Ctrl with a letter the same with or without Shift, so it cannot be told "
-                    + "apart; bind \(name(of: plain)) instead"
+                return (
+                    "a terminal sends Ctrl with a letter the same with or without Shift, so it cannot be told apart",
+                    "bind \(name(of: plain)) instead"
+                )
             case .character(let character):
                 let rest = event.modifiers.subtracting(.shift)
                 let typed =
                     character.isLetter
                     ? "“\(name(of: KeyEvent(.character(Character(character.uppercased())), modifiers: rest)))”"
                     : "the character Shift types with it"
-                return "a terminal sends Shift with a character as the character it types; bind \(typed) instead"
+                return ("a terminal sends Shift with a character as the character it types", "bind \(typed) instead")
             case .enter, .backspace, .escape:
-                return "a terminal sends it without the Shift, so it cannot be told apart; bind another key"
+                return ("a terminal sends it without the Shift, so it cannot be told apart", "bind another key")
             default: break
             }
         }
         if event.modifiers == .control, case .character(let letter) = event.key {
             let same: [Character: String] = ["h": "Backspace", "i": "Tab", "j": "Enter", "m": "Enter"]
             if let key = same[letter] {
-                return
-                    "a terminal sends it as \(key), so it cannot be told apart; bind \(key.lowercased()) or another key"
+                return (
+                    "a terminal sends it as \(key), so it cannot be told apart",
+                    "bind \(key.lowercased()) or another key"
+                )
             }
         }
         if event == .control("z") {
-            return "the terminal suspends the browser with it before any mode sees it (fg brings it back); "
-                + "bind another key"
+            return (
+                "the terminal suspends the browser with it before any mode sees it (fg brings it back)",
+                "bind another key"
+            )
         }
         let typing: Set<KeyMode> = [.search, .text, .editor, .userForm, .prompt, .help]
         if typing.contains(mode), event.modifiers.isDisjoint(with: [.control, .alt]), case .character = event.key {
-            return "it types text in [keys.\(mode.rawValue)], so it could not be typed; bind a key with ctrl- or alt-"
+            return (
+                "it types text in [keys.\(mode.rawValue)], so it could not be typed", "bind a key with ctrl- or alt-"
+            )
         }
         return nil
     }

@@ -22,9 +22,13 @@ package enum Email {
     ///   would make two emails that read the same.
     ///
     /// - Refused inside it (not around it): white space, as in `a b@e.org`.
+    /// - Refused: a host with an empty label (`ann@.example.com`, `ann@example..com`,
+    ///   `ann@example.com.`): no mail reaches it (hostile round 11: `shelf import users` took
+    ///   `user00000@.example.com`).
     ///
-    /// The shape (`name@host`, at most 320 characters) is left to the schema's CHECK, which
-    /// every write meets. Position counts Unicode scalars from 1 in `email` as given.
+    /// The rest of the shape (`name@host`, at most 320 characters) is left to the schema's
+    /// CHECK, which every write meets. Position counts Unicode scalars from 1 in `email` as
+    /// given.
     package static func normalized(_ email: String) throws(StoreError) -> String {
         for (offset, scalar) in email.unicodeScalars.enumerated() where isRefused(scalar) {
             throw StoreError(
@@ -46,7 +50,27 @@ package enum Email {
                 "the email \"\(escaped(email))\" holds \(scalar == " " ? "a space" : describe(scalar)) at "
                     + "character \(inside + 1); an email cannot hold spaces: remove it")
         }
-        return canonical(email)
+        let result = canonical(email)
+        if let problem = hostProblem(result) {
+            throw StoreError(.invalidValue, "the email \"\(escaped(email))\" \(problem)")
+        }
+        return result
+    }
+
+    /// What is wrong with the host of `email` (after its last `@`): an empty label, a dot at
+    /// its start or end or two dots together. Nil for a right host, and for no host at all
+    /// (the schema's CHECK names that).
+    package static func hostProblem(_ email: String) -> String? {
+        guard let at = email.lastIndex(of: "@") else { return nil }
+        let host = email[email.index(after: at)...]
+        guard !host.isEmpty else { return nil }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.contains(where: \.isEmpty) else { return nil }
+        let place =
+            host.hasPrefix(".")
+            ? "a dot at its start" : host.hasSuffix(".") ? "a dot at its end" : "two dots together"
+        return "has an empty part in its host “\(host)” (\(place)); a host is names joined by single dots, "
+            + "such as example.com: correct the email"
     }
 
     /// `email` trimmed and in NFC, with nothing refused: the key to look up a user by, so a

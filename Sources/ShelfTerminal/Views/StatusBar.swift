@@ -18,6 +18,10 @@ public final class StatusBar: View {
     /// What ends the last line when `left` wrapped over more lines than the bar has: " …" by
     /// default; say there where the rest can be read. Setting a different value redraws.
     public var cutMark = " …" { didSet { if cutMark != oldValue { setNeedsDisplay() } } }
+    /// True when `left` cut on one line ends in `cutMark` too, not in "…": set it while the
+    /// text shown is one that `cutMark` says where to read whole. Setting a different value
+    /// redraws.
+    public var marksOneLineCut = false { didSet { if marksOneLineCut != oldValue { setNeedsDisplay() } } }
 
     /// A status bar one line high (`length` is `.fixed(1)`), reverse video by default.
     public init(left: String = "", right: String = "", style: Style = Style(attributes: .reverse)) {
@@ -54,18 +58,7 @@ public final class StatusBar: View {
             let all = TextLayout.wrap(leftText, to: frame.width - 1, maxLines: frame.height + 1)
             var lines = Array(all.prefix(frame.height))
             if all.count > frame.height, let last = lines.indices.last {
-                // The mark whole after the last line, the line cut before it when need be.
-                let mark = Sanitizer.sanitize(cutMark)
-                let room = frame.width - 1 - DisplayWidth.of(mark)
-                if room <= 1 {
-                    lines[last] = TextLayout.truncate(lines[last] + mark, to: frame.width - 1)
-                } else if DisplayWidth.of(lines[last]) <= room {
-                    lines[last] += mark
-                } else {
-                    var cut = TextLayout.truncate(lines[last], to: room + 1).dropLastEllipsis
-                    while cut.hasSuffix(" ") { cut.removeLast() }
-                    lines[last] = cut + mark
-                }
+                lines[last] = marked(lines[last], width: frame.width - 1)
             }
             for (row, line) in lines.enumerated() {
                 canvas.draw(" " + line, at: Point(x: frame.x, y: frame.y + row), style: style, width: frame.width)
@@ -81,7 +74,26 @@ public final class StatusBar: View {
         }
         let rightX = frame.maxX - rightWidth
         canvas.draw(right, at: Point(x: rightX, y: frame.y), style: style, width: rightWidth)
-        canvas.draw(" " + left, at: frame.origin, style: style, width: max(0, rightX - frame.x - 1))
+        let room = max(0, rightX - frame.x - 1)
+        // Hostile round 11: the list's read failure, cut here, ended in "…" and not in where
+        // it is read whole.
+        if marksOneLineCut, room > 1, 1 + DisplayWidth.of(leftText) > room {
+            canvas.draw(" " + marked(leftText, width: room - 1), at: frame.origin, style: style, width: room)
+            return
+        }
+        canvas.draw(" " + left, at: frame.origin, style: style, width: room)
+    }
+
+    /// `line` cut to end in `cutMark` within `width` columns: the mark whole after it, the
+    /// line cut before it when need be.
+    private func marked(_ line: String, width: Int) -> String {
+        let mark = Sanitizer.sanitize(cutMark)
+        let room = width - DisplayWidth.of(mark)
+        if room <= 1 { return TextLayout.truncate(line + mark, to: width) }
+        if DisplayWidth.of(line) <= room { return line + mark }
+        var cut = TextLayout.truncate(line, to: room + 1).dropLastEllipsis
+        while cut.hasSuffix(" ") { cut.removeLast() }
+        return cut + mark
     }
 }
 

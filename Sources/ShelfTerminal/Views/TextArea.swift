@@ -24,6 +24,10 @@ public final class TextArea: View {
     }
     /// The text's characters: what keys edit, in place.
     private var characters: [Character] = []
+    /// What a layout reads of each character (`columns(of:)`), kept beside `characters`: a
+    /// layout at a new width (a resize) reads these and not the characters (hostile round 11:
+    /// each resize of the editor over 6.3 MB of notes blocked 3-4 s).
+    private var widths: [UInt8] = []
     /// `text`, once made since the last edit.
     private var cachedText: String? = ""
     /// The rows at the width they were laid out for; an edit lays out again only the lines it
@@ -73,6 +77,7 @@ public final class TextArea: View {
     public func setText(_ newText: String) {
         let text = Self.normalizedLineBreaks(newText)
         characters = Array(text)
+        widths = Self.columns(of: characters)
         cachedText = text
         layout = nil
         cursor = characters.count
@@ -89,8 +94,23 @@ public final class TextArea: View {
         /// The index after the row's last character (a line break or wrapping space ending the
         /// row belongs to it but is not drawn).
         public let end: Int
-        /// The characters drawn, sanitized.
-        public let text: String
+        /// The index after the last character drawn (`end`, or one before it when a line
+        /// break or wrapping space ends the row). The row's text is made when it is drawn: a
+        /// layout makes none (making every row's text cost each layout of long notes the
+        /// whole text again).
+        public let drawnEnd: Int
+
+        /// The row `start..<end`, drawn up to `drawnEnd`.
+        public init(start: Int, end: Int, drawnEnd: Int) {
+            self.start = start
+            self.end = end
+            self.drawnEnd = drawnEnd
+        }
+
+        /// The characters drawn of `characters` (the text's), sanitized.
+        func text(of characters: [Character]) -> String {
+            Sanitizer.sanitize(String(characters[start..<drawnEnd]))
+        }
     }
 
     /// The text broken into rows of at most `width` columns: at every line break, and at the
@@ -98,58 +118,76 @@ public final class TextArea: View {
     /// the cursor be found in it; a cursor at a row's `end` belongs to the next row unless the
     /// row ends the text or a line.
     public static func rows(of text: String, width: Int) -> [Row] {
-        layOut(Array(normalizedLineBreaks(text)), from: 0, through: .max, width: width)
+        let characters = Array(normalizedLineBreaks(text))
+        return layOut(columns(of: characters), from: 0, through: .max, width: width)
+    }
+
+    /// A line break's code in `columns(of:)`.
+    static let lineBreak: UInt8 = 0xFF
+    /// A space's code in `columns(of:)` (one column, where a row may break).
+    static let space: UInt8 = 0xFE
+
+    /// What a layout needs of each character, so it reads no `Character` (comparing them cost
+    /// a layout of 6.3 MB of notes most of its time): `lineBreak`, `space`, else the display
+    /// columns it takes drawn (printable ASCII 1 without a look at anything else).
+    static func columns(of characters: some Collection<Character>) -> [UInt8] {
+        var codes: [UInt8] = []
+        codes.reserveCapacity(characters.count)
+        for character in characters {
+            if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7F {
+                codes.append(ascii == 0x20 ? space : 1)
+            } else if character == "\n" {
+                codes.append(lineBreak)
+            } else {
+                codes.append(UInt8(clamping: min(0xFD, DisplayWidth.of(Sanitizer.sanitize(String(character))))))
+            }
+        }
+        return codes
     }
 
     /// The rows of the lines from `start` (a line's first character) to the end of the line
     /// holding `limit` (or of the text).
-    static func layOut(_ characters: [Character], from start: Int, through limit: Int, width: Int) -> [Row] {
+    static func layOut(_ codes: [UInt8], from start: Int, through limit: Int, width: Int) -> [Row] {
         let width = max(1, width)
+        let count = codes.count
         var rows: [Row] = []
         var start = start
         while true {
             var index = start
             var columns = 0
             var lastSpace: Int?
-            while index < characters.count, characters[index] != "\n" {
-                let character = characters[index]
-                let columnsOf =
-                    character.isASCII && character != "\t" && character.asciiValue ?? 0 >= 0x20
-                        && character.asciiValue ?? 0 < 0x7F
-                    ? 1 : DisplayWidth.of(Sanitizer.sanitize(String(character)))
+            while index < count, codes[index] != lineBreak {
+                let code = codes[index]
+                let columnsOf = code == space ? 1 : Int(code)
                 if columns + columnsOf > width { break }
-                if character == " " { lastSpace = index }
+                if code == space { lastSpace = index }
                 columns += columnsOf
                 index += 1
             }
-            if index >= characters.count {
-                rows.append(row(characters, start, characters.count, drawnEnd: characters.count))
+            if index >= count {
+                rows.append(Row(start: start, end: count, drawnEnd: count))
                 // A full last row: the cursor after it goes on a row of its own.
-                if columns >= width, start < characters.count {
-                    rows.append(row(characters, characters.count, characters.count, drawnEnd: characters.count))
+                if columns >= width, start < count {
+                    rows.append(Row(start: count, end: count, drawnEnd: count))
                 }
                 return rows
             }
-            if characters[index] == "\n" {
-                rows.append(row(characters, start, index + 1, drawnEnd: index))
+            if codes[index] == lineBreak {
+                rows.append(Row(start: start, end: index + 1, drawnEnd: index))
                 start = index + 1
                 if index >= limit { return rows }
                 continue
             }
             // The row is full: break after the last space, else split the word.
             if let lastSpace, lastSpace > start {
-                rows.append(row(characters, start, lastSpace + 1, drawnEnd: lastSpace))
+                rows.append(Row(start: start, end: lastSpace + 1, drawnEnd: lastSpace))
                 start = lastSpace + 1
             } else {
                 let end = max(index, start + 1)  // a character wider than the row still moves on
-                rows.append(row(characters, start, end, drawnEnd: end))
+                rows.append(Row(start: start, end: end, drawnEnd: end))
                 start = end
             }
         }
-    }
-
-    private static func row(_ characters: [Character], _ start: Int, _ end: Int, drawnEnd: Int) -> Row {
-        Row(start: start, end: end, text: Sanitizer.sanitize(String(characters[start..<drawnEnd])))
     }
 
     /// The row and column (in display columns) of the cursor in `rows`.
@@ -275,7 +313,7 @@ public final class TextArea: View {
 
     private func rows(width: Int) -> [Row] {
         if let layout, layout.width == width { return layout.rows }
-        let rows = Self.layOut(characters, from: 0, through: .max, width: width)
+        let rows = Self.layOut(widths, from: 0, through: .max, width: width)
         laidOutCharacters += characters.count
         layout = (width, rows)
         return rows
@@ -304,6 +342,7 @@ public final class TextArea: View {
             return
         }
         characters.replaceSubrange(range, with: replacement)
+        widths.replaceSubrange(range, with: Self.columns(of: replacement))
         cursor = min(newCursor, characters.count)
         cachedText = nil
         if let layout {
@@ -319,12 +358,13 @@ public final class TextArea: View {
             // The old rows of those lines: from the first line's start to the old end (at the
             // text's end, every row left, the empty one after a full last row included).
             while after < rows.count, rows[after].start <= oldEnd { after += 1 }
-            let fresh = Self.layOut(characters, from: start, through: end, width: layout.width)
+            let fresh = Self.layOut(widths, from: start, through: end, width: layout.width)
             laidOutCharacters += (fresh.last?.end ?? start) - start
             if delta != 0 {
                 for index in after..<rows.count {
                     rows[index] = Row(
-                        start: rows[index].start + delta, end: rows[index].end + delta, text: rows[index].text)
+                        start: rows[index].start + delta, end: rows[index].end + delta,
+                        drawnEnd: rows[index].drawnEnd + delta)
                 }
             }
             rows.replaceSubrange(first..<after, with: fresh)
@@ -359,7 +399,9 @@ public final class TextArea: View {
     }
 
     static func normalizedLineBreaks(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\r" || $0 == "\r\n" }) else { return text }
+        // A look at the bytes: no CR, nothing to do (reading Characters cost 6.3 MB of notes
+        // a pass of grapheme breaking).
+        guard text.utf8.contains(UInt8(ascii: "\r")) else { return text }
         return String(text.map { $0 == "\r\n" || $0 == "\r" ? "\n" : $0 })
     }
 
@@ -383,7 +425,7 @@ public final class TextArea: View {
         if position.row >= scroll + frame.height { scroll = position.row - frame.height + 1 }
         scroll = max(0, min(scroll, rows.count - 1))
         for (offset, row) in rows.dropFirst(scroll).prefix(frame.height).enumerated() {
-            canvas.draw(row.text, at: Point(x: fieldX, y: frame.y + offset), style: style, width: width)
+            canvas.draw(row.text(of: characters), at: Point(x: fieldX, y: frame.y + offset), style: style, width: width)
         }
         if isFocused {
             canvas.cursor = Point(x: fieldX + min(position.column, width - 1), y: frame.y + position.row - scroll)

@@ -152,6 +152,11 @@ public final class TextField: View {
         let cursorColumn = DisplayWidth.of(String(characters.prefix(cursor)))
         if cursorColumn < scroll { scroll = cursorColumn }
         if cursorColumn >= scroll + fieldWidth { scroll = cursorColumn - fieldWidth + 1 }
+        // No more scrolled than the text needs at this width (hostile round 11: widened after a
+        // resize, the field kept the narrow width's scroll, its start out of sight and room
+        // left empty after its end). The cursor at the end keeps its column.
+        let needed = max(DisplayWidth.of(String(characters)), cursorColumn + 1)
+        scroll = min(scroll, max(0, needed - fieldWidth))
         var column = 0
         var x = fieldX
         for character in characters {
