@@ -157,13 +157,21 @@
     /// once, as unavailable (a 503 with `Retry-After`). Over a network gone silent a request's
     /// calls, each bounded on its own, added up to 65 s (hostile round 10). The deadline
     /// covers the route until it returns its response: not a stream's body, written after.
+    ///
+    /// Not the event streams' routes: opening one may start the store's long-lived work (the
+    /// change feed's listener, a live query's runs) in tasks that would inherit the deadline
+    /// (a task-local value) and fail every call after it. Their calls are bounded one by one.
     struct DatabaseLimitMiddleware<Context: RequestContext>: RouterMiddleware {
         let limit: Duration
 
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
             async throws -> Response
         {
-            try await CallDeadline.$current.withValue(CallDeadline(in: limit)) { try await next(request, context) }
+            let path = request.uri.path
+            if path == "/api/items/live" || path == "/api/changes" { return try await next(request, context) }
+            return try await CallDeadline.$current.withValue(CallDeadline(in: limit)) {
+                try await next(request, context)
+            }
         }
     }
 
