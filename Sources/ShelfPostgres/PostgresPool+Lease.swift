@@ -58,6 +58,12 @@
             return exchanged || original == Self.abandoned
         }
 
+        /// The call gave its connection back unused (found stale) and waits for another: it
+        /// may give up again (`abandon`) until it `claim`s the next.
+        func release() {
+            _ = state.compareExchange(expected: Self.leased, desired: Self.waiting, ordering: .acquiringAndReleasing)
+        }
+
         var isSet: Bool { state.load(ordering: .acquiring) == Self.leased }
     }
 #endif

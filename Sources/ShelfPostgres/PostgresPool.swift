@@ -192,6 +192,16 @@
             } else {
                 alarm = Alarms.shared.schedule(in: firstWait, startChecking)
             }
+            // The work's deadline (an HTTP request's, `CallDeadline`): the call fails then,
+            // whatever it waits for (a connection, the check of an idle one, an answer).
+            var deadlineAlarm: Alarms.Token?
+            if let deadline = CallDeadline.current {
+                let failLate: @Sendable () -> Void = { [location] in
+                    fail(Self.deadlineError(deadline, operation, at: location, nothingSent: leased.abandon()))
+                }
+                let left = deadline.instant - ContinuousClock.now
+                if left <= .zero { failLate() } else { deadlineAlarm = Alarms.shared.schedule(in: left, failLate) }
+            }
             work.set(
                 Task { [client, location, connections, calls, idleCheckAfter] in
                     do {
@@ -216,6 +226,7 @@
                 result = .failure(error)
             }
             if let alarm { Alarms.shared.cancel(alarm) }
+            if let deadlineAlarm { Alarms.shared.cancel(deadlineAlarm) }
             // A check under way is stopped (it goes on for the other calls waiting for it).
             await checking.end()?.value
             return try result.get()
@@ -262,7 +273,10 @@
                 switch outcome {
                 case .value(let value): return value
                 case .abandoned: throw CancellationError()
-                case .stale: continue
+                case .stale:
+                    // Waiting again: the check of the wait (`checkWhileWaiting`) may end it.
+                    leased.release()
+                    continue
                 }
             }
             throw StoreError(
@@ -273,7 +287,8 @@
         }
 
         /// The check of a call that has waited `patience` for a connection (see `withLease`):
-        /// asks `check` every `patience` until the call has its connection, and ends the call
+        /// asks `check` every `patience` while the call waits for a connection (again after a
+        /// stale one was given back), and ends the call
         /// through `fail` when the server cannot be reached, when it has no connection left and
         /// the pool holds none (`holdsNone`: none of its own can come free), or when `limit` has
         /// passed since `since` (with `waiting`'s error). Ends when cancelled (the call ended).
@@ -285,7 +300,15 @@
             var full: StoreError?
             do {
                 while true {
-                    if leased.isSet { return }
+                    if leased.isSet {
+                        // The call has a connection, but may wait again: one found stale (an idle
+                        // one that did not answer its check) is given back and another awaited,
+                        // which is checked as the first was (hostile round 10: after a stale
+                        // lease nothing checked, and a request waited 65 s over a silent
+                        // network, until it spoke again).
+                        try await Task.sleep(for: patience)
+                        continue
+                    }
                     switch try await check.verdict() {
                     case .reachable: full = nil
                     case .full(let error):
@@ -293,18 +316,27 @@
                         // pool's own ended, a call waited out the whole limit (30 s) for a
                         // connection that could only come from the server.
                         if holdsNone() {
-                            if leased.abandon() { fail(error) }
-                            return
+                            if leased.abandon() {
+                                fail(error)
+                                return
+                            }
+                            continue
                         }
                         full = error
                     case .unreachable(let error):
-                        if leased.abandon() { fail(error) }
-                        return
+                        if leased.abandon() {
+                            fail(error)
+                            return
+                        }
+                        continue
                     }
-                    if leased.isSet { return }
+                    if leased.isSet { continue }
                     if let limit, ContinuousClock.now - start >= limit {
-                        if leased.abandon() { fail(waiting(full)) }
-                        return
+                        if leased.abandon() {
+                            fail(waiting(full))
+                            return
+                        }
+                        continue
                     }
                     let left = limit.map { max($0 - (ContinuousClock.now - start), .zero) } ?? patience
                     try await Task.sleep(for: min(patience, left))
@@ -312,6 +344,25 @@
             } catch {
                 // Cancelled: the call has ended.
             }
+        }
+
+        /// The error of a call still waiting at its work's `deadline`: for a call that had sent
+        /// nothing (`nothingSent`: it was waiting for a connection), nothing was done; a write
+        /// under way may have been applied.
+        static func deadlineError(
+            _ deadline: CallDeadline, _ operation: LockWait.Operation, at location: PostgresLocation, nothingSent: Bool
+        ) -> StoreError {
+            let seconds = deadline.limit.components.seconds
+            let outcome =
+                nothingSent || operation == .read
+                ? "nothing was \(operation.undone); retry in a moment"
+                : "the write may or may not have been applied: read it before writing it again"
+            var error = StoreError(
+                .database,
+                "the PostgreSQL server at \(location.server) did not answer within \(seconds) s "
+                    + "(the network to it may be down, or it is overloaded); \(outcome)")
+            error.markServerUnavailable()
+            return error
         }
 
         /// The error of a call that waited `limit` for a connection: the pool's connections all

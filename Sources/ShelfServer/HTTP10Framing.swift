@@ -22,6 +22,8 @@
         /// The versions of the requests whose responses have not started, oldest first
         /// (pipelined requests are answered in order).
         private var versions: [(version: HTTPVersion, isHead: Bool)] = []
+        /// True from a final response's head to its end.
+        private var responding = false
 
         /// How NIOHTTP1's response encoder frames the body of the response being sent, once its
         /// head has gone out and until its end: in chunks (HTTP/1.1 without a length), or as it
@@ -48,9 +50,33 @@
             context.fireChannelRead(data)
         }
 
+        /// The client closed its side of the connection. It may have gone (`curl --max-time`, a
+        /// process killed: its kernel sends the same end) or only half-closed it after sending
+        /// its request, and still read the answer (Hummingbird allows that). An HTTP/1.1
+        /// request whose response has not started is sent an interim `100 Continue`, which a
+        /// client must take and pass over (RFC 9110 §15.2): to a client that has gone, its
+        /// kernel answers with a reset, which closes the connection, and the request's work is
+        /// cancelled (`KeptHTTP1Channel`) instead of holding database connections for no one
+        /// (hostile round 10: 200 departed clients made a fresh GET wait 24 s). A half-closed
+        /// client reads it and then its answer. Not to an HTTP/1.0 client, which takes no 1xx:
+        /// its request runs to its end.
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let event = event as? ChannelEvent, event == .inputClosed, !responding,
+                let waiting = versions.first, !(waiting.version < .http1_1)
+            {
+                context.writeAndFlush(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             let part = unwrapOutboundIn(data)
-            if case .end = part { bodyFraming = nil }
+            if case .end = part {
+                bodyFraming = nil
+                responding = false
+            }
+            if case .head(let head) = part, head.status.code >= 200 { responding = true }
             guard case .head(var head) = part, head.status.code >= 200, !versions.isEmpty else {
                 context.write(data, promise: promise)
                 return

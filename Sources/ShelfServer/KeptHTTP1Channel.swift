@@ -26,8 +26,22 @@
             inner.setup(channel: channel, logger: logger).map { AcceptedConnection($0) }
         }
 
+        /// Handles the connection until it ends. Once the connection has closed (its client
+        /// gone: a reset, a failed write, the reset `HTTP10Framing`'s probe draws), the request
+        /// being handled is cancelled: its database calls end at once (a queued one leaves the
+        /// pool's queue, a running one is cancelled on the server) instead of running for a
+        /// client no one will answer. Hummingbird runs a connection's requests in its task and
+        /// does not cancel them when the connection closes.
         func handle(value: AcceptedConnection, logger: Logger) async {
-            await inner.handle(value: value.take(), logger: logger)
+            let channel = value.channel
+            let connection = value.take()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await inner.handle(value: connection, logger: logger) }
+                // Ends when the channel has closed; a failed close is a close too.
+                group.addTask { try? await channel.closeFuture.get() }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 

@@ -103,6 +103,10 @@
         {
             do {
                 return try await next(request, context)
+            } catch  where Task.isCancelled {
+                // The request's client went, which cancelled its work (`KeptHTTP1Channel`):
+                // nothing is sent; the log and the metrics say 499, not a server failure.
+                return Response(status: Self.clientClosedRequest)
             } catch let problem as Problem {
                 return problem.body()
             } catch let error as StoreError {
@@ -123,6 +127,9 @@
                 return Problem(.internalServerError, "the server failed: \(error)").body()
             }
         }
+
+        /// The status logged for a request whose client went before its answer (nginx's 499).
+        static var clientClosedRequest: HTTPResponse.Status { .init(code: 499, reasonPhrase: "Client Closed Request") }
 
         static func detail(for status: HTTPResponse.Status, request: Request) -> String {
             switch status {

@@ -160,13 +160,19 @@
                 if due {
                     let excerpt: ChangeLogExcerpt
                     let events: [(Int64, ByteBuffer)]
+                    // Every read, and the tries again after it failed, end within `outageLimit`
+                    // of its start: over a network gone silent each try's calls waited 11-25 s,
+                    // and the stream ended 71 s after the first (hostile round 10).
+                    let readStart = ContinuousClock.now
+                    let deadline = CallDeadline(at: (outage ?? readStart) + Self.outageLimit, limit: Self.outageLimit)
                     do {
-                        (excerpt, events) = try await changePage(
-                            after: position, pending: pending, start: start, mailbox)
+                        (excerpt, events) = try await CallDeadline.$current.withValue(deadline) {
+                            try await changePage(after: position, pending: pending, start: start, mailbox)
+                        }
                     } catch let error as StoreError {
                         // The database went away (a restart, its connections ended): read again
                         // from the same position once it is back, for up to `outageLimit`.
-                        let began = outage ?? .now
+                        let began = outage ?? readStart
                         guard Self.mayPass(error), ContinuousClock.now - began < Self.outageLimit else {
                             let what =
                                 outage == nil
@@ -186,14 +192,22 @@
                             // A comment: for a person reading the stream; clients ignore it.
                             try await writer.write(
                                 ByteBuffer(
-                                    string: ": the change log cannot be read (\(JSONReader.printable(error.message)));"
-                                        + " trying again for up to \(Self.outageLimit.components.seconds) s\n\n"))
+                                    string: ": the change log cannot be read (\(Self.commentText(error.message))); "
+                                        + "trying again for up to \(Self.outageLimit.components.seconds) s, from id "
+                                        + "\(position)\n\n"))
                         }
                         wake?.cancel()
                         wake = Self.post(to: mailbox, after: retryDelay)
                         retryDelay = min(retryDelay * 2, Self.lastRetry)
                         due = false
                         continue
+                    }
+                    if outage != nil {
+                        // The client learns the database is back, not only that it was away.
+                        try await writer.write(
+                            ByteBuffer(
+                                string:
+                                    ": the change log can be read again; the stream goes on after id \(position)\n\n"))
                     }
                     outage = nil
                     retryDelay = Self.firstRetry
@@ -304,6 +318,13 @@
         /// are read again, when no commit wakes the stream first.
         static let firstRecheck: Duration = .milliseconds(5)
         static let lastRecheck: Duration = .milliseconds(200)
+
+        /// `text` whole on one line, for a comment: control characters (a line break would end
+        /// the comment and start a field) become spaces. Not cut short: the messages are the
+        /// store's own, and a comment cut mid-word said less than it meant (hostile round 10).
+        static func commentText(_ text: String) -> String {
+            String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        }
 
         /// One server-sent event.
         static func event(_ name: String, id: Int64? = nil, data: JSONValue) -> ByteBuffer {

@@ -39,17 +39,26 @@
             /// How often an open live stream checks its request's token again; a stream whose
             /// token was revoked (or whose user was deleted) ends within this time. Default 5 s.
             public var authorizationRecheck: Duration
+            /// How long the database calls of one request may take in all, from the request's
+            /// start: on a database server (PostgreSQL), a request whose calls have not all
+            /// answered by then is answered 503 with `Retry-After`, saying the database did not
+            /// answer (a network gone silent, an overloaded server), however many calls it made.
+            /// An event stream's body is not bounded (only what it reads before its first
+            /// event). Default 30 s.
+            public var databaseLimit: Duration
 
             /// Options; each left out has its default.
             public init(
                 keepAlive: Duration = .seconds(15),
                 windowPosition: @escaping @Sendable (ItemWindow) async -> Int64? = { _ in nil },
-                requireToken: Bool = false, authorizationRecheck: Duration = .seconds(5)
+                requireToken: Bool = false, authorizationRecheck: Duration = .seconds(5),
+                databaseLimit: Duration = .seconds(30)
             ) {
                 self.keepAlive = keepAlive
                 self.windowPosition = windowPosition
                 self.requireToken = requireToken
                 self.authorizationRecheck = authorizationRecheck
+                self.databaseLimit = databaseLimit
             }
         }
 
@@ -89,6 +98,7 @@
             let root = router.group()
                 .add(middleware: AccessLogMiddleware<Context>(logger: logger, metrics: metrics))
                 .add(middleware: ProblemMiddleware<Context>())
+                .add(middleware: DatabaseLimitMiddleware<Context>(limit: options.databaseLimit))
             // Like every route that takes no parameters, they refuse any (`/healthz?verbose`
             // would otherwise seem to mean something).
             root.read("healthz") { request, _ in
@@ -139,6 +149,29 @@
             let views = try await store.views.views()
             return JSONResponse.make(
                 .ok, .object(["count": .integer(Int64(views.count)), "views": .array(views.map(JSONShapes.view))]))
+        }
+    }
+
+    /// Runs each request's route under a `CallDeadline` of `limit` (`Options.databaseLimit`):
+    /// a server backend fails every database call still waiting then, and every later one at
+    /// once, as unavailable (a 503 with `Retry-After`). Over a network gone silent a request's
+    /// calls, each bounded on its own, added up to 65 s (hostile round 10). The deadline
+    /// covers the route until it returns its response: not a stream's body, written after.
+    ///
+    /// Not the event streams' routes: opening one may start the store's long-lived work (the
+    /// change feed's listener, a live query's runs) in tasks that would inherit the deadline
+    /// (a task-local value) and fail every call after it. Their calls are bounded one by one.
+    struct DatabaseLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+        let limit: Duration
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
+            let path = request.uri.path
+            if path == "/api/items/live" || path == "/api/changes" { return try await next(request, context) }
+            return try await CallDeadline.$current.withValue(CallDeadline(in: limit)) {
+                try await next(request, context)
+            }
         }
     }
 

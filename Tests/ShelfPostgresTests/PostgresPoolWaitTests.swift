@@ -4,6 +4,7 @@
     @testable import ShelfPostgres
     import ShelfPostgresTesting
     import ShelfStore
+    import ShelfTestSupport
     import Synchronization
     import Testing
 

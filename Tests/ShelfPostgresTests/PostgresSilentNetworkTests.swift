@@ -3,6 +3,7 @@
     import ShelfPostgres
     import ShelfReactive
     import ShelfStore
+    import ShelfTestSupport
     import Synchronization
     import Testing
 

@@ -1,6 +1,7 @@
 #if PostgreSQL
     internal import Logging
     internal import PostgresNIO
+    internal import ShelfStore
     internal import Synchronization
 
     /// The wake-up shelf sends after its own commits, outside them: this process's change feed
@@ -54,8 +55,10 @@
                     return
                 }
                 state.sending = true
-                // Made under the lock, so `close` always finds it recorded.
-                state.task = Task { await self.send() }
+                // Made under the lock, so `close` always finds it recorded. Without the deadline
+                // of the work that committed (an HTTP request's `CallDeadline`, a task-local
+                // value a task inherits): this task may go on sending for later commits.
+                state.task = CallDeadline.$current.withValue(nil) { Task { await self.send() } }
             }
         }
 
