@@ -74,10 +74,10 @@
         /// within about `start` + `checkLimit` + the connect timeout (10 s), well under 30 s.
         static func watching<T: Sendable>(
             connection: PostgresConnection, pid: Int32, at place: PostgresLocation, _ operation: Operation,
-            byAlarm: Bool = false, dead: @escaping @Sendable (String) async -> Void = { _ in },
+            byAlarm: Bool = false, holders: HoldersSeen = HoldersSeen(),
+            dead: @escaping @Sendable (String) async -> Void = { _ in },
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
-            let holders = HoldersSeen()
             let timeout = place.lockTimeout
             guard byAlarm else {
                 // The copy's and the migrator's calls, few and long: a task sleeps beside each.
@@ -228,8 +228,8 @@
         }
     }
 
-    /// The sessions a watcher last saw blocking a call.
-    private final class HoldersSeen: Sendable {
+    /// The sessions a watcher last saw blocking a call (the call's deadline reads them too).
+    final class HoldersSeen: Sendable {
         let value = Mutex<[LockHolderSession]>([])
     }
 

@@ -194,10 +194,16 @@
             }
             // The work's deadline (an HTTP request's, `CallDeadline`): the call fails then,
             // whatever it waits for (a connection, the check of an idle one, an answer).
+            // The sessions the call's lock-wait watcher saw blocking it: a deadline that comes
+            // while the call waits for a lock names them, as the lock timeout would have.
+            let holders = HoldersSeen()
             var deadlineAlarm: Alarms.Token?
             if let deadline = CallDeadline.current {
                 let failLate: @Sendable () -> Void = { [location] in
-                    fail(Self.deadlineError(deadline, operation, at: location, nothingSent: leased.abandon()))
+                    fail(
+                        Self.deadlineError(
+                            deadline, operation, at: location, nothingSent: leased.abandon(),
+                            holders: holders.value.withLock { $0 }))
                 }
                 let left = deadline.instant - ContinuousClock.now
                 if left <= .zero { failLate() } else { deadlineAlarm = Alarms.shared.schedule(in: left, failLate) }
@@ -209,7 +215,8 @@
                             .success(
                                 try await Self.leaseAndRun(
                                     client: client, at: location, leased: leased, connections: connections,
-                                    calls: calls, idleCheckAfter: idleCheckAfter, operation, fail: fail, body)))
+                                    calls: calls, idleCheckAfter: idleCheckAfter, holders: holders, operation,
+                                    fail: fail, body)))
                     } catch {
                         outcome.resolve(.failure(error))
                     }
@@ -245,7 +252,7 @@
         /// does not answer a `SELECT 1` (see `ConnectionRecords`).
         private static func leaseAndRun<T: Sendable>(
             client: PostgresClient, at location: PostgresLocation, leased: LeaseFlag, connections: ConnectionRecords,
-            calls: CallGuard, idleCheckAfter: Duration, _ operation: LockWait.Operation,
+            calls: CallGuard, idleCheckAfter: Duration, holders: HoldersSeen, _ operation: LockWait.Operation,
             fail: @escaping @Sendable (StoreError) -> Void,
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
@@ -267,7 +274,8 @@
                         try await ServerCancel.onCancel(pid: known, at: location) {
                             try await LockWait.watching(
                                 connection: connection, pid: known, at: location, operation, byAlarm: true,
-                                dead: { await calls.abandon(connection, at: location, cause: $0) }, body)
+                                holders: holders, dead: { await calls.abandon(connection, at: location, cause: $0) },
+                                body)
                         })
                 }
                 switch outcome {
@@ -344,48 +352,6 @@
             } catch {
                 // Cancelled: the call has ended.
             }
-        }
-
-        /// The error of a call still waiting at its work's `deadline`: for a call that had sent
-        /// nothing (`nothingSent`: it was waiting for a connection), nothing was done; a write
-        /// under way may have been applied.
-        static func deadlineError(
-            _ deadline: CallDeadline, _ operation: LockWait.Operation, at location: PostgresLocation, nothingSent: Bool
-        ) -> StoreError {
-            let seconds = deadline.limit.components.seconds
-            let outcome =
-                nothingSent || operation == .read
-                ? "nothing was \(operation.undone); retry in a moment"
-                : "the write may or may not have been applied: read it before writing it again"
-            var error = StoreError(
-                .database,
-                "the PostgreSQL server at \(location.server) did not answer within \(seconds) s "
-                    + "(the network to it may be down, or it is overloaded); \(outcome)")
-            error.markServerUnavailable()
-            return error
-        }
-
-        /// The error of a call that waited `limit` for a connection: the pool's connections all
-        /// busy, or (`full`) the server out of connections.
-        private func waitingError(_ operation: LockWait.Operation, _ limit: Duration, _ full: StoreError?) -> StoreError
-        {
-            let place = "\(location.server)/\(location.database)"
-            let seconds = limit.components.seconds
-            var error =
-                if let full {
-                    StoreError(
-                        .busy,
-                        "no connection to the store \(place) came within \(seconds) s: \(full.message); "
-                            + "nothing was \(operation.undone); retry in a moment")
-                } else {
-                    StoreError(
-                        .busy,
-                        "none of the \(location.maximumConnections) connections to the store \(place) came free "
-                            + "within \(seconds) s (the store is overloaded); nothing was \(operation.undone); "
-                            + "retry in a moment")
-                }
-            error.markServerUnavailable()
-            return error
         }
 
         /// Runs `body` on a connection of the pool, outside any transaction. `body` only reads
