@@ -212,7 +212,9 @@ struct QueryLanguageConformanceTests {
         try await backend.withStore { (store: Store) async throws in
             let fixture = try await Self.fill(store)
             let someone = fixture.items[3].userID
-            for text in ["", "red", "is:open", "@z", "-red prio:<3"] {
+            for text in [
+                "", "red", "is:open", "@z", "-red prio:<3", "status:done", "prio:>=2 created:<10d", "@z is:open",
+            ] {
                 for owner in [nil, someone] {
                     for direction in [ItemQuery.SortDirection.ascending, .descending] {
                         let query = ItemQuery(owner: owner, text: text, sortField: .owner, sortDirection: direction)
@@ -246,6 +248,37 @@ struct QueryLanguageConformanceTests {
                             }
                             #expect(backward == want, "backward \(label) names \(withName)")
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A range of times in every other order, page by page, as one read of the same query and
+    /// as many as its count: pages read the range first or walk past it by how many items it
+    /// holds (`SQLiteItemRepository.walksPastTimes`, `PostgresItemRepository.readsRangeFirst`),
+    /// a read without a limit never asks.
+    @Test(arguments: Backend.available)
+    func aRangeOfTimesPagesAlikeInEveryOrder(_ backend: Backend) async throws {
+        try await backend.withStore { (store: Store) async throws in
+            _ = try await Self.fill(store)
+            for text in ["created:<10d", "created:>3d created:<20d", "updated:>100h", "is:open created:<10d"] {
+                for field in ItemQuery.SortField.allCases where field != .owner {
+                    for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                        let query = ItemQuery(text: text, sortField: field, sortDirection: direction)
+                        let label = "\(backend) '\(text)' \(field) \(direction)"
+                        let want = try await store.items.items(matching: query).map(\.id)
+                        let counted = try await store.items.count(matching: query)
+                        #expect(!want.isEmpty && want.count == counted, "\(label)")
+                        var read: [Item.ID] = []
+                        var cursor: ItemCursor?
+                        while true {
+                            let page = try await store.items.items(matching: query, after: cursor, limit: 4)
+                            read += page.map(\.id)
+                            guard let last = page.last, page.count == 4 else { break }
+                            cursor = ItemCursor(last)
+                        }
+                        #expect(read == want, "\(label)")
                     }
                 }
             }

@@ -187,7 +187,10 @@
                 let ids = try await Scratch.strings("SELECT min(id)::text FROM users", at: url)
                 let owner = try #require(ids.first.flatMap { Int64($0) })
                 let store = try await PostgresBackend.open(url: url)
-                #expect(store.appliedMigrations == ["0012_item_counts", "0013_restores_and_folds", "0014_self_repair"])
+                #expect(
+                    store.appliedMigrations == [
+                        "0012_item_counts", "0013_restores_and_folds", "0014_self_repair", "0015_owner_order_filters",
+                    ])
                 try await Self.check(store, url, [User.ID(owner)], "the migration")
                 await store.close()
             }

@@ -158,15 +158,75 @@
         }
 
         package func items(matching query: ItemQuery, after cursor: ItemCursor?, limit: Int?) async throws -> [Item] {
-            let sql = try query.postgresPage(cursor: cursor, backward: false, limit: limit)
-            return try await pool.read { connection in try await PreparedPages.items(sql, of: query, on: connection) }
+            return try await pool.read { connection in
+                let now = Date()
+                let rangeFirst = try await Self.readsRangeFirst(query, limit: limit, now: now, on: connection)
+                let sql = try query.postgresPage(
+                    cursor: cursor, backward: false, limit: limit, now: now, rangeFirst: rangeFirst)
+                return try await PreparedPages.items(sql, of: query, on: connection)
+            }
         }
 
         package func items(matching query: ItemQuery, before cursor: ItemCursor?, limit: Int) async throws -> [Item] {
-            let sql = try query.postgresPage(cursor: cursor, backward: true, limit: limit)
             return try await pool.read { connection in
-                try await PreparedPages.items(sql, of: query, on: connection).reversed()
+                let now = Date()
+                let rangeFirst = try await Self.readsRangeFirst(query, limit: limit, now: now, on: connection)
+                let sql = try query.postgresPage(
+                    cursor: cursor, backward: true, limit: limit, now: now, rangeFirst: rangeFirst)
+                return try await PreparedPages.items(sql, of: query, on: connection).reversed()
             }
+        }
+
+        /// Whether a page of `query` reads the items of its range of times first and sorts them
+        /// (`ItemQuery.postgresPage(rangeFirst:)`), rather than walk its sort order's index past
+        /// the items outside the range: asked when the query, with no owner, no words and no
+        /// status or priority, has a range on a time it is not sorted by. The planner walked
+        /// for a range of one day too (`created:2021-03-01` oldest updated first: 238 ms at
+        /// 1,000,000 items, the day's items being far along that order), where reading the
+        /// day's 2,880 items and sorting them takes under 2 ms. As SQLite's `walksPastTimes`,
+        /// one statement counts each range's items up to `sqrt(limit × total / 4)` (the total
+        /// as the planner estimates it) and the page reads the range first when one falls short.
+        static func readsRangeFirst(
+            _ query: ItemQuery, limit: Int?, now: Date, on connection: PostgresConnection
+        ) async throws -> Bool {
+            guard let limit, query.owner == nil, query.sortField != .owner, query.statusPriorityPairs == nil else {
+                return false
+            }
+            let parsed = ItemQueryText(query.text)
+            guard parsed.included.isEmpty else { return false }
+            let sortColumn: String? =
+                switch query.sortField {
+                case .created: "created_at"
+                case .updated: "updated_at"
+                default: nil
+                }
+            let milliseconds = (query.agesFrom ?? now).postgresMilliseconds
+            var bindings = PostgresBindings()
+            var probes: [String] = []
+            for (column, terms) in [("created_at", parsed.created), ("updated_at", parsed.updated)]
+            where !terms.isEmpty && column != sortColumn {
+                let range = terms.map { $0.range(now: milliseconds) }.reduce(MillisecondRange()) { $0.intersection($1) }
+                var tests: [String] = []
+                if let lower = range.lower {
+                    bindings.append(lower)
+                    tests.append("\(column) >= $\(bindings.count)")
+                }
+                if let upper = range.upper {
+                    bindings.append(upper)
+                    tests.append("\(column) < $\(bindings.count)")
+                }
+                let within = tests.isEmpty ? "" : " WHERE " + tests.joined(separator: " AND ")
+                probes.append("(SELECT count(*) FROM (SELECT 1 FROM items\(within) LIMIT (SELECT n FROM t)) AS p)")
+            }
+            guard !probes.isEmpty else { return false }
+            bindings.append(Int64(max(limit, 1)))
+            let sql = """
+                WITH t AS (SELECT greatest(64, sqrt($\(bindings.count) * greatest(reltuples, 0) / 4))::bigint AS n
+                           FROM pg_class WHERE oid = 'items'::regclass)
+                SELECT least(\(probes.joined(separator: ", "))) < (SELECT n FROM t)
+                """
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: .silent)
+            return try await rows.collect().first?.decode(Bool.self) ?? false
         }
 
         package func count(matching query: ItemQuery, before cursor: ItemCursor) async throws -> Int {

@@ -220,7 +220,10 @@ final class SQLiteItemRepository: ItemRepository {
         // The text is parsed once for the plan and the SQL.
         let parsed = ItemQueryText(query.text)
         let plan = try matchPlan(query, limit: limit, connection, parsed: parsed)
-        let sql = query.pageSQL(cursor: cursor, backward: backward, limit: limit, plan: plan, parsed: parsed)
+        let now = Date()
+        let walk = try walksPastTimes(query, limit: limit, now: now, connection, parsed: parsed)
+        let sql = query.pageSQL(
+            cursor: cursor, backward: backward, limit: limit, plan: plan, walkPastTimes: walk, now: now, parsed: parsed)
         let statement = try connection.cachedStatement(sql.text)
         try statement.bind(arguments: sql.arguments)
         // The loop is written here rather than through the generic `Connection.fetch`, so the
@@ -260,6 +263,51 @@ final class SQLiteItemRepository: ItemRepository {
             arguments: [match, threshold], row: { try $0.get(0, as: Int.self) })
         guard (found ?? 0) >= threshold else { return .matchFirst }
         return FullTextQuery.isCheapToProbe(parsed.included, parsed.excluded) ? .walk : .walkOverMatches
+    }
+
+    /// Whether a page of `query` walks its sort order's index past the items outside its
+    /// ranges of times (the unary + of `ItemQuery.sqliteFilter(walkPastTimes:)`), rather than
+    /// read those ranges and sort them: asked when the query, with no owner and no words, has a
+    /// range on a time it is not sorted by (`created:<2021-01-01` by priority).
+    ///
+    /// The costs are those of `matchPlan`: a walk reads about `limit × total / matches` rows,
+    /// reading the range reads and sorts every match. A probe counts each range's items
+    /// through its time's index, up to `sqrt(limit × total / 4)` (it stops there), and the page
+    /// walks when every range reaches it. Left to itself the planner read a wide range and
+    /// sorted it in the arms of a merged page (`status:open created:>2021-03-01` by title:
+    /// 124 ms of CPU at 1,000,000 items, 0.3 ms walking). A walk is still slow when the
+    /// items outside the range come first in the sort order (`created:<2021-01-01`, newest
+    /// updated first): no index orders one column within a range of another.
+    static func walksPastTimes(
+        _ query: ItemQuery, limit: Int?, now: Date, _ connection: Connection, parsed: ItemQueryText
+    ) throws -> Bool {
+        guard let limit, query.owner == nil, query.sortField != .owner, parsed.included.isEmpty else { return false }
+        let sortColumn = ItemQuery.sortColumn(query.sortField)
+        let ranges = query.timeRanges(now: now, parsed: parsed).filter { $0.column != sortColumn }
+        guard !ranges.isEmpty else { return false }
+        let total =
+            try connection.fetchOne(
+                "SELECT row_count FROM shelf_changes WHERE table_name = 'items'", row: { try $0.get(0, as: Int.self) })
+            ?? 0
+        let threshold = max(64, Int((Double(max(limit, 1)) * Double(total) / 4).squareRoot()))
+        for (column, range) in ranges {
+            var tests: [String] = []
+            var arguments: [any SQLBindable] = []
+            if let lower = range.lower {
+                tests.append("\(column) >= ?")
+                arguments.append(lower)
+            }
+            if let upper = range.upper {
+                tests.append("\(column) < ?")
+                arguments.append(upper)
+            }
+            let within = tests.isEmpty ? "" : " WHERE " + tests.joined(separator: " AND ")
+            let found = try connection.fetchOne(
+                "SELECT count(*) FROM (SELECT 1 FROM items\(within) LIMIT ?)",
+                arguments: arguments + [threshold], row: { try $0.get(0, as: Int.self) })
+            guard (found ?? 0) >= threshold else { return false }
+        }
+        return true
     }
 
     static func count(_ query: ItemQuery, _ connection: Connection) throws -> Int {
