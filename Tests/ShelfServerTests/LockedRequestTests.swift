@@ -1,5 +1,6 @@
 #if Server && PostgreSQL
     import Foundation
+    import NIOHTTP1
     import ShelfTestSupport
     import Testing
 

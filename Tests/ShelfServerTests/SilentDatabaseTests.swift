@@ -15,43 +15,35 @@
         /// spoke again (70 s here, 65 s there).
         @Test(.enabled(if: InstancesTests.postgres != nil, "PostgreSQL server tests skipped: set SHELF_TEST_POSTGRES"))
         func requestsOverASilentNetworkGet503WithinAboutThirtySecondsAndServingResumes() async throws {
-            let server = try #require(InstancesTests.postgres)
-            try await PostgresScratch.withDatabase(serverURL: server) { url in
-                var components = try #require(URLComponents(string: url))
-                let proxy = try SilenceableProxy(to: try #require(components.port))
-                defer { proxy.close() }
-                components.port = proxy.port
-                let through = try #require(components.string)
-                try await ServedShelf.with(location: through) { served in
-                    // Requests at once: the pool opens several connections.
-                    let warm = try await Self.concurrently(served, Array(repeating: "/api/items", count: 4))
-                    #expect(warm.allSatisfy { $0.reply.status == 200 }, "\(warm.map(\.reply.body))")
-                    // Idle past the pool's idle check (30 s), not past postgres-nio's idle close (60 s).
-                    try await Task.sleep(for: .seconds(32))
-                    proxy.fallSilent()
-                    // A build that hangs still ends: the network speaks again after 75 s.
-                    let speaker = Task {
-                        try await Task.sleep(for: .seconds(75))
-                        proxy.speakAgain()
-                    }
-                    let silent = try await Self.concurrently(
-                        served, ["/api/items?limit=1", "/api/items?limit=2", "/api/items", "/api/users"])
-                    speaker.cancel()
+            try await Self.withServedThroughProxy { served, proxy in
+                // Requests at once: the pool opens several connections.
+                let warm = try await Self.concurrently(served, Array(repeating: "/api/items", count: 4))
+                #expect(warm.allSatisfy { $0.reply.status == 200 }, "\(warm.map(\.reply.body))")
+                // Idle past the pool's idle check (30 s), not past postgres-nio's idle close (60 s).
+                try await Task.sleep(for: .seconds(32))
+                proxy.fallSilent()
+                // A build that hangs still ends: the network speaks again after 75 s.
+                let speaker = Task {
+                    try await Task.sleep(for: .seconds(75))
                     proxy.speakAgain()
-                    for (path, reply, elapsed) in silent {
-                        #expect(reply.status == 503, "\(path) answered \(reply.status) after \(elapsed): \(reply.body)")
-                        #expect(reply["Retry-After"] == "1", "\(path): no Retry-After")
-                        #expect(reply.detail.contains("127.0.0.1:\(proxy.port)"), "\(path): \(reply.detail)")
-                        // About 30 s at most (the limit); 45 s leaves a loaded machine its margin.
-                        #expect(elapsed < .seconds(45), "\(path) took \(elapsed)")
-                    }
-                    var back = false
-                    for _ in 0..<90 where !back {
-                        back = (try? await served.get("/api/items"))?.status == 200
-                        if !back { try await Task.sleep(for: .seconds(1)) }
-                    }
-                    #expect(back, "the server did not serve again once the network spoke again")
                 }
+                let silent = try await Self.concurrently(
+                    served, ["/api/items?limit=1", "/api/items?limit=2", "/api/items", "/api/users"])
+                speaker.cancel()
+                proxy.speakAgain()
+                for (path, reply, elapsed) in silent {
+                    #expect(reply.status == 503, "\(path) answered \(reply.status) after \(elapsed): \(reply.body)")
+                    #expect(reply["Retry-After"] == "1", "\(path): no Retry-After")
+                    #expect(reply.detail.contains("127.0.0.1:\(proxy.port)"), "\(path): \(reply.detail)")
+                    // About 30 s at most (the limit); 45 s leaves a loaded machine its margin.
+                    #expect(elapsed < .seconds(45), "\(path) took \(elapsed)")
+                }
+                var back = false
+                for _ in 0..<90 where !back {
+                    back = (try? await served.get("/api/items"))?.status == 200
+                    if !back { try await Task.sleep(for: .seconds(1)) }
+                }
+                #expect(back, "the server did not serve again once the network spoke again")
             }
         }
 
@@ -62,6 +54,41 @@
         /// whole message and the id to resume from, and the stream ends in an `event: error`.
         @Test(.enabled(if: InstancesTests.postgres != nil, "PostgreSQL server tests skipped: set SHELF_TEST_POSTGRES"))
         func aChangeStreamOverASilentNetworkEndsWithAWholeCommentAndAnError() async throws {
+            try await Self.withServedThroughProxy { served, proxy in
+                let stream = try await EventStream(served, "/api/changes?after=0")
+                #expect(stream.status == 200)
+                // The user's insert: the stream is open and has read the log.
+                let first = try await stream.next { $0.event == "change" }
+                let position = try #require(first?.id)
+                proxy.fallSilent()
+                let silent = ContinuousClock.now
+                // A build that hangs still ends: the network speaks again after 120 s.
+                let speaker = Task {
+                    try await Task.sleep(for: .seconds(120))
+                    proxy.speakAgain()
+                }
+                let error = try await stream.next { $0.event == "error" }
+                let elapsed = ContinuousClock.now - silent
+                speaker.cancel()
+                proxy.speakAgain()
+                let detail = error?.json["detail"] as? String ?? ""
+                #expect(
+                    detail.contains("reconnect with Last-Event-ID: \(position)"),
+                    "\(error?.data ?? "no error event")")
+                let comment = stream.comments.first { $0.contains("cannot be read") } ?? ""
+                #expect(comment.contains("127.0.0.1:\(proxy.port)"), "\(comment)")
+                #expect(comment.hasSuffix("trying again for up to 30 s, from id \(position)"), "\(comment)")
+                // The listener notices the silence within about 12 s; the stream's read then
+                // ends within 30 s. Before: 58-71 s.
+                #expect(elapsed < .seconds(55), "the stream ended \(elapsed) after the silence")
+            }
+        }
+
+        /// Serves a scratch database through a `SilenceableProxy`, which `body` can make fall
+        /// silent.
+        static func withServedThroughProxy(_ body: (ServedShelf, SilenceableProxy) async throws -> Void)
+            async throws
+        {
             let server = try #require(InstancesTests.postgres)
             try await PostgresScratch.withDatabase(serverURL: server) { url in
                 var components = try #require(URLComponents(string: url))
@@ -69,34 +96,7 @@
                 defer { proxy.close() }
                 components.port = proxy.port
                 let through = try #require(components.string)
-                try await ServedShelf.with(location: through) { served in
-                    let stream = try await EventStream(served, "/api/changes?after=0")
-                    #expect(stream.status == 200)
-                    // The user's insert: the stream is open and has read the log.
-                    let first = try await stream.next { $0.event == "change" }
-                    let position = try #require(first?.id)
-                    proxy.fallSilent()
-                    let silent = ContinuousClock.now
-                    // A build that hangs still ends: the network speaks again after 120 s.
-                    let speaker = Task {
-                        try await Task.sleep(for: .seconds(120))
-                        proxy.speakAgain()
-                    }
-                    let error = try await stream.next { $0.event == "error" }
-                    let elapsed = ContinuousClock.now - silent
-                    speaker.cancel()
-                    proxy.speakAgain()
-                    let detail = error?.json["detail"] as? String ?? ""
-                    #expect(
-                        detail.contains("reconnect with Last-Event-ID: \(position)"),
-                        "\(error?.data ?? "no error event")")
-                    let comment = stream.comments.first { $0.contains("cannot be read") } ?? ""
-                    #expect(comment.contains("127.0.0.1:\(proxy.port)"), "\(comment)")
-                    #expect(comment.hasSuffix("trying again for up to 30 s, from id \(position)"), "\(comment)")
-                    // The listener notices the silence within about 12 s; the stream's read then
-                    // ends within 30 s. Before: 58-71 s.
-                    #expect(elapsed < .seconds(55), "the stream ended \(elapsed) after the silence")
-                }
+                try await ServedShelf.with(location: through) { served in try await body(served, proxy) }
             }
         }
 
