@@ -343,11 +343,13 @@
                     ORDER BY id \(order)\(limitClause)) i
                 """
             if !outer.isEmpty { sql += " WHERE " + outer.joined(separator: " AND ") }
-            // The join by ID, or owners filtered by prefix, can take the planner off the nested
-            // loop whose order the rows came in (a hash join gave a list without a limit out of
-            // order): the item's ID is named too, an incremental sort of each owner's rows.
-            let itemOrder =
-                byIndexedTests ? ", k.id \(order)" : parsed.ownerPrefixes.isEmpty ? "" : ", i.id \(order)"
+            // The item's ID is always named too (an incremental sort of each owner's rows): any
+            // plan other than the nested loop over `users_by_name` loses the order the rows came
+            // in. A hash join gave a list without a limit out of order; a scan of the users
+            // sorted by name and ID alone, which the planner picked for 77 users with status
+            // and priority filtered, scrambled each owner's items, and pages repeated and skipped
+            // rows (hostile round 12).
+            let itemOrder = byIndexedTests ? ", k.id \(order)" : ", i.id \(order)"
             sql += " ORDER BY shelf_fold(u.name) COLLATE \"C\" \(order), u.id \(order)\(itemOrder)\(limitClause)"
             return PostgresQuery(unsafeSQL: sql, binds: bindings)
         }
