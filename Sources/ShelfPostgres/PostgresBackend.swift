@@ -242,8 +242,14 @@
 
         /// Calls `body` with every item `query`'s owner, status and text select, by ID, from one
         /// snapshot, streaming; blocks as `forEachItem`.
+        ///
+        /// An item whose user is gone (another program deleted users with the foreign keys set
+        /// aside: `session_replication_role = replica`) stops the read with an error naming it,
+        /// as SQLite's export refuses such items: left out, an export said "Exported 2694
+        /// items" of 3,006 and exited 0 (hostile round 12).
         package func forEachItemRow(matching query: ItemQuery, _ body: (ItemRow) throws -> Void) throws {
             let limit = Int64(Self.pageSize)
+            let place = self.place
             try stream(
                 page: { (last: ItemRow?) in
                     var bindings = PostgresBindings()
@@ -255,14 +261,29 @@
                     bindings.append(limit)
                     let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
                     let sql = """
-                        SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at
-                        FROM items i JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id LIMIT $\(bindings.count)
+                        SELECT i.id, u.email, i.title, i.notes, i.status, i.priority, i.created_at, i.updated_at,
+                            i.user_id
+                        FROM items i LEFT JOIN users u ON u.id = i.user_id\(filter) ORDER BY i.id LIMIT $\(bindings.count)
                         """
                     return PostgresQuery(unsafeSQL: sql, binds: bindings)
                 },
                 decode: { row in
-                    try row.decode((Int64, String, String, String?, String, Int64, Int64, Int64).self)
+                    let (id, email, title, notes, status, priority, created, updated, owner) = try row.decode(
+                        (Int64, String?, String, String?, String, Int64, Int64, Int64, Int64).self)
+                    guard let email else { throw Self.ownerGone(item: id, user: owner, at: place) }
+                    return (id, email, title, notes, status, priority, created, updated)
                 }, body)
+        }
+
+        /// The error for an item whose user is gone.
+        static func ownerGone(item: Int64, user: Int64, at place: PostgresLocation) -> StoreError {
+            StoreError(
+                .invalidValue,
+                "the store \(place.server)/\(place.database) holds item \(item), whose user \(user) no longer exists: "
+                    + "another program deleted users with the foreign keys set aside. Rather than leave such items out "
+                    + "without a word, shelf stopped reading. psql: SELECT id, user_id FROM items WHERE user_id NOT IN "
+                    + "(SELECT id FROM users) lists every one: delete them or point them at an existing user, then try "
+                    + "again")
         }
 
         /// Rows per page of a snapshot read.
