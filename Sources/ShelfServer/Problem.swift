@@ -5,6 +5,7 @@
     internal import Logging
     internal import HummingbirdCore
     internal import NIOCore
+    internal import NIOHTTP1
     public import ShelfStore
 
     /// An HTTP error answered as `application/problem+json` (RFC 9457): a status, a title (the
@@ -122,6 +123,16 @@
                     ).body()
                 }
                 return Problem(error.status, Self.detail(for: error.status, request: request)).body()
+            } catch let error as HTTPParserError {
+                // The request could not be read whole: a body cut short before the client closed
+                // its side (llhttp's "stream ended at an unexpected time") was answered 500 as a
+                // server failure (hostile round 12). A handler reads its body whole before it
+                // writes anything, so nothing was stored.
+                return Problem(
+                    .badRequest,
+                    "the request could not be read (\(error)): its body ended before the length it announced, or "
+                        + "it is not HTTP/1.1; nothing was stored. Send the whole request again"
+                ).body()
             } catch {
                 context.logger.error("request failed", metadata: ["error": "\(error)"])
                 return Problem(.internalServerError, "the server failed: \(error)").body()
