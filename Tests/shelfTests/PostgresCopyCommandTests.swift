@@ -54,6 +54,44 @@
             }
         }
 
+        /// Hostile round 12: with users deleted by psql with the foreign keys set aside, `shelf
+        /// export` left their items out and exited 0 ("Exported 2694 items" of 3,006), and
+        /// `shelf copy` refused rightly but advised `PRAGMA foreign_key_check`, a SQLite
+        /// command. Export now refuses too, leaving no file, and both say the psql query.
+        @Test func itemsWhoseUserIsGoneAreRefusedByExportAndCopyInPsqlsWords() async throws {
+            try await withDatabase { url, shelf in
+                #expect(try await shelf.run(["migrate", "--db", url]).status == 0)
+                for (name, email) in [("Ann", "ann@example.com"), ("Bo", "bo@example.com")] {
+                    #expect(
+                        try await shelf.run(["users", "add", "--db", url, "--name", name, "--email", email]).status == 0
+                    )
+                    #expect(
+                        try await shelf.run(["items", "add", "--db", url, "--user", email, "--title", "of \(name)"])
+                            .status
+                            == 0)
+                }
+                let status = try ChildProcess(
+                    "/usr/bin/psql",
+                    [
+                        url, "-v", "ON_ERROR_STOP=1", "-qAtc",
+                        "SET session_replication_role = replica; DELETE FROM users WHERE email = 'bo@example.com'",
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"], stdout: "/dev/null"
+                ).wait()
+                try #require(status == 0, "psql deleted the user")
+                let file = shelf.folder.appendingPathComponent("items.csv").path
+                let exported = try await shelf.run(["export", "items", "--db", url, "-o", file])
+                #expect(exported.status == 1, "\(exported.output)\(exported.error)")
+                #expect(exported.error.contains("no longer exists"), "\(exported.error)")
+                #expect(exported.error.contains("NOT IN (SELECT id FROM users)"), "\(exported.error)")
+                #expect(!FileManager.default.fileExists(atPath: file), "a file short of the item was left")
+                let target = shelf.folder.appendingPathComponent("copy.sqlite").path
+                let copied = try await shelf.run(["copy", url, target])
+                #expect(copied.status == 1, "\(copied.output)\(copied.error)")
+                #expect(copied.error.contains("NOT IN (SELECT id FROM users)"), "\(copied.error)")
+            }
+        }
+
         @Test func replacingIsRefusedWhileAnotherProcessIsConnected() async throws {
             try await withDatabase { url, shelf in
                 let source = shelf.databasePath

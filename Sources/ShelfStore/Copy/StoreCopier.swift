@@ -201,9 +201,10 @@ package struct StoreCopier {
             .invalidValue,
             "\(source.location) holds \(table.name) rows whose user is gone (\(column) names no row of users): "
                 + Self.listed(examples) + (orphans.more ? " and more" : "")
-                + "; another program deleted users with foreign keys off (PRAGMA foreign_key_check lists every such "
-                + "row). Delete those rows or point them at an existing user in \(source.location), then copy again; "
-                + "nothing was written")
+                + "; another program deleted users with foreign keys off (sqlite3's PRAGMA foreign_key_check, or "
+                + "psql's SELECT id, \(column) FROM \(table.name) WHERE \(column) NOT IN (SELECT id FROM users), "
+                + "lists every such row). Delete those rows or point them at an existing user in \(source.location), "
+                + "then copy again; nothing was written")
     }
 
     /// Refuses a target that holds rows unless replacing, and raises `lastIDs` to the IDs the
