@@ -159,9 +159,10 @@ struct TextAreaTests {
     /// Hostile round 11: notes of 6.3 MB took seconds to open in the editor, and each resize
     /// blocked 3-4 s: every layout read each Character again (comparing them) and made every
     /// row's text. A layout at a new width now reads one byte a character and makes the text of
-    /// the rows drawn only. A generous bound (the figures are in the commit): main's took 1 s of
-    /// CPU a resize in a debug build.
-    @Test func aResizeOfLongNotesLaysOutQuickly() {
+    /// the rows drawn only. The time is printed, not bounded: a bound that main's 1 s of CPU a
+    /// resize failed also fails on a loaded machine (speed is measured in `Benchmarks/`; the
+    /// figures are in ccc3f68). What is checked is that every width lays out the whole text.
+    @Test func aResizeOfLongNotesLaysOutTheWholeText() {
         let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
         let line = (0..<20).map { words[$0 * 7 % words.count] }.joined(separator: " ")
         let text = Array(repeating: line, count: 6_300_000 / (line.count + 1)).joined(separator: "\n")
@@ -176,7 +177,6 @@ struct TextAreaTests {
             slowest = max(slowest, clock.now - started)
         }
         #expect(area.layoutRows?.last?.end == text.count)
-        #expect(slowest < .milliseconds(1500), "the slowest resize took \(slowest)")
         print("a resize over \(text.count) characters of notes: slowest \(slowest)")
     }
 }
