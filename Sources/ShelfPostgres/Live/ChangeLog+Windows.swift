@@ -51,14 +51,7 @@
                        l.old_owner, l.old_status, l.old_priority, l.old_created, l.old_updated, l.old_title,
                        l.new_owner, l.new_status, l.new_priority, l.new_created, l.new_updated, l.new_title,
                        l.text_changed, l.xid::text::bigint, s.xip, s.other, s.head
-                FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin,
-                             pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS xmax,
-                             ARRAY(SELECT x::text::bigint FROM pg_snapshot_xip(pg_current_snapshot()) x) AS xip,
-                             ARRAY(SELECT CASE WHEN datname = current_database() THEN -(backend_xid::text::bigint)
-                                               ELSE backend_xid::text::bigint END
-                                   FROM pg_stat_activity WHERE backend_xid IS NOT NULL) AS other,
-                             (SELECT pruned_through FROM shelf_change_log_horizon LIMIT 1) AS horizon,
-                             coalesce((SELECT max(seq) FROM shelf_change_log), 0) AS head) s
+                FROM (\(unescaped: snapshotSQL)) s
                 LEFT JOIN LATERAL (
                     SELECT * FROM shelf_change_log
                     WHERE seq > coalesce(\(seq), s.head - \(startWindow))
