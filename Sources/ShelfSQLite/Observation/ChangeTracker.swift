@@ -1,4 +1,4 @@
-internal import Dispatch
+package import Dispatch
 internal import Foundation
 internal import Logging
 internal import Synchronization
@@ -99,6 +99,12 @@ package final class ChangeTracker: Sendable {
 
     let state = Mutex(State())
     let queue = DispatchQueue(label: "shelf.change-tracker")
+    /// A serial queue for an observer's own work, drained by the tracker's queue: what an
+    /// observer schedules from `tablesDidChange()` runs right after the tracker's pass on the
+    /// thread that ran it (no thread is woken for it), and never beside a tracker pass.
+    package func observerQueue(label: String) -> DispatchQueue {
+        DispatchQueue(label: label, target: queue)
+    }
     /// Held by every pass and every enqueued piece of work while it runs, wherever it runs:
     /// what keeps them serial now that a pass may run outside `queue` (see the type's notes).
     let passLock = NSLock()

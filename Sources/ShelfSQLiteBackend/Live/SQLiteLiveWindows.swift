@@ -10,7 +10,7 @@ internal import Synchronization
 ///
 /// **When.** Registered with the change tracker as one observer of `items` and `users`: a
 /// commit that changes either (in any process) schedules one pass on this type's own serial
-/// queue. The tracker's thread (or a committing task) only schedules it: no writer and no
+/// queue, which the tracker's queue drains (right after the tracker's pass, on its thread). The tracker's thread (or a committing task) only schedules it: no writer and no
 /// tracker pass waits for live windows. Commits arriving during a pass make one more pass.
 ///
 /// **A pass.** In one read transaction: the change log after the oldest window's position
@@ -44,7 +44,7 @@ final class SQLiteLiveWindows: TableObserver {
     let registry = LiveWindowRegistry()
     /// First reads under way, shared by the callers opening the same key at once.
     private let openings = LiveWindowOpenings()
-    private let queue = DispatchQueue(label: "shelf.live-windows")
+    private let queue: DispatchQueue
     private let state = Mutex(State())
     /// Re-reads under way (for `settle`).
     private let inFlight = DispatchGroup()
@@ -59,6 +59,7 @@ final class SQLiteLiveWindows: TableObserver {
     init(database: Database, runs: RunCounter) {
         self.database = database
         self.runs = runs
+        queue = database.changeTracker.observerQueue(label: "shelf.live-windows")
     }
 
     let observedTables: Set<String>? = ["items", "users"]
