@@ -131,6 +131,37 @@ import Testing
         #expect(lstat(fifo, &fifoStatus) == 0 && fifoStatus.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
     }
 
+    /// The count of items whose user is gone, under `--query`, read as the store's total
+    /// ("holds 3333 items rows whose user is gone" of 10,000): it counts the items the query
+    /// selects, and now says so. Without a query it is the total, as before. (Failed before:
+    /// "holds 3 items rows" under --query.)
+    @Test func theCountOfItemsWhoseUserIsGoneSaysWhatItCounts() async throws {
+        defer { shelf.cleanUp() }
+        try await seed(30)
+        let db = shelf.databasePath
+        // Bob (the odd IDs: 15 items, 5 of them "beta") deleted with foreign keys off.
+        #expect(try await ChildProcess.sqlite3(db, "DELETE FROM users WHERE email = 'bob@example.com';") == 0)
+        let output = shelf.folder.appendingPathComponent("out.csv").path
+        let filtered = try await shelf.run(["export", "items", "--db", db, "--query", "beta", "-o", output])
+        #expect(filtered.status == 1)
+        #expect(
+            filtered.error.contains(
+                "5 of the items this query selects in \(db) name users who are gone (the first, item 3, names user 2, "
+                    + "who no longer exists; items the query does not select were not counted)"), "\(filtered.error)")
+        #expect(!filtered.error.contains("holds"), "\(filtered.error)")
+        #expect(filtered.error.contains("'PRAGMA foreign_key_check(items)'` lists every one in the whole store"))
+        let one = try await shelf.run(["export", "items", "--db", db, "--query", "beta 9", "-o", output])
+        #expect(
+            one.error.contains(
+                "1 of the items this query selects in \(db) names a user who is gone (item 9 names user 2, "
+                    + "who no longer exists;"),
+            "\(one.error)")
+        let whole = try await shelf.run(["export", "items", "--db", db, "-o", output])
+        #expect(
+            whole.error.contains("\(db) holds 15 items rows whose user is gone (the first, item 1,"), "\(whole.error)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     /// Runs `body` on a thread of its own, never on the few threads every task shares.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
