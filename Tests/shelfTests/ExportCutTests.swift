@@ -162,6 +162,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// `--query sort:owner` was refused as an "unknown filter sort:, searched as words": it is
+    /// not searched, it is refused, and a sort is no filter. The refusal says so, that the
+    /// command gives items by ID, and where owner order is; any other unknown `key:` is not
+    /// said to be searched either. (Failed before: "searched as words".)
+    @Test(arguments: [["export", "items"], ["items", "list"]])
+    func aSortInTheQueryIsRefusedForWhatItIs(_ command: [String]) async throws {
+        defer { shelf.cleanUp() }
+        try await seed(3)
+        let db = shelf.databasePath
+        let sorted = try await shelf.run(command + ["--db", db, "--query", "sort:owner"])
+        #expect(sorted.status == 2)
+        #expect(
+            sorted.error.hasPrefix(
+                "Error: --query 'sort:owner' refused: column 1: sort: is not a filter, and --query chooses which items, "
+                    + "not their order: this command gives them by ID whatever the query."), "\(sorted.error)")
+        #expect(!sorted.error.contains("searched as words"), "\(sorted.error)")
+        // Each command it suggests reaches this database.
+        #expect(
+            sorted.error.contains(
+                "(`shelf views save --db \(db) by-owner --query '' --sort owner`, then `shelf browse --db \(db) --view "
+                    + "by-owner`), or an export ordered by owner email (`shelf export --db \(db) items --format json | "
+                    + "jq 'sort_by(.user)'`)"), "\(sorted.error)")
+        let unknown = try await shelf.run(command + ["--db", db, "--query", "beta title:x"])
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.error.contains(
+                "column 6: unknown filter title: (the filters are owner:, @, status:, is:, prio:, created:, updated:); "
+                    + "to search for its words, put the term in quotes"), "\(unknown.error)")
+        #expect(!unknown.error.contains("searched as words"), "\(unknown.error)")
+        // The way to owner order it names works.
+        let saved = try await shelf.run(["views", "save", "--db", db, "by-owner", "--query", "", "--sort", "owner"])
+        #expect(saved.status == 0, "\(saved.error)")
+    }
+
     /// Runs `body` on a thread of its own, never on the few threads every task shares.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
