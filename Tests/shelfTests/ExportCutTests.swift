@@ -196,6 +196,35 @@ import Testing
         #expect(saved.status == 0, "\(saved.error)")
     }
 
+    /// `shelf copy` into a new file, interrupted: it said the new file "is as it was", of a
+    /// file that never was; it now says it was not made. (Failed before: "Interrupted: nothing
+    /// was copied; NEW is as it was.")
+    @Test func anInterruptedCopyIntoANewFileSaysItWasNotMade() async throws {
+        defer { shelf.cleanUp() }
+        try await seed(200_000)
+        let target = shelf.folder.appendingPathComponent("new.sqlite").path
+        let errors = shelf.folder.appendingPathComponent("copy.err").path
+        let copy = try RunningShelf(["copy", shelf.databasePath, target], stderr: errors)
+        // Interrupted as soon as its work file is there: 200,000 items take it seconds more.
+        let folder = shelf.folder.path
+        let started = try await Self.onThread { () -> Bool in
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasPrefix(".new.sqlite.copy-") }) { return true }
+                usleep(5_000)
+            }
+            return false
+        }
+        #expect(started, "the copy made no work file")
+        #expect(copy.interrupt() == 130)
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(
+            said.contains("Interrupted: nothing was copied; \(target) was not made (the unfinished copy was removed)."),
+            "\(said)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     /// Runs `body` on a thread of its own, never on the few threads every task shares.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
