@@ -29,11 +29,11 @@ struct ItemFilterOptions: ParsableArguments {
 
     /// What a `key:` that names no filter is, in a refusal: not "searched as words" (the
     /// browser's note, hostile round 12), since the command searches nothing. A sort is said
-    /// to be one, with where items come in owner order.
+    /// to be one, with the order each command keeps and where items come in owner order.
     static func unknownFilter(_ key: String) -> String {
         if ["sort", "order", "orderby", "sortby", "by"].contains(key.lowercased()) {
-            return "\(key): is not a filter, and --query chooses which items, not their order: this command gives "
-                + "them by ID whatever the query. Items in owner order: the browser (`shelf views save by-owner "
+            return "\(key): is not a filter, and --query chooses which items, not their order (export and items "
+                + "list give them by ID, watch newest first, whatever the query). Items in owner order: the browser (`shelf views save by-owner "
                 + "--query '' --sort owner`, then `shelf browse --view by-owner`), or an export ordered by owner "
                 + "email (`shelf export items --format json | jq 'sort_by(.user)'`)"
         }

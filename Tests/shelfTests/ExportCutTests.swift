@@ -166,7 +166,7 @@ import Testing
     /// not searched, it is refused, and a sort is no filter. The refusal says so, that the
     /// command gives items by ID, and where owner order is; any other unknown `key:` is not
     /// said to be searched either. (Failed before: "searched as words".)
-    @Test(arguments: [["export", "items"], ["items", "list"]])
+    @Test(arguments: [["export", "items"], ["items", "list"], ["watch", "items"]])
     func aSortInTheQueryIsRefusedForWhatItIs(_ command: [String]) async throws {
         defer { shelf.cleanUp() }
         try await seed(3)
@@ -176,7 +176,8 @@ import Testing
         #expect(
             sorted.error.hasPrefix(
                 "Error: --query 'sort:owner' refused: column 1: sort: is not a filter, and --query chooses which items, "
-                    + "not their order: this command gives them by ID whatever the query."), "\(sorted.error)")
+                    + "not their order (export and items list give them by ID, watch newest first, whatever the query)."
+            ), "\(sorted.error)")
         #expect(!sorted.error.contains("searched as words"), "\(sorted.error)")
         // Each command it suggests reaches this database.
         #expect(
