@@ -42,13 +42,22 @@ extension SQLiteBackend {
         guard let found else { return }
         let example =
             (found.count > 1 ? "the first, item \(found.id)," : "item \(found.id)") + " names user \(found.owner)"
+        // Counted among the items the query selects only: said so, not as the store's total
+        // (hostile round 12 read "holds 3 items" of a store that held more).
+        let said =
+            filter.isEmpty
+            ? "\(location) holds \(Store.orphansListed([("items", Int(found.count))])) whose user is gone (\(example), "
+                + "who no longer exists)"
+            : "\(found.count) of the items this query selects in \(location) "
+                + (found.count == 1 ? "names a user who is" : "name users who are") + " gone (\(example), who no "
+                + "longer exists; items the query does not select were not counted)"
         throw StoreError(
             .invalidValue,
-            "\(location) holds \(Store.orphansListed([("items", Int(found.count))])) whose user is gone (\(example), "
-                + "who no longer exists): another program deleted users with foreign keys off. Rather than leave "
+            said + ": another program deleted users with foreign keys off. Rather than leave "
                 + "\(found.count == 1 ? "it" : "them") out without a word, shelf read none of the items. "
-                + "`sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` lists every one: "
-                + "delete them or point them at an existing user, then try again")
+                + "`sqlite3 \(ShellQuoting.quoted(location)) 'PRAGMA foreign_key_check(items)'` lists every one"
+                + (filter.isEmpty ? "" : " in the whole store")
+                + ": delete them or point them at an existing user, then try again")
     }
 
     /// Refuses, before any item is read, users holding a value of the wrong type

@@ -79,6 +79,8 @@ struct CopyCommand: AsyncParsableCommand {
         }
         let targetStore = try await Self.open(target, as: "TO", to)
         let report = try await copy(from: sourceStore, into: targetStore, shownAs: targetStore.location)
+        // Committed when both sides match: a signal from now on must not say it was stopped.
+        if report.matches { SignalRelay.shared.workIsFinal() }
         try finish(report, from: sourceStore, shownAs: targetStore.location)
     }
 
@@ -124,7 +126,8 @@ struct CopyCommand: AsyncParsableCommand {
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         // A SQLite store with this build's schema is copied page by page (a backup of its
         // snapshot, then both sides read back); anything else row by row.
-        let paged = try await copying(shownAs: name, target: temporary) { progress in
+        let notMade = "\(name) was not made (the unfinished copy was removed)"
+        let paged = try await copying(shownAs: name, target: temporary, leaving: notMade) { progress in
             try await source.copyPages(intoNewFile: temporary, progress: progress)
         }
         let report: CopyReport
@@ -138,7 +141,7 @@ struct CopyCommand: AsyncParsableCommand {
                 throw CommandError(Self.failure(error, target: temporary, shownAs: name))
             }
             do {
-                report = try await copy(from: source, into: target, shownAs: name)
+                report = try await copy(from: source, into: target, shownAs: name, leaving: notMade)
             } catch {
                 await target.close()
                 throw error
@@ -153,10 +156,17 @@ struct CopyCommand: AsyncParsableCommand {
         if let unmerged = Store.unmergedCopyWAL(path: temporary) {
             throw CommandError(Self.unfinished(unmerged, shownAs: name, at: path))
         }
+        // A signal that came once the rows were written: not linked, as the message says.
+        if Task.isCancelled {
+            printError("Interrupted: nothing was copied; \(notMade).")
+            throw CancellationError()
+        }
         // A link, not a rename: rename would replace a file that another process (a second
         // copy into the same new path) made meanwhile, silently. The temporary name goes with
         // the `defer` above.
         if link(temporary, path) == 0 {
+            // In place: a signal from now on must not make the exit status say it was stopped.
+            SignalRelay.shared.workIsFinal()
             Self.noteRepairs(report, of: source.location, shownAs: name)
             return try finish(report, from: source, shownAs: name)
         }
@@ -172,6 +182,7 @@ struct CopyCommand: AsyncParsableCommand {
             throw CommandError(
                 "cannot move the copy into place at \(path): \(String(cString: strerror(errno))); nothing was copied")
         }
+        SignalRelay.shared.workIsFinal()
         Self.noteRepairs(report, of: source.location, shownAs: name)
         try finish(report, from: source, shownAs: name)
     }
@@ -225,16 +236,19 @@ struct CopyCommand: AsyncParsableCommand {
 
     /// Copies `source` into `target`, with a progress bar on a terminal; returns both sides'
     /// counts and fingerprints (when they differ, nothing was committed).
-    private func copy(from source: Store, into target: Store, shownAs name: String) async throws -> CopyReport {
-        try await copying(shownAs: name, target: target.location) { progress in
+    private func copy(
+        from source: Store, into target: Store, shownAs name: String, leaving outcome: String? = nil
+    ) async throws -> CopyReport {
+        try await copying(shownAs: name, target: target.location, leaving: outcome) { progress in
             try await source.copy(to: target, options: CopyOptions(replace: replace), progress: progress)
         }
     }
 
     /// Runs `body`, a copy into `location` (shown as `name`), with a progress bar on a
-    /// terminal; its failures are said as the copy's.
+    /// terminal; its failures are said as the copy's. `outcome` is what an interrupted copy
+    /// leaves, when not "`name` is as it was" (a new file: it was not made).
     private func copying<T>(
-        shownAs name: String, target location: String,
+        shownAs name: String, target location: String, leaving outcome: String? = nil,
         _ body: (@escaping @Sendable (CopyProgress) -> Void) async throws -> T
     ) async throws -> T {
         let progress = ProgressLine(total: 0, label: "Copying")
@@ -244,7 +258,7 @@ struct CopyCommand: AsyncParsableCommand {
             progress.finish()
         } catch let error where error is CancellationError || Task.isCancelled {
             progress.finish()
-            printError("Interrupted: nothing was copied; \(name) is as it was.")
+            printError("Interrupted: nothing was copied; \(outcome ?? "\(name) is as it was").")
             throw CancellationError()
         } catch let error as StoreError {
             progress.finish()

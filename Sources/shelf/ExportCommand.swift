@@ -129,32 +129,40 @@ struct ExportCommand: AsyncParsableCommand {
         let progress = ProgressLine(total: 1, label: "Exporting \(table.rawValue)", enabled: showsProgress)
         let update: @Sendable (ExportProgress) -> Void = { progress.update($0.rows, of: $0.total) }
         let report = showsProgress ? update : nil
+        let delivery = ExportDelivery()
         do {
             try await exporting(toStandardOutput: output == "-") {
                 switch table {
                 case .users:
                     count = try await exporter.exportUsers(
-                        to: destination, options: try exportOptions, progress: report)
+                        to: destination, options: try exportOptions, progress: report, delivery: delivery)
                 case .items:
                     count = try await exporter.exportItems(
                         matching: try await filter.itemQuery(in: store), to: destination, options: try exportOptions,
-                        progress: report)
+                        progress: report, delivery: delivery)
                 }
             }
             // Written (a file renamed into place): a signal from now on must not make the exit
             // status say the export was stopped.
             SignalRelay.shared.workIsFinal()
-        } catch is CancellationError where output != "-" {
+        } catch is ReaderGone {
+            // The reader (`| head -1`, a FIFO's) closed its end before the export's end: not
+            // the quiet success a list's `| head` is (issue 25, round 12), since what it got is
+            // not the export. Ended as GNU tools end there (see `ExportCut`).
             progress.finish()
-            printError("Interrupted: \(output) was not written (a file that was there is left as it was).")
+            throw ExportCut()
+        } catch let error where error is CancellationError || Task.isCancelled {
+            // A signal: what it stopped is said here (`main` prints nothing for it). A stalled
+            // reader's wait ends in a `TransferError` rather than a `CancellationError`.
+            progress.finish()
+            printError("Interrupted: " + outcome(delivery) + ".")
             throw CancellationError()
         } catch let error as StoreError where output != "-" {
-            // The file is written beside its place and renamed there at the end: said, since
-            // the store's message (a read's) does not know it was an export.
+            // The store's message (a read's) does not know it was an export: what it left is
+            // said, a file written beside its place (and not renamed there), or the rows a FIFO
+            // or device got.
             progress.finish()
-            throw StoreError(
-                error.code, error.message + "; \(output) was not written (a file that was there is left as it was)",
-                hint: error.hint)
+            throw StoreError(error.code, error.message + "; " + outcome(delivery), hint: error.hint)
         } catch {
             progress.finish()
             throw error
@@ -168,6 +176,36 @@ struct ExportCommand: AsyncParsableCommand {
                     + (resolvedCompression == .gzip ? ", gzip" : "") + ") in "
                     + "\(String(format: "%.2f", seconds)) s.")
         }
+    }
+
+    /// What an export that stopped before its end left at `output`: a file is written beside
+    /// its name and renamed there only when complete, so it is as it was; stdout, a FIFO or a
+    /// device has got the bytes `delivery` counts, which are not the whole export (hostile
+    /// round 12: a FIFO's reader had 64 KiB, and was told the export "was not written").
+    func outcome(_ delivery: ExportDelivery) -> String {
+        let place = output == "-" ? "stdout" : output
+        guard delivery.isInPlace || output == "-" || Self.isWrittenInPlace(output) else {
+            return "\(output) was not written (a file that was there is left as it was)"
+        }
+        guard delivery.bytes > 0 else { return "nothing was written to \(place)" }
+        let bytes = counted(delivery.bytes, "byte").grouped
+        let written =
+            if let rows = delivery.rows {
+                "\(counted(rows, "whole row")) (\(bytes))"
+            } else {
+                bytes + (resolvedCompression == .gzip ? " of gzip data" : "")
+            }
+        return "the export was stopped after \(written) had been written to \(place): what its reader got is an "
+            + "incomplete export, not every row; export again to get them all"
+    }
+
+    /// Whether `path` is written in place (a FIFO, a device or a socket) rather than as a new
+    /// file renamed over it.
+    static func isWrittenInPlace(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
     }
 
     /// True when `output` (a path, or - for stdout) is a terminal or another character device

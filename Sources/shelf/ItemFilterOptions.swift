@@ -21,7 +21,24 @@ struct ItemFilterOptions: ParsableArguments {
         guard !problems.isEmpty else { return nil }
         let shown = query.count > 80 ? String(query.prefix(60)) + "…" : query
         let quoted = "'" + shown.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
-        return "--query \(quoted) refused: " + problems.map(\.description).joined(separator: "; ")
+        let described = problems.map { problem in
+            problem.unknownFilter.map { "column \(problem.column): " + unknownFilter($0) } ?? problem.description
+        }
+        return "--query \(quoted) refused: " + described.joined(separator: "; ")
+    }
+
+    /// What a `key:` that names no filter is, in a refusal: not "searched as words" (the
+    /// browser's note, hostile round 12), since the command searches nothing. A sort is said
+    /// to be one, with the order each command keeps and where items come in owner order.
+    static func unknownFilter(_ key: String) -> String {
+        if ["sort", "order", "orderby", "sortby", "by"].contains(key.lowercased()) {
+            return "\(key): is not a filter, and --query chooses which items, not their order (export and items "
+                + "list give them by ID, watch newest first, whatever the query). Items in owner order: the browser (`shelf views save by-owner "
+                + "--query '' --sort owner`, then `shelf browse --view by-owner`), or an export ordered by owner "
+                + "email (`shelf export items --format json | jq 'sort_by(.user)'`)"
+        }
+        return "unknown filter \(key): (the filters are \(QueryProblem.filterKeys)); to search for its words, "
+            + "put the term in quotes"
     }
 
     @Option(help: "Only open or done items.")

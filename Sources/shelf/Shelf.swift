@@ -47,8 +47,24 @@ struct Shelf: AsyncParsableCommand {
                 status = 1
             }
         }
-        if let number = signals.stoppingSignal { status = 128 + number }
+        if let number = signals.stoppingSignal {
+            status = 128 + number
+        } else if case .failure(let error) = result, error is ExportCut {
+            endBySIGPIPE()
+        }
         Foundation.exit(status)
+    }
+
+    /// Ends the process by SIGPIPE, as a GNU tool whose pipe's reader went away ends (see
+    /// `ExportCut`): its parent sees the signal, a shell the status 141. Called once every
+    /// store is closed and stdout flushed; `main` exits with 141 should the signal not end it.
+    private static func endBySIGPIPE() {
+        signal(SIGPIPE, SIG_DFL)
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_UNBLOCK, &pipeSignal, nil)
+        raise(SIGPIPE)
     }
 
     private static func runCommand() async throws {
@@ -80,6 +96,7 @@ struct Shelf: AsyncParsableCommand {
     /// Prints what `error` says where it belongs; returns the exit status.
     private static func report(_ error: any Error) -> Int32 {
         if error is ReaderGone { return 0 }
+        if error is ExportCut { return 128 + SIGPIPE }
         if let unknown = error as? UnknownCommand {
             printError("Error: '\(unknown.name)' is not a shelf command.\n\n" + helpMessage(for: Shelf.self))
             return 2

@@ -135,6 +135,15 @@ enum StandardOutput {
 /// Standard output's reader went away: the command stops, quietly, with status 0.
 struct ReaderGone: Error {}
 
+/// The reader of an export's output (a stdout pipe, a FIFO given with `-o`) went away before
+/// the export's end (`shelf export items | head -1`): what it got is not the export, and a
+/// `set -o pipefail` script must see that. `main` ends the process as GNU tools end on a closed
+/// pipe (`seq 1000000 | head -1`): killed by SIGPIPE, status 141 in a shell, silently. Silent,
+/// since the reader chose to stop and there is nothing to fix; 141 rather than 1, since a
+/// script can tell it from a failure (`|| [ $? -eq 141 ]` accepts a deliberate `| head`) and
+/// it is the "128 + N, signal N stopped the command" the exit statuses promise.
+struct ExportCut: Error {}
+
 /// Lines for stdout, gathered into large writes: rows of a long list cost one system call per
 /// 64 KiB, not per row, and memory stays bounded.
 struct OutputBuffer {

@@ -19,7 +19,7 @@ struct QueryParser {
 
     /// Keys with a value, in the order the messages list them.
     static let keys = ["owner", "status", "is", "prio", "priority", "created", "updated"]
-    private static let knownKeys = "owner:, @, status:, is:, prio:, created:, updated:"
+    private static let knownKeys = QueryProblem.filterKeys
 
     init(text: String) {
         self.text = text
@@ -248,7 +248,8 @@ struct QueryParser {
             // problem tells a mistyped filter apart.
             problem(
                 "unknown filter \(key):, searched as words; filters are \(Self.knownKeys) "
-                    + "(put the words in quotes to search for them without this note)", range)
+                    + "(put the words in quotes to search for them without this note)", range,
+                unknownFilter: String(key))
             words(text[(negated ? text.index(after: termStart) : termStart)..<end], range: range, negated: negated)
             return end
         }
@@ -397,11 +398,12 @@ struct QueryParser {
     /// counted on from the last one (a text of many problems stays linear).
     private var columnMark: (index: String.Index, column: Int)?
 
-    private mutating func problem(_ message: String, _ range: Range<String.Index>) {
+    private mutating func problem(_ message: String, _ range: Range<String.Index>, unknownFilter: String? = nil) {
         let mark = columnMark ?? (text.startIndex, 1)
         let column = mark.column + text.distance(from: mark.index, to: range.lowerBound)
         columnMark = (range.lowerBound, column)
         let length = text.distance(from: range.lowerBound, to: range.upperBound)
-        problems.append(QueryProblem(message, range: range, column: column, length: length))
+        problems.append(
+            QueryProblem(message, range: range, column: column, length: length, unknownFilter: unknownFilter))
     }
 }

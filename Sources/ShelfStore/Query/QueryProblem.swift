@@ -16,13 +16,23 @@ public struct QueryProblem: Hashable, Sendable, CustomStringConvertible {
     /// What is wrong and what is expected, in one sentence without a trailing period, e.g.
     /// `prio: wants 0…3 or a comparison like >=2`.
     public let message: String
+    /// The key as typed, when the problem is a `key:` that names no filter (`sort:owner`):
+    /// a program that refuses the query words it itself, since `message` says what the
+    /// browser's search does with it (searches it as words).
+    package let unknownFilter: String?
+
+    /// The filters' keys, as messages list them.
+    package static let filterKeys = "owner:, @, status:, is:, prio:, created:, updated:"
 
     /// A problem at `range` of a text, whose start is at `column`.
-    init(_ message: String, range: Range<String.Index>, column: Int, length: Int) {
+    init(
+        _ message: String, range: Range<String.Index>, column: Int, length: Int, unknownFilter: String? = nil
+    ) {
         self.range = range
         self.message = message
         self.column = column
         self.length = length
+        self.unknownFilter = unknownFilter
     }
 
     /// `column 6: prio: wants 0…3 or a comparison like >=2`.

@@ -33,6 +33,14 @@ final class ByteOutput {
     private var compressor: GzipCompressor?
     /// Bytes waiting to be written; append to it, then call `flushIfFull()`.
     var bytes: [UInt8] = []
+    /// Told of every byte written, and of every row once its last byte is (`track(_:)`).
+    private var delivery: ExportDelivery?
+    /// True when rows are counted as delivered: append to `rowEnds` at the end of each row.
+    private(set) var countsRows = false
+    /// Where each row of `bytes` ends (offsets into it), while `countsRows`.
+    var rowEnds: [Int] = []
+    /// The rows of `rowEnds` already said delivered.
+    private var rowsDelivered = 0
     private static let chunk = 1 << 16
 
     /// Writes to an open descriptor (stdout); does not close it.
@@ -141,6 +149,16 @@ final class ByteOutput {
         if let temporaryPath, !committed { unlink(temporaryPath) }
     }
 
+    /// From now on, tells `delivery` what is written; call it once the output is set up
+    /// (after `compressWithGzip()`). Rows are counted only when the bytes are the rows'
+    /// (neither compressed nor escaped for a terminal) and the destination is written in place.
+    func track(_ delivery: ExportDelivery) {
+        self.delivery = delivery
+        let inPlace = temporaryPath == nil
+        countsRows = inPlace && compressor == nil && !escapesForTerminal
+        delivery.opened(inPlace: inPlace, countsRows: countsRows)
+    }
+
     @inline(__always)
     func flushIfFull() throws(TransferError) {
         if bytes.count >= Self.chunk { try flush() }
@@ -175,6 +193,8 @@ final class ByteOutput {
         } else {
             try writeAll(bytes)
             bytes.removeAll(keepingCapacity: true)
+            rowEnds.removeAll(keepingCapacity: true)
+            rowsDelivered = 0
         }
     }
 
@@ -201,7 +221,18 @@ final class ByteOutput {
                 throw error
             }
             written += result
+            if let delivery { delivered(written, result, to: delivery) }
         }
+    }
+
+    /// Tells `delivery` of `count` more bytes written, and of the rows of `bytes` that now
+    /// end within the first `written` (`writeAll` of `bytes`, the only call while rows count).
+    private func delivered(_ written: Int, _ count: Int, to delivery: ExportDelivery) {
+        delivery.delivered(bytes: count)
+        guard countsRows else { return }
+        let before = rowsDelivered
+        while rowsDelivered < rowEnds.count, rowEnds[rowsDelivered] <= written { rowsDelivered += 1 }
+        if rowsDelivered > before { delivery.delivered(rows: rowsDelivered - before) }
     }
 
     /// Waits up to a quarter second for room to write; false when there is none yet.

@@ -36,13 +36,14 @@ public struct Exporter: Sendable {
     /// Writes every user as `options` say (its format, columns and spreadsheet safety);
     /// returns how many. `progress`, when given, is called from the export's thread every few
     /// thousand rows and once at the end, with the rows written and the users counted first
-    /// (one lookup on SQLite).
+    /// (one lookup on SQLite). `delivery`, when given, is told what the destination accepted
+    /// as it goes (`ExportDelivery`): what an export that stops has handed to a reader.
     /// - Throws: `TransferError` for options that do not go together or name no column of
     ///   users (before anything is written), as well as the errors above.
     @discardableResult
     public func exportUsers(
         to destination: ExportDestination, options: ExportOptions,
-        progress: (@Sendable (ExportProgress) -> Void)? = nil
+        progress: (@Sendable (ExportProgress) -> Void)? = nil, delivery: ExportDelivery? = nil
     ) async throws -> Int {
         try options.check()
         let delimiter = try options.checkedDelimiter()
@@ -50,6 +51,7 @@ public struct Exporter: Sendable {
         let total = progress == nil ? nil : try await store.exportUserCount()
         return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options, wake: cancellation.wake)
+            if let delivery { output.track(delivery) }
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe
@@ -80,13 +82,14 @@ public struct Exporter: Sendable {
     /// say (its format, columns and spreadsheet safety); returns how many. `progress`, when
     /// given, is called as by `exportUsers(to:options:progress:)`, with the items `query`
     /// selects counted first (`ItemRepository.count(matching:)`: one lookup when it filters
-    /// nothing).
+    /// nothing). `delivery`, when given, is told what the destination accepted, as by
+    /// `exportUsers(to:options:progress:delivery:)`.
     /// - Throws: `TransferError` for options that do not go together or name no column of
     ///   items (before anything is written), as well as the errors above.
     @discardableResult
     public func exportItems(
         matching query: ItemQuery = ItemQuery(), to destination: ExportDestination, options: ExportOptions,
-        progress: (@Sendable (ExportProgress) -> Void)? = nil
+        progress: (@Sendable (ExportProgress) -> Void)? = nil, delivery: ExportDelivery? = nil
     ) async throws -> Int {
         try options.check()
         let delimiter = try options.checkedDelimiter()
@@ -94,6 +97,7 @@ public struct Exporter: Sendable {
         let total = progress == nil ? nil : try await store.exportItemCount(matching: query)
         return try await Self.offThread { [store] cancellation in
             let output = try Self.open(destination, store: store, options: options, wake: cancellation.wake)
+            if let delivery { output.track(delivery) }
             output.isCancelled = { cancellation.isCancelled }
             var writer = RowWriter(format: options.format, output: output, delimiter: delimiter)
             writer.excelSafe = options.excelSafe

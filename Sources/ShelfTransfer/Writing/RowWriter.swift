@@ -70,6 +70,7 @@ struct RowWriter {
         case .json: break
         }
         count += 1
+        if output.countsRows { output.rowEnds.append(output.bytes.count) }
         try output.flushIfFull()
     }
 
