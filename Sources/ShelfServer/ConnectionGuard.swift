@@ -33,6 +33,14 @@
     ///   most those buffers and one window, and only for `sendTimeout`; other streams never wait
     ///   on it.
     ///
+    /// - A request with `Expect: 100-continue` (RFC 9110 §10.1.1) that arrives between answers
+    ///   is sent `100 Continue` at once when it has a body to send; one whose `Content-Length`
+    ///   is over `ShelfAPI.maximumBodyBytes` is answered 413 at once instead, its body not read;
+    ///   any other expectation is a 417. Both refusals say `Connection: close` and linger as
+    ///   above; the handlers above never see the request. (Hummingbird 2 and NIO's HTTP/1
+    ///   pipeline do not answer `Expect`: only `NIOHTTPObjectAggregator`, which gathers whole
+    ///   bodies, does. An HTTP/1.0 request's `Expect` is dropped by `HTTP10Framing`.)
+    ///
     /// - A request NIO's parser cannot read: when its body was cut short (the client closed its
     ///   side before the announced length), the handler reading the body gets a 400 `Problem`
     ///   that says how many of the announced bytes arrived; when its head was (cut short, or not
@@ -113,9 +121,9 @@
 
         private let bodyTimeout: TimeAmount
         private let bodySeconds: Int64
-        /// True once this handler answered a request that the handlers above never saw (a head
-        /// that could not be read): what they write after it is dropped, and the parser's
-        /// further complaints are that answer's.
+        /// True once this handler answered a request that the handlers above never saw (an
+        /// expectation refused, a head that could not be read): what they write after it is
+        /// dropped, and the parser's further complaints are that answer's.
         private var answeredAlone = false
         /// The `Content-Length` of the request whose body is arriving, and its bytes so far.
         private var announcedLength: Int?
@@ -284,6 +292,18 @@
             case .head(let request):
                 requested = true
                 headerDue = nil
+                // Only between answers: an answer of this handler's own in the middle of another
+                // would break both (a client that sends `Expect` waits for its answers in turn).
+                if unanswered == 0 {
+                    switch Self.expectation(of: request) {
+                    case .refuse(let problem):
+                        answerAlone(problem, context)
+                        return
+                    case .proceed:
+                        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+                    case .none: break
+                    }
+                }
                 unanswered += 1
                 bodyArriving = true
                 announcedLength = request.headerFields[.contentLength].flatMap { Int($0) }
@@ -415,6 +435,43 @@
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
             linger(context, after: written.futureResult)
+        }
+
+        /// What a request's `Expect` asks (RFC 9110 §10.1.1): nothing to do (none, or no body to
+        /// continue with), a `100 Continue` before its body, or a refusal answered at once without
+        /// reading the body (a 413 for a `Content-Length` over the limit, a 417 for any other
+        /// expectation than `100-continue`).
+        enum Expectation {
+            case none
+            case proceed
+            case refuse(Problem)
+        }
+
+        static func expectation(of request: HTTPRequest) -> Expectation {
+            let values = request.headerFields[values: .expect]
+            guard !values.isEmpty else { return .none }
+            let members = values.flatMap { $0.split(separator: ",") }.map { member in
+                String(member.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                    .lowercased()
+            }
+            guard members == ["100-continue"] else {
+                let given = JSONReader.printable(values.joined(separator: ", "))
+                return .refuse(
+                    Problem(
+                        .expectationFailed,
+                        "the request expects '\(given)', which this server cannot meet (it meets only "
+                            + "Expect: 100-continue); nothing was read or stored: send the request again without it"))
+            }
+            let declared = request.headerFields[.contentLength].flatMap { Int($0) }
+            if let declared, declared > ShelfAPI.maximumBodyBytes {
+                return .refuse(
+                    Problem(
+                        .contentTooLarge,
+                        "the request body is larger than the server takes (\(ShelfAPI.maximumBodyBytes) bytes): "
+                            + "Content-Length is \(declared); nothing of it was read: send less"))
+            }
+            let chunked = request.headerFields[.transferEncoding]?.lowercased().contains("chunked") == true
+            return chunked || (declared ?? 0) > 0 ? .proceed : .none
         }
 
         /// Ends the handler's body in the 408, once.
