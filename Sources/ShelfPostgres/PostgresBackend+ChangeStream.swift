@@ -52,6 +52,8 @@
             }
         }
 
+        package var changeFeedSilentSince: ContinuousClock.Instant? { feed.silentSince }
+
         package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
             try pool.checkOpen()
             do {

@@ -33,6 +33,20 @@
     ///   most those buffers and one window, and only for `sendTimeout`; other streams never wait
     ///   on it.
     ///
+    /// - A request with `Expect: 100-continue` (RFC 9110 §10.1.1) that arrives between answers
+    ///   is sent `100 Continue` at once when it has a body to send; one whose `Content-Length`
+    ///   is over `ShelfAPI.maximumBodyBytes` is answered 413 at once instead, its body not read;
+    ///   any other expectation is a 417. Both refusals say `Connection: close` and linger as
+    ///   above; the handlers above never see the request. (Hummingbird 2 and NIO's HTTP/1
+    ///   pipeline do not answer `Expect`: only `NIOHTTPObjectAggregator`, which gathers whole
+    ///   bodies, does. An HTTP/1.0 request's `Expect` is dropped by `HTTP10Framing`.)
+    ///
+    /// - A request NIO's parser cannot read: when its body was cut short (the client closed its
+    ///   side before the announced length), the handler reading the body gets a 400 `Problem`
+    ///   that says how many of the announced bytes arrived; when its head was (cut short, or not
+    ///   HTTP), this handler answers the 400 problem itself, `Connection: close`, since no
+    ///   handler above has a request to answer (Hummingbird would send a bare 400).
+    ///
     /// - A client that closes its side of the connection while an event stream is being sent to
     ///   it has gone (an EventSource never half-closes; a killed process's kernel closes it): the
     ///   connection is closed at once, which ends the stream (`LiveMailbox.end(whenClosed:)`) and its
@@ -107,6 +121,13 @@
 
         private let bodyTimeout: TimeAmount
         private let bodySeconds: Int64
+        /// True once this handler answered a request that the handlers above never saw (an
+        /// expectation refused, a head that could not be read): what they write after it is
+        /// dropped, and the parser's further complaints are that answer's.
+        private var answeredAlone = false
+        /// The `Content-Length` of the request whose body is arriving, and its bytes so far.
+        private var announcedLength: Int?
+        private var arrivedBytes = 0
 
         init(headerTimeout: Duration, bodyTimeout: Duration, sendTimeout: Duration) {
             self.headerTimeout = .nanoseconds(ShelfServer.nanoseconds(headerTimeout))
@@ -167,7 +188,59 @@
                 deliverTimeout(context)
                 return
             }
+            if answeredAlone { return }
+            if let unreadable = error as? HTTPParserError, !lingering {
+                // A body cut short: the handler reading it learns what arrived (its error).
+                if bodyArriving {
+                    context.fireErrorCaught(cutBody(unreadable))
+                    return
+                }
+                // A head: no handler has a request to answer, and Hummingbird's answer is a bare
+                // 400. Only between answers; in the middle of one, the connection just ends.
+                if unanswered == 0, !responding {
+                    answerAlone(Self.unreadableHead(unreadable), context)
+                    return
+                }
+            }
             context.fireErrorCaught(error)
+        }
+
+        /// The 400 for a body NIO's parser could not read whole, with how much of it arrived.
+        private func cutBody(_ error: HTTPParserError) -> Problem {
+            let arrived =
+                switch (announcedLength, error) {
+                case (let announced?, .invalidEOFState):
+                    "the request's body was cut short: \(arrivedBytes) of the \(announced) bytes its Content-Length "
+                        + "announced arrived before the client closed its side of the connection"
+                case (nil, .invalidEOFState):
+                    "the request's body was cut short: the client closed its side of the connection after "
+                        + "\(arrivedBytes) bytes, before the chunked body's last chunk"
+                default:
+                    "the request's body could not be read (\(error)) after \(arrivedBytes) bytes of it"
+                }
+            return Problem(.badRequest, arrived + "; nothing was stored: send the whole request again")
+        }
+
+        /// The 400 for a request head NIO's parser could not read.
+        static func unreadableHead(_ error: HTTPParserError) -> Problem {
+            switch error {
+            case .invalidEOFState:
+                Problem(
+                    .badRequest,
+                    "the request's head was cut short: the client closed its side of the connection before the "
+                        + "blank line that ends the header fields; nothing was stored: send the whole request again")
+            case .headerOverflow:
+                Problem(
+                    .badRequest,
+                    "the request's head is longer than the server takes (\(ShelfServer.maximumHeaderBytes) bytes, "
+                        + "\(ShelfServer.maximumHeaderFields) fields); nothing was stored: send it again with fewer "
+                        + "or shorter header fields")
+            default:
+                Problem(
+                    .badRequest,
+                    "the request's head could not be read as HTTP/1.1 (\(error)); nothing was stored: send the whole "
+                        + "request again, well formed")
+            }
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -216,15 +289,29 @@
                 return
             }
             switch part {
-            case .head:
+            case .head(let request):
                 requested = true
                 headerDue = nil
+                // Only between answers: an answer of this handler's own in the middle of another
+                // would break both (a client that sends `Expect` waits for its answers in turn).
+                if unanswered == 0 {
+                    switch Self.expectation(of: request) {
+                    case .refuse(let problem):
+                        answerAlone(problem, context)
+                        return
+                    case .proceed:
+                        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+                    case .none: break
+                    }
+                }
                 unanswered += 1
                 bodyArriving = true
+                announcedLength = request.headerFields[.contentLength].flatMap { Int($0) }
+                arrivedBytes = 0
                 let due = NIODeadline.now() + bodyTimeout
                 bodyDue = due
                 if bodyTimer == nil { setBodyTimer(context, at: due) }
-            case .body: break
+            case .body(let buffer): arrivedBytes += buffer.readableBytes
             case .end:
                 bodyArriving = false
                 bodyDue = nil
@@ -248,7 +335,7 @@
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            if timedOut != nil {
+            if timedOut != nil || answeredAlone {
                 promise?.fail(ChannelError.ioOnClosedChannel)
                 return
             }
@@ -323,6 +410,20 @@
                 context.close(promise: nil)
                 return
             }
+            writeProblem(problem, context)
+        }
+
+        /// Answers `problem` for a request the handlers above never saw (they write nothing more
+        /// on this connection), then lingers and closes.
+        private func answerAlone(_ problem: Problem, _ context: ChannelHandlerContext) {
+            answeredAlone = true
+            bodyArriving = false
+            (bodyDue, headerDue) = (nil, nil)
+            writeProblem(problem, context)
+        }
+
+        /// Writes `problem` as the whole response, `Connection: close`, then lingers.
+        private func writeProblem(_ problem: Problem, _ context: ChannelHandlerContext) {
             var fields = problem.headers
             fields[.contentType] = "application/problem+json"
             fields[.connection] = "close"
@@ -334,6 +435,43 @@
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
             linger(context, after: written.futureResult)
+        }
+
+        /// What a request's `Expect` asks (RFC 9110 §10.1.1): nothing to do (none, or no body to
+        /// continue with), a `100 Continue` before its body, or a refusal answered at once without
+        /// reading the body (a 413 for a `Content-Length` over the limit, a 417 for any other
+        /// expectation than `100-continue`).
+        enum Expectation {
+            case none
+            case proceed
+            case refuse(Problem)
+        }
+
+        static func expectation(of request: HTTPRequest) -> Expectation {
+            let values = request.headerFields[values: .expect]
+            guard !values.isEmpty else { return .none }
+            let members = values.flatMap { $0.split(separator: ",") }.map { member in
+                String(member.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                    .lowercased()
+            }
+            guard members == ["100-continue"] else {
+                let given = JSONReader.printable(values.joined(separator: ", "))
+                return .refuse(
+                    Problem(
+                        .expectationFailed,
+                        "the request expects '\(given)', which this server cannot meet (it meets only "
+                            + "Expect: 100-continue); nothing was read or stored: send the request again without it"))
+            }
+            let declared = request.headerFields[.contentLength].flatMap { Int($0) }
+            if let declared, declared > ShelfAPI.maximumBodyBytes {
+                return .refuse(
+                    Problem(
+                        .contentTooLarge,
+                        "the request body is larger than the server takes (\(ShelfAPI.maximumBodyBytes) bytes): "
+                            + "Content-Length is \(declared); nothing of it was read: send less"))
+            }
+            let chunked = request.headerFields[.transferEncoding]?.lowercased().contains("chunked") == true
+            return chunked || (declared ?? 0) > 0 ? .proceed : .none
         }
 
         /// Ends the handler's body in the 408, once.

@@ -9,7 +9,8 @@
     /// handler marks the request `Connection: close` (so the connection ends after its answer)
     /// and writes the response head as HTTP/1.0 with `Connection: close`: a body of unknown
     /// length then goes out as it is, and its end is the connection's end. Responses of a known
-    /// length keep their `Content-Length`.
+    /// length keep their `Content-Length`. An HTTP/1.0 request's `Expect` is removed (a server
+    /// must ignore it, RFC 9110 §10.1.1; `ConnectionGuard` answers the others).
     ///
     /// Sits between NIOHTTP1's request decoder and the rest (`ConnectionGuard` puts it there);
     /// runs on the channel's event loop only.
@@ -44,6 +45,8 @@
             versions.append((head.version, head.method == .HEAD))
             if head.version < .http1_1 {
                 head.headers.replaceOrAdd(name: "connection", value: "close")
+                // An HTTP/1.0 client takes no 1xx: its expectation is ignored (RFC 9110 §10.1.1).
+                head.headers.remove(name: "expect")
                 context.fireChannelRead(wrapInboundOut(.head(head)))
                 return
             }

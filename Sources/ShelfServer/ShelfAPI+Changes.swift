@@ -40,7 +40,9 @@
         /// says so in a comment and reads again from the last position it sent, every 100 ms to
         /// 2 s (and at once when the change feed is back), sending nothing twice and missing
         /// nothing; only after `outageLimit` (30 s) without a read does it end, with an
-        /// `event: error` saying to reconnect with the last id.
+        /// `event: error` saying to reconnect with the last id. The 30 s count from when the
+        /// database last answered: from when the change feed last heard it, when the feed has
+        /// lost it (a network gone silent is noticed some seconds later), else from the read.
         ///
         /// The stream reads the log as its client takes the events (`changePage` at a time), so
         /// a slow client costs the server one page, never a queue. When the changes after its
@@ -153,6 +155,8 @@
             // before the next try.
             var outage: ContinuousClock.Instant?
             var retryDelay = Self.firstRetry
+            // When this stream last read the log (the route read its head just before).
+            var lastRead = ContinuousClock.now
             while true {
                 // Shutdown, the client gone or its token revoked: no further page is read (a
                 // catch-up of a long log checks between pages, not only once it has caught up).
@@ -161,10 +165,17 @@
                     let excerpt: ChangeLogExcerpt
                     let events: [(Int64, ByteBuffer)]
                     // Every read, and the tries again after it failed, end within `outageLimit`
-                    // of its start: over a network gone silent each try's calls waited 11-25 s,
-                    // and the stream ended 71 s after the first (hostile round 10).
+                    // of the database's silence: over a network gone silent each try's calls
+                    // waited 11-25 s, and the stream ended 71 s after the first (hostile round
+                    // 10). The silence is counted from when the change feed last heard the
+                    // server, not from this read: the feed tells its watchers of the loss 11-12 s
+                    // after it (its check unanswered for 10 s, then its 1 s grace), and only
+                    // then does the stream read; counted from the read, it ended 42 s after the
+                    // silence (issue 24). Never from before this stream's own last read.
                     let readStart = ContinuousClock.now
-                    let deadline = CallDeadline(at: (outage ?? readStart) + Self.outageLimit, limit: Self.outageLimit)
+                    let silentSince = store.changeFeedSilentSince.map { max(lastRead, min($0, readStart)) }
+                    let began = outage ?? silentSince ?? readStart
+                    let deadline = CallDeadline(at: began + Self.outageLimit, limit: Self.outageLimit)
                     do {
                         (excerpt, events) = try await CallDeadline.$current.withValue(deadline) {
                             try await changePage(after: position, pending: pending, start: start, mailbox)
@@ -172,10 +183,11 @@
                     } catch let error as StoreError {
                         // The database went away (a restart, its connections ended): read again
                         // from the same position once it is back, for up to `outageLimit`.
-                        let began = outage ?? readStart
-                        guard Self.mayPass(error), ContinuousClock.now - began < Self.outageLimit else {
+                        let failed = ContinuousClock.now
+                        guard Self.mayPass(error), failed - began < Self.outageLimit else {
+                            // A first failure is its own message, unless the silence began before it.
                             let what =
-                                outage == nil
+                                outage == nil && (began == readStart || !Self.mayPass(error))
                                 ? error.message
                                 : "the change log could not be read for \(Self.outageLimit.components.seconds) s "
                                     + "(\(error.message))"
@@ -189,12 +201,13 @@
                         }
                         if outage == nil {
                             outage = began
+                            let left = max(Self.outageLimit - (failed - began), .zero).components.seconds
                             // A comment: for a person reading the stream; clients ignore it.
                             try await writer.write(
                                 ByteBuffer(
                                     string: ": the change log cannot be read (\(Self.commentText(error.message))); "
-                                        + "trying again for up to \(Self.outageLimit.components.seconds) s, from id "
-                                        + "\(position)\n\n"))
+                                        + "trying again until \(Self.outageLimit.components.seconds) s after the "
+                                        + "database last answered (\(left) s more), from id \(position)\n\n"))
                         }
                         wake?.cancel()
                         wake = Self.post(to: mailbox, after: retryDelay)
@@ -210,6 +223,7 @@
                                     ": the change log can be read again; the stream goes on after id \(position)\n\n"))
                     }
                     outage = nil
+                    lastRead = .now
                     retryDelay = Self.firstRetry
                     // Ended while the page was read: none of it is sent (the mailbox says why).
                     if mailbox.hasEnded {

@@ -77,21 +77,11 @@
         /// 413 comes from the declared length, without the body.
         @Test func aDeclaredLengthOverTheLimitIsA413WithoutTheBody() async throws {
             try await ServedShelf.with { served in
-                let base = served.base
-                let answer = try await RawConnection.onThread { () -> String in
-                    let connection = try RawConnection(base)
-                    _ = connection.send(
-                        "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                            + "Content-Length: 2000000\r\n\r\n{\"title\"")
-                    var received: [UInt8] = []
-                    let deadline = Date().addingTimeInterval(60)
-                    while Date() < deadline, !String(decoding: received, as: UTF8.self).contains("send less") {
-                        guard let bytes = connection.receiveAvailable() else { break }
-                        received += bytes
-                        if bytes.isEmpty { usleep(20_000) }
-                    }
-                    return String(decoding: received, as: UTF8.self)
-                }
+                let answer = try await RawConnection.exchange(
+                    served.base,
+                    "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 2000000\r\n\r\n{\"title\"", until: { $0.contains("send less") }
+                ).text
                 #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
                 #expect(answer.contains("Content-Length is 2000000"))
             }

@@ -99,21 +99,10 @@
                     let locker = try await Self.lockItems(url)
                     let base = served.base
                     let answer = Task {
-                        try await RawConnection.onThread { () -> String in
-                            let connection = try RawConnection(base)
-                            _ = connection.send(
-                                "GET /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".replacingOccurrences(
-                                    of: "HTTP/1.1", with: version))
-                            shutdown(connection.descriptor, Int32(SHUT_WR))
-                            var bytes: [UInt8] = []
-                            let deadline = ContinuousClock.now + .seconds(120)
-                            while ContinuousClock.now < deadline {
-                                guard let more = connection.receiveAvailable() else { break }
-                                bytes += more
-                                if more.isEmpty { usleep(20_000) }
-                            }
-                            return String(decoding: bytes, as: UTF8.self)
-                        }
+                        try await RawConnection.exchange(
+                            base, "GET /api/items \(version)\r\nHost: 127.0.0.1\r\n\r\n", halfClose: true,
+                            within: .seconds(120)
+                        ).text
                     }
                     let waits = await ServedShelf.poll { Self.waiting(url) >= 1 ? true : nil }
                     #expect(waits == true, "\(version): the request never waited for the lock")

@@ -47,26 +47,11 @@
         }
 
         /// Sends `request` on a connection of its own and reads until `done` says the bytes so far
-        /// suffice, or the server closes (then `closed` is true), within 60 s.
+        /// suffice, or the server closes (then `closed` is true), within 180 s.
         static func exchange(_ base: String, _ request: String, until done: @escaping @Sendable (String) -> Bool)
             async throws -> (text: String, closed: Bool)
         {
-            try await RawConnection.onThread {
-                let connection = try RawConnection(base)
-                guard connection.send(request) else { throw ShellError(message: "could not send the request") }
-                var bytes: [UInt8] = []
-                let deadline = ContinuousClock.now + .seconds(180)
-                while ContinuousClock.now < deadline {
-                    guard let more = connection.receiveAvailable() else {
-                        return (String(decoding: bytes, as: UTF8.self), true)
-                    }
-                    bytes += more
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    if done(text) { return (text, false) }
-                    if more.isEmpty { usleep(20_000) }
-                }
-                return (String(decoding: bytes, as: UTF8.self), false)
-            }
+            try await RawConnection.exchange(base, request, within: .seconds(180), until: done)
         }
 
         @Test func anHTTP10LiveStreamIsSentRawAndEndsWithTheConnection() async throws {

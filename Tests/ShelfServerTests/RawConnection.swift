@@ -68,6 +68,45 @@
             return nil
         }
 
+        /// Closes the connection's sending side (the client's FIN): a client that sent its whole
+        /// request may, and one that has gone does the same.
+        func closeSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+
+        /// Reads what the server sends until `done` holds for the text so far, the server closes
+        /// the connection, or `limit` passes, whichever is first: the text, and whether the server
+        /// closed. Polls every 10 ms; blocking: call it on a thread of its own (`onThread`).
+        func receive(within limit: Duration = .seconds(60), until done: (String) -> Bool = { _ in false })
+            -> (text: String, closed: Bool)
+        {
+            var bytes: [UInt8] = []
+            let deadline = ContinuousClock.now + limit
+            while ContinuousClock.now < deadline {
+                guard let more = receiveAvailable() else { return (String(decoding: bytes, as: UTF8.self), true) }
+                if more.isEmpty {
+                    usleep(10_000)
+                    continue
+                }
+                bytes += more
+                if done(String(decoding: bytes, as: UTF8.self)) { break }
+            }
+            return (String(decoding: bytes, as: UTF8.self), false)
+        }
+
+        /// On a connection of its own, on a thread of its own: sends `request`, closes the sending
+        /// side when `halfClose`, and reads the answer as `receive(within:until:)` does.
+        /// - Throws: when the connection cannot be made or the request cannot be sent.
+        static func exchange(
+            _ base: String, _ request: String, halfClose: Bool = false, within limit: Duration = .seconds(60),
+            until done: @escaping @Sendable (String) -> Bool = { _ in false }
+        ) async throws -> (text: String, closed: Bool) {
+            try await onThread {
+                let connection = try RawConnection(base)
+                guard connection.send(request) else { throw ShellError(message: "could not send the request") }
+                if halfClose { connection.closeSending() }
+                return connection.receive(within: limit, until: done)
+            }
+        }
+
         /// True once the server has closed the connection (a read returns end of file or a reset).
         var isClosedByServer: Bool {
             var byte: UInt8 = 0

@@ -201,15 +201,7 @@
                 try await Task.sleep(for: .seconds(1))
                 let start = ContinuousClock.now
                 served.deliver(SIGTERM)
-                let answer = try await RawConnection.onThread { () -> String in
-                    var bytes: [UInt8] = []
-                    let deadline = ContinuousClock.now + .seconds(180)
-                    while ContinuousClock.now < deadline, let more = connection.receiveAvailable() {
-                        bytes += more
-                        if more.isEmpty { usleep(10_000) }
-                    }
-                    return String(decoding: bytes, as: UTF8.self)
-                }
+                let answer = try await RawConnection.onThread { connection.receive(within: .seconds(180)).text }
                 // Timed on the polling thread: the test's own task may wait long for a thread
                 // under a full run (CI: 32 s counted for a server that had ended).
                 let ended = await ServedShelf.poll { served.isRunning ? nil : ContinuousClock.now - start }

@@ -36,6 +36,7 @@
             let page = try await answered { try await ChangeLog.page(after: after, gaps: gaps, on: connection) }
             let absorbed = state.withLock { state -> ChangeLogCursor.Outcome? in
                 state.reads += 1
+                state.lastAnswer = .now
                 return state.cursor?.absorb(page)
             }
             guard var outcome = absorbed else { return false }

@@ -90,6 +90,9 @@
             var grace: Task<Void, Never>?
             /// How many reads of the log have run (for tests).
             var reads = 0
+            /// When the listening connection last heard from the server: `LISTEN` acknowledged,
+            /// or a read of the log answered (one a second while observers are registered).
+            var lastAnswer: ContinuousClock.Instant?
         }
 
         private let configuration: PostgresConnection.Configuration
@@ -349,6 +352,7 @@
                 state -> (UInt64, [UInt64: CheckedContinuation<UInt64, any Error>], Int, Task<Void, Never>?)? in
                 guard state.phase != .stopped else { return nil }
                 state.phase = .listening
+                state.lastAnswer = .now
                 state.signal = signal
                 if state.epoch > 0 { state.reconnectPending = true }
                 defer {
@@ -378,6 +382,14 @@
 
         /// How many times the log has been read (for tests).
         var logReads: Int { state.withLock { $0.reads } }
+
+        /// While the listening connection is lost (it went unanswered, failed, or is being made
+        /// again): when it last heard from the server, which is when the server fell silent to
+        /// within `checkInterval`; nil while listening, or before it ever heard from it. The loss
+        /// is noticed only `readLimit` later, and told to the observers `lossGrace` after that.
+        var silentSince: ContinuousClock.Instant? {
+            state.withLock { $0.phase == .listening ? nil : $0.lastAnswer }
+        }
 
         /// The listening connection failed, or could not be made. Returns false when the feed
         /// stopped meanwhile (the task ends).

@@ -125,6 +125,10 @@
         /// How many times the feed has read the change log (for tests).
         package var logReads: Int { listener.logReads }
 
+        /// While the listening connection is lost, when it last heard from the server; nil while
+        /// it listens (`ChangeListener.silentSince`).
+        package var silentSince: ContinuousClock.Instant? { listener.silentSince }
+
         /// How many live queries the feed knows (released ones are removed at once): for tests.
         package var liveQueryCount: Int { listener.registrationCount }
 

@@ -57,6 +57,8 @@ package protocol StoreBackend: TokenStorage {
     func changeLogStart() async throws -> ChangeLogStart
     /// See `Store.watchChangeLog(_:)`. The default refuses (`.invalidValue`).
     func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch
+    /// See `Store.changeFeedSilentSince`. The default is nil (a feed that cannot lose its server).
+    var changeFeedSilentSince: ContinuousClock.Instant? { get }
     /// See `Store.liveItem(id:)`.
     func liveItem(id: Item.ID) async throws -> Property<LiveResult<Item?>>
     /// See `Store.liveUsers()`.
@@ -196,6 +198,8 @@ extension StoreBackend {
     package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
         throw StoreError(.invalidValue, "\(location) does not stream its change log")
     }
+
+    package var changeFeedSilentSince: ContinuousClock.Instant? { nil }
 
     package func restoreSavedViews(_ views: [SavedView]) throws {
         throw StoreError(.invalidValue, "saved views can be restored only into a SQLite store, not \(location)")

@@ -163,4 +163,11 @@ extension Store {
     package func watchChangeLog(_ onChange: @escaping @Sendable () -> Void) async throws -> ChangeLogWatch {
         try await backend.watchChangeLog(onChange)
     }
+
+    /// While the connection that watches for changes (`watchChangeLog`) has lost its database
+    /// server: when it last heard from it, which is about when the server fell silent or went
+    /// away (a watch is told of the loss only some seconds later, PostgreSQL's
+    /// `ChangeListener.readLimit` and loss grace: 11-12 s). Nil while it hears the server, and
+    /// on a backend whose watch cannot lose one (SQLite).
+    package var changeFeedSilentSince: ContinuousClock.Instant? { backend.changeFeedSilentSince }
 }
