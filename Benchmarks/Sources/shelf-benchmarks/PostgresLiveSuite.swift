@@ -7,6 +7,10 @@ import Synchronization
 
 /// `pg.live.*`: from just before a one-row INSERT is sent (autocommit, on a plain
 /// `PostgresConnection` of its own) to the observer holding the new 50-item window and count.
+/// The writer then sends `NOTIFY shelf_changes` in a statement of its own, as another shelf
+/// process does after its commits (`CommitWake`: since the triggers stopped notifying, a
+/// commit by a process that does not notify reaches a store at its next check, within a
+/// second, and a listener by hand not at all).
 ///
 /// Shelf: `store.liveItems(matching: ItemQuery(), limit: 50)` of a `Store.open(postgres:)` in
 /// this process. Baseline, by hand on postgres-nio: `LISTEN shelf_changes` on one connection
@@ -117,6 +121,7 @@ struct PostgresLiveSuite {
                 try await writer.query(
                     "INSERT INTO items (user_id, title, created_at, updated_at) VALUES (1, \(title), \(now), \(now))",
                     logger: .bench)
+                try await writer.query("SELECT pg_notify('shelf_changes', '')", logger: .bench)
                 guard let arrival = await arrivals.wait(for: title, count: rows + index + 1, timeout: 10) else {
                     throw BenchError("side \(side) (0 is shelf) never showed '\(title)' within 10 s")
                 }
