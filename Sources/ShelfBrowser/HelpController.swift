@@ -110,9 +110,14 @@ public final class HelpController: Controller, KeyModeReporting {
         // The lines that can be in sight only (the label shows no more; before the first
         // layout its height is not known): joining every line again cost each key the whole.
         text.text = lines[offset..<min(lines.count, offset + max(visible, Self.linesJoined))].joined(separator: "\n")
-        let close = Theme.keyNames("help.close", "Esc")
+        // The keys in force (hostile round 12: "↓/↑ PgDn/PgUp" stayed once the file rebound them).
+        let keys = Theme.keyNames
+        let close = keys("help.close", "Esc")
+        let scroll =
+            "\(keys("help.scrollDown", "↓"))/\(keys("help.scrollUp", "↑")) "
+            + "\(keys("help.pageDown", "PgDn"))/\(keys("help.pageUp", "PgUp")) scroll"
         footer.text =
-            "↓/↑ PgDn/PgUp scroll · " + (filterField.text.isEmpty ? "\(close) closes" : "\(close) clears the filter")
+            "\(scroll) · " + (filterField.text.isEmpty ? "\(close) closes" : "\(close) clears the filter")
         view.setNeedsDisplay()
     }
 
