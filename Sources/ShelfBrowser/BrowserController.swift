@@ -51,11 +51,12 @@ public final class BrowserController: Controller {
             configurationNotice = first.description + (more > 0 ? " (+\(more) more after quitting)" : "")
         }
         super.init()
-        if configurationNotice != nil { statusBar.maximumLines = Self.messageLines }
     }
 
-    /// The most lines the status bar takes for a message too long for one (an action's, such
-    /// as why a copy failed, or the configuration file's first problem), until the next key:
+    /// The most lines the status bar takes for an action's message too long for one (such as
+    /// why a copy failed), until the next key (the configuration file's first problem keeps
+    /// one line, cut with where to read it whole: hostile round 12, it wrapped and pushed the
+    /// list up):
     /// up to half the screen (`BrowserRootView`), at least 3. Hostile round 8: at 80 columns
     /// three lines cut a copy's failure before the `sqlite3 … UPDATE` that fixes it.
     static let messageLines = Int.max
@@ -131,8 +132,9 @@ public final class BrowserController: Controller {
 
     func render(_ state: ViewState<ItemListContent>) {
         statusBar.left = configurationNotice.map { $0 + " · " + viewModel.statusText } ?? viewModel.statusText
-        // The list's read failure is kept for `?` (keepListFailure): cut, the bar says so.
-        statusBar.marksOneLineCut = state.failure != nil
+        // The list's read failure is kept for `?` (keepListFailure), and the configuration's
+        // problems are listed there: cut, the bar says so.
+        statusBar.marksOneLineCut = state.failure != nil || configurationNotice != nil
         showStatusHints()
         followSelection(state.value?.selectedID)
     }

@@ -110,10 +110,19 @@ public final class HelpController: Controller, KeyModeReporting {
         // The lines that can be in sight only (the label shows no more; before the first
         // layout its height is not known): joining every line again cost each key the whole.
         text.text = lines[offset..<min(lines.count, offset + max(visible, Self.linesJoined))].joined(separator: "\n")
-        let close = Theme.keyNames("help.close", "Esc")
-        footer.text =
-            "↓/↑ PgDn/PgUp scroll · " + (filterField.text.isEmpty ? "\(close) closes" : "\(close) clears the filter")
+        footer.text = Self.footer(keys: Theme.keyNames, filtering: !filterField.text.isEmpty)
         view.setNeedsDisplay()
+    }
+
+    /// The help's foot, naming the keys as `keys` does (hostile round 12: "↓/↑ PgDn/PgUp"
+    /// stayed once the file rebound them): "↓/↑ PgDn/PgUp scroll · Esc closes", or "… clears
+    /// the filter" while `filtering`.
+    static func footer(keys: KeyNames, filtering: Bool) -> String {
+        let close = keys("help.close", "Esc")
+        let scroll =
+            "\(keys("help.scrollDown", "↓"))/\(keys("help.scrollUp", "↑")) "
+            + "\(keys("help.pageDown", "PgDn"))/\(keys("help.pageUp", "PgUp")) scroll"
+        return "\(scroll) · " + (filtering ? "\(close) clears the filter" : "\(close) closes")
     }
 
     public override func handle(_ event: KeyEvent) -> Bool {

@@ -29,12 +29,13 @@ public struct HelpViewModel: Sendable {
         var sections: [Section] = []
         for mode in KeyMode.allCases {
             var groups: [(title: String, lines: [Line])] = []
+            let heading = mode.title(keys: keys)
             for action in KeyAction.all where action.mode == mode {
                 let bound = keys.keys(for: action)
                 let line = Line(
                     keys: bound.isEmpty ? "(none)" : bound.map(\.description).joined(separator: " "),
                     summary: action.summary)
-                let title = action.section.isEmpty ? mode.title : "\(mode.title): \(action.section)"
+                let title = action.section.isEmpty ? heading : "\(heading): \(action.section)"
                 if let index = groups.firstIndex(where: { $0.title == title }) {
                     groups[index].lines.append(line)
                 } else {
@@ -43,7 +44,7 @@ public struct HelpViewModel: Sendable {
             }
             let fixed = KeyAction.fixed.filter { $0.mode == mode }.map { Line(keys: $0.keys, summary: $0.summary) }
             if !fixed.isEmpty {
-                let title = mode == .list ? "\(mode.title): mouse and more" : mode.title
+                let title = mode == .list ? "\(heading): mouse and more" : heading
                 if let index = groups.firstIndex(where: { $0.title == title }) {
                     groups[index].lines += fixed
                 } else {

@@ -61,8 +61,9 @@ public final class ItemDetailController: Controller {
             titleLabel.text = item.title
             fieldsLabel.text = (item.fieldLines + [""]).joined(separator: "\n")
             notesLabel.text = item.notesText
-            notesMarkerLabel.text = item.notesMarker ?? ""
-            notesMarkerLabel.isHidden = item.notesMarker == nil
+            let marker = item.notesMarker(keys: viewModel.keys)
+            notesMarkerLabel.text = marker ?? ""
+            notesMarkerLabel.isHidden = marker == nil
             notesLabel.style = item.hasNotes ? .plain : Theme.hint
         case .empty(let message):
             messageLabel.isHidden = false

@@ -106,7 +106,8 @@ public final class ItemEditorController: Controller, KeyModeReporting {
             guard let self else { return }
             viewModel.notesNotEdited(
                 "The notes hold \(Formatting.count(notesArea.maximumLength)) characters, the most typed here; what went "
-                    + "past that was not typed. Ctrl-O edits longer notes in $VISUAL or $EDITOR.")
+                    + "past that was not typed. \(Theme.keyNames("editor.editNotesOutside", "Ctrl-O")) edits longer notes in "
+                    + "$VISUAL or $EDITOR.")
         }
         statusField.note = "Space or ←/→ to switch"
         focus(0)

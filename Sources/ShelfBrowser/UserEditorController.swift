@@ -30,6 +30,7 @@ public final class UserEditorController: Controller, KeyModeReporting {
 
     public init(viewModel: UserEditorViewModel) {
         self.viewModel = viewModel
+        viewModel.keys = Theme.keyNames
         super.init()
     }
 

@@ -26,6 +26,7 @@ public final class UserListController: Controller, KeyModeReporting {
 
     public init(viewModel: UserListViewModel) {
         self.viewModel = viewModel
+        viewModel.keys = Theme.keyNames
         super.init()
     }
 

@@ -110,7 +110,9 @@ public final class BrowserViewModel {
             let email = try await store.users.user(id: item.userID)?.email ?? ""
             return ItemEditorViewModel(store: store, editing: item, ownerEmail: email)
         } catch {
-            actions.showFailure("Could not open item \(id.rawValue) for editing: \(error); press e to try again")
+            actions.showFailure(
+                "Could not open item \(id.rawValue) for editing: \(error); press \(list.keys("list.edit", "e")) to try again"
+            )
             return nil
         }
     }

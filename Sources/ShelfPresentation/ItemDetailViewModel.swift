@@ -76,15 +76,20 @@ public struct ItemDetailContent: Hashable, Sendable {
     /// True when the item has notes (else `notesText` says there are none).
     public var hasNotes: Bool { notes != nil }
 
-    /// What the pane says after a preview about the rest: "… (4,883 more KB — Enter to open)";
-    /// nil when the notes are whole.
-    public var notesMarker: String? {
+    /// What the pane says after a preview about the rest, with the default keys: see
+    /// `notesMarker(keys:)`.
+    public var notesMarker: String? { notesMarker(keys: .defaults) }
+
+    /// What the pane says after a preview about the rest: "… (4,883 more KB — Enter to open)",
+    /// naming the key that opens the item as `keys` names it (hostile round 12: it said Enter
+    /// once Enter was rebound); nil when the notes are whole.
+    public func notesMarker(keys: KeyNames) -> String? {
         guard notesHiddenBytes > 0 else { return nil }
         let size =
             notesHiddenBytes < 1024
             ? "\(Formatting.count(notesHiddenBytes)) more bytes"
             : "\(Formatting.count((notesHiddenBytes + 1023) / 1024)) more KB"
-        return "… (\(size) — Enter to open)"
+        return "… (\(size) — \(keys("list.open", "Enter")) to open)"
     }
 
     /// The first `notesPreviewLines` lines of `notes`, at most `notesPreviewBytes` bytes, cut

@@ -174,7 +174,8 @@ extension ItemEditorContent {
         }
         if suggesting {
             return [
-                KeyHint("↑/↓ choose", rank: 2), KeyHint("Tab or Enter take", rank: 1), KeyHint("\(save) save", rank: 3),
+                KeyHint("↑/↓ choose", rank: 2), KeyHint("\(next) or Enter take", rank: 1),
+                KeyHint("\(save) save", rank: 3),
                 KeyHint("\(close) close the list", rank: 1),
             ]
         }

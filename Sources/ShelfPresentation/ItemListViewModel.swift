@@ -477,7 +477,8 @@ public final class ItemListViewModel {
             key: "users", { try await store.liveUsers() }, then: { [weak self] users in self?.follow(users) },
             onFailure: { [weak self] error in
                 guard let self else { return }
-                message = "Could not read the users, so owners show as unknown: \(error); press r to try again"
+                message =
+                    "Could not read the users, so owners show as unknown: \(error); press \(keys("list.retry", "r")) to try again"
                 publish()
             })
     }

@@ -24,7 +24,7 @@ public final class PromptViewModel {
     public nonisolated static func hintLine(suggesting: Bool, keys: KeyNames = .defaults) -> [KeyHint] {
         guard suggesting else { return [KeyHint(hints(keys: keys), rank: 1)] }
         return [
-            KeyHint("↑/↓ choose", rank: 2), KeyHint("Tab or Enter take", rank: 1),
+            KeyHint("↑/↓ choose", rank: 2), KeyHint("Tab or \(keys("prompt.accept", "Enter")) take", rank: 1),
             KeyHint("\(keys("prompt.cancel", "Esc")) close the list", rank: 1),
         ]
     }

@@ -106,6 +106,8 @@ public final class UserEditorViewModel {
     private var base: User?
     private var showsAllErrors = false
     private let tasks = IntentTracker()
+    /// How messages name keys: the browser sets the keys in force.
+    public var keys = KeyNames.defaults
 
     /// An editor for a new user, pre-filled with `name` and `email`.
     public init(store: Store, name: String = "", email: String = "") {
@@ -165,7 +167,8 @@ public final class UserEditorViewModel {
             },
             onFailure: { [weak self] error in
                 self?.set(
-                    values: values, errors: Self.fieldErrors(for: error, email: email), phase: Self.phase(for: error))
+                    values: values, errors: Self.fieldErrors(for: error, email: email),
+                    phase: Self.phase(for: error, keys: self?.keys ?? .defaults))
             })
     }
 
@@ -205,10 +208,14 @@ public final class UserEditorViewModel {
     }
 
     /// The phase after a failed save: editing when a field shows the reason, else failed.
-    nonisolated static func phase(for error: any Error) -> UserEditorContent.Phase {
+    /// The way back is named as `keys` names it.
+    nonisolated static func phase(for error: any Error, keys: KeyNames = .defaults) -> UserEditorContent.Phase {
         switch (error as? StoreError)?.code {
         case .duplicateEmail, .invalidValue: .editing
-        case .notFound: .failed("This user was removed by someone else; nothing was saved. Esc goes back.")
+        case .notFound:
+            .failed(
+                "This user was removed by someone else; nothing was saved. \(keys("user-form.close", "Esc")) goes back."
+            )
         default: .failed("Could not save the user: \(error)")
         }
     }

@@ -66,10 +66,14 @@ public final class UserListViewModel {
     /// PATH`), for the hint shown when there are no users; nil for a store in memory.
     public var demoCommand: String? { StoreHints.demoCommand(location: store.shareableLocation) }
 
+    /// How `messageText` names keys: the browser sets the keys in force.
+    public var keys = KeyNames.defaults
+
     /// The line under the list: "Loading users…"; the empty state's message with how to add
-    /// a user (and fill a demo); the failure's message; or the last action's message.
+    /// a user (and fill a demo), naming the key as `keys` names it; the failure's message; or
+    /// the last action's message.
     public var messageText: String {
-        Self.messageText(state: state.value, message: message.value, demoCommand: demoCommand)
+        Self.messageText(state: state.value, message: message.value, demoCommand: demoCommand, keys: keys)
     }
 
     /// The keys of the users view, for its foot, named as `keys` names them.
@@ -90,12 +94,14 @@ public final class UserListViewModel {
 
     /// The line under the list for `state`: see `messageText`.
     public nonisolated static func messageText(
-        state: ViewState<[UserRowViewModel]>, message: String?, demoCommand: String?
+        state: ViewState<[UserRowViewModel]>, message: String?, demoCommand: String?, keys: KeyNames = .defaults
     ) -> String {
         switch state {
         case .idle, .loading: "Loading users…"
         case .loaded: message ?? ""
-        case .empty(let why): why + " Press a to add one" + (demoCommand.map { ", or fill a demo: \($0)" } ?? "") + "."
+        case .empty(let why):
+            why + " Press \(keys("users.add", "a")) to add one" + (demoCommand.map { ", or fill a demo: \($0)" } ?? "")
+                + "."
         case .failed(let failure): failure.message
         }
     }

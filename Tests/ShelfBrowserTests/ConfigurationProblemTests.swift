@@ -72,7 +72,7 @@ struct ConfigurationProblemTests {
                 "config.toml:4: ctrl-e for done never runs: lineEnd of [keys.text] takes it first in the search "
                     + "field; bind done another key, or lineEnd others",
                 "config.toml:6: q for top runs only in the list: back of [keys.detail] takes it first in an item "
-                    + "opened (Enter); bind top another key, or back others",
+                    + "opened on the whole screen; bind top another key, or back others",
                 "config.toml:9: ctrl-s for deleteToEnd takes it from save of [keys.user-form] in the user form: "
                     + "save keeps enter there; bind deleteToEnd another key, or save one in [keys.user-form]",
                 "config.toml:11: ctrl-u for accept never runs: deleteToStart of [keys.text] takes it first in a "
@@ -273,8 +273,9 @@ struct ConfigurationProblemTests {
         // Left with no key, edit keeps its default and says so (hostile round 8).
         #expect(
             configuration.problems.first?.description
-                == "config.toml:3: x goes to new, listed before edit in the help (of two actions given one key, "
-                + "the one listed first takes it): edit has no key left, so it keeps its default e",
+                == "config.toml:3: x for edit is already bound to new at line 2 of [keys.list]; new takes it (of "
+                + "two actions given one key, the one the help lists first takes it): edit has no key left, so it "
+                + "keeps its default e; give edit another key on line 3, or take x out of new on line 2",
             "\(configuration.problems)")
         #expect(configuration.keys.keys(for: try action(.list, "edit")) == [.character("e")])
     }
@@ -311,7 +312,7 @@ struct ConfigurationProblemTests {
         #expect(!lines.contains(HelpViewModel.Line(keys: "n", summary: "new item")))
         // Every mode has a part, and the filter keeps the lines that match.
         for mode in KeyMode.allCases {
-            #expect(help.sections.contains { $0.title.hasPrefix(mode.title) }, "\(mode)")
+            #expect(help.sections.contains { $0.title.hasPrefix(mode.title(keys: configuration.keys)) }, "\(mode)")
         }
         let found = help.sections(matching: "ctrl-n").flatMap(\.lines)
         #expect(found.contains(HelpViewModel.Line(keys: "a Ctrl-N", summary: "new item")))
@@ -403,10 +404,33 @@ struct ConfigurationProblemTests {
             "[keys.list]\nquit = [\"Q\"]\n[keys.users]\nmoveDown = [\"z\"]\n[keys.list]\nhelp = [\"h\"]\n")
         // Read, help = ["h"] went into [keys.users] and was named as unknown there.
         #expect(twice.problems.count == 1, "\(twice.problems)")
+        // Hostile round 12: in words for someone who never read the TOML spec: which lines,
+        // which table, and what to do (the message ended "(read, it would have gone into
+        // [keys.users]); move them under the table's first header").
         #expect(
-            twice.problems.first?.description.hasSuffix(
-                "and so is the line under it up to the next table (read, it would have gone into [keys.users]); "
-                    + "move them under the table's first header") == true, "\(twice.problems)")
+            twice.problems.map(\.description) == [
+                "config.toml:5: [keys.list] is written twice: line 1 already starts this table, and a table may "
+                    + "have only one header, so this line and the line under it (up to the next header) are "
+                    + "ignored; to keep that setting, move it under [keys.list] at line 1 and delete this line; "
+                    + "else delete this line and the line under it"
+            ], "\(twice.problems)")
+        #expect(twice.keys.keys(for: try action(.list, "help")) == (try action(.list, "help")).defaultKeys)
+        // Two lines under it, a comment and a blank one not counted; and a second header with
+        // nothing under it.
+        let more = BrowserConfiguration.parse(
+            "[colors]\ndone = \"dim\"\n[keys.list]\nquit = [\"Q\"]\n\n[colors]\n# mine\nowner = \"red\"\n"
+                + "date = \"blue\"\n[keys.views]\n[keys.list]\n")
+        #expect(
+            more.problems.map(\.description) == [
+                "config.toml:6: [colors] is written twice: line 1 already starts this table, and a table may have "
+                    + "only one header, so this line and the 2 lines under it (up to the next header) are ignored; "
+                    + "to keep those settings, move them under [colors] at line 1 and delete this line; else "
+                    + "delete this line and the 2 lines under it",
+                "config.toml:11: [keys.list] is written twice: line 3 already starts this table, and a table may "
+                    + "have only one header, so this line is ignored; delete it (settings for [keys.list] go under "
+                    + "line 3)",
+            ], "\(more.problems)")
+        #expect(more.keys.keys(for: try action(.list, "quit")) == [.character("Q")])
     }
 
     /// Hostile round 11: `[keys.editor] save = ["enter"]` read as clean, and Enter then saved

@@ -107,18 +107,33 @@ struct ConfigurationTests {
         #expect(clash.keys.keys(for: try action(.list, "moveUp")) == [KeyEvent(.up)])
         #expect(
             clash.problems.map(\.description) == [
-                "config.toml:3: k goes to moveDown, listed before moveUp in the help (of two actions given one key, "
-                    + "the one listed first takes it): moveUp has no key left, so it keeps its default up"
+                "config.toml:3: k for moveUp is already bound to moveDown at line 2 of [keys.list]; moveDown takes "
+                    + "it (of two actions given one key, the one the help lists first takes it): moveUp has no key "
+                    + "left, so it keeps its default up; give moveUp another key on line 3, or take k out of "
+                    + "moveDown on line 2"
             ], "\(clash.problems)")
         // Hostile round 11: bound the other way round, moveDown (the later line) still takes it,
-        // and the message no longer says it was "bound before".
+        // and the message no longer says it was "bound before". Hostile round 12: the clash is
+        // named at the line that made it, the later one, with the earlier binding (it was
+        // named at line 2, as if moveUp's line were the one to change).
         let reversed = BrowserConfiguration.parse("[keys.list]\nmoveUp = [\"x\"]\nmoveDown = [\"x\"]\n")
         #expect(reversed.keys.keys(for: try action(.list, "moveDown")) == [.character("x")])
         #expect(
             reversed.problems.map(\.description) == [
-                "config.toml:2: x goes to moveDown, listed before moveUp in the help (of two actions given one key, "
-                    + "the one listed first takes it): moveUp has no key left, so it keeps its defaults k, up"
+                "config.toml:3: x for moveDown is already bound to moveUp at line 2 of [keys.list]; moveDown takes "
+                    + "it (of two actions given one key, the one the help lists first takes it): moveUp has no key "
+                    + "left, so it keeps its defaults k, up; give moveDown another key on line 3, or take x out of "
+                    + "moveUp on line 2"
             ], "\(reversed.problems)")
+        // Each keeping another key: named at the later line too, with what the loser keeps.
+        let kept = BrowserConfiguration.parse(
+            "[keys.list]\nmoveUp = [\"x\", \"up\"]\n\nmoveDown = [\"x\", \"down\"]\n")
+        #expect(
+            kept.problems.map(\.description) == [
+                "config.toml:4: x for moveDown is already bound to moveUp at line 2 of [keys.list]; moveDown takes "
+                    + "it (of two actions given one key, the one the help lists first takes it): moveUp keeps up; "
+                    + "give moveDown another key on line 4, or take x out of moveUp on line 2"
+            ], "\(kept.problems)")
         // A top-level key is not a section.
         let topLevel = BrowserConfiguration.parse("quit = 1\n")
         #expect(
@@ -158,7 +173,9 @@ struct ConfigurationTests {
                 "config.toml:3: the key \"help\" in [keys.list] is already set at line 2; TOML allows a key once in "
                     + "a table; line ignored",
                 "config.toml:4: unknown action “bAd” in [keys.list]; ignored",
-                "config.toml:5: the table [keys.list] is already set at line 1; TOML allows a table once; line ignored",
+                "config.toml:5: [keys.list] is written twice: line 1 already starts this table, and a table may "
+                    + "have only one header, so this line is ignored; delete it (settings for [keys.list] go under "
+                    + "line 1)",
             ], "\(configuration.problems)")
         #expect(configuration.keys.keys(for: try action(.list, "help")) == [.character("x")])
         #expect(TOMLLineKey(#"  "a\u0041\t\\\"b" = 1"#).parts == ["aA\t\\\"b"])
@@ -220,6 +237,67 @@ struct ConfigurationTests {
         #expect(
             editor.hint(focused: .notes, suggesting: false, keys: keys)
                 == "Enter new line · Ctrl-W save · Ctrl-O $EDITOR · Ctrl-N next · Esc cancel")
+    }
+
+    /// Hostile round 12: the help's headings ("Item opened (Enter)", "Search field (/)", …),
+    /// the configuration's messages ("an item opened (Enter)") and the hints below named the
+    /// default keys once the file rebound them. Each names the key in force.
+    @MainActor @Test func everyHeadingAndHintNamesTheKeyTheFileBound() throws {
+        defer { Theme.keys = .defaults }
+        let defaults = HelpViewModel(keys: .defaults).sections.map(\.title)
+        for title in ["Item opened (Enter)", "Search field (/)", "Item editor (n, e)", "Users (U)", "Saved views (v)"] {
+            #expect(defaults.contains(title), "\(title): \(defaults)")
+        }
+        #expect(defaults.contains("Help (?)"), "\(defaults)")
+        let configuration = BrowserConfiguration.parse(
+            """
+            [keys.list]
+            open = ["l"]
+            search = ["ctrl-s"]
+            new = ["a"]
+            edit = ["E"]
+            users = ["ctrl-u"]
+            savedViews = ["ctrl-v"]
+            help = ["f2"]
+            retry = ["R"]
+            [keys.prompt]
+            accept = ["ctrl-y"]
+            [keys.users]
+            add = ["ctrl-a"]
+            [keys.user-form]
+            close = ["ctrl-q"]
+            [keys.editor]
+            nextField = ["ctrl-n"]
+            """)
+        #expect(configuration.problems == [], "\(configuration.problems)")
+        let titles = HelpViewModel(keys: configuration.keys).sections.map(\.title)
+        for title in [
+            "Item opened (l)", "Search field (Ctrl-S)", "Item editor (a, E)", "Users (Ctrl-U)", "Saved views (Ctrl-V)",
+            "Help (F2)",
+        ] {
+            #expect(titles.contains(title), "\(title): \(titles)")
+        }
+        #expect(!titles.contains { $0.contains("Enter") || $0.contains("(/)") || $0.contains("(?)") }, "\(titles)")
+        // An opened item's key named in a message: no key, as none names it rightly whatever
+        // the file binds.
+        let shadowed = BrowserConfiguration.parse("[keys.detail]\nback = [\"j\"]\n")
+        #expect(!shadowed.problems.contains { $0.message.contains("(Enter)") }, "\(shadowed.problems)")
+        #expect(
+            shadowed.problems.contains { $0.message.contains("an item opened on the whole screen") },
+            "\(shadowed.problems)")
+
+        Theme.keys = configuration.keys
+        let keys = Theme.keyNames
+        #expect(
+            KeyHint.line(PromptViewModel.hintLine(suggesting: true, keys: keys))
+                == "↑/↓ choose · Tab or Ctrl-Y take · Esc close the list")
+        #expect(
+            UserListViewModel.messageText(state: .empty("No users yet."), message: nil, demoCommand: nil, keys: keys)
+                == "No users yet. Press Ctrl-A to add one.")
+        let editor = ItemEditorContent(mode: .create, values: [:], errors: [:], phase: .editing)
+        #expect(
+            editor.hint(focused: .owner, suggesting: true, keys: keys)
+                == "↑/↓ choose · Ctrl-N or Enter take · Ctrl-S save · Esc close the list")
     }
 
     @Test func everyDefaultKeyNameReadsBackAsItsKey() {

@@ -31,6 +31,31 @@ struct HelpScreenTests {
         screen.close()
     }
 
+    /// Hostile round 12: the help's foot said "↓/↑ PgDn/PgUp scroll" once the file rebound
+    /// those keys; it names the keys in force. (Theme's keys are the process's: set and read
+    /// with no await between, as other tests run beside this one.)
+    @Test func theHelpsFootNamesTheKeysInForce() {
+        defer { Theme.keys = .defaults }
+        #expect(HelpController.footer(keys: .defaults, filtering: false) == "↓/↑ PgDn/PgUp scroll · Esc closes")
+        Theme.keys =
+            BrowserConfiguration.parse(
+                """
+                [keys.help]
+                scrollDown = ["ctrl-d"]
+                scrollUp = ["ctrl-u"]
+                pageDown = ["ctrl-v"]
+                pageUp = ["alt-v"]
+                close = ["f1"]
+                """
+            ).keys
+        #expect(
+            HelpController.footer(keys: Theme.keyNames, filtering: false)
+                == "Ctrl-D/Ctrl-U Ctrl-V/Alt-v scroll · F1 closes")
+        #expect(
+            HelpController.footer(keys: Theme.keyNames, filtering: true)
+                == "Ctrl-D/Ctrl-U Ctrl-V/Alt-v scroll · F1 clears the filter")
+    }
+
     /// Hostile round 11: with 70,643 mistakes in the file, each key typed in the help's filter
     /// took 11 s (every message lowered and wrapped again, and every line joined for the label).
     /// The time is printed, not bounded: its 10 s bound failed in a CI run at load ~30 (11.4 s),

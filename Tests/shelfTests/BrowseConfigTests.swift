@@ -36,13 +36,14 @@ struct BrowseConfigTests {
         let path = environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"
         let tmux = try browse(shelf, environment: environment, width: 130)
         // The first problem in the status bar, with its line; the columns as configured.
-        var screen = try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
-        // In the status bar, whole: on its first line, the keys' hints on the next.
-        let bar = screen.reversed().drop { $0.isEmpty }.prefix(2)
+        var screen = try await tmux.waitFor {
+            $0.contains(line: "more after quitting") && $0.contains(line: "Third task")
+        }
+        // In the status bar's one line, with the keys' hints.
+        let bar = screen.last { !$0.isEmpty } ?? ""
         #expect(
-            bar.contains { $0.contains("config.toml:3: unknown action “jump” in [keys.list]") },
-            "\(screen.joined(separator: "\n"))")
-        #expect(screen.contains(line: "(+1 more after quitting)"))
+            bar.contains("config.toml:3: unknown action “jump” in [keys.list]; ignored (+1 more after quitting)")
+                && bar.hasSuffix("a new  q quit"), "\(screen.joined(separator: "\n"))")
         let header = try #require(screen.first { $0.contains("Title") })
         #expect(header.contains("Owner") && !header.contains("Pri") && !header.contains("Updated"), "\(header)")
         // The owner column in bold green (SGR 1 and 32) around the name.
@@ -79,6 +80,50 @@ struct BrowseConfigTests {
         let text = screen.joined(separator: "")
         #expect(text.contains("shelf: \(path):3: unknown action “jump”"), "\(screen.joined(separator: "\n"))")
         #expect(text.contains("shelf: \(path):4: "), "\(screen.joined(separator: "\n"))")
+    }
+
+    /// Hostile round 12: the configuration's first problem wrapped over lines of the status bar
+    /// at 80 and 150 columns and pushed the list up. It keeps the bar's one line at any width,
+    /// cut with where it is read whole, until the first key. (The problem is a clash, named at
+    /// the line that made it.)
+    @Test func theFirstProblemKeepsTheBarsOneLineAtEveryWidth() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let environment = try await prepare(shelf, config: "[keys.list]\nmoveUp = [\"x\"]\nmoveDown = [\"x\"]\n")
+        let tmux = try browse(shelf, environment: environment, width: 80)
+        var screen = try await tmux.waitFor { $0.contains(line: "Third task") && $0.contains(line: "shows it whole") }
+        for width in [80, 150, 40] {
+            if width != 80 {
+                try tmux.resize(width: width, height: 20)
+                screen = try await tmux.waitFor {
+                    ($0.last { !$0.isEmpty }?.contains("shows it whole") ?? false)
+                        && ($0.last { !$0.isEmpty }?.count ?? 0) > width - 4
+                }
+            }
+            let shown = screen.joined(separator: "\n")
+            // The bar is the screen's last line, and the only one with the problem's words.
+            let bar = screen.last { !$0.isEmpty } ?? ""
+            #expect(bar.hasPrefix(" config.toml:3: x fo"), "\(width): \(shown)")
+            #expect(bar.contains("… ? shows it whole"), "\(width): \(shown)")
+            #expect(
+                screen.filter { $0.contains("config.toml") || $0.contains("moveUp") }.count == 1, "\(width): \(shown)")
+            #expect(!screen.contains(line: "take x out of moveUp"), "cut, not wrapped: \(width): \(shown)")
+            // The keys' hints too where there is room for both.
+            #expect(bar.hasSuffix("? help  n new  q quit") == (width >= 80), "\(width): \(shown)")
+        }
+        // ? shows it whole (under the problems' heading, wrapped to the help's width).
+        try tmux.type("?")
+        screen = try await tmux.waitFor("┌─ Keys")
+        try tmux.resize(width: 150, height: 40)
+        screen = try await tmux.waitFor { $0.contains(line: "moveUp on line 2") }
+        // Wrapped to the help's width, to the advice's last words.
+        #expect(
+            screen.contains(line: "• config.toml:3: x for moveDown") && screen.contains(line: "moveUp on line 2"),
+            "\(screen.joined(separator: "\n"))")
+        try tmux.send("Escape")
+        try await tmux.waitFor { !$0.contains(line: "┌─ Keys") }
+        try tmux.type("q")
+        try await tmux.waitFor("[exit 0]")
     }
 
     /// Hostile round 4: `shelf config` printed a value quoted from the file with its escape

@@ -43,14 +43,16 @@ struct BrowseHintsTests {
                 """)
         let path = environment["XDG_CONFIG_HOME"]! + "/shelf/config.toml"
         let tmux = try browse(shelf, environment: environment, width: 100)
-        let notice =
-            "config.toml:2: j for help took a key of moveDown, which keeps down (to say so and end this notice: "
-            + "moveDown = [\"down\"] in [keys.list])"
         var screen = try await tmux.waitFor {
-            $0.contains(line: "3 items") && $0.contains(line: "Third task") && $0.contains(line: "in [keys.list])")
+            $0.contains(line: "Third task") && $0.contains(line: "j shows it whole")
         }
-        // Whole, over two lines of the bar, until the first key.
-        #expect(statusBar(screen, lines: 2).contains(notice), "\(screen.joined(separator: "\n"))")
+        // On the bar's one line until the first key (hostile round 12: whole, over lines of the
+        // bar, it pushed the list up), cut with where it is read whole, naming help's key in force.
+        let bar0 = screen.last { !$0.isEmpty } ?? ""
+        #expect(
+            bar0.hasPrefix(" config.toml:2: j for help took a key of moveDown")
+                && bar0.contains("… j shows it whole ") && bar0.hasSuffix("j help  n new  q quit"),
+            "\(screen.joined(separator: "\n"))")
 
         // The search field: its own keys, as bound; none of the list's letters.
         try tmux.type("/")
@@ -89,7 +91,9 @@ struct BrowseHintsTests {
         defer { shelf.cleanUp() }
         let environment = try await prepare(shelf, config: "[keys.editor]\nsave = [\"ctrl-w\"]\n")
         let tmux = try browse(shelf, environment: environment, width: 80)
-        try await tmux.waitFor { $0.contains(line: "3 items") && $0.contains(line: "Third task") }
+        // The bar says the file's problem (Ctrl-W is deleteWord's in the text fields) on its one
+        // line, the count cut off: the rows say the list is read.
+        try await tmux.waitFor { $0.contains(line: "Third task") && $0.contains(line: "shows it whole") }
         try tmux.type("n")
         try await tmux.waitFor("New item")
         for _ in 0..<4 { try tmux.send("Tab") }  // to the notes, whose hint is the longest
@@ -223,12 +227,14 @@ struct BrowseHintsTests {
 
         let tmux = try browse(shelf, environment: environment, width: 80)
         var screen = try await tmux.waitFor {
-            $0.contains(line: "3 items") && $0.contains(line: "or lineStart others")
+            $0.contains(line: "Third task") && $0.contains(line: "? shows it whole")
         }
-        // Whole, over four lines of the bar (it may take half the screen), until the first key.
+        // On the bar's one line until the first key, cut with where it is read whole (hostile
+        // round 12: over four lines it pushed the list up); whole in the help.
+        let bar = screen.last { !$0.isEmpty } ?? ""
         #expect(
-            statusBar(screen, lines: 4).replacingOccurrences(of: " ", with: "")
-                .contains(notice.replacingOccurrences(of: " ", with: "")), "\(screen.joined(separator: "\n"))")
+            bar.hasPrefix(" config.toml:2: ctrl-a for save") && bar.contains("… ? shows it whole")
+                && !screen.contains(line: "or lineStart others"), "\(screen.joined(separator: "\n"))")
         // In the title field Ctrl-A is the line's start: typed there, the text goes first.
         try tmux.type("n")
         try await tmux.waitFor("New item")

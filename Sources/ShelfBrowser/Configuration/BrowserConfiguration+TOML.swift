@@ -21,8 +21,10 @@ extension BrowserConfiguration {
         var problems = earlier
         // A table's header left out takes the lines under it along, up to the next header: read,
         // they went into the table before it (hostile round 11). Says what it left out.
-        func leaveOutUnder(_ index: Int, advice: String = "correct the header") -> String {
-            guard lines[index].drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("[") else { return "" }
+        // The lines (not blank, not comments) under a header at `index` left out, up to the
+        // next header; 0 for a line that is not a header.
+        func clearUnder(_ index: Int) -> Int {
+            guard lines[index].drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("[") else { return 0 }
             var count = 0
             var next = index + 1
             while next < lines.count, !TOMLLineKey(lines[next]).isHeader {
@@ -31,12 +33,16 @@ extension BrowserConfiguration {
                 lines[next] = ""
                 next += 1
             }
+            return count
+        }
+        func leaveOutUnder(_ index: Int) -> String {
+            let count = clearUnder(index)
             guard count > 0 else { return "" }
             let before = lines[..<index].last { TOMLLineKey($0).isHeader && !TOMLLineKey($0).parts.isEmpty }
             let place = before.map { "[\(TOMLLineKey($0).written)]" } ?? "the top level, outside any table"
             let them = count == 1 ? "is the line" : "are the \(count) lines"
             let would = count == 1 ? "it would have gone" : "they would have gone"
-            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); \(advice)"
+            return ", and so \(them) under it up to the next table (read, \(would) into \(place)); correct the header"
         }
         // Lines TOMLKit must not see: a NUL ends its reading of the file without an error (the
         // rest of the file was lost without a word), and a key of tens of thousands of dotted
@@ -75,19 +81,26 @@ extension BrowserConfiguration {
                 break
             } catch let error as TOMLParseError {
                 let line = error.source.begin.line
-                let message =
-                    Self.redefinition(error.description, line: line, in: lines) ?? Self.unreadable(error.description)
-                guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else {
-                    problems.append(ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
-                    break
+                if let twice = Self.tableSetTwice(error.description, line: line, in: lines) {
+                    // A table's second header: it and its lines are left out, and belong under
+                    // its first header (hostile round 12: the words assumed the TOML spec read).
+                    let count = clearUnder(line - 1)
+                    problems.append(
+                        ConfigurationProblem(
+                            file: file, line: line, message: Self.tableSetTwiceMessage(twice, lines: count)))
+                } else {
+                    let message =
+                        Self.redefinition(error.description, line: line, in: lines)
+                        ?? Self.unreadable(error.description)
+                    guard lines.indices.contains(line - 1), !lines[line - 1].isEmpty else {
+                        problems.append(
+                            ConfigurationProblem(file: file, line: line, message: "\(message); line ignored"))
+                        break
+                    }
+                    let under = leaveOutUnder(line - 1)
+                    problems.append(
+                        ConfigurationProblem(file: file, line: line, message: "\(message); line ignored\(under)"))
                 }
-                // A table set twice: its lines belong under its first header.
-                let under =
-                    message.hasPrefix("the table [")
-                    ? leaveOutUnder(line - 1, advice: "move them under the table's first header")
-                    : leaveOutUnder(line - 1)
-                problems.append(
-                    ConfigurationProblem(file: file, line: line, message: "\(message); line ignored\(under)"))
                 lines[line - 1] = ""
                 if round == rounds {
                     problems.append(
@@ -115,14 +128,49 @@ extension BrowserConfiguration {
     static func redefinition(_ description: String, line: Int, in lines: [String]) -> String? {
         guard description.contains("cannot redefine existing"), lines.indices.contains(line - 1) else { return nil }
         let key = TOMLLineKey(lines[line - 1])
-        guard !key.parts.isEmpty, key.isHeader || key.isAssignment else { return nil }
-        let paths = LineLocator.paths(of: Array(lines[..<line]))
-        let first = paths.last.flatMap { path in paths.dropLast().firstIndex { $0 != nil && $0 == path } }
-        let already = first.map { "already set at line \($0 + 1)" } ?? "already set by an earlier line"
-        if key.isHeader { return "the table [\(key.written)] is \(already); TOML allows a table once" }
+        guard !key.parts.isEmpty, key.isAssignment, !key.isHeader else { return nil }
+        let first = firstLine(of: line, in: lines)
+        let already = first.map { "already set at line \($0)" } ?? "already set by an earlier line"
         let header = lines[..<(line - 1)].last { TOMLLineKey($0).isHeader }.map { TOMLLineKey($0).written }
         let place = header.map { " in [\($0)]" } ?? ""
         return "the key \(key.written)\(place) is \(already); TOML allows a key once in a table"
+    }
+
+    /// The line (from 1) that first names the path line `line` names, if an earlier one does.
+    private static func firstLine(of line: Int, in lines: [String]) -> Int? {
+        let paths = LineLocator.paths(of: Array(lines[..<line]))
+        return paths.last.flatMap { path in paths.dropLast().firstIndex { $0 != nil && $0 == path } }.map { $0 + 1 }
+    }
+
+    /// For TOMLKit's word on a table's header at `line` that an earlier line already made: the
+    /// table as the file writes it, and the line of its first header (nil when an earlier line
+    /// made it otherwise, as `[keys]` with `list.quit = …` makes [keys.list]). Nil for any other
+    /// error.
+    static func tableSetTwice(_ description: String, line: Int, in lines: [String]) -> (
+        table: String, first: Int?
+    )? {
+        guard description.contains("cannot redefine existing"), lines.indices.contains(line - 1) else { return nil }
+        let key = TOMLLineKey(lines[line - 1])
+        guard !key.parts.isEmpty, key.isHeader else { return nil }
+        return (key.written, firstLine(of: line, in: lines))
+    }
+
+    /// What to do about a table's second header, left out with the `count` lines under it (not
+    /// blank, not comments), in words for someone who never read the TOML spec: which lines,
+    /// which table, and to move the lines under its first header or delete them.
+    static func tableSetTwiceMessage(_ twice: (table: String, first: Int?), lines count: Int) -> String {
+        let table = "[\(twice.table)]"
+        let first = twice.first.map { "line \($0)" } ?? "an earlier line"
+        let head =
+            "\(table) is written twice: \(first) already starts this table, and a table may have only one "
+            + "header, so"
+        guard count > 0 else {
+            return "\(head) this line is ignored; delete it (settings for \(table) go under \(first))"
+        }
+        let them = count == 1 ? "the line under it" : "the \(count) lines under it"
+        let setting = count == 1 ? "that setting, move it" : "those settings, move them"
+        return "\(head) this line and \(them) (up to the next header) are ignored; to keep \(setting) "
+            + "under \(table) at \(first) and delete this line; else delete this line and \(them)"
     }
 
     /// The most dotted parts a key or table header may have: Shelf's deepest is 3
@@ -381,18 +429,43 @@ struct ConfigurationReader {
         }
     }
 
-    /// Names a key bound to two actions of one mode (the first in the help keeps it).
+    /// Names a key bound to two actions of one mode that both keep other keys (the first in
+    /// the help takes it), at the later of the two lines (see `clash(_:holder:loser:)`).
     private mutating func reportClashes(in map: KeyMap, bound: [KeyAction: [KeyEvent]]) {
-        for (action, keys) in bound {
-            for key in keys {
-                if let holder = map.action(for: key, in: action.mode), holder != action {
-                    problem(
-                        "\(KeyName.name(of: key)) is bound to both \(holder.name) and \(action.name) in "
-                            + "[keys.\(action.mode.rawValue)]; \(holder.name) keeps it",
-                        at: ["keys", action.mode.rawValue, action.name])
-                }
+        for action in KeyAction.all {
+            for key in bound[action] ?? [] {
+                guard let holder = map.action(for: key, in: action.mode), holder != action else { continue }
+                let clash = clash(key, holder: holder, loser: action)
+                let kept = map.keys(for: action).map(KeyName.name(of:)).joined(separator: ", ")
+                problems.append(
+                    ConfigurationProblem(
+                        file: file, line: clash.line,
+                        message: "\(clash.said): \(action.name) keeps \(kept); \(clash.advice)"))
             }
         }
+    }
+
+    /// A key the file bound to two actions of one mode, `holder` (which takes it, listed first
+    /// in the help) and `loser`, said at the later of their two lines, the one that made the
+    /// clash (hostile round 12: it was named at the loser's line, the earlier one when the
+    /// holder is bound after it), with the earlier binding's line, and what to do: give the
+    /// later line's action another key, or the earlier's.
+    func clash(_ key: KeyEvent, holder: KeyAction, loser: KeyAction) -> (line: Int?, said: String, advice: String) {
+        let name = KeyName.name(of: key)
+        let holderLine = locator.line(of: ["keys", holder.mode.rawValue, holder.name])
+        let loserLine = locator.line(of: ["keys", loser.mode.rawValue, loser.name])
+        let holderFirst = (holderLine ?? 0) < (loserLine ?? 0)
+        let (earlier, later) = holderFirst ? (holder, loser) : (loser, holder)
+        let (earlierLine, laterLine) = holderFirst ? (holderLine, loserLine) : (loserLine, holderLine)
+        let at = { (line: Int?) in line.map { "line \($0)" } ?? "an earlier line" }
+        let said =
+            "\(name) for \(later.name) is already bound to \(earlier.name) at \(at(earlierLine)) of "
+            + "[keys.\(loser.mode.rawValue)]; \(holder.name) takes it (of two actions given one key, the one the "
+            + "help lists first takes it)"
+        let advice =
+            "give \(later.name) another key on \(laterLine.map { "line \($0)" } ?? "its line"), or take "
+            + "\(name) out of \(earlier.name) on \(at(earlierLine))"
+        return (laterLine ?? earlierLine, said, advice)
     }
 
     private mutating func readColors(

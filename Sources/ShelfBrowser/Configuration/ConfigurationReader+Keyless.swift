@@ -28,13 +28,18 @@ extension ConfigurationReader {
                     "\(Self.list(keys)) \(keys.count == 1 ? "stays" : "stay") with \(wayOut.name), the way out of \(mode)"
                 )
             }
+            // A key another action of the mode takes: said at the later of the two lines, the
+            // one that made the clash, naming the earlier (hostile round 12).
+            var line = locator.line(of: ["keys", action.mode.rawValue, action.name])
+            var clashAdvice: [String] = []
             for key in given {
                 guard let holder = map.action(for: key, in: action.mode), holder != action else { continue }
                 // The winner is the action the help lists first, not the line bound first (hostile
                 // round 11: "bound before it" named the later line).
-                reasons.append(
-                    "\(KeyName.name(of: key)) goes to \(holder.name), listed before \(action.name) in the help "
-                        + "(of two actions given one key, the one listed first takes it)")
+                let clash = clash(key, holder: holder, loser: action)
+                reasons.append(clash.said)
+                clashAdvice.append(clash.advice)
+                if let at = clash.line, at > (line ?? 0) { line = at }
             }
             let defaults = action.defaultKeys.map(KeyName.name(of:)).joined(separator: ", ")
             let free = action.defaultKeys.filter { map.action(for: $0, in: action.mode) == nil }
@@ -48,13 +53,17 @@ extension ConfigurationReader {
             } else {
                 bindings[action] = free
                 let word = free.count == 1 ? "default" : "defaults"
-                // The advice for a key refused (`bind enter or another key`) ends the sentence.
-                let advice = own.compactMap(\.advice).first.map { "; \($0) for \(action.name)" } ?? ""
+                // The advice for a key refused (`bind enter or another key`) ends the sentence,
+                // as does what to do about a clash.
+                let advice =
+                    own.compactMap(\.advice).first.map { "; \($0) for \(action.name)" }
+                    ?? clashAdvice.first.map { "; \($0)" } ?? ""
                 message =
                     reasons.joined(separator: "; ") + ": \(action.name) has no key left, so it keeps its \(word) "
                     + free.map(KeyName.name(of:)).joined(separator: ", ") + advice
             }
-            problem(message, at: ["keys", action.mode.rawValue, action.name], hint: own.compactMap(\.hint).first)
+            problems.append(
+                ConfigurationProblem(file: file, line: line, message: message, hint: own.compactMap(\.hint).first))
             named.insert(action)
         }
         return named

@@ -1,3 +1,5 @@
+internal import ShelfTerminal
+
 /// Where a key is typed: each mode has its own actions and keys, and a key may mean one thing
 /// in one mode and another elsewhere (`d` deletes an item in the list and a user in the users
 /// view). The configuration file binds keys per mode (`[keys.list]`, `[keys.editor]`, …).
@@ -27,21 +29,32 @@ public enum KeyMode: String, CaseIterable, Hashable, Sendable {
     /// This help.
     case help
 
-    /// The heading of the mode's part of the help.
-    public var title: String {
+    /// The heading of the mode's part of the help with the defaults' keys.
+    public var title: String { title(keys: .defaults) }
+
+    /// The heading of the mode's part of the help, naming the first key of each list action
+    /// that leads there as `keys` binds it ("Item opened (Enter)"; hostile round 12: it said
+    /// Enter once Enter was rebound), and leaving out an action with no key.
+    public func title(keys: KeyMap) -> String {
+        func named(_ words: String, _ names: String...) -> String {
+            let bound = names.compactMap { name in
+                KeyAction.all.first { $0.mode == .list && $0.name == name }.flatMap { keys.keys(for: $0).first }
+            }
+            return bound.isEmpty ? words : "\(words) (\(bound.map(\.description).joined(separator: ", ")))"
+        }
         switch self {
-        case .list: "List"
-        case .detail: "Item opened (Enter)"
-        case .search: "Search field (/)"
-        case .text: "Editing text (any field)"
-        case .editor: "Item editor (n, e)"
-        case .conflict: "Editor: saved elsewhere first"
-        case .users: "Users (U)"
-        case .userForm: "User form"
-        case .views: "Saved views (v)"
-        case .confirm: "Questions (delete, replace)"
-        case .prompt: "Prompts (owner, priority, name)"
-        case .help: "Help (?)"
+        case .list: return "List"
+        case .detail: return named("Item opened", "open")
+        case .search: return named("Search field", "search")
+        case .text: return "Editing text (any field)"
+        case .editor: return named("Item editor", "new", "edit")
+        case .conflict: return "Editor: saved elsewhere first"
+        case .users: return named("Users", "users")
+        case .userForm: return "User form"
+        case .views: return named("Saved views", "savedViews")
+        case .confirm: return "Questions (delete, replace)"
+        case .prompt: return "Prompts (owner, priority, name)"
+        case .help: return named("Help", "help")
         }
     }
 }
@@ -62,7 +75,7 @@ extension KeyMode {
     /// [keys.text] first in the editor's text fields).
     static let dispatchOrders: [(modes: [KeyMode], place: String)] = [
         ([.list], "the list"),
-        ([.detail, .list], "an item opened (Enter)"),
+        ([.detail, .list], "an item opened on the whole screen"),
         ([.text, .search], "the search field"),
         ([.text, .editor], "the editor's text fields and notes"),
         ([.editor], "the editor's status field"),

@@ -19,8 +19,9 @@ public final class StatusBar: View {
     /// default; say there where the rest can be read. Setting a different value redraws.
     public var cutMark = " …" { didSet { if cutMark != oldValue { setNeedsDisplay() } } }
     /// True when `left` cut on one line ends in `cutMark` too, not in "…": set it while the
-    /// text shown is one that `cutMark` says where to read whole. Setting a different value
-    /// redraws.
+    /// text shown is one that `cutMark` says where to read whole. Where `right` leaves too
+    /// little room for the mark and `leastCutText` columns of text, `right` is not drawn.
+    /// Setting a different value redraws.
     public var marksOneLineCut = false { didSet { if marksOneLineCut != oldValue { setNeedsDisplay() } } }
 
     /// A status bar one line high (`length` is `.fixed(1)`), reverse video by default.
@@ -72,8 +73,18 @@ public final class StatusBar: View {
             }
             return
         }
-        let rightX = frame.maxX - rightWidth
-        canvas.draw(right, at: Point(x: rightX, y: frame.y), style: style, width: rightWidth)
+        var rightX = frame.maxX - rightWidth
+        let markWidth = DisplayWidth.of(Sanitizer.sanitize(cutMark))
+        // Cut beside `right`, a marked text too narrow to keep the mark after a few of its
+        // columns takes the whole line instead (hostile round 12: at 40 columns the mark was
+        // lost), since the mark says where to read it.
+        if marksOneLineCut, 1 + DisplayWidth.of(leftText) > max(0, rightX - frame.x - 1),
+            rightX - frame.x - 2 < markWidth + Self.leastCutText
+        {
+            rightX = frame.maxX
+        } else {
+            canvas.draw(right, at: Point(x: rightX, y: frame.y), style: style, width: rightWidth)
+        }
         let room = max(0, rightX - frame.x - 1)
         // Hostile round 11: the list's read failure, cut here, ended in "…" and not in where
         // it is read whole.
@@ -83,6 +94,10 @@ public final class StatusBar: View {
         }
         canvas.draw(" " + left, at: frame.origin, style: style, width: room)
     }
+
+    /// The fewest columns of a marked text's own shown before `cutMark` beside `right`: with
+    /// fewer, `right` gives way.
+    static let leastCutText = 12
 
     /// `line` cut to end in `cutMark` within `width` columns: the mark whole after it, the
     /// line cut before it when need be.
