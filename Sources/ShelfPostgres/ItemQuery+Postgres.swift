@@ -182,8 +182,11 @@
         /// `rangeFirst`: the page reads its matches by the index of its range of times and sorts
         /// them, rather than walk the sort order's index (see `PostgresItemRepository.readsRangeFirst`);
         /// it changes the cost, never the rows.
+        /// `ownerless: false` leaves out the owner order's items whose owner is gone (for tests
+        /// of the owners' plan alone; see `postgresOwnerPage`).
         package func postgresPage(
-            cursor: ItemCursor?, backward: Bool, limit: Int?, now: Date = Date(), rangeFirst: Bool = false
+            cursor: ItemCursor?, backward: Bool, limit: Int?, now: Date = Date(), rangeFirst: Bool = false,
+            ownerless: Bool = true
         ) throws -> PostgresQuery {
             if let limit, limit < 0 {
                 throw StoreError(.invalidValue, "a page limit must be 0 or more, not \(limit)")
@@ -192,7 +195,9 @@
             // larger keys.
             let increasing = (sortDirection == .ascending) != backward
             if sortField == .owner {
-                return postgresOwnerPage(cursor: cursor, increasing: increasing, limit: limit, now: now)
+                return postgresOwnerPage(
+                    cursor: cursor, backward: backward, increasing: increasing, limit: limit, now: now,
+                    ownerless: ownerless)
             }
             var bindings = PostgresBindings()
             var clauses = postgresFilter(into: &bindings, now: now)
@@ -255,17 +260,110 @@
             return PostgresQuery(unsafeSQL: sql, binds: bindings)
         }
 
-        /// A page in the owner ordering: owners by folded name and ID (the index
+        /// A page in the owner ordering: the owners' items (`postgresOwnersPart`), then the items
+        /// whose owner is gone (`postgresOwnerlessPart`), which exist only when the foreign keys
+        /// were set aside (`session_replication_role = replica`, a dropped constraint): the
+        /// count counts them, so the order shows them too, after every owner in either
+        /// direction, by ID in the list's direction. Reading forward, the owners' part comes
+        /// first; backward, the ownerless part. The two are one `UNION ALL` without an ORDER BY
+        /// of its own: its Append runs the arms in turn, each in its own order, under the LIMIT,
+        /// which stops it once the page is full, so a page the owners fill never runs the other
+        /// arm (`EXPLAIN ANALYZE`: "never executed"). A cursor given without its owner's name (or
+        /// with an empty one: no user has one) whose owner is not a user stands among the
+        /// ownerless items. `ownerless: false` leaves that part out.
+        private func postgresOwnerPage(
+            cursor: ItemCursor?, backward: Bool, increasing: Bool, limit: Int?, now: Date, ownerless: Bool
+        ) -> PostgresQuery {
+            var bindings = PostgresBindings()
+            var limitClause = ""
+            if let limit {
+                bindings.append(Int64(limit))
+                limitClause = " LIMIT $\(bindings.count)"
+            }
+            let parsed = ItemQueryText(text)
+            let owners = postgresOwnersPart(
+                cursor: cursor, backward: backward, increasing: increasing, limitClause: limitClause, now: now,
+                parsed: parsed, bindings: &bindings)
+            guard ownerless,
+                let gone = postgresOwnerlessPart(
+                    cursor: cursor, backward: backward, increasing: increasing, limitClause: limitClause, now: now,
+                    parsed: parsed, bindings: &bindings)
+            else { return PostgresQuery(unsafeSQL: owners, binds: bindings) }
+            let (first, second) = backward ? (gone, owners) : (owners, gone)
+            return PostgresQuery(unsafeSQL: "(\(first)) UNION ALL (\(second))\(limitClause)", binds: bindings)
+        }
+
+        /// The items of owners who are not users, matching the query, by ID (in the list's
+        /// direction), after `cursor`'s place (see `postgresOwnerPage`); nil when no such item can
+        /// be on the page (owner prefixes test the owner's name; a backward read from an owner's
+        /// item). The owners who are gone are found by a walk of items_by_user from one owner ID
+        /// to the next (one index probe per owner of any item, each then looked up in users),
+        /// and each one's items read through items_by_user up to the page size (a LATERAL), then
+        /// sorted by ID: a sort of those rows alone. Only a page the owners do not fill (the last
+        /// one, or a backward read from the end) runs it.
+        private func postgresOwnerlessPart(
+            cursor: ItemCursor?, backward: Bool, increasing: Bool, limitClause: String, now: Date,
+            parsed: ItemQueryText, bindings: inout PostgresBindings
+        ) -> String? {
+            guard parsed.ownerPrefixes.isEmpty else { return nil }
+            let gone: String
+            if let owner {
+                bindings.append(owner.rawValue)
+                gone =
+                    "SELECT $\(bindings.count)::bigint AS uid "
+                    + "WHERE NOT EXISTS (SELECT FROM users WHERE id = $\(bindings.count))"
+            } else {
+                gone = """
+                    WITH RECURSIVE seen(uid) AS (
+                        SELECT min(user_id) FROM items
+                        UNION ALL
+                        SELECT (SELECT min(user_id) FROM items WHERE user_id > seen.uid) FROM seen
+                        WHERE seen.uid IS NOT NULL)
+                    SELECT uid FROM seen
+                    WHERE uid IS NOT NULL AND NOT EXISTS (SELECT FROM users WHERE users.id = seen.uid)
+                    """
+            }
+            var inner = postgresFilter(into: &bindings, now: now)
+            inner.insert("user_id = g.uid", at: 0)
+            if let cursor, let ownerID = cursor.ownerID {
+                if let ownerName = cursor.ownerName, !ownerName.isEmpty {
+                    // Among the owners: every ownerless item comes after it, none before.
+                    if backward { return nil }
+                } else {
+                    // Among the owners when its owner is a user (all of this part after it, none
+                    // before: the bound past either end), else among these items, by its ID.
+                    let (comparison, start, end) =
+                        increasing
+                        ? (">", "-1", "9223372036854775807") : ("<", "9223372036854775807", "-1")
+                    bindings.append(ownerID.rawValue)
+                    let owner = "$\(bindings.count)"
+                    bindings.append(cursor.id.rawValue)
+                    inner.append(
+                        "id \(comparison) CASE WHEN EXISTS (SELECT FROM users WHERE id = \(owner)) "
+                            + "THEN \(backward ? end : start) ELSE $\(bindings.count) END")
+                }
+            }
+            let order = increasing ? "ASC" : "DESC"
+            let columns = Self.postgresItemColumns.split(separator: ", ").map { "i." + $0 }.joined(separator: ", ")
+            return """
+                SELECT \(columns)
+                FROM (\(gone)) g CROSS JOIN LATERAL (
+                    SELECT \(Self.postgresItemColumns) FROM items WHERE \(inner.joined(separator: " AND "))
+                    ORDER BY id \(order)\(limitClause)) i
+                ORDER BY i.id \(order)\(limitClause)
+                """
+        }
+
+        /// The owners' part of a page in the owner ordering: owners by folded name and ID (the index
         /// users_by_name), and for each owner a LATERAL walk of its items by ID (items_by_user
         /// of Migrations/postgres/0003), stopping at the page size. A nested loop returns each
         /// outer row's inner rows in the inner order, so the rows come in the full order with
         /// no sort step (the outer ORDER BY names only the owner's keys for that reason; the
         /// conformance suite checks the order). The cursor's owner resumes after its item.
-        private func postgresOwnerPage(cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date)
-            -> PostgresQuery
-        {
-            var bindings = PostgresBindings()
-            let parsed = ItemQueryText(text)
+        private func postgresOwnersPart(
+            cursor: ItemCursor?, backward: Bool, increasing: Bool, limitClause: String, now: Date,
+            parsed: ItemQueryText, bindings: inout PostgresBindings
+        ) -> String {
             var inner = postgresFilter(into: &bindings, now: now, ownerPrefixes: false)
             inner.insert("user_id = u.id", at: 0)
             var outer: [String] = []
@@ -303,15 +401,21 @@
                 increasing ? (">=", ">", "-1") : ("<=", "<", "9223372036854775807")
             if let cursor, let ownerID = cursor.ownerID {
                 let name: String
-                if let ownerName = cursor.ownerName {
+                if let ownerName = cursor.ownerName, !ownerName.isEmpty {
                     bindings.append(ownerName)
                     name = "$\(bindings.count)"
-                } else {
-                    // Looked up as the page is read; an owner deleted since resumes at the start.
+                } else if backward {
+                    // Looked up as the page is read. A cursor whose owner is gone stands among the
+                    // ownerless items, after every owner: every owner comes before it.
                     bindings.append(ownerID.rawValue)
                     name =
                         "coalesce((SELECT name FROM users WHERE id = $\(bindings.count)), "
                         + "\(increasing ? "''" : "chr(1114111)"))"
+                } else {
+                    // NULL when the owner is gone: no owner comes after such a cursor (the
+                    // ownerless items after it are `postgresOwnerlessPart`'s).
+                    bindings.append(ownerID.rawValue)
+                    name = "(SELECT name FROM users WHERE id = $\(bindings.count))"
                 }
                 bindings.append(ownerID.rawValue)
                 let owner = "$\(bindings.count)"
@@ -322,11 +426,6 @@
                 inner.append("id \(idComparison) CASE WHEN u.id = \(owner) THEN $\(bindings.count) ELSE \(idBound) END")
             }
             let order = increasing ? "ASC" : "DESC"
-            var limitClause = ""
-            if let limit {
-                bindings.append(Int64(limit))
-                limitClause = " LIMIT $\(bindings.count)"
-            }
             let columns = Self.postgresItemColumns.split(separator: ", ").map { "i." + $0 }.joined(separator: ", ")
             var sql =
                 byIndexedTests
@@ -351,7 +450,7 @@
             // rows (hostile round 12).
             let itemOrder = byIndexedTests ? ", k.id \(order)" : ", i.id \(order)"
             sql += " ORDER BY shelf_fold(u.name) COLLATE \"C\" \(order), u.id \(order)\(itemOrder)\(limitClause)"
-            return PostgresQuery(unsafeSQL: sql, binds: bindings)
+            return sql
         }
 
         /// How many items match: from the trigger-kept totals when the filters allow

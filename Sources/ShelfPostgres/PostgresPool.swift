@@ -161,7 +161,8 @@
         /// pooled page read used to start four tasks beside its own, three of them sleeping,
         /// which cost more than the page's statement on a busy machine.
         private func withLease<T: Sendable>(
-            _ operation: LockWait.Operation, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+            _ operation: LockWait.Operation, onEventLoop: Bool = false,
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             let leased = LeaseFlag()
             let outcome = FirstOutcome<T>()
@@ -216,7 +217,7 @@
                                 try await Self.leaseAndRun(
                                     client: client, at: location, leased: leased, connections: connections,
                                     calls: calls, idleCheckAfter: idleCheckAfter, holders: holders, operation,
-                                    fail: fail, body)))
+                                    onEventLoop: onEventLoop, fail: fail, body)))
                     } catch {
                         outcome.resolve(.failure(error))
                     }
@@ -253,7 +254,7 @@
         private static func leaseAndRun<T: Sendable>(
             client: PostgresClient, at location: PostgresLocation, leased: LeaseFlag, connections: ConnectionRecords,
             calls: CallGuard, idleCheckAfter: Duration, holders: HoldersSeen, _ operation: LockWait.Operation,
-            fail: @escaping @Sendable (StoreError) -> Void,
+            onEventLoop: Bool, fail: @escaping @Sendable (StoreError) -> Void,
             _ body: @escaping @Sendable (PostgresConnection) async throws -> T
         ) async throws -> T {
             for _ in 0..<staleLeaseRetries {
@@ -261,22 +262,20 @@
                     // A connection that came after the call gave up (it failed as busy or
                     // unreachable, saying nothing was written) runs nothing.
                     guard leased.claim() else { return .abandoned }
-                    try await connection.eventLoop.submit {}.get()
-                    if connection.isClosed { return .stale }
-                    let (pid, idle) = connections.use(connection)
-                    defer { connections.used(connection) }
-                    if let idle, idle > idleCheckAfter, try await !connections.answers(connection) { return .stale }
-                    let registration = calls.register(on: connection, at: location, fail: fail)
-                    defer { calls.release(registration) }
-                    let known: Int32
-                    if let pid { known = pid } else { known = try await connections.pid(of: connection) }
-                    return .value(
-                        try await ServerCancel.onCancel(pid: known, at: location) {
-                            try await LockWait.watching(
-                                connection: connection, pid: known, at: location, operation, byAlarm: true,
-                                holders: holders, dead: { await calls.abandon(connection, at: location, cause: $0) },
-                                body)
-                        })
+                    // A single statement (`read`, `write`) runs on the connection's event loop
+                    // (`EventLoopExecutor`): its answer resumes it where it arrived, with no thread
+                    // of the cooperative pool woken for it. Transactions, which may do more work
+                    // between statements, stay on the cooperative pool.
+                    guard onEventLoop else {
+                        return try await Self.run(
+                            on: connection, at: location, leased: leased, connections: connections, calls: calls,
+                            idleCheckAfter: idleCheckAfter, holders: holders, operation, fail: fail, body)
+                    }
+                    return try await withTaskExecutorPreference(EventLoopExecutor(connection.eventLoop)) {
+                        try await Self.run(
+                            on: connection, at: location, leased: leased, connections: connections, calls: calls,
+                            idleCheckAfter: idleCheckAfter, holders: holders, operation, fail: fail, body)
+                    }
                 }
                 switch outcome {
                 case .value(let value): return value
@@ -292,6 +291,32 @@
                 StoreError.lostConnection(
                     at: location, cause: "the server ended \(Self.staleLeaseRetries) connections in a row")
                     + "; check that the server runs, then retry")
+        }
+
+        /// The part of `leaseAndRun` on a leased connection: one turn of its event loop (which
+        /// reads an end the server sent while it was idle), the idle check, and `body` guarded.
+        private static func run<T: Sendable>(
+            on connection: PostgresConnection, at location: PostgresLocation, leased: LeaseFlag,
+            connections: ConnectionRecords, calls: CallGuard, idleCheckAfter: Duration, holders: HoldersSeen,
+            _ operation: LockWait.Operation, fail: @escaping @Sendable (StoreError) -> Void,
+            _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        ) async throws -> Leased<T> {
+            try await connection.eventLoop.submit {}.get()
+            if connection.isClosed { return .stale }
+            let (pid, idle) = connections.use(connection)
+            defer { connections.used(connection) }
+            if let idle, idle > idleCheckAfter, try await !connections.answers(connection) { return .stale }
+            let registration = calls.register(on: connection, at: location, fail: fail)
+            defer { calls.release(registration) }
+            let known: Int32
+            if let pid { known = pid } else { known = try await connections.pid(of: connection) }
+            return .value(
+                try await ServerCancel.onCancel(pid: known, at: location) {
+                    try await LockWait.watching(
+                        connection: connection, pid: known, at: location, operation, byAlarm: true,
+                        holders: holders, dead: { await calls.abandon(connection, at: location, cause: $0) },
+                        body)
+                })
         }
 
         /// The check of a call that has waited `patience` for a connection (see `withLease`):
@@ -378,7 +403,9 @@
             defer { if operation == .write { didWrite() } }
             return try await retryingRead(operation == .read) {
                 do {
-                    return try await timed(operation.rawValue) { try await withLease(operation, body) }
+                    return try await timed(operation.rawValue) {
+                        try await withLease(operation, onEventLoop: true, body)
+                    }
                 } catch {
                     if isClosed { throw closedError }
                     throw StoreError(postgres: error, at: location)

@@ -172,16 +172,20 @@ extension ItemQuery {
     /// in reverse order (the caller reverses them back). `plan` says how to apply words and
     /// phrases (see `MatchPlan`); it changes the cost, never the rows; so does `walkPastTimes`
     /// (see `sqliteFilter`). `parsed`, when given, must be `ItemQueryText(text)`.
+    /// `ownerless: false` leaves out the owner order's items whose owner is gone (for tests of
+    /// the owners' plan alone; see `ownerPageSQL`).
     func pageSQL(
         cursor: ItemCursor?, backward: Bool, limit: Int?, plan: MatchPlan = .walk, walkPastTimes: Bool = false,
-        now: Date = Date(), parsed: ItemQueryText? = nil
+        now: Date = Date(), parsed: ItemQueryText? = nil, ownerless: Bool = true
     ) -> BoundSQL {
         let parsed = parsed ?? ItemQueryText(text)
         // Reading forward in ascending order, or backward in descending order, moves to
         // larger keys.
         let increasing = (sortDirection == .ascending) != backward
         if sortField == .owner {
-            return ownerPageSQL(cursor: cursor, increasing: increasing, limit: limit, now: now, parsed: parsed)
+            return ownerPageSQL(
+                cursor: cursor, backward: backward, increasing: increasing, limit: limit, now: now, parsed: parsed,
+                ownerless: ownerless)
         }
         let alias = "i."
         let pairs = statusPriorityPairs(parsed: parsed)
@@ -280,7 +284,92 @@ extension ItemQuery {
         return BoundSQL(text: text, arguments: arguments)
     }
 
-    /// A page in the owner ordering: owners by name (the index users_by_name), and each
+    /// A page in the owner ordering: the owners' items (`ownersPageSQL`), then the items whose
+    /// owner is gone (`ownerlessPageSQL`), which exist only when the foreign keys were set aside
+    /// (`PRAGMA foreign_keys=OFF` in another program): the count counts them, so the order
+    /// shows them too, after every owner in either direction, by ID in the list's direction.
+    /// Reading forward, the owners' part comes first; backward, the ownerless part. The two are
+    /// one compound SELECT without an ORDER BY of its own: SQLite reads its arms in turn, each
+    /// in its own order, and stops at the LIMIT, so a page the owners fill never looks for
+    /// ownerless items. A cursor given without its owner's name (or with an empty one: no user
+    /// has one) whose owner is not a user stands among the ownerless items.
+    /// `ownerless: false` leaves that part out.
+    private func ownerPageSQL(
+        cursor: ItemCursor?, backward: Bool, increasing: Bool, limit: Int?, now: Date, parsed: ItemQueryText,
+        ownerless: Bool
+    ) -> BoundSQL {
+        let owners = ownersPageSQL(
+            cursor: cursor, backward: backward, increasing: increasing, limit: limit, now: now, parsed: parsed)
+        guard ownerless,
+            let gone = ownerlessPageSQL(
+                cursor: cursor, backward: backward, increasing: increasing, limit: limit, now: now, parsed: parsed)
+        else { return owners }
+        let (first, second) = backward ? (gone, owners) : (owners, gone)
+        var text = "SELECT * FROM (\(first.text)) UNION ALL SELECT * FROM (\(second.text))"
+        var arguments = first.arguments + second.arguments
+        if let limit {
+            text += " LIMIT ?"
+            arguments.append(limit)
+        }
+        return BoundSQL(text: text, arguments: arguments)
+    }
+
+    /// The items of owners who are not users, matching the query, by ID (in the list's
+    /// direction), after `cursor`'s place (see `ownerPageSQL`); nil when no such item can be on
+    /// the page (owner prefixes test the owner's name; a backward read from an owner's item).
+    /// The owners who are gone are found by a walk of items_by_user from one owner ID to the
+    /// next (one index seek per owner of any item, each then looked up in users), and their
+    /// items read through items_by_user and sorted by ID: a sort of those items alone. Only a
+    /// page the owners do not fill (the last one, or a backward read from the end) runs it.
+    private func ownerlessPageSQL(
+        cursor: ItemCursor?, backward: Bool, increasing: Bool, limit: Int?, now: Date, parsed: ItemQueryText
+    ) -> BoundSQL? {
+        guard parsed.ownerPrefixes.isEmpty else { return nil }
+        var arguments: [any SQLBindable] = []
+        let gone: String
+        if let owner {
+            gone = "SELECT ? AS uid WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = ?)"
+            arguments += [owner, owner] as [any SQLBindable]
+        } else {
+            gone =
+                "WITH RECURSIVE seen(uid) AS (SELECT (SELECT min(user_id) FROM items) UNION ALL "
+                + "SELECT (SELECT min(user_id) FROM items WHERE user_id > seen.uid) FROM seen WHERE seen.uid IS NOT NULL) "
+                + "SELECT uid FROM seen WHERE uid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM users WHERE id = seen.uid)"
+        }
+        var clauses: [String] = []
+        if let cursor, let ownerID = cursor.ownerID {
+            if let ownerName = cursor.ownerName, !ownerName.isEmpty {
+                // Among the owners: every ownerless item comes after it, none before.
+                if backward { return nil }
+            } else {
+                // Among the owners when its owner is a user (all of this part after it, none
+                // before: the bound past either end), else among these items, by its ID.
+                let (comparison, start, end) =
+                    increasing ? (">", "-1", "9223372036854775807") : ("<", "9223372036854775807", "-1")
+                clauses.append(
+                    "i.id \(comparison) CASE WHEN EXISTS (SELECT 1 FROM users WHERE id = ?) "
+                        + "THEN \(backward ? end : start) ELSE ? END")
+                arguments += [ownerID, cursor.id] as [any SQLBindable]
+            }
+        }
+        var filter = sqliteFilter(alias: "i.", now: now, parsed: parsed)
+        if let match = filter.match {
+            filter.clauses.append("+i.id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)")
+            filter.arguments.append(match)
+        }
+        clauses += filter.clauses
+        arguments += filter.arguments
+        var text = "SELECT \(Self.itemColumns("i.")) FROM (\(gone)) g CROSS JOIN items i ON i.user_id = g.uid"
+        if !clauses.isEmpty { text += " WHERE " + clauses.joined(separator: " AND ") }
+        text += " ORDER BY i.id \(increasing ? "ASC" : "DESC")"
+        if let limit {
+            text += " LIMIT ?"
+            arguments.append(limit)
+        }
+        return BoundSQL(text: text, arguments: arguments)
+    }
+
+    /// The owners' part of a page in the owner ordering: owners by name (the index users_by_name), and each
     /// owner's items by ID (items_by_user of Migrations/0004), in one nested loop that is
     /// already in order. The cursor's own owner resumes after the cursor's item; later owners
     /// start at their first item.
@@ -294,8 +383,8 @@ extension ItemQuery {
     /// items, `status:done` 27 ms, `status:open prio:1 created:2021-03-01` 7 to 9 s, when the
     /// planner took items_by_status_priority_created for the inner loop). The sort's cost grows
     /// with the matches of the owners a page reaches: about 0.2 ms for 1,000.
-    private func ownerPageSQL(
-        cursor: ItemCursor?, increasing: Bool, limit: Int?, now: Date, parsed: ItemQueryText
+    private func ownersPageSQL(
+        cursor: ItemCursor?, backward: Bool, increasing: Bool, limit: Int?, now: Date, parsed: ItemQueryText
     ) -> BoundSQL {
         var filter = sqliteFilter(alias: "i.", now: now, parsed: parsed)
         if let match = filter.match {
@@ -313,11 +402,17 @@ extension ItemQuery {
         if let cursor, let ownerID = cursor.ownerID {
             let name: String
             let nameArgument: any SQLBindable
-            if let ownerName = cursor.ownerName {
+            if let ownerName = cursor.ownerName, !ownerName.isEmpty {
                 (name, nameArgument) = ("?", ownerName)
-            } else {
-                // Looked up as the page is read; an owner deleted since resumes at the start.
+            } else if backward {
+                // Looked up as the page is read. A cursor whose owner is gone stands among the
+                // ownerless items, after every owner: every owner comes before it.
                 name = "coalesce((SELECT name FROM users WHERE id = ?), \(increasing ? "''" : "char(1114111)"))"
+                nameArgument = ownerID
+            } else {
+                // NULL when the owner is gone: no owner comes after such a cursor (the
+                // ownerless items after it are `ownerlessPageSQL`'s).
+                name = "(SELECT name FROM users WHERE id = ?)"
                 nameArgument = ownerID
             }
             let (comparison, idBound) = increasing ? (">=", "-1") : ("<=", "9223372036854775807")

@@ -58,6 +58,83 @@
             }
         }
 
+        /// The owner order's items whose owner is gone come after every owner, from a second arm
+        /// of a `UNION ALL` that the LIMIT stops before it starts when the owners fill the page:
+        /// the owners' plan is as without it (users_by_name, items_by_user, no sort), and the
+        /// ownerless part, never executed there, runs on the last page only.
+        @Test func theOwnerlessPartRunsOnlyOnAPageTheOwnersDoNotFill() async throws {
+            try await Scratch.withBackend { store, url in
+                let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
+                let bob = try await store.users.insert(NewUser(name: "Bob", email: "bob@example.com"))
+                _ = try await store.items.insert(
+                    contentsOf: (0..<40).map { NewItem(userID: $0 % 2 == 0 ? ann : bob, title: "t\($0)") })
+                let place = try PostgresLocation(url: url)
+                try await PostgresBackend.withConnection(to: place) { connection in
+                    let logger = Logger(label: "test")
+                    _ = try await connection.query("SET session_replication_role = replica", logger: logger)
+                    _ = try await connection.query(
+                        PostgresQuery(unsafeSQL: "DELETE FROM users WHERE id = \(bob.rawValue)"), logger: logger)
+                    _ = try await connection.query("SET session_replication_role = DEFAULT", logger: logger)
+                    func plan(_ page: PostgresQuery) async throws -> String {
+                        let rows = try await connection.query(
+                            PostgresQuery(
+                                unsafeSQL: "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + page.sql,
+                                binds: page.binds),
+                            logger: logger)
+                        var lines: [String] = []
+                        for try await line in rows.decode(String.self) { lines.append(line) }
+                        return lines.joined(separator: "\n")
+                    }
+                    for direction in [ItemQuery.SortDirection.ascending, .descending] {
+                        let query = ItemQuery(sortField: .owner, sortDirection: direction)
+                        // Ann's 20 items fill a first page of 10: the second arm never starts.
+                        let first = try await plan(try query.postgresPage(cursor: nil, backward: false, limit: 10))
+                        let owners = try await plan(
+                            try query.postgresPage(cursor: nil, backward: false, limit: 10, ownerless: false))
+                        #expect(first.contains("users_by_name") && first.contains("items_by_user"), "\(first)")
+                        let (head, tail) = try #require(Self.split(first), "\(first)")
+                        // The owners' part is the owners' plan alone (each node, numbers aside).
+                        func nodes(_ plan: String) -> Set<String> {
+                            Set(
+                                plan.split(separator: "\n").map {
+                                    String($0.filter { !$0.isNumber }).trimmingCharacters(in: .whitespaces)
+                                        .replacingOccurrences(of: "->  ", with: "")
+                                })
+                        }
+                        #expect(!head.contains("never executed"), "\(first)")
+                        #expect(nodes(owners).isSubset(of: nodes(head)), "\(owners)\n\(first)")
+                        #expect(tail.contains("never executed") && !tail.contains("actual rows=1 "), "\(first)")
+                        #expect(!owners.contains("Append"), "\(owners)")
+                        // A page of 30 reaches Bob's 20 items, read by the second arm.
+                        let last = try await plan(try query.postgresPage(cursor: nil, backward: false, limit: 30))
+                        let (_, reached) = try #require(Self.split(last), "\(last)")
+                        #expect(reached.contains("Recursive Union") && !reached.contains("never executed"), "\(last)")
+                        #expect(reached.contains("items_by_user"), "\(last)")
+                    }
+                }
+            }
+        }
+
+        /// The plan of a page's first and second `UNION ALL` arms (the lines from the second
+        /// child of the top Append on), or nil when there is no Append.
+        private static func split(_ plan: String) -> (String, String)? {
+            let lines = plan.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard let append = lines.firstIndex(where: { $0.contains("Append") }) else { return nil }
+            let indent =
+                (lines[append].firstIndex(of: "-").map {
+                    lines[append].distance(from: lines[append].startIndex, to: $0)
+                } ?? 0) + 6
+            let children = lines.indices.filter { index in
+                index > append && lines[index].count > indent
+                    && lines[index].prefix(indent).allSatisfy { $0 == " " }
+                    && lines[index].dropFirst(indent).hasPrefix("->")
+            }
+            guard children.count >= 2 else { return nil }
+            return (
+                lines[..<children[1]].joined(separator: "\n"), lines[children[1]...].joined(separator: "\n")
+            )
+        }
+
         @Test func everyPageIsAnIndexRangeScanWithoutASort() async throws {
             try await Scratch.withBackend { store, url in
                 let ann = try await store.users.insert(NewUser(name: "Ann", email: "ann@example.com"))
@@ -75,8 +152,10 @@
                                 for backward in [false, true] {
                                     let query = ItemQuery(
                                         owner: owner, status: .open, sortField: field, sortDirection: direction)
+                                    // The owners' part (the ownerless items' part has a test of
+                                    // its own: `theOwnerlessPartRunsOnlyOnAPageTheOwnersDoNotFill`).
                                     let page = try query.postgresPage(
-                                        cursor: ItemCursor(item), backward: backward, limit: 50)
+                                        cursor: ItemCursor(item), backward: backward, limit: 50, ownerless: false)
                                     let rows = try await connection.query(
                                         PostgresQuery(unsafeSQL: "EXPLAIN " + page.sql, binds: page.binds),
                                         logger: logger)

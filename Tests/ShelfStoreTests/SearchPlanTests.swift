@@ -168,7 +168,11 @@ struct SearchPlanTests {
             for direction in [ItemQuery.SortDirection.ascending, .descending] {
                 let query = ItemQuery(text: text, sortField: .owner, sortDirection: direction)
                 let label = "\(text) \(direction)"
-                let plan = try await Self.plan(sqlite) { query.pageSQL(cursor: nil, backward: false, limit: 50) }
+                // The owners' part (the ownerless items' part, which reads items_by_user, has a
+                // test of its own below).
+                let plan = try await Self.plan(sqlite) {
+                    query.pageSQL(cursor: nil, backward: false, limit: 50, ownerless: false)
+                }
                 #expect(plan.contains("COVERING INDEX items_by_user_"), "\(label):\n\(plan)")
                 #expect(
                     !plan.contains("items_by_user (") && !plan.contains("items_by_status_priority"),
@@ -279,12 +283,31 @@ struct SearchPlanTests {
                     for (owner, text) in [(nil, ""), (owners[2], ""), (nil, "the is:open"), (nil, "@a")] {
                         let query = ItemQuery(owner: owner, text: text, sortField: .owner, sortDirection: direction)
                         let plan = try await Self.plan(sqlite) {
-                            query.pageSQL(cursor: cursor, backward: backward, limit: 50)
+                            query.pageSQL(cursor: cursor, backward: backward, limit: 50, ownerless: false)
                         }
                         let label = "\(direction) backward \(backward) '\(text)' owner \(String(describing: owner))"
                         #expect(!plan.contains("TEMP B-TREE"), "\(label): \(plan)")
                         #expect(plan.contains("users_by_name") || owner != nil, "\(label): \(plan)")
                         #expect(plan.contains("items_by_user "), "\(label): \(plan)")
+                        // The part of the items whose owner is gone (after every owner): one
+                        // seek of items_by_user per owner ID, then each such owner's items through
+                        // it; none with owner prefixes, nor backward from an owner's named item.
+                        let full = try await Self.plan(sqlite) {
+                            query.pageSQL(cursor: cursor, backward: backward, limit: 50)
+                        }
+                        if text == "@a" || (backward && cursor?.ownerName != nil) {
+                            #expect(full == plan, "\(label): \(full)")
+                        } else {
+                            // The owners' part as without the other (numbered as it comes).
+                            let unnumbered = { (plan: String) in String(plan.filter { !$0.isNumber }) }
+                            #expect(
+                                full.contains("UNION ALL") && unnumbered(full).contains(unnumbered(plan)),
+                                "\(label): \(full)")
+                            #expect(
+                                full.contains(
+                                    owner == nil ? "items_by_user (user_id>?)" : "users USING INTEGER PRIMARY KEY")
+                                    && full.contains("items_by_user (user_id=?"), "\(label): \(full)")
+                        }
                         if cursor != nil, owner == nil {
                             // The cursor bounds the walk of owners, and of the cursor owner's items.
                             #expect(plan.contains("(name>?)") || plan.contains("(name<?)"), "\(label): \(plan)")

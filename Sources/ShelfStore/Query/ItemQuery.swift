@@ -11,7 +11,9 @@ public struct ItemQuery: Hashable, Sendable, Codable {
         /// By `createdAt`, `updatedAt`, `priority` or `title`; ties are broken by ID.
         case created, updated, priority, title
         /// By the owner's name, as a list shows it, with ASCII letter case ignored (as titles
-        /// are); ties are broken by the owner's ID, then by the item's ID.
+        /// are); ties are broken by the owner's ID, then by the item's ID. Items whose owner is
+        /// not a user (only a database whose foreign keys were set aside holds them) come after
+        /// every owner in either direction, by ID in the list's direction.
         case owner
     }
 
@@ -79,8 +81,9 @@ public struct ItemCursor: Hashable, Sendable, Codable {
     /// decoded from before it existed; the owner ordering then starts from the first item).
     public let ownerID: User.ID?
     /// The owner's name, the key of the owner ordering, when the cursor was made with it.
-    /// When nil, the store reads the name of `ownerID`; if that user no longer exists, the
-    /// owner ordering resumes at the first item.
+    /// When nil (or empty: no user's name is), the store reads the name of `ownerID`; if that
+    /// user no longer exists, the cursor stands among the items whose owner is gone, which
+    /// the owner ordering shows after every owner, by ID.
     public let ownerName: String?
 
     /// The position of `item` in any ordering. In the owner ordering the store looks the
