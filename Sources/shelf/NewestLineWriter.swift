@@ -12,6 +12,13 @@ final class NewestLineWriter: Sendable {
         var closed = false
     }
 
+    /// What the writer thread does after a wake-up.
+    private enum Next {
+        case write([UInt8])
+        case wait
+        case stop
+    }
+
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
 
@@ -20,13 +27,20 @@ final class NewestLineWriter: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 ready.wait()
-                let next = state.withLock { state -> [UInt8]?? in
-                    if state.closed { return .some(nil) }
-                    defer { state.pending = nil }
-                    return state.pending
+                // A wake-up can find no line: posts made while a write was under way each
+                // signalled, and the first wake-up after it took the newest of them.
+                let next = state.withLock { state -> Next in
+                    if state.closed { return .stop }
+                    guard let line = state.pending else { return .wait }
+                    state.pending = nil
+                    return .write(line)
                 }
-                guard let line = next else { continue }
-                guard let line else { return }
+                let line: [UInt8]
+                switch next {
+                case .wait: continue
+                case .stop: return
+                case .write(let waiting): line = waiting
+                }
                 do {
                     try StandardOutput.write(line)
                 } catch {
