@@ -18,6 +18,15 @@ struct BackupCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The file to write.", valueName: "file"))
     var file: String
 
+    func validate() throws {
+        if file == "-" {
+            throw ValidationError(
+                "a backup cannot go to standard output ('-'): it is a whole SQLite database, written "
+                    + "beside its name and renamed into place; give a file (shelf backup backup.sqlite), "
+                    + "or use shelf export to stream the rows")
+        }
+    }
+
     func run() async throws {
         let store = try await database.openStore()
         do {

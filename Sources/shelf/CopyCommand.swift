@@ -35,6 +35,15 @@ struct CopyCommand: AsyncParsableCommand {
     @Flag(help: "Log what the stores do on standard error.")
     var verbose = false
 
+    func validate() throws {
+        if to == "-" || from == "-" {
+            throw ValidationError(
+                "a copy cannot \(to == "-" ? "go to" : "come from") standard input or output ('-'): each side is "
+                    + "a store; give a SQLite file (NEW.sqlite) or a postgres:// URL, or use shelf export and "
+                    + "shelf import to move rows through a pipe")
+        }
+    }
+
     func run() async throws {
         try LogSetup.start(verbose: verbose)
         // The counts go to stdout once the copy is committed: a closed stdout is refused now,

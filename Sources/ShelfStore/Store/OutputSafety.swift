@@ -206,9 +206,12 @@ package enum OutputSafety {
     /// `path` with its folder's symbolic links resolved (and the file's own, when it exists).
     private static func canonical(_ path: String) -> String? {
         if let full = resolved(path) { return full }
-        let folder = (path as NSString).deletingLastPathComponent
-        guard let real = resolved(folder.isEmpty ? "." : folder) else { return nil }
-        return real + "/" + (path as NSString).lastPathComponent
+        // Split by hand: Foundation's `deletingLastPathComponent` crashed (an illegal
+        // instruction) on some strings, "-" among them (hostile round 13: `shelf copy a.sqlite -`).
+        guard let slash = path.lastIndex(of: "/") else { return resolved(".").map { $0 + "/" + path } }
+        let folder = path[..<slash]
+        guard let real = resolved(folder.isEmpty ? "/" : String(folder)) else { return nil }
+        return real + "/" + path[path.index(after: slash)...]
     }
 
     private static func resolved(_ path: String) -> String? {
