@@ -61,4 +61,15 @@
             return error
         }
     }
+
+    /// A failure while writing one element of a batch: names the element for the message.
+    package struct SubjectError: Error {
+        package let subject: String?
+        package let error: any Error
+
+        package init(subject: String?, error: any Error) {
+            self.subject = subject
+            self.error = error
+        }
+    }
 #endif

@@ -485,24 +485,4 @@
             }
         }
     }
-
-    /// A failure while writing one element of a batch: names the element for the message.
-    package struct SubjectError: Error {
-        package let subject: String?
-        package let error: any Error
-
-        package init(subject: String?, error: any Error) {
-            self.subject = subject
-            self.error = error
-        }
-    }
-
-    extension PostgresRowSequence {
-        /// Every row, decoded as `T`, in order.
-        func all<each T: PostgresDecodable>(_ types: (repeat each T).Type) async throws -> [(repeat each T)] {
-            var result: [(repeat each T)] = []
-            for try await row in self { result.append(try row.decode((repeat each T).self)) }
-            return result
-        }
-    }
 #endif
