@@ -97,6 +97,13 @@ enum SQLiteChangeLog {
 
     /// The image in the six columns from `first`, or nil when one cannot be decoded.
     private static func image(_ row: Row, from first: Int32) -> ItemImage? {
+        // Each value of the kind shelf stores: SQLite reads the text '2026-11-28T05:53:43Z' that
+        // another program wrote as the integer 2026, and a window judged by that time went wrong
+        // for good (hostile round 13, finding 2). A value of another kind reads in full.
+        let integers: [Int32] = [first, first + 2, first + 3, first + 4]
+        guard integers.allSatisfy({ [.integer, .null].contains(row.storageClass($0)) }),
+            [first + 1, first + 5].allSatisfy({ [.text, .null].contains(row.storageClass($0)) })
+        else { return nil }
         guard let user = try? row.get(first, as: Int64?.self),
             let statusText = row.optionalString(first + 1), let status = Item.Status(rawValue: statusText),
             let priority = try? row.get(first + 2, as: Int64?.self),
