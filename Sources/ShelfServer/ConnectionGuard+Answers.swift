@@ -43,7 +43,8 @@
                 String(member.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
                     .lowercased()
             }
-            guard members == ["100-continue"] else {
+            // Said more than once (two fields, or twice in one) is still only 100-continue.
+            guard Set(members) == ["100-continue"] else {
                 let given = JSONReader.printable(values.joined(separator: ", "))
                 return .refuse(
                     Problem(
