@@ -22,18 +22,32 @@ struct ItemFilterOptions: ParsableArguments {
         let shown = query.count > 80 ? String(query.prefix(60)) + "…" : query
         let quoted = "'" + shown.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
         let described = problems.map { problem in
-            problem.unknownFilter.map { "column \(problem.column): " + unknownFilter($0) } ?? problem.description
+            problem.unknownFilter.map { key in
+                let start = query.index(query.startIndex, offsetBy: max(0, min(problem.column - 1, query.count)))
+                let value = query[start...].split(separator: ":", maxSplits: 1).dropFirst().first
+                    .map { $0.prefix { !$0.isWhitespace }.lowercased() }
+                return "column \(problem.column): " + unknownFilter(key, value: value)
+            } ?? problem.description
         }
         return "--query \(quoted) refused: " + described.joined(separator: "; ")
     }
 
     /// What a `key:` that names no filter is, in a refusal: not "searched as words" (the
     /// browser's note, hostile round 12), since the command searches nothing. A sort is said
-    /// to be one, with the order each command keeps and where items come in owner order.
-    static func unknownFilter(_ key: String) -> String {
+    /// to be one, with the order each command keeps and where items come in the order asked
+    /// for (owner order only when `value`, the text after the colon, asks for it).
+    static func unknownFilter(_ key: String, value: String? = nil) -> String {
         if ["sort", "order", "orderby", "sortby", "by"].contains(key.lowercased()) {
-            return "\(key): is not a filter, and --query chooses which items, not their order (export and items "
-                + "list give them by ID, watch newest first, whatever the query). Items in owner order: the browser (`shelf views save by-owner "
+            let kept =
+                "\(key): is not a filter, and --query chooses which items, not their order (export and items "
+                + "list give them by ID, watch newest first, whatever the query)."
+            guard value == "owner" else {
+                return kept
+                    + " Items in another order: the browser's saved views (`shelf views save NAME --query '' "
+                    + "--sort FIELD`, FIELD one of created, updated, priority, title, owner; then "
+                    + "`shelf browse --view NAME`)"
+            }
+            return kept + " Items in owner order: the browser (`shelf views save by-owner "
                 + "--query '' --sort owner`, then `shelf browse --view by-owner`), or an export ordered by owner "
                 + "email (`shelf export items --format json | jq 'sort_by(.user)'`)"
         }

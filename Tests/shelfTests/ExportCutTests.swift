@@ -185,6 +185,13 @@ import Testing
                 "(`shelf views save --db \(db) by-owner --query '' --sort owner`, then `shelf browse --db \(db) --view "
                     + "by-owner`), or an export ordered by owner email (`shelf export --db \(db) items --format json | "
                     + "jq 'sort_by(.user)'`)"), "\(sorted.error)")
+        // Another sort is not answered with owner order (hostile round 13).
+        let other = try await shelf.run(command + ["--db", db, "--query", "sort:banana"])
+        #expect(other.status == 2)
+        #expect(!other.error.contains("owner order"), "\(other.error)")
+        #expect(
+            other.error.contains("--sort FIELD`, FIELD one of created, updated, priority, title, owner"),
+            "\(other.error)")
         let unknown = try await shelf.run(command + ["--db", db, "--query", "beta title:x"])
         #expect(unknown.status == 2)
         #expect(
