@@ -15,27 +15,11 @@ import Testing
 
     @Test func linesGoOnAfterAReaderThatStalledCatchesUp() async throws {
         defer { shelf.cleanUp() }
-        let folder = shelf.folder
         let database = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--name", "Ann", "--email", "ann@example.com", "--db", database])
-                .status == 0)
         // 50 items of 3 KB: one line is about 150 KB, more than a pipe holds, so the first
         // write blocks until the reader reads.
-        let notes = String(repeating: "n", count: 3_000)
-        let rows = (1...50).map { #"{"title": "item \#($0)", "user": "ann@example.com", "notes": "\#(notes)"}"# }
-        let file = folder.appendingPathComponent("items.jsonl").path
-        try Data(rows.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try await shelf.run(["import", "items", file, "--quiet", "--db", database]).status == 0)
-        let fifo = folder.appendingPathComponent("out-\(UUID().uuidString)").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
-        try #require(reader >= 0)
+        let (child, reader) = try await StalledWatch.start(shelf, items: 50, limit: 50)
         defer { close(reader) }
-        let child = try ChildProcess(
-            ShelfProcess.executable.path, ["watch", "items", "--limit", "50", "--db", database],
-            environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"), output: .file(fifo),
-            stderr: folder.appendingPathComponent("err").path)
         defer {
             kill(child.pid, SIGKILL)
             _ = child.wait()

@@ -14,28 +14,14 @@ import Testing
 
     @Test func aStalledReaderKeepsOnlyTheNewestLineAndSIGTERMStillEndsIt() async throws {
         defer { shelf.cleanUp() }
-        let folder = shelf.folder
         let database = shelf.databasePath
-        #expect(
-            try await shelf.run(["users", "add", "--name", "Ann", "--email", "ann@example.com", "--db", database])
-                .status == 0)
-        // 300 items of 3 KB: a line is about 1 MB, far more than a pipe holds.
-        let notes = String(repeating: "n", count: 3_000)
-        let rows = (1...300).map { #"{"title": "item \#($0)", "user": "ann@example.com", "notes": "\#(notes)"}"# }
-        let file = folder.appendingPathComponent("items.jsonl").path
-        try Data(rows.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
-        #expect(try await shelf.run(["import", "items", file, "--quiet", "--db", database]).status == 0)
-        // A reader that never reads: the FIFO's buffer fills and the writes block.
-        let fifo = folder.appendingPathComponent("out-\(UUID().uuidString)").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        // 300 items of 3 KB: a line is about 1 MB, far more than a pipe holds. A reader that
+        // never reads: the FIFO's buffer fills and the writes block.
+        let (child, reader) = try await StalledWatch.start(shelf, items: 300, limit: 1000)
         defer { close(reader) }
-        let child = try ChildProcess(
-            ShelfProcess.executable.path, ["watch", "items", "--limit", "1000", "--db", database],
-            environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"), output: .file(fifo),
-            stderr: folder.appendingPathComponent("err").path)
         #expect(await ProcessWatch.waitUntil(child.pid, holds: database), "the watch opened the store")
         let before = try #require(residentBytes(of: child.pid))
+        let notes = String(repeating: "n", count: 3_000)
         for round in 0..<40 {
             let result = try await shelf.run(
                 [
@@ -70,6 +56,34 @@ import Testing
         #expect(ended, "SIGTERM did not end it while a write blocked")
         if !ended { kill(pid, SIGKILL) }
         _ = child.wait()
+    }
+}
+
+/// A `shelf watch items` writing into a FIFO nobody reads yet, over a store of one user and
+/// `items` items of 3 KB notes (a line of many such items is more than a pipe holds).
+enum StalledWatch {
+    /// Seeds `shelf`'s store and starts the watch with `--limit limit`; returns it and the
+    /// FIFO's reading end (non-blocking, not read: the caller closes it).
+    static func start(_ shelf: ShelfProcess, items: Int, limit: Int) async throws -> (ChildProcess, Int32) {
+        let folder = shelf.folder
+        let database = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--name", "Ann", "--email", "ann@example.com", "--db", database])
+                .status == 0)
+        let notes = String(repeating: "n", count: 3_000)
+        let rows = (1...items).map { #"{"title": "item \#($0)", "user": "ann@example.com", "notes": "\#(notes)"}"# }
+        let file = folder.appendingPathComponent("items.jsonl").path
+        try Data(rows.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try await shelf.run(["import", "items", file, "--quiet", "--db", database]).status == 0)
+        let fifo = folder.appendingPathComponent("out-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        try #require(reader >= 0)
+        let child = try ChildProcess(
+            ShelfProcess.executable.path, ["watch", "items", "--limit", "\(limit)", "--db", database],
+            environment: ["PATH": "/usr/bin:/bin"], input: .file("/dev/null"), output: .file(fifo),
+            stderr: folder.appendingPathComponent("err").path)
+        return (child, reader)
     }
 }
 
