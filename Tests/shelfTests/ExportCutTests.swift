@@ -212,20 +212,29 @@ import Testing
         try await seed(200_000)
         let target = shelf.folder.appendingPathComponent("new.sqlite").path
         let errors = shelf.folder.appendingPathComponent("copy.err").path
-        let copy = try RunningShelf(["copy", shelf.databasePath, target], stderr: errors)
-        // Interrupted as soon as its work file is there: 200,000 items take it seconds more.
+        // Interrupted as soon as its work file is there: 200,000 items take it seconds more,
+        // unless a loaded machine runs the copy to its end before the signal comes (the stock
+        // run, beside a CI build): then the copy is whole, and it is tried again.
         let folder = shelf.folder.path
-        let started = try await Self.onThread { () -> Bool in
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                if names.contains(where: { $0.hasPrefix(".new.sqlite.copy-") }) { return true }
-                usleep(5_000)
+        var interrupted = false
+        for _ in 0..<5 where !interrupted {
+            let copy = try RunningShelf(["copy", shelf.databasePath, target], stderr: errors)
+            let started = try await Self.onThread { () -> Bool in
+                let deadline = ContinuousClock.now + .seconds(120)
+                while ContinuousClock.now < deadline {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                    if names.contains(where: { $0.hasPrefix(".new.sqlite.copy-") }) { return true }
+                    usleep(5_000)
+                }
+                return false
             }
-            return false
+            #expect(started, "the copy made no work file")
+            let status = copy.interrupt()
+            #expect([0, 130].contains(status), "exit \(status)")
+            interrupted = status == 130
+            if !interrupted { try FileManager.default.removeItem(atPath: target) }
         }
-        #expect(started, "the copy made no work file")
-        #expect(copy.interrupt() == 130)
+        try #require(interrupted, "no interrupt of five came before the copy's end")
         let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(
             said.contains("Interrupted: nothing was copied; \(target) was not made (the unfinished copy was removed)."),
