@@ -323,6 +323,14 @@
                         + (request.headers[.contentType].map { "'\(JSONReader.printable($0))'" } ?? "no Content-Type"))
             }
             let buffer = try await request.body.collect(upTo: maximumBodyBytes)
+            // Said as what it is, not as JSON ending "where a value should be at byte 1"
+            // (hostile round 13).
+            guard buffer.readableBytes > 0 else {
+                throw Problem(
+                    .badRequest,
+                    "the request has no body; send a JSON object (Content-Type: application/json) with the "
+                        + "fields to store")
+            }
             return try JSONValue.object(from: Array(buffer.readableBytesView))
         }
     }

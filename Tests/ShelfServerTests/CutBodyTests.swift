@@ -42,5 +42,21 @@
                 #expect(try await served.get("/api/items").json["count"] as? Int == 0)
             }
         }
+
+        /// Hostile round 13: a POST with no body at all was told its JSON "ends where a value
+        /// should be at byte 1"; it is told it has no body.
+        @Test func aRequestWithNoBodyIsToldSo() async throws {
+            try await ServedShelf.with { served in
+                let answer = try await RawConnection.exchange(
+                    served.base,
+                    "POST /api/items HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 0\r\nConnection: close\r\n\r\n"
+                ).text
+                #expect(answer.contains(" 400 Bad Request\r\n"), "\(answer)")
+                #expect(answer.contains("the request has no body"), "\(answer)")
+                #expect(!answer.contains("where a value should be"), "\(answer)")
+                #expect(try await served.get("/api/items").json["count"] as? Int == 0)
+            }
+        }
     }
 #endif
