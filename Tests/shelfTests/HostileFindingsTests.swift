@@ -175,6 +175,43 @@ struct FullDiskWALTests {
     }
 }
 
+@Suite("An export to a file on a full disk (end to end, needs root for a tmpfs)")
+struct FullDiskExportTests {
+    /// Said only "cannot write to out.csv: No space left on device", though the file that was
+    /// there is kept (an export is written beside it and renamed only when whole).
+    @Test(.enabled(if: geteuid() == 0, "mounting a tiny tmpfs needs root"))
+    func anExportThatFillsTheDiskKeepsTheOldFileAndSaysSo() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let db = shelf.databasePath
+        #expect(
+            try await shelf.run(["users", "add", "--db", db, "--name", "Ann", "--email", "ann@example.com"]).status == 0
+        )
+        let notes = String(repeating: "n", count: 1_000)
+        let rows = (1...200).map { #"{"title": "item \#($0)", "user": "ann@example.com", "notes": "\#(notes)"}"# }
+        let input = shelf.folder.appendingPathComponent("items.jsonl").path
+        try Data(rows.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
+        #expect(try await shelf.run(["import", "items", input, "--quiet", "--db", db]).status == 0)
+        let small = shelf.folder.appendingPathComponent("small").path
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        let mounted = try ChildProcess(
+            "/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", small], environment: [:]
+        ).wait()
+        try #require(mounted == 0, "mount a 64 KiB tmpfs")
+        defer { _ = try? ChildProcess("/bin/umount", [small], environment: [:]).wait() }
+        let output = small + "/out.csv"
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: output))
+        let result = try await shelf.run(["export", "items", "--db", db, "-o", output])
+        #expect(result.status == 1)
+        #expect(
+            result.error.contains(
+                "\(output) was not written (a file that was there is left as it was): free space on its disk, or "
+                    + "export to another place"), "\(result.error)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "old\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small) == ["out.csv"], "no partial left")
+    }
+}
+
 @Suite("Large values round-trip (end to end)")
 struct LargeValueRoundTripTests {
     @Test(arguments: ["csv", "json", "ndjson"])

@@ -216,7 +216,16 @@ final class ByteOutput {
             if result < 0 {
                 if errno == EINTR { continue }
                 let readerGone = errno == EPIPE
-                var error = TransferError("cannot write to \(name): \(Self.errorText())")
+                let full = errno == ENOSPC || errno == EDQUOT
+                var message = "cannot write to \(name): \(Self.errorText())"
+                // A file is written beside its name and renamed there only when whole: say so,
+                // and what to do (hostile check: the old file was kept, and the message did not
+                // say it).
+                if temporaryPath != nil {
+                    message += "; \(name) was not written (a file that was there is left as it was)"
+                    if full { message += ": free space on its disk, or export to another place" }
+                }
+                var error = TransferError(message)
                 error.readerGone = readerGone
                 throw error
             }
