@@ -238,9 +238,15 @@ import Testing
     func aSignalEndsTheBrowserAndReleasesTheStore(_ signal: String) async throws {
         defer { shelf.cleanUp() }
         try await seed()
+        // The signal goes once the browser has drawn its list, not after a fixed sleep: under
+        // load (stop 16's CI) a browser still starting when the signal came could die of it before
+        // its handler was in place, and leave the log behind.
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath)
-                + " < /dev/tty & pid=$!; sleep 1.5; kill -\(signal) $pid; wait $pid", width: 80, height: 20)
+                + " < /dev/tty & pid=$!; while [ ! -e " + TmuxSession.quote(shelf.folder.appendingPathComponent("go").path)
+                + " ]; do sleep 0.05; done; kill -\(signal) $pid; wait $pid", width: 80, height: 20)
+        try await tmux.waitFor("Read Dune")
+        #expect(FileManager.default.createFile(atPath: shelf.folder.appendingPathComponent("go").path, contents: Data()))
         let screen = try await tmux.waitFor("icanon")
         #expect(screen.contains(line: "[exit \(signal == "TERM" ? 143 : 129)]"), "\(screen)")
         #expect(!walExists)
