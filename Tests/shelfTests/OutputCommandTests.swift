@@ -243,10 +243,12 @@ import Testing
         // its handler was in place, and leave the log behind.
         let tmux = try TmuxSession(
             ShelfProcess.executable.path + " browse --db " + TmuxSession.quote(shelf.databasePath)
-                + " < /dev/tty & pid=$!; while [ ! -e " + TmuxSession.quote(shelf.folder.appendingPathComponent("go").path)
+                + " < /dev/tty & pid=$!; while [ ! -e "
+                + TmuxSession.quote(shelf.folder.appendingPathComponent("go").path)
                 + " ]; do sleep 0.05; done; kill -\(signal) $pid; wait $pid", width: 80, height: 20)
         try await tmux.waitFor("Read Dune")
-        #expect(FileManager.default.createFile(atPath: shelf.folder.appendingPathComponent("go").path, contents: Data()))
+        #expect(
+            FileManager.default.createFile(atPath: shelf.folder.appendingPathComponent("go").path, contents: Data()))
         let screen = try await tmux.waitFor("icanon")
         #expect(screen.contains(line: "[exit \(signal == "TERM" ? 143 : 129)]"), "\(screen)")
         #expect(!walExists)
