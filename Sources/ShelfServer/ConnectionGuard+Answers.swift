@@ -1,6 +1,26 @@
 #if Server
     internal import HTTPTypes
+    internal import Logging
     internal import NIOHTTP1
+
+    /// The access log and request metrics for the answers `ConnectionGuard` gives by itself
+    /// (a 400 for an unreadable head, a 408 for a head that never ended, a 413 or 417 for an
+    /// `Expect` refused): one log line and one count each, as `AccessLogMiddleware` gives a
+    /// route's, under the route `(connection)`; the method and path are `-` when no head was read.
+    struct GuardAccessLog: Sendable {
+        let logger: Logger
+        let metrics: ServerMetrics
+
+        /// The route these answers are counted and logged under.
+        static let route = "(connection)"
+
+        func record(_ request: HTTPRequest?, status: Int) {
+            let method = request?.method.rawValue ?? "-"
+            let path = request?.path ?? "-"
+            metrics.countRequest(route: Self.route, method: method, status: status)
+            logger.info("\(method) \(path) \(status)", metadata: ["route": .string(Self.route)])
+        }
+    }
 
     /// The answers `ConnectionGuard` gives by itself, before a request reaches a handler.
     extension ConnectionGuard {

@@ -8,10 +8,12 @@
     /// connection meets before and after its requests, which Hummingbird does not set.
     ///
     /// - A request's head must arrive within `headerTimeout` of the connection opening, or of
-    ///   the previous response ending: a client that never finishes its headers, sends them a
-    ///   byte at a time, or opens a connection and sends nothing is closed, so idle and
-    ///   half-open connections cost nothing for long. (Their size is the HTTP decoder's limit,
-    ///   `ShelfServer.maximumHeaderBytes`.)
+    ///   the previous response ending: a client that never finishes its headers or sends them a
+    ///   byte at a time is answered 408 and closed; one that opens a connection and sends
+    ///   nothing is closed without a word, so idle and half-open connections cost nothing for
+    ///   long. (Their size is the HTTP decoder's limit, `ShelfServer.maximumHeaderBytes`.) A
+    ///   head begun in the same read as the previous request's end (pipelined) counts as
+    ///   nothing sent: the bytes are counted before the decoder (`InboundByteCount`).
     /// - A request's body must arrive whole within `bodyTimeout` of its head: a client that
     ///   trickles a body is answered 408 with `Connection: close` if its response has not started
     ///   (then lingers as below), else the connection is closed. The request's handler, waiting
@@ -60,6 +62,12 @@
         typealias OutboundOut = HTTPResponsePart
 
         private let headerTimeout: TimeAmount
+        private let headerSeconds: Int64
+        /// The bytes the connection has read (counted before the decoder), and their count when
+        /// the last request's end was read: more than that when the header deadline passes is a
+        /// head begun and not ended.
+        private let received = InboundByteCount()
+        private var receivedAtRequestEnd = 0
         private let sendTimeout: TimeAmount
         /// When the connection closes unless a request's head arrived: nil while a request is
         /// being answered. The two deadlines move once or twice per request; their timers are
@@ -130,8 +138,13 @@
         private var announcedLength: Int?
         private var arrivedBytes = 0
 
-        init(headerTimeout: Duration, bodyTimeout: Duration, sendTimeout: Duration) {
+        /// Where the guard's own answers are logged and counted, as the routes' are.
+        private let accessLog: GuardAccessLog?
+
+        init(headerTimeout: Duration, bodyTimeout: Duration, sendTimeout: Duration, accessLog: GuardAccessLog? = nil) {
+            self.accessLog = accessLog
             self.headerTimeout = .nanoseconds(ShelfServer.nanoseconds(headerTimeout))
+            self.headerSeconds = headerTimeout.components.seconds
             self.bodyTimeout = .nanoseconds(ShelfServer.nanoseconds(bodyTimeout))
             self.bodySeconds = bodyTimeout.components.seconds
             self.sendTimeout = .nanoseconds(ShelfServer.nanoseconds(sendTimeout))
@@ -154,6 +167,7 @@
             // every Host field), which only handlers next to NIOHTTP1's decoder see.
             let pipeline = context.pipeline.syncOperations
             if let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+                try? pipeline.addHandler(received, position: .before(decoder))
                 let framing = HTTP10Framing()
                 try? pipeline.addHandler(framing, position: .after(decoder))
                 try? pipeline.addHandler(HostFieldCheck(), position: .after(framing))
@@ -199,7 +213,7 @@
                 // A head: no handler has a request to answer, and Hummingbird's answer is a bare
                 // 400. Only between answers; in the middle of one, the connection just ends.
                 if unanswered == 0, !responding {
-                    answerAlone(Self.unreadableHead(unreadable), context)
+                    answerAlone(Self.unreadableHead(unreadable), context, request: nil)
                     return
                 }
             }
@@ -276,7 +290,7 @@
                 if unanswered == 0 {
                     switch Self.expectation(of: request) {
                     case .refuse(let problem):
-                        answerAlone(problem, context)
+                        answerAlone(problem, context, request: request)
                         return
                     case .proceed:
                         context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
@@ -295,6 +309,7 @@
                 bodyArriving = false
                 bodyDue = nil
                 bodyShutdown = false
+                receivedAtRequestEnd = received.total
             }
             context.fireChannelRead(data)
             // The first request of a connection that was told to shut down before it came: now
@@ -392,9 +407,26 @@
             writeProblem(problem, context)
         }
 
+        /// The header deadline passed: a head begun is answered 408 (then lingers); a connection
+        /// that sent nothing since its last request is closed.
+        private func headerTimedOut(_ context: ChannelHandlerContext) {
+            guard received.total > receivedAtRequestEnd, unanswered == 0, !responding, !lingering else {
+                context.channel.close(promise: nil)
+                return
+            }
+            answerAlone(
+                Problem(
+                    .requestTimeout,
+                    "the request's head did not arrive whole within \(headerSeconds) s (--header-timeout): "
+                        + "\(received.total - receivedAtRequestEnd) bytes came, without the blank line that ends the "
+                        + "header fields; nothing was stored: send the whole request again, at once"),
+                context, request: nil)
+        }
+
         /// Answers `problem` for a request the handlers above never saw (they write nothing more
         /// on this connection), then lingers and closes.
-        private func answerAlone(_ problem: Problem, _ context: ChannelHandlerContext) {
+        private func answerAlone(_ problem: Problem, _ context: ChannelHandlerContext, request: HTTPRequest?) {
+            accessLog?.record(request, status: problem.status.code)
             answeredAlone = true
             bodyArriving = false
             (bodyDue, headerDue) = (nil, nil)
@@ -439,7 +471,7 @@
                 if due > .now() {
                     this.setHeaderTimer(context, at: due)
                 } else {
-                    context.channel.close(promise: nil)
+                    this.headerTimedOut(context)
                 }
             }
         }

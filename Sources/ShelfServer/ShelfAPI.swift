@@ -103,7 +103,10 @@
             // would otherwise seem to mean something).
             root.read("healthz") { request, _ in
                 try QueryParameters.none(request)
-                return try await self.health()
+                // Sooner than the routes' limit: a load balancer's check gives up after a few
+                // seconds (Kubernetes 1 s, AWS's 5 s); over a silent network it waited 30 s.
+                let limit = min(self.options.databaseLimit, Self.healthLimit)
+                return try await CallDeadline.$current.withValue(CallDeadline(in: limit)) { try await self.health() }
             }
             root.read("metrics") { request, _ in
                 try QueryParameters.none(request)
@@ -133,6 +136,9 @@
             default: return nil
             }
         }
+
+        /// The longest `/healthz` waits for the store before it answers 503.
+        static let healthLimit = Duration.seconds(5)
 
         private func health() async throws -> Response {
             do {

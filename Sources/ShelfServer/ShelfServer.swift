@@ -101,12 +101,16 @@
             var options = configuration.options
             // Reachable from other machines: a token is needed even once the last is revoked.
             if !Self.isLoopback(host) { options.requireToken = true }
-            ShelfAPI(store: store, options: options, logger: logger).addRoutes(to: router)
+            let api = ShelfAPI(store: store, options: options, logger: logger)
+            api.addRoutes(to: router)
+            let accessLog = GuardAccessLog(logger: logger, metrics: api.metrics)
             let (headerTimeout, bodyTimeout) = (configuration.headerTimeout, configuration.bodyTimeout)
             let sendTimeout = configuration.sendTimeout
             let http = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [
-                    ConnectionGuard(headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, sendTimeout: sendTimeout)
+                    ConnectionGuard(
+                        headerTimeout: headerTimeout, bodyTimeout: bodyTimeout, sendTimeout: sendTimeout,
+                        accessLog: accessLog)
                 ],
                 idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)),
                 httpDecoderConfiguration: .init(

@@ -6,27 +6,46 @@
     /// What a connection may hold: headers that never end, connections that send nothing, a body
     /// over the limit (hostile tester: each kept a connection, or the server reading, forever).
     @Suite(.serialized) struct ConnectionLimitTests {
-        /// A client that sends header lines slowly and never ends them is closed after the
-        /// header timeout (it was kept as long as it sent something: the idle timeout never came).
-        @Test func headersThatNeverEndAreCutOff() async throws {
+        /// A client that sends header lines slowly and never ends them is answered 408 after the
+        /// header timeout, and the connection closes (it was kept as long as it sent something:
+        /// the idle timeout never came). Before stop 17 it was closed without a word.
+        @Test func headersThatNeverEndAreAnswered408() async throws {
             try await ServedShelf.with(arguments: ["--header-timeout", "1"]) { served in
                 let base = served.base
-                let (closed, lines) = try await RawConnection.onThread { () -> (Bool, Int) in
+                let (answer, lines) = try await RawConnection.onThread { () -> (String?, Int) in
                     let connection = try RawConnection(base)
-                    guard connection.send("GET /api/items HTTP/1.1\r\nHost: localhost\r\n") else { return (true, 0) }
+                    guard connection.send("GET /api/items HTTP/1.1\r\nHost: localhost\r\n") else { return (nil, 0) }
                     // One short line every 250 ms for at most 20 s: fewer lines than the decoder's
                     // field limit, never idle long enough for the idle timeout.
                     for line in 0..<80 {
                         usleep(250_000)
-                        if connection.isClosedByServer || !connection.send("X-Slow-\(line): a\r\n") {
-                            return (true, line)
+                        guard let arrived = connection.receiveAvailable() else { return ("", line) }
+                        if !arrived.isEmpty {
+                            let rest = connection.receive(within: .seconds(10)) { $0.hasSuffix("}") }
+                            return (String(decoding: arrived, as: UTF8.self) + rest.text, line)
                         }
+                        if !connection.send("X-Slow-\(line): a\r\n") { return (nil, line) }
                     }
-                    return (false, 80)
+                    return (nil, 80)
                 }
-                #expect(closed, "the connection was still open after 20 s of headers")
-                #expect(lines < 40, "closed only after \(lines) lines")
+                let text = try #require(answer, "no answer after \(lines) lines")
+                #expect(text.hasPrefix("HTTP/1.1 408 "), "\(text)")
+                #expect(text.lowercased().contains("connection: close"), "\(text)")
+                #expect(text.contains("application/problem+json"), "\(text)")
+                #expect(
+                    text.contains("did not arrive whole within 1 s (--header-timeout)")
+                        && text.contains("send the whole request again"), "\(text)")
+                #expect(lines < 40, "answered only after \(lines) lines")
                 #expect(try await served.curl("/healthz").status == 200)
+                // Logged and counted as a route's answer is (before stop 17, neither).
+                let metrics = try await served.get("/metrics").body
+                #expect(
+                    metrics.contains(#"shelf_http_requests_total{route="(connection)",method="-",status="408"} 1"#),
+                    "\(metrics)")
+                let logged = await ServedShelf.poll { [served] in
+                    served.standardError.contains("route=(connection) [ShelfServer] - - 408") ? true : nil
+                }
+                #expect(logged == true, "the access log: \(served.standardError)")
             }
         }
 
@@ -87,6 +106,8 @@
                 #expect(during - before < 64 << 20, "300 idle connections cost \(during - before) bytes")
                 let allClosed = await ServedShelf.poll { connections.allSatisfy(\.isClosedByServer) ? true : nil }
                 #expect(allClosed == true, "idle connections were still open after 60 s")
+                // Closed without a word: nothing was asked, so nothing is answered (no 408).
+                #expect(connections.allSatisfy { $0.receiveAvailable() == nil })
                 // On a new connection: the client's pooled one was idle past the header timeout too.
                 #expect(try await served.curl("/healthz").status == 200)
             }

@@ -55,6 +55,14 @@
                 // run) took 33 s to spawn curl and get its answer.
                 #expect(!run.verbose.contains(Self.timerRanOut), "\(run.verbose)")
                 #expect(run.took < .seconds(58), "the 413 took \(run.took)")
+                // Counted and logged as a route's answer is, under the route "(connection)".
+                let metrics = try await served.get("/metrics").body
+                #expect(
+                    metrics.contains(#"route="(connection)",method="POST",status="413"} 1"#), "\(metrics)")
+                let logged = await ServedShelf.poll { [served] in
+                    served.standardError.contains("route=(connection) [ShelfServer] POST /api/items 413") ? true : nil
+                }
+                #expect(logged == true, "the access log: \(served.standardError)")
             }
         }
 
