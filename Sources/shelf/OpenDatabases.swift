@@ -64,12 +64,13 @@ enum OpenDatabases {
         return store
     }
 
-    /// Says on stderr that each of `removed` (`WorkFile.removeAbandonedCopies`) was removed.
-    static func sayRemoved(_ removed: [(path: String, bytes: Int)]) {
+    /// Says on stderr that each of `removed` (`WorkFile.removeAbandonedCopies`, or
+    /// `removeAbandonedKeeps` for `of: "a restore"`) was removed.
+    static func sayRemoved(_ removed: [(path: String, bytes: Int)], of work: String = "a copy") {
         for file in removed {
             let size = file.bytes >= 1 << 20 ? "\(file.bytes >> 20) MB" : "\(file.bytes) bytes"
             printError(
-                "shelf: removed \(file.path) (\(size)), the unfinished work file of a copy that was stopped "
+                "shelf: removed \(Sanitized(file.path)) (\(size)), the unfinished work file of \(work) that was stopped "
                     + "(kill -9, a crash) before it finished")
         }
     }

@@ -69,6 +69,12 @@ struct RestoreCommand: AsyncParsableCommand {
         case .postgres(let url):
             let store = try await OpenDatabases.open(location)
             let kept = noKeep ? nil : (keepAs ?? Self.keptName(database: url, beside: backup, now: Date()))
+            // What restores killed while they wrote their kept file left beside it (or beside the
+            // backup, where the default kept file goes), whatever its name: removed, and said.
+            for place in Set([backup] + (kept.map { [$0] } ?? [])) {
+                let folder = (place as NSString).deletingLastPathComponent
+                OpenDatabases.sayRemoved(WorkFile.removeAbandonedKeeps(in: folder), of: "a restore")
+            }
             let progress = ProgressLine(total: 0, label: "Restoring")
             let report: CopyReport
             do {

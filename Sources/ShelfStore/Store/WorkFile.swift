@@ -85,10 +85,15 @@ package enum WorkFile {
     /// The name a copy into a new file `.NAME.copy-UUID` gives its work file beside the
     /// target `NAME` (`copyPrefix(of:)` and a UUID).
     package static func isCopyWorkFile(_ name: String) -> Bool {
-        guard name.hasPrefix("."), let marker = name.range(of: ".copy-", options: .backwards),
-            marker.lowerBound > name.index(after: name.startIndex)
+        isWorkFile(name, marker: ".copy-")
+    }
+
+    /// `.NAME` + `marker` + a UUID, for a `NAME` of at least one character.
+    private static func isWorkFile(_ name: String, marker: String) -> Bool {
+        guard name.hasPrefix("."), let found = name.range(of: marker, options: .backwards),
+            found.lowerBound > name.index(after: name.startIndex)
         else { return false }
-        return UUID(uuidString: String(name[marker.upperBound...])) != nil
+        return UUID(uuidString: String(name[found.upperBound...])) != nil
     }
 
     /// What a copy into a new file at `path` names its work files: `.NAME.copy-`, then a UUID.
@@ -102,10 +107,28 @@ package enum WorkFile {
     /// call this, so such a file does not wait for a copy to the same name. Returns each
     /// removed file's path and size in bytes.
     package static func removeAbandonedCopies(in folder: String) -> [(path: String, bytes: Int)] {
+        removeAbandonedWork(in: folder) { isCopyWorkFile($0) }
+    }
+
+    /// Removes the work files of the kept stores of PostgreSQL restores (`.NAME.keep-UUID`,
+    /// what `restore` writes a store's old contents to before it names the file) in `folder`,
+    /// whatever their name, that no live process claims. A kept file's name holds the time of
+    /// its restore, so a restore killed with `kill -9` left one that no later restore, keeping
+    /// under another name, would find by its own prefix (hostile round 14). Returns each
+    /// removed file's path and size in bytes.
+    package static func removeAbandonedKeeps(in folder: String) -> [(path: String, bytes: Int)] {
+        removeAbandonedWork(in: folder) { isWorkFile($0, marker: ".keep-") }
+    }
+
+    /// The files `matches` accepts in `folder` that no live process claims, removed, with
+    /// each one's path and size in bytes (its SQLite companions included).
+    private static func removeAbandonedWork(
+        in folder: String, where matches: (String) -> Bool
+    ) -> [(path: String, bytes: Int)] {
         let folder = folder.isEmpty ? "." : folder
         var sizes: [String: Int] = [:]
         let removed = removeAbandoned(in: folder) { name in
-            guard isCopyWorkFile(name) else { return false }
+            guard matches(name) else { return false }
             let path = folder + "/" + name
             var total = 0
             for suffix in ["", "-wal", "-shm", "-journal"] {
