@@ -29,8 +29,10 @@
     ///   reach the next request.
     ///
     /// - A connection whose client takes nothing of what is sent to it for `sendTimeout` (the
-    ///   channel stays unwritable: the socket's buffers and NIO's high-water mark are full) is
-    ///   closed. A live stream waits on the channel's writability before it writes the next
+    ///   channel stays unwritable: the socket's buffers and NIO's high-water mark are full, and
+    ///   the client's TCP acknowledged no byte meanwhile) is closed (`ConnectionGuard+Stall`).
+    ///   A client that reads slowly but steadily is not: the socket's buffers can hold
+    ///   megabytes, which such a client takes longer than `sendTimeout` to drain. A live stream waits on the channel's writability before it writes the next
     ///   window (the newest, others are coalesced away), so a client that does not read holds at
     ///   most those buffers and one window, and only for `sendTimeout`; other streams never wait
     ///   on it.
@@ -68,7 +70,7 @@
         /// head begun and not ended.
         private let received = InboundByteCount()
         private var receivedAtRequestEnd = 0
-        private let sendTimeout: TimeAmount
+        let sendTimeout: TimeAmount
         /// When the connection closes unless a request's head arrived: nil while a request is
         /// being answered. The two deadlines move once or twice per request; their timers are
         /// not moved with them (a scheduled task costs an allocation, and its cancellation a
@@ -77,7 +79,9 @@
         /// for it, and one that finds no deadline ends.
         private var headerDue: NIODeadline?
         private var headerTimer: Scheduled<Void>?
-        private var stalled: Scheduled<Void>?
+        var stalled: Scheduled<Void>?
+        /// True while the acknowledged count that starts a stall's timer is being read.
+        var stallStarting = false
         /// Requests whose head has arrived and whose response has not ended.
         private var unanswered = 0
         /// True from a request's head to the end of its body.
@@ -154,9 +158,8 @@
             if context.channel.isWritable {
                 stalled?.cancel()
                 stalled = nil
-            } else if stalled == nil {
-                let channel = context.channel
-                stalled = context.eventLoop.scheduleTask(in: sendTimeout) { channel.close(promise: nil) }
+            } else if stalled == nil, !stallStarting {
+                stallBegan(context)
             }
             context.fireChannelWritabilityChanged()
         }
