@@ -16,7 +16,8 @@
                 let notes = String(repeating: "moth ", count: 60_000)
                 for index in 0..<40 {
                     let added = try await served.send(
-                        .POST, "/api/items", json: #"{"title": "n\#(index)", "user": "ann@example.com", "notes": "\#(notes)"}"#)
+                        .POST, "/api/items",
+                        json: #"{"title": "n\#(index)", "user": "ann@example.com", "notes": "\#(notes)"}"#)
                     #expect(added.status == 201)
                 }
                 let base = served.base
