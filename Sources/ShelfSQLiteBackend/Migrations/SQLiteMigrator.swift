@@ -52,7 +52,8 @@ struct SQLiteMigrator: Sendable {
                             }
                         }
                     } catch let error as DatabaseError {
-                        var failure = plan.failure(of: migration, message: error.message)
+                        var failure = plan.failure(
+                            of: migration, message: error.message, diskFull: error.code == DatabaseError.full)
                         // The caller, which knows what the file is for, says where (no SQL to fix).
                         if error.code == DatabaseError.full { failure.markDiskFull() }
                         throw failure

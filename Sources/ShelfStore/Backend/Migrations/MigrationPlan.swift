@@ -90,11 +90,20 @@ package struct MigrationPlan: Sendable {
     }
 
     /// The error of `migration` failing with the database's `message`; the backend has rolled
-    /// it back.
-    package func failure(of migration: SchemaMigration, message: String) -> StoreError {
-        StoreError(
+    /// it back. `diskFull`: it failed for want of room (SQLite's SQLITE_FULL), not for its SQL,
+    /// and the advice is to free space (hostile round 14: a store made on a full disk was told
+    /// to "fix the SQL").
+    package func failure(of migration: SchemaMigration, message: String, diskFull: Bool = false) -> StoreError {
+        guard diskFull else {
+            return StoreError(
+                .migrationFailed,
+                "migration \(migration.name) failed and was rolled back: \(message). "
+                    + "Earlier migrations stay applied; fix the SQL and run again.")
+        }
+        return StoreError(
             .migrationFailed,
-            "migration \(migration.name) failed and was rolled back: \(message). "
-                + "Earlier migrations stay applied; fix the SQL and run again.")
+            "the disk is full (\(message)): migration \(migration.name) could not be applied and was rolled back; "
+                + "the migrations before it stay applied, and the store cannot be used until all are: free space "
+                + "on that disk and run again, which applies the rest")
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import ShelfTestSupport
+import Testing
+
+/// Hostile round 14: a store made on a disk that filled up while its schema was being made
+/// was told "migration 0005_… failed and was rolled back: database or disk is full. Earlier
+/// migrations stay applied; fix the SQL and run again": there is no SQL of the user's to fix.
+/// It now says the disk is full, where, and that running again once there is room applies
+/// the rest, which it does.
+@Suite("A full disk while a store's schema is made")
+struct FullDiskMigrationTests {
+    @Test(.enabled(if: Self.canMountTmpfs(), "mounts a tmpfs (root, with the right to mount)"))
+    func aFullDiskSaysFreeSpaceAndTheNextRunFinishes() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let disk = shelf.folder.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        #expect(
+            try ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], environment: [:]).wait()
+                == 0)
+        defer { _ = try? ChildProcess("/bin/umount", [disk], environment: [:]).wait() }
+        let store = disk + "/s.sqlite"
+        let add = ["users", "add", "--db", store, "--name", "Ann", "--email", "ann@example.com"]
+        let full = try await shelf.run(add)
+        #expect(full.status == 1)
+        #expect(!full.error.contains("fix the SQL"), "\(full.error)")
+        #expect(full.error.contains(store), "says where: \(full.error)")
+        #expect(
+            full.error.contains("the disk is full (")
+                && full.error.contains("could not be applied and was rolled back")
+                && full.error.contains("free space on that disk and run again, which applies the rest"),
+            "\(full.error)")
+        // With room, the same command applies the rest and adds the user.
+        #expect(
+            try ChildProcess("/bin/mount", ["-o", "remount,size=16m", disk], environment: [:]).wait() == 0)
+        let again = try await shelf.run(add)
+        #expect(again.status == 0, "\(again.error)")
+        let status = try await shelf.run(["migrate", "--status", "--db", store])
+        #expect(!status.output.contains("pending"), "\(status.output)")
+        #expect(try await shelf.run(["users", "list", "--db", store]).output.contains("ann@example.com"))
+    }
+
+    /// Whether this process may mount a tmpfs (root, in a container that allows it).
+    private static func canMountTmpfs() -> Bool {
+        guard getuid() == 0 else { return false }
+        let folder = NSTemporaryDirectory() + "shelf-mount-\(UUID().uuidString)"
+        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+        else { return false }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let mounted =
+            (try? ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], environment: [:])
+                .wait()) == 0
+        if mounted { _ = try? ChildProcess("/bin/umount", [folder], environment: [:]).wait() }
+        return mounted
+    }
+}
