@@ -42,14 +42,47 @@
         }
 
         package func changeLogStart() async throws -> ChangeLogStart {
-            try await pool.read { connection in
-                let (watermark, head) = try await ChangeLog.start(on: connection)
-                // The gaps at or below the head are the seqs not visible now that may still
-                // commit: owed. Everything else up to the head was visible: not from now on.
-                return ChangeLogStart(
-                    position: min(watermark.position, head), head: head,
-                    owed: watermark.pending.gaps.map(\.seqs).filter { $0.lowerBound <= head })
+            let (watermark, head) = try await pool.read { try await ChangeLog.start(on: $0) }
+            // The gaps at or below the head are the seqs not visible then that may still commit:
+            // owed. Everything else up to the head was visible: not from now on.
+            var owed = watermark.pending.gaps.map(\.seqs).filter { $0.lowerBound <= head }
+            // A gap is never settled by the snapshot that first shows it (`ChangeLogWatermark`),
+            // so a rolled-back transaction's gap, however old, kept every new stream's position
+            // below it, and a client resuming from that position got changes made before it
+            // first connected (hostile round 14). A second snapshot drops from what is owed the
+            // seqs it settles as never committing; those it shows committed since stay owed.
+            if !owed.isEmpty {
+                let (snapshot, later) = try await pool.read { try await ChangeLog.startSnapshot(on: $0) }
+                owed = Self.stillOwed(owed, after: watermark, head: head, snapshot: snapshot, later: later)
             }
+            return ChangeLogStart(position: owed.first.map { $0.lowerBound - 1 } ?? head, head: head, owed: owed)
+        }
+
+        /// Of the `owed` seqs (the gaps of `watermark`, read with `head`), those a later
+        /// `snapshot` (with its head `later`) does not settle as never committing: visible in it
+        /// (committed since), or in a gap it leaves open. All of them when its window of seqs
+        /// does not reach down to the first.
+        static func stillOwed(
+            _ owed: [ClosedRange<Int64>], after watermark: ChangeLogWatermark, head: Int64,
+            snapshot: ChangeLogWatermark.Snapshot, later: Int64
+        ) -> [ClosedRange<Int64>] {
+            guard let lowest = owed.first?.lowerBound, later - ChangeLog.startWindow < lowest else { return owed }
+            var settled = watermark
+            settled.advance(snapshot)
+            let visible = Set(snapshot.seqs)
+            let open = settled.pending.gaps.map(\.seqs)
+            var kept: [ClosedRange<Int64>] = []
+            for range in owed {
+                for seq in range.lowerBound...min(range.upperBound, head)
+                where visible.contains(seq) || open.contains(where: { $0.contains(seq) }) {
+                    if let last = kept.last, last.upperBound == seq - 1 {
+                        kept[kept.count - 1] = last.lowerBound...seq
+                    } else {
+                        kept.append(seq...seq)
+                    }
+                }
+            }
+            return kept
         }
 
         package var changeFeedSilentSince: ContinuousClock.Instant? { feed.silentSince }

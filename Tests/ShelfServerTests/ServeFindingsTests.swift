@@ -284,5 +284,39 @@
                 #expect(titles == ["in flight", "new"], "\(titles)")
             }
         }
+
+        /// Hostile round 14: after a rolled-back transaction left a gap in the log, every new
+        /// `/api/changes` without `after`, on a quiet database, announced a position below the
+        /// gap (24 below the head with 20 changes after it), and a client resuming from it got
+        /// the changes committed before it first connected. It now announces the head.
+        @Test(
+            .enabled(
+                if: PostgresChangeStreamTests.postgres != nil,
+                "PostgreSQL server tests skipped: set SHELF_TEST_POSTGRES"))
+        func aRolledBackGapDoesNotHoldANewStreamsPositionBack() async throws {
+            try await PostgresChangeStreamTests.withServed { served, url in
+                let insert = "INSERT INTO items (user_id, title, created_at, updated_at)"
+                #expect(try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'first', 1, 1)").status == 0)
+                #expect(
+                    try await PostgresChangeStreamTests.psql(
+                        url, "BEGIN; \(insert) VALUES (1, 'rolled back', 1, 1); ROLLBACK;"
+                    ).status == 0)
+                #expect(
+                    try await PostgresChangeStreamTests.psql(
+                        url, "\(insert) SELECT 1, 'later ' || g, 1, 1 FROM generate_series(1, 20) g"
+                    ).status == 0)
+                let head = try await PostgresChangeStreamTests.head(url)
+                let stream = try await EventStream(served, "/api/changes")
+                let position = try await stream.lastEventID(withinComments: 3).flatMap { Int64($0) }
+                #expect(position == head, "announced \(position.map(String.init) ?? "none"), the head is \(head)")
+                // Resumed from it, nothing committed before the first connect comes again.
+                #expect(try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'after', 1, 1)").status == 0)
+                let resumed = try await EventStream(
+                    served, "/api/changes", headers: [("Last-Event-ID", String(position ?? 0))])
+                let events = try await ChangeStreamTests.changes(resumed, through: head + 1)
+                let titles = events.map { ($0.json["row"] as? [String: Any])?["title"] as? String ?? "-" }
+                #expect(titles == ["after"], "\(titles)")
+            }
+        }
     }
 #endif

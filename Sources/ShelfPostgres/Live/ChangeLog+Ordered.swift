@@ -96,6 +96,18 @@
         /// change. (Only a store past 2^32 changes crosses such a multiple on its own; a seq
         /// left pending just below it is then not waited for, as one below the window.)
         static func start(on connection: PostgresConnection) async throws -> (ChangeLogWatermark, head: Int64) {
+            let (snapshot, head) = try await startSnapshot(on: connection)
+            let floor = (head >> 32) << 32
+            var watermark = ChangeLogWatermark(position: max(0, head - startWindow, floor))
+            watermark.advance(snapshot)
+            return (watermark, head)
+        }
+
+        /// What one snapshot shows of the log's last `startWindow` seqs, and its head: for
+        /// `start`, and for a second look that settles the gaps the first could not.
+        static func startSnapshot(on connection: PostgresConnection) async throws
+            -> (ChangeLogWatermark.Snapshot, head: Int64)
+        {
             // The window's seqs as one array, not its rows: `ordered(after: nil, …)` gave 4,096
             // rows of ten columns (the snapshot's two arrays on each), and decoding them made a
             // stream from now open in 0.65-1.5 s, against 10-30 ms with a position (hostile
@@ -110,13 +122,10 @@
             for try await (xmin, xmax, xip, other, horizon, head, seqs)
                 in rows.decode((Int64, Int64, [Int64], [Int64], Int64?, Int64, [Int64]).self)
             {
-                let floor = (head >> 32) << 32
-                var watermark = ChangeLogWatermark(position: max(0, head - startWindow, floor))
-                watermark.advance(
-                    ChangeLogWatermark.Snapshot(
-                        seqs: seqs, xmin: xmin, xmax: xmax, inProgress: Set(xip),
-                        candidates: candidates(xip, sessions: other, xmax: xmax), prunedThrough: horizon ?? 0))
-                return (watermark, head)
+                let snapshot = ChangeLogWatermark.Snapshot(
+                    seqs: seqs, xmin: xmin, xmax: xmax, inProgress: Set(xip),
+                    candidates: candidates(xip, sessions: other, xmax: xmax), prunedThrough: horizon ?? 0)
+                return (snapshot, head)
             }
             throw StoreError(.database, "reading the change log's start gave no row; retry")
         }
