@@ -296,7 +296,8 @@
         func aRolledBackGapDoesNotHoldANewStreamsPositionBack() async throws {
             try await PostgresChangeStreamTests.withServed { served, url in
                 let insert = "INSERT INTO items (user_id, title, created_at, updated_at)"
-                #expect(try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'first', 1, 1)").status == 0)
+                #expect(
+                    try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'first', 1, 1)").status == 0)
                 #expect(
                     try await PostgresChangeStreamTests.psql(
                         url, "BEGIN; \(insert) VALUES (1, 'rolled back', 1, 1); ROLLBACK;"
@@ -310,7 +311,8 @@
                 let position = try await stream.lastEventID(withinComments: 3).flatMap { Int64($0) }
                 #expect(position == head, "announced \(position.map(String.init) ?? "none"), the head is \(head)")
                 // Resumed from it, nothing committed before the first connect comes again.
-                #expect(try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'after', 1, 1)").status == 0)
+                #expect(
+                    try await PostgresChangeStreamTests.psql(url, "\(insert) VALUES (1, 'after', 1, 1)").status == 0)
                 let resumed = try await EventStream(
                     served, "/api/changes", headers: [("Last-Event-ID", String(position ?? 0))])
                 let events = try await ChangeStreamTests.changes(resumed, through: head + 1)
