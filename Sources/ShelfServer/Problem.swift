@@ -37,6 +37,13 @@
         /// not have committed); a store file replaced 503 without `Retry-After` (only a restart
         /// helps); others 500.
         public init(_ error: StoreError) {
+            self.init(error, write: true)
+        }
+
+        /// The problem for `error`, met by a request that writes (`write`) or only reads: a read
+        /// that lost its connection changed nothing, and is not told that a write may have been
+        /// applied (hostile round 14: a live stream's GET was).
+        init(_ error: StoreError, write: Bool) {
             if error.isServerUnavailable {
                 self.init(
                     .serviceUnavailable, "the database cannot take the request now: \(error.message)",
@@ -48,10 +55,13 @@
                 return
             }
             if error.isConnectionLost {
+                let retry =
+                    write
+                    ? "retry the request (a write may have been applied: read before writing again)"
+                    : "retry the request (it only reads: nothing was changed)"
                 self.init(
                     .serviceUnavailable,
-                    "the database connection was lost: \(error.message); the server reconnects by itself, "
-                        + "retry the request (a write may have been applied: read before writing again)",
+                    "the database connection was lost: \(error.message); the server reconnects by itself, " + retry,
                     headers: [.retryAfter: "1"])
                 return
             }
@@ -111,7 +121,7 @@
             } catch let problem as Problem {
                 return problem.body()
             } catch let error as StoreError {
-                return Problem(error).body()
+                return Problem(error, write: request.method != .get && request.method != .head).body()
             } catch let error as any HTTPResponseError {
                 // The router has no "method not allowed": a route's path with another method
                 // is a 404 to it. A 405 with Allow tells the client the path is right.
