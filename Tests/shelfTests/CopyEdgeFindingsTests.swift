@@ -60,7 +60,7 @@ struct CopyEdgeFindingsTests {
     /// copied. Now each failure says what happened, that no file was made, and what to do;
     /// and nothing is left on the disk. Tried at tmpfs sizes from too small for the rows to
     /// enough, so that one of them fails in the merge.
-    @Test(.enabled(if: Self.canMountTmpfs(), "mounts a tmpfs (root, with the right to mount)"))
+    @Test(.enabled(if: Tmpfs.canMount(), "mounts a tmpfs (root, with the right to mount)"))
     func aFullDiskOnTheRowPathSaysNothingWasCopied() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
@@ -241,20 +241,5 @@ struct CopyEdgeFindingsTests {
         let stored = try await ChildProcess.sqlite3Output(
             target, "SELECT hex(notes) FROM items WHERE id = 2; SELECT name FROM users WHERE id = 2;")
         #expect(stored == "6162\nBob", "\(stored)")
-    }
-
-    /// Whether this process may mount a tmpfs (root, in a container that allows it): tried
-    /// once on a folder of its own.
-    private static func canMountTmpfs() -> Bool {
-        guard getuid() == 0 else { return false }
-        let folder = NSTemporaryDirectory() + "shelf-mount-\(UUID().uuidString)"
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
-        else { return false }
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let mounted =
-            (try? ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], environment: [:])
-                .wait()) == 0
-        if mounted { _ = try? ChildProcess("/bin/umount", [folder], environment: [:]).wait() }
-        return mounted
     }
 }

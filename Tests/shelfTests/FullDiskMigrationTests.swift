@@ -9,7 +9,7 @@ import Testing
 /// the rest, which it does.
 @Suite("A full disk while a store's schema is made")
 struct FullDiskMigrationTests {
-    @Test(.enabled(if: Self.canMountTmpfs(), "mounts a tmpfs (root, with the right to mount)"))
+    @Test(.enabled(if: Tmpfs.canMount(), "mounts a tmpfs (root, with the right to mount)"))
     func aFullDiskSaysFreeSpaceAndTheNextRunFinishes() async throws {
         let shelf = try ShelfProcess()
         defer { shelf.cleanUp() }
@@ -38,19 +38,5 @@ struct FullDiskMigrationTests {
         let status = try await shelf.run(["migrate", "--status", "--db", store])
         #expect(!status.output.contains("pending"), "\(status.output)")
         #expect(try await shelf.run(["users", "list", "--db", store]).output.contains("ann@example.com"))
-    }
-
-    /// Whether this process may mount a tmpfs (root, in a container that allows it).
-    private static func canMountTmpfs() -> Bool {
-        guard getuid() == 0 else { return false }
-        let folder = NSTemporaryDirectory() + "shelf-mount-\(UUID().uuidString)"
-        guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
-        else { return false }
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let mounted =
-            (try? ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], environment: [:])
-                .wait()) == 0
-        if mounted { _ = try? ChildProcess("/bin/umount", [folder], environment: [:]).wait() }
-        return mounted
     }
 }
