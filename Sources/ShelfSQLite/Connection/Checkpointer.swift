@@ -43,15 +43,7 @@ final class Checkpointer: Sendable {
     /// The writer's busy timeout, restored after a truncate's shorter wait.
     private let writerTimeout: Int32
     private let queue = DispatchQueue(label: "shelf.checkpointer", qos: .utility)
-    /// Whether a passive checkpoint is scheduled or running, the WAL's size when the last one
-    /// was scheduled, and the checkpointer's connection.
-    private let state = Mutex<(scheduled: Bool, passiveAt: Int32, connection: Connection?)>((false, 0, nil))
-    /// Frames the WAL grows by between two passive checkpoints. Under back-to-back commits
-    /// one began after each that ended, copying the few frames written meanwhile and syncing
-    /// the database file each time: the checkpointer's fsyncs ran all the time beside the
-    /// writer (`store.one_row_writes` 0.55-0.64 of raw C, whose automatic checkpoint runs once
-    /// per 1,000 frames).
-    static let passiveSpacing: Int32 = 500
+    private let state = Mutex<(scheduled: Bool, connection: Connection?)>((false, nil))
     /// The WAL size at the last failed truncate attempt and how many attempts in a row failed,
     /// for the spacing of the next one.
     private let lastAttempt = Mutex<(pages: Int32, failures: Int)>((0, 0))
@@ -126,13 +118,8 @@ final class Checkpointer: Sendable {
             }
         }
         let start = state.withLock { state -> Bool in
-            // A WAL smaller than at the last passive checkpoint was started over since.
-            if pages < state.passiveAt { state.passiveAt = 0 }
-            guard !state.scheduled, state.passiveAt == 0 || pages - state.passiveAt >= Self.passiveSpacing else {
-                return false
-            }
+            guard !state.scheduled else { return false }
             state.scheduled = true
-            state.passiveAt = pages
             return true
         }
         guard start else { return }
