@@ -12,7 +12,7 @@
     /// unwritable for longer than the timeout, and was cut off in the middle of an event
     /// (hostile round 14).
     extension ConnectionGuard {
-        /// The channel went unwritable: the stall's timer starts from the bytes acknowledged now.
+        /// The channel went unwritable: the stall is watched from the bytes acknowledged now.
         func stallBegan(_ context: ChannelHandlerContext) {
             stallStarting = true
             let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -20,15 +20,20 @@
                 let (this, context) = handler.value
                 this.stallStarting = false
                 guard context.channel.isActive, !context.channel.isWritable, this.stalled == nil else { return }
-                this.armStall(context, acknowledged: (try? result.get()) ?? nil)
+                this.watchStall(context, acknowledged: (try? result.get()) ?? nil, since: .now())
             }
         }
 
-        /// Closes the connection in `sendTimeout` unless it became writable again or its client
-        /// acknowledged more than `acknowledged` bytes by then (the timer then starts over).
-        private func armStall(_ context: ChannelHandlerContext, acknowledged: UInt64?) {
+        /// Looks every quarter of `sendTimeout` whether the client acknowledged more than
+        /// `acknowledged` bytes, last seen to move at `since`; closes the connection once nothing
+        /// moved for `sendTimeout` (within a quarter of it), and stops looking once the channel is
+        /// writable again. (A look once per `sendTimeout` that started over on any progress in
+        /// the period closed a client that stopped reading up to twice the timeout later:
+        /// hostile round 15.)
+        private func watchStall(_ context: ChannelHandlerContext, acknowledged: UInt64?, since: NIODeadline) {
             let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            stalled = context.eventLoop.scheduleTask(in: sendTimeout) {
+            let look = TimeAmount.nanoseconds(max(sendTimeout.nanoseconds / 4, 1))
+            stalled = context.eventLoop.scheduleTask(in: look) {
                 let (this, context) = handler.value
                 this.stalled = nil
                 guard context.channel.isActive, !context.channel.isWritable else { return }
@@ -37,9 +42,11 @@
                     guard context.channel.isActive, !context.channel.isWritable, this.stalled == nil else { return }
                     let now = (try? result.get()) ?? nil
                     if let now, let acknowledged, now > acknowledged {
-                        this.armStall(context, acknowledged: now)
-                    } else {
+                        this.watchStall(context, acknowledged: now, since: .now())
+                    } else if NIODeadline.now() - since >= this.sendTimeout {
                         context.channel.close(promise: nil)
+                    } else {
+                        this.watchStall(context, acknowledged: acknowledged ?? now, since: since)
                     }
                 }
             }

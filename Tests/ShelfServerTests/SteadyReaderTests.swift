@@ -49,9 +49,51 @@
                     return (total, false, line.map(String.init) ?? text)
                 }
                 #expect(!cut, "the stream was closed after \(received) bytes while its client read steadily")
-                #expect(received > 256 << 10, "the client got \(received) bytes in 5 s")
+                // More than its receive buffer holds: it took data all along (197 KB at load 40).
+                #expect(received > 64 << 10, "the client got \(received) bytes in 5 s")
                 // Before: 0 (closed at about 2 s).
                 #expect(gauge == "shelf_change_streams 1.0", "\(gauge)")
+            }
+        }
+
+        /// A client that takes nothing is closed about `--send-timeout` after it stopped, not
+        /// twice that (hostile round 15: 10.0-12.5 s with a timeout of 5, as the one look per
+        /// timeout started over whenever the kernel had still delivered bytes in the period).
+        @Test func aClientThatTakesNothingIsClosedAfterTheTimeoutNotTwice() async throws {
+            try await ServedShelf.with(arguments: ["--send-timeout", "10"]) { served in
+                // Windows of about 300 KB: the first fills the connection's buffers.
+                let notes = String(repeating: "moth ", count: 60_000)
+                let added = try await served.send(
+                    .POST, "/api/items", json: #"{"title": "big", "user": "ann@example.com", "notes": "\#(notes)"}"#)
+                #expect(added.status == 201)
+                let base = served.base
+                let start = ContinuousClock.now
+                let silent = try await RawConnection.onThread { () -> RawConnection in
+                    let connection = try RawConnection(base)
+                    var size: Int32 = 4096
+                    setsockopt(connection.descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                    _ = connection.send("GET /api/items/live?limit=10 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    return connection
+                }
+                // Windows enough to fill the buffers between them: then nothing is taken.
+                let id = try #require(added.json["id"] as? Int)
+                for version in 1...15 {
+                    let changed = try await served.send(
+                        .PATCH, "/api/items/\(id)", json: #"{"title": "v\#(version)"}"#, headers: [("If-Match", "*")])
+                    #expect(changed.status == 200)
+                }
+                let filled = ContinuousClock.now
+                var open = true
+                while open, ContinuousClock.now - start < .seconds(90) {
+                    try await Task.sleep(for: .milliseconds(250))
+                    open = try await served.get("/metrics").body.contains("shelf_live_streams 1")
+                }
+                let took = ContinuousClock.now - filled
+                withExtendedLifetime(silent) {}
+                #expect(!open, "still open after 90 s")
+                // At most 10 s and a quarter after the buffers filled (during the changes);
+                // twice the timeout before. 15 s leaves a loaded machine some margin.
+                #expect(took < .seconds(15), "closed \(took) after the last change")
             }
         }
     }
