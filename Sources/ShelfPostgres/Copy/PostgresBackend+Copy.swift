@@ -26,6 +26,7 @@
             try pool.checkOpen()
             let rows = try PostgresCopyRows(place: place, operation: .write)
             defer { rows.close() }
+            rows.watchClient()
             try rows.execute("BEGIN")
             let value: T
             do {

@@ -40,6 +40,12 @@
         ) throws -> ImportCounts {
             try flush()
             if isCancelled() { throw CancellationError() }
+            // A killed import's long statement ends within a second (`PostgresCopyRows.watchClient`).
+            do {
+                try execute(PostgresCopyRows.watchClientSQL)
+            } catch {
+                PostgresPool.logger.debug("the server does not check for a vanished client: \(error)")
+            }
             try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             var moved: MovedSequence?
             do {
