@@ -47,7 +47,11 @@
                 let running = try RunningShelf(["restore", "--db", url, backup])
                 try #require(await WorkFileWatch.stopOnceAFileAppears(in: folder, prefix: prefix, pid: running.pid))
                 _ = running.stop(SIGKILL)
-                let left = try workFiles().filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+                // The work file itself, without its SQLite companions (a `-journal` while its schema
+                // was being made, ci17c; then `-wal` and `-shm`).
+                let left = try workFiles().filter { name in
+                    !["-wal", "-shm", "-journal"].contains { name.hasSuffix($0) }
+                }
                 let all = try workFiles()
                 try #require(left.count == 1, "\(all)")
 
