@@ -141,7 +141,8 @@ struct CheckpointTests {
 
     /// A write of most of a big table (a bulk change) returns without copying its WAL back on
     /// the writer, even past the hard limit: the passive checkpoint does it after. A plain write
-    /// past the hard limit still empties the WAL before it returns.
+    /// past the hard limit still copies all of the WAL back before it returns, and the next
+    /// commit starts it over.
     @Test func aWriteCheckpointingInBackgroundLeavesItsWALToThePassiveCheckpoint() throws {
         let database = try Database.temporary()
         let path = try #require(database.path)
@@ -159,17 +160,27 @@ struct CheckpointTests {
         database.waitForBackgroundCheckpoint()
         #expect(walAfterCommit > 16_000_000, "the WAL was not emptied on the writer (\(walAfterCommit) bytes)")
         #expect(size(path) > 16_000_000, "the passive checkpoint copied the rows into the file (\(size(path)) bytes)")
+        #expect(database.restartingCheckpoints.tried == 0)
         try database.write { try fill($0) }
-        #expect(size(path + "-wal") == 0, "a plain write past the hard limit emptied the WAL")
+        #expect(database.restartingCheckpoints == (1, 1), "a plain write past the hard limit restarted the WAL")
+        try database.write { try $0.run("INSERT INTO t VALUES (?)", blob) }
+        let frames = try walFrames(database)
+        #expect(frames < 10, "the next commit started the WAL over (\(frames) frames in it)")
+        #expect(size(path + "-wal") <= 16 << 20, "trimmed to the journal size limit (16 MiB)")
+    }
+
+    /// Frames in the WAL now (a passive checkpoint's report, on the writer).
+    func walFrames(_ database: Database) throws -> Int64 {
+        try database.withWriter { try $0.fetchOne("PRAGMA wal_checkpoint(PASSIVE)") { try $0.int64(1) } } ?? -1
     }
 }
 
 extension CheckpointTests {
     /// A reader holding one snapshot for long (a copy reads the store from one) keeps every
-    /// truncating checkpoint on the writer from finishing, and each made the write wait
+    /// restarting checkpoint on the writer from finishing, and each made the write wait
     /// `truncateWait` for it: tried at every 256 frames, a write in ten waited 100 ms during a
     /// copy (issue 25). While such a reader holds on they are tried less and less often.
-    @Test func truncatingCheckpointsBackOffWhileAReaderHoldsItsSnapshot() throws {
+    @Test func restartingCheckpointsBackOffWhileAReaderHoldsItsSnapshot() throws {
         let database = try Database.temporary()
         let path = try #require(database.path)
         try database.write { try $0.execute("CREATE TABLE t (x BLOB)") }
@@ -185,16 +196,21 @@ extension CheckpointTests {
                 for _ in 0..<40 { try connection.run("INSERT INTO t VALUES (?)", blob) }
             }
         }
-        let attempts = database.truncatingCheckpoints
+        let attempts = database.restartingCheckpoints
         try reader.execute("COMMIT")
-        #expect(attempts >= 2 && attempts <= 8, "\(attempts) truncating checkpoints tried")
-        // Once the reader is gone, the next attempt empties the WAL.
+        #expect(attempts.tried >= 2 && attempts.tried <= 8, "\(attempts.tried) restarting checkpoints tried")
+        #expect(attempts.finished == 0, "none finished while the reader held its snapshot")
+        // Once the reader is gone, the next attempt finishes and the WAL starts over.
         database.waitForBackgroundCheckpoint()
         try database.write { connection in
             for _ in 0..<5000 { try connection.run("INSERT INTO t VALUES (?)", blob) }
         }
+        #expect(database.restartingCheckpoints.finished == 1)
+        try database.write { try $0.run("INSERT INTO t VALUES (?)", blob) }
+        let frames = try walFrames(database)
+        #expect(frames < 10, "the WAL started over once the reader had gone (\(frames) frames in it)")
         let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        #expect(wal == 0, "the WAL was emptied once the reader had gone (\(wal) bytes)")
+        #expect(wal <= 16 << 20, "the WAL was trimmed to the limit (\(wal) bytes)")
     }
 }
 

@@ -175,9 +175,9 @@ package final class Database: Sendable {
         checkpointer?.waitUntilIdle()
     }
 
-    /// How many truncating checkpoints the writer has tried (a WAL past the hard limit), for
-    /// tests; 0 for an in-memory database.
-    package var truncatingCheckpoints: Int { checkpointer?.truncateAttempts ?? 0 }
+    /// How many restarting checkpoints the writer has tried (a WAL past the hard limit) and how
+    /// many finished, for tests; 0 for an in-memory database.
+    package var restartingCheckpoints: (tried: Int, finished: Int) { checkpointer?.restartAttempts ?? (0, 0) }
 
     // MARK: Writing
 
@@ -285,7 +285,7 @@ package final class Database: Sendable {
     /// Runs `body` as `write(_:)` does, but only if it can start at once: this process's writer
     /// is free and no other process holds the write lock. Returns nil, having done nothing,
     /// otherwise. Once the lock is taken nothing in a write waits for another process (WAL
-    /// writers never wait for readers; the rare truncating checkpoint waits at most
+    /// writers never wait for readers; the rare restarting checkpoint waits at most
     /// `Checkpointer.truncateWait`).
     private func writeWithoutWaiting<T>(_ body: (Connection) throws -> T) throws -> Commit<T>? {
         guard writerLock.try() else { return nil }
