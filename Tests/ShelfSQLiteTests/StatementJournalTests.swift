@@ -36,7 +36,8 @@ struct StatementJournalTests {
             // Rewrites every row (every page of the table and its index), then fails on the
             // last one: w = 1 is taken.
             #expect(throws: DatabaseError.self) {
-                try connection.run("UPDATE t SET v = printf('%.2000c', 'b'), w = CASE WHEN id = ? THEN 1 ELSE w END", rows)
+                try connection.run(
+                    "UPDATE t SET v = printf('%.2000c', 'b'), w = CASE WHEN id = ? THEN 1 ELSE w END", rows)
             }
         }
         let values = try database.read { connection in
