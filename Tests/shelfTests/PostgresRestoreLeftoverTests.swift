@@ -69,5 +69,38 @@
                 #expect(again.output.contains("What it held before is kept in \(folder)/\(database).before-restore-"))
             }
         }
+
+        /// A restore into PostgreSQL checks and reads a copy of the backup in the temporary
+        /// folder; killed, it left that copy there for good (tests alone left 758 MB in a day).
+        @Test func theNextRestoreRemovesTheBackupCopyAKilledOneLeftInTheTemporaryFolder() async throws {
+            let server = try #require(PostgresTestServer.url)
+            try await PostgresScratch.withDatabase(serverURL: server) { url in
+                let shelf = try ShelfProcess()
+                defer { shelf.cleanUp() }
+                let source = shelf.databasePath
+                try await CopyFixture.make(source, shelf: shelf)
+                try #require(
+                    try await BlockingWork.run { _ in
+                        try ChildProcess.sqlite3(source, CopyFixture.manyItems(60_000))
+                    } == 0)
+                let backup = shelf.folder.appendingPathComponent("big.bak").path
+                #expect(try await shelf.run(["backup", "--db", source, backup]).status == 0)
+                let temporary = shelf.folder.appendingPathComponent("tmp").path
+                try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+                let prefix = "shelf-restore-"
+                func copies() throws -> [String] {
+                    try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix(prefix) }
+                }
+
+                let running = try RunningShelf(["restore", "--db", url, backup], environment: ["TMPDIR": temporary])
+                try #require(await WorkFileWatch.stopOnceAFileAppears(in: temporary, prefix: prefix, pid: running.pid))
+                _ = running.stop(SIGKILL)
+                try #require(try copies().isEmpty == false)
+
+                let again = try await shelf.run(["restore", "--db", url, backup], environment: ["TMPDIR": temporary])
+                #expect(again.status == 0, "\(again.error)")
+                #expect(try copies() == [], "the killed restore's copy of the backup is still there")
+            }
+        }
     }
 #endif
