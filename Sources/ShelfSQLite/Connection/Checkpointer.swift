@@ -23,9 +23,8 @@ internal import Synchronization
 /// RESTART, not TRUNCATE: a WAL truncated to zero bytes is grown back block by block by the
 /// commits after it (the file system allocates, zeroes and caches each new page again), and
 /// under back-to-back one-row commits that cost a quarter of the writer's time
-/// (`store.one_row_writes` 0.69 of raw C with RESTART against 0.53 with TRUNCATE; 0.94-1.0
-/// against 0.72-0.82 with the statement journal in memory, `Connection.statementJournalSpill`;
-/// load 0.5-1.3). The file stays at most `journalSizeLimit` (16 MiB) while the store is open
+/// (`store.one_row_writes` 0.69 of raw C with RESTART against 0.53 with TRUNCATE, load
+/// 0.5-1.3). The file stays at most `journalSizeLimit` (16 MiB) while the store is open
 /// (the 4,000 frames of the hard limit are 16.5 MB); closing the store removes it.
 final class Checkpointer: Sendable {
     /// The same threshold as SQLite's default automatic checkpoint.

@@ -18,17 +18,6 @@ internal import Synchronization
 // SQLITE_THREADSAFE=1, and handles are opened with SQLITE_OPEN_NOMUTEX (multi-thread mode),
 // whose single rule is "no concurrent use of one connection".
 package final class Connection: @unchecked Sendable {
-    /// Bytes of a statement journal kept in memory before it goes to a temporary file.
-    ///
-    /// A statement inside an explicit transaction that may fail halfway (any write with
-    /// triggers or constraints; Shelf's writes are all in transactions) keeps the pages it
-    /// changes in a statement journal. SQLite's default keeps 64 KiB in memory, and a one-row
-    /// insert into `items` touches more (its indexes, the search index's segment and merge,
-    /// the change log): every such write created, wrote and unlinked a temporary file
-    /// (`openat`, about 17 `pwrite`s, `unlink`, measured with strace). With 4 MiB, one-row
-    /// writes went from 0.53-0.55 to 0.72-0.73 of raw C (`store.one_row_writes`, load 0.3).
-    /// Bigger statements (a bulk action over many rows) still spill to a file past it.
-    static let statementJournalSpill: Int32 = 4 << 20
     package let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
     /// Tables the authorizer reports while a statement is being prepared.
@@ -61,7 +50,6 @@ package final class Connection: @unchecked Sendable {
     ) throws {
         self.counter = counter
         busyWait = BusyWait(milliseconds: Int32(clamping: Database.milliseconds(busyTimeout)))
-        _ = statementJournalConfigured
         var handle: OpaquePointer?
         let flags =
             (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
@@ -351,9 +339,3 @@ package final class StatementCounter: Sendable {
         count.add(1, ordering: .relaxed)
     }
 }
-
-/// Set once, before this process's first connection opens: SQLite takes it only before it
-/// initializes. A process that opened SQLite elsewhere first keeps SQLite's default (the call
-/// then returns SQLITE_MISUSE and changes nothing); Shelf works the same, only slower.
-package let statementJournalConfigured: Bool =
-    shelf_sqlite3_config_statement_journal_spill(Connection.statementJournalSpill) == SQLITE_OK
