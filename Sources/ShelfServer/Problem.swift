@@ -35,7 +35,7 @@
         /// reached or takes no more connections (nothing was done), and a lost database
         /// connection (a read was already tried again on another connection; a write may or may
         /// not have committed); a store file replaced 503 without `Retry-After` (only a restart
-        /// helps); others 500.
+        /// helps); a full disk 507 (nothing was written); others 500.
         public init(_ error: StoreError) {
             self.init(error, write: true)
         }
@@ -52,6 +52,15 @@
             }
             if error.code == .busy {
                 self.init(.serviceUnavailable, error.message, headers: [.retryAfter: "1"])
+                return
+            }
+            // The store's disk is full: nothing was written (the transaction rolled back), and
+            // the request may succeed once there is room (hostile round 16: it was a 500).
+            if error.isDiskFull {
+                self.init(
+                    .init(code: 507, reasonPhrase: "Insufficient Storage"),
+                    "\(error.message) Nothing was changed; the request can be sent again once the server's disk has room."
+                )
                 return
             }
             if error.isConnectionLost {
