@@ -211,6 +211,11 @@ struct ImportCommand: AsyncParsableCommand {
         } catch let error as TransferError {
             progress.finish()
             throw CommandError("\(error)\nNothing was imported; \(unchanged).")
+        } catch let error as StoreError where error.isDiskFull {
+            // The import's one transaction rolled back: say so, as for a refused file (hostile
+            // round 16: only SQLite's "free some space and retry" was printed).
+            progress.finish()
+            throw CommandError("\(error)\nNothing was imported; \(unchanged).")
         } catch {
             progress.finish()
             throw error

@@ -40,3 +40,37 @@ struct FullDiskMigrationTests {
         #expect(try await shelf.run(["users", "list", "--db", store]).output.contains("ann@example.com"))
     }
 }
+
+/// Hostile round 16: an import that failed for lack of room printed only SQLite's "free some
+/// space and retry", where every other failed import says that nothing was imported.
+@Suite("A full disk during an import")
+struct FullDiskImportTests {
+    @Test(.enabled(if: Tmpfs.canMount(), "mounts a tmpfs (root, with the right to mount)"))
+    func aFullDiskSaysNothingWasImportedAndTheStoreIsUnchanged() async throws {
+        let shelf = try ShelfProcess()
+        defer { shelf.cleanUp() }
+        let disk = shelf.folder.appendingPathComponent("disk").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        #expect(
+            try ChildProcess("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", disk], environment: [:]).wait()
+                == 0)
+        defer { _ = try? ChildProcess("/bin/umount", [disk], environment: [:]).wait() }
+        let store = disk + "/s.sqlite"
+        #expect(
+            try await shelf.run(["users", "add", "--db", store, "--name", "Ann", "--email", "ann@example.com"]).status
+                == 0)
+        #expect(
+            try await shelf.run(["items", "add", "--db", store, "--user", "ann@example.com", "--title", "Kept"]).status
+                == 0)
+        let notes = String(repeating: "n", count: 2_000)
+        let csv = "title,user,notes\n" + (0..<3_000).map { "item \($0),ann@example.com,\(notes)\n" }.joined()
+        let input = shelf.folder.appendingPathComponent("big.csv").path
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: input))
+        let full = try await shelf.run(["import", "items", input, "--db", store])
+        #expect(full.status == 1)
+        #expect(full.error.contains("disk is full"), "\(full.error)")
+        #expect(full.error.contains("Nothing was imported; the database is unchanged."), "\(full.error)")
+        let listed = try await shelf.run(["items", "list", "--db", store])
+        #expect(listed.output.contains("Kept") && !listed.output.contains("item 0"), "\(listed.output)")
+    }
+}
