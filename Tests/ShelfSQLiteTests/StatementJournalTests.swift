@@ -7,8 +7,16 @@ import Testing
 /// memory up to 4 MiB (`SQLITE_CONFIG_STMTJRNL_SPILL`), the system's SQLite failed every
 /// statement whose journal grew past that with "database or disk is full" on a disk with room:
 /// a bulk change of 50,000 items, removing a user with 2,000 items, an import of 50,000 rows.
+/// (Any threshold of 128 KiB or more does: the spill is written in one call, which SQLite's
+/// Unix layer cuts to 0x1ffff bytes.)
 @Suite("Statement journals")
 struct StatementJournalTests {
+    /// One-row writes keep their journal in memory (`Connection.statementJournalSpill`).
+    @Test func theSpillThresholdIsSetBeforeTheFirstConnection() throws {
+        _ = try Database.temporary()
+        #expect(statementJournalConfigured, "SQLite was initialized before Shelf could configure it")
+    }
+
     /// A table of `rows` rows of 2,000 bytes, indexed on the text.
     func database(rows: Int) throws -> Database {
         let database = try Database.temporary()

@@ -18,6 +18,23 @@ internal import Synchronization
 // SQLITE_THREADSAFE=1, and handles are opened with SQLITE_OPEN_NOMUTEX (multi-thread mode),
 // whose single rule is "no concurrent use of one connection".
 package final class Connection: @unchecked Sendable {
+    /// Bytes of a statement journal kept in memory before it goes to a temporary file: one
+    /// less than 128 KiB.
+    ///
+    /// A statement inside an explicit transaction that may fail halfway (any write with
+    /// triggers or constraints; Shelf's writes are all in transactions) keeps the pages it
+    /// changes in a statement journal. SQLite's default keeps 64 KiB in memory, and a one-row
+    /// insert into `items` touches more (its indexes, the search index's segment and merge,
+    /// the change log: about 17 pages, 70 KB): every such write created, wrote and unlinked a
+    /// temporary file (strace). Bigger statements still spill to a file past it.
+    ///
+    /// Why not more: when a journal spills, SQLite writes what it held in memory to the file in
+    /// one call, and its Unix layer masks every write to 0x1ffff bytes (`seekAndWriteFd`, its
+    /// `nBuf &= 0x1ffff`); a 128 KiB write or more is cut short and SQLite reports
+    /// SQLITE_FULL, "database or disk is full", on a disk with room. 4 MiB failed every
+    /// statement whose journal grew past it (hostile round 16: bulk changes, imports, removing
+    /// a user with thousands of items); `StatementJournalTests` keeps such statements working.
+    static let statementJournalSpill: Int32 = (128 << 10) - 1
     package let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
     /// Tables the authorizer reports while a statement is being prepared.
@@ -50,6 +67,7 @@ package final class Connection: @unchecked Sendable {
     ) throws {
         self.counter = counter
         busyWait = BusyWait(milliseconds: Int32(clamping: Database.milliseconds(busyTimeout)))
+        _ = statementJournalConfigured
         var handle: OpaquePointer?
         let flags =
             (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (creating ? SQLITE_OPEN_CREATE : 0))
@@ -339,3 +357,9 @@ package final class StatementCounter: Sendable {
         count.add(1, ordering: .relaxed)
     }
 }
+
+/// Set once, before this process's first connection opens: SQLite takes it only before it
+/// initializes. A process that opened SQLite elsewhere first keeps SQLite's default (the call
+/// then returns SQLITE_MISUSE and changes nothing); Shelf works the same, only slower.
+package let statementJournalConfigured: Bool =
+    shelf_sqlite3_config_statement_journal_spill(Connection.statementJournalSpill) == SQLITE_OK
